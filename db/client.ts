@@ -1,0 +1,54 @@
+// createDb(config): embedded PGlite under DATA_DIR by default, postgres.js when DATABASE_URL is set — one Db type.
+import { mkdirSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { PGlite } from '@electric-sql/pglite'
+import { vector } from '@electric-sql/pglite-pgvector'
+import type { SQL } from 'drizzle-orm'
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core'
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite'
+import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js'
+import postgres from 'postgres'
+import { isInMemory, type Config } from '../src/config'
+import * as schema from './schema'
+
+export type Schema = typeof schema
+export type Db = PgDatabase<PgQueryResultHKT, Schema>
+/** A transaction or the database itself: services take either. */
+export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0] | Db
+
+export interface Database {
+  db: Db
+  kind: 'pglite' | 'postgres'
+  close(): Promise<void>
+  /** The embedded instance, when there is one (tests clone it). */
+  pglite?: PGlite
+}
+
+export interface CreateDbOptions {
+  /** Use this PGlite instance (e.g. a clone of a migrated template) instead of opening DATA_DIR. */
+  pglite?: PGlite
+  /** postgres.js pool size; 10 by default. */
+  poolSize?: number
+}
+
+export async function createDb(config: Pick<Config, 'dataDir' | 'databaseUrl'>, options: CreateDbOptions = {}): Promise<Database> {
+  if (config.databaseUrl && !options.pglite) {
+    const client = postgres(config.databaseUrl, { max: options.poolSize ?? 10, onnotice: () => {} })
+    return { db: drizzlePostgres(client, { schema }) as unknown as Db, kind: 'postgres', close: () => client.end({ timeout: 5 }) }
+  }
+  const pglite = options.pglite ?? (await openPglite(config.dataDir))
+  return { db: drizzlePglite(pglite, { schema }) as unknown as Db, kind: 'pglite', close: () => pglite.close(), pglite }
+}
+
+export async function openPglite(dataDir: string): Promise<PGlite> {
+  if (isInMemory({ dataDir })) return PGlite.create({ extensions: { vector } })
+  const dir = join(resolve(dataDir), 'pglite')
+  mkdirSync(dir, { recursive: true })
+  return PGlite.create({ dataDir: dir, extensions: { vector } })
+}
+
+/** Rows of a raw SQL query on either driver (PGlite answers `{ rows }`, postgres.js an array). */
+export async function queryRows<T>(db: Tx, query: SQL): Promise<T[]> {
+  const result = (await db.execute(query)) as unknown as T[] | { rows: T[] }
+  return Array.isArray(result) ? result : result.rows
+}

@@ -1,0 +1,42 @@
+// Ask and agent conversations with their message history and the sources each answer used.
+import { index, jsonb, pgTable, text, uuid } from 'drizzle-orm/pg-core'
+import { workspaces } from './documents'
+import { id, timestamps } from './columns'
+import { users } from './users'
+
+export const conversations = pgTable(
+  'conversations',
+  {
+    id: id(),
+    user_id: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+    /** Deleting the workspace deletes its conversations with it. */
+    workspace_id: uuid('workspace_id').references(() => workspaces.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    ...timestamps,
+  },
+  (t) => [index('conversations_user_idx').on(t.user_id, t.updated_at)],
+)
+
+export interface MessageSource {
+  index: number
+  document_id: string
+  title: string | null
+  url: string | null
+  /** Quoted text; removed when the document is forgotten. */
+  excerpt: string | null
+}
+
+export const messages = pgTable(
+  'messages',
+  {
+    id: id(),
+    user_id: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+    conversation_id: uuid('conversation_id').notNull().references(() => conversations.id, { onDelete: 'cascade' }),
+    /** user | assistant | tool */
+    role: text('role').notNull(),
+    content: text('content').notNull(),
+    sources: jsonb('sources').$type<MessageSource[]>().notNull().default([]),
+    created_at: timestamps.created_at,
+  },
+  (t) => [index('messages_conversation_idx').on(t.conversation_id, t.id), index('messages_user_idx').on(t.user_id, t.id)],
+)

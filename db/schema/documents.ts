@@ -1,0 +1,128 @@
+// Workspaces and what they hold: documents (memories are documents of a memory kind), their chunks,
+// links between them, and tombstones of forgotten documents.
+import { sql } from 'drizzle-orm'
+import { boolean, index, integer, jsonb, pgTable, real, smallint, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
+import { id, timestamps, ts, tsvector, vector } from './columns'
+import { users } from './users'
+
+export const workspaces = pgTable(
+  'workspaces',
+  {
+    id: id(),
+    user_id: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    description: text('description'),
+    ...timestamps,
+  },
+  (t) => [index('workspaces_user_idx').on(t.user_id)],
+)
+
+/** Deleting a workspace cascades to its documents, and through them to chunks and links. */
+export const documents = pgTable(
+  'documents',
+  {
+    id: id(),
+    user_id: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+    workspace_id: uuid('workspace_id').notNull().references(() => workspaces.id, { onDelete: 'cascade' }),
+    title: text('title').notNull(),
+    excerpt: text('excerpt').notNull(),
+    body: text('body').notNull(),
+    tags: text('tags').array().notNull().default(sql`'{}'::text[]`),
+    kind: text('kind').notNull(),
+    /** active | pending_approval | archived — only active rows are retrievable. */
+    status: text('status').notNull(),
+    source: text('source').notNull(),
+    source_ref: text('source_ref'),
+    /** Provider-side id of a connector document (upserts and tombstones match on it). */
+    external_id: text('external_id'),
+    url: text('url'),
+    /** SHA-256 of the body: duplicate content in a workspace updates instead of duplicating. */
+    content_hash: text('content_hash').notNull(),
+    /** UTF-8 bytes of title + excerpt + body, summed for the storage limit. */
+    size_bytes: integer('size_bytes').notNull(),
+    pinned: boolean('pinned').notNull().default(false),
+    rating: smallint('rating').notNull().default(0),
+    metadata: jsonb('metadata').$type<Record<string, unknown>>().notNull().default({}),
+    /** pending | indexed | failed */
+    index_status: text('index_status').notNull().default('pending'),
+    /** Keyword index of the whole document (weighted title A, tags B, body C). */
+    tsv: tsvector('tsv'),
+    ...timestamps,
+  },
+  (t) => [
+    index('documents_user_status_idx').on(t.user_id, t.status, t.id),
+    index('documents_workspace_idx').on(t.workspace_id, t.status),
+    index('documents_hash_idx').on(t.workspace_id, t.content_hash),
+    index('documents_url_idx').on(t.workspace_id, t.url),
+    index('documents_external_idx').on(t.user_id, t.source_ref, t.external_id),
+    index('documents_tsv_idx').using('gin', t.tsv),
+  ],
+)
+
+/** Overlapping pieces of a document, each with its own keyword vector and (once embedded) its embedding. */
+export const chunks = pgTable(
+  'chunks',
+  {
+    id: id(),
+    user_id: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+    document_id: uuid('document_id').notNull().references(() => documents.id, { onDelete: 'cascade' }),
+    workspace_id: uuid('workspace_id').notNull(),
+    ordinal: integer('ordinal').notNull(),
+    start_offset: integer('start_offset').notNull(),
+    content: text('content').notNull(),
+    tsv: tsvector('tsv'),
+    embedding: vector('embedding'),
+    /** The model that made `embedding`; queries only compare vectors of one model. */
+    embedding_model: text('embedding_model'),
+    created_at: timestamps.created_at,
+  },
+  (t) => [
+    index('chunks_document_idx').on(t.document_id, t.ordinal),
+    index('chunks_user_idx').on(t.user_id, t.embedding_model),
+    index('chunks_tsv_idx').using('gin', t.tsv),
+  ],
+)
+
+/**
+ * A link between two documents of one user, stored once per pair whichever way it was made.
+ * `dismissed` keeps a removed suggestion from being suggested again; it is never shown.
+ */
+export const links = pgTable(
+  'links',
+  {
+    id: id(),
+    user_id: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+    source_id: uuid('source_id').notNull().references(() => documents.id, { onDelete: 'cascade' }),
+    target_id: uuid('target_id').notNull().references(() => documents.id, { onDelete: 'cascade' }),
+    score: real('score').notNull(),
+    /** pending | completed | dismissed */
+    status: text('status').notNull(),
+    /** suggested | manual */
+    origin: text('origin').notNull(),
+    created_at: timestamps.created_at,
+  },
+  (t) => [
+    uniqueIndex('links_pair_key').on(sql`least(${t.source_id}, ${t.target_id})`, sql`greatest(${t.source_id}, ${t.target_id})`),
+    index('links_source_idx').on(t.source_id),
+    index('links_target_idx').on(t.target_id),
+  ],
+)
+
+/**
+ * What is left of a forgotten document: no title, body, URL or excerpt — only hashes and the provider
+ * id, so a connector re-sync recognises it and does not bring it back.
+ */
+export const tombstones = pgTable(
+  'tombstones',
+  {
+    id: uuid('id').primaryKey(),
+    user_id: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+    workspace_id: uuid('workspace_id'),
+    source: text('source').notNull(),
+    source_ref: text('source_ref'),
+    external_id: text('external_id'),
+    content_hash: text('content_hash').notNull(),
+    forgotten_at: ts('forgotten_at').notNull().defaultNow(),
+  },
+  (t) => [index('tombstones_external_idx').on(t.user_id, t.source_ref, t.external_id)],
+)

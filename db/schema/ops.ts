@@ -1,0 +1,62 @@
+// Shared operational state that lets any number of processes cooperate: usage and rate-limit counters,
+// recorded events for statistics, and the job queue.
+import { bigint, index, integer, jsonb, pgTable, primaryKey, text, uuid } from 'drizzle-orm/pg-core'
+import { id, timestamps, ts } from './columns'
+import { users } from './users'
+
+/** API calls per user per calendar month (UTC), incremented atomically by every authenticated request. */
+export const usageCounters = pgTable(
+  'usage_counters',
+  {
+    user_id: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+    /** 'YYYY-MM' */
+    period: text('period').notNull(),
+    api_calls: bigint('api_calls', { mode: 'number' }).notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.user_id, t.period] })],
+)
+
+/** Fixed one-minute windows per (user or key, bucket); a row per window, upserted atomically. */
+export const rateLimitCounters = pgTable(
+  'rate_limit_counters',
+  {
+    key: text('key').notNull(),
+    window_start: ts('window_start').notNull(),
+    user_id: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+    count: integer('count').notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.key, t.window_start] }), index('rate_limit_user_idx').on(t.user_id)],
+)
+
+/** Countable events (searches, answers, ingests) for statistics and their daily series. */
+export const events = pgTable(
+  'events',
+  {
+    id: id(),
+    user_id: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+    type: text('type').notNull(),
+    created_at: timestamps.created_at,
+  },
+  (t) => [index('events_user_type_idx').on(t.user_id, t.type, t.created_at)],
+)
+
+/** The job queue: claimed with FOR UPDATE SKIP LOCKED, retried with backoff until max_attempts. */
+export const jobs = pgTable(
+  'jobs',
+  {
+    id: id(),
+    user_id: uuid('user_id').references(() => users.id, { onDelete: 'cascade' }),
+    kind: text('kind').notNull(),
+    payload: jsonb('payload').$type<Record<string, unknown>>().notNull(),
+    /** queued | running | succeeded | failed */
+    status: text('status').notNull().default('queued'),
+    attempts: integer('attempts').notNull().default(0),
+    max_attempts: integer('max_attempts').notNull().default(5),
+    run_at: ts('run_at').notNull().defaultNow(),
+    locked_at: ts('locked_at'),
+    locked_by: text('locked_by'),
+    last_error: text('last_error'),
+    ...timestamps,
+  },
+  (t) => [index('jobs_claim_idx').on(t.status, t.run_at), index('jobs_user_idx').on(t.user_id)],
+)

@@ -1,0 +1,36 @@
+// createApp(deps): cross-cutting plugins, error mapping, and every module mounted. Never listens.
+import { Elysia, t } from 'elysia'
+import type { Deps } from './deps'
+import { bodyLimit, MAX_BODY_BYTES } from './http/body-limit'
+import { cors } from './http/cors'
+import { errorHandler } from './http/errors'
+import { openapiDocs } from './http/openapi'
+import { authRoutes } from './modules/auth/auth.routes'
+import { keysRoutes } from './modules/keys/keys.routes'
+import { usageRoutes } from './modules/usage/usage.routes'
+
+const Health = t.Object(
+  {
+    status: t.Literal('ok'),
+    version: t.String(),
+    database: t.Union([t.Literal('pglite'), t.Literal('postgres')]),
+  },
+  { title: 'Health' },
+)
+
+export function createApp(deps: Deps) {
+  return new Elysia()
+    .use(errorHandler(deps.log, MAX_BODY_BYTES))
+    .use(cors(deps.config))
+    .use(bodyLimit(MAX_BODY_BYTES))
+    .use(openapiDocs(deps.config))
+    .get('/', () => ({ status: 'ok' as const, version: deps.config.version, database: deps.dbKind }), {
+      response: { 200: Health },
+      detail: { tags: ['health'], summary: 'Health: status, version and database kind' },
+    })
+    .use(authRoutes(deps))
+    .use(keysRoutes(deps))
+    .use(usageRoutes(deps))
+}
+
+export type App = ReturnType<typeof createApp>

@@ -1,0 +1,168 @@
+// The one reader of process.env: every setting, validated at boot into a typed Config.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+
+export const PLANS = ['free', 'pro'] as const
+export type Plan = (typeof PLANS)[number]
+
+export interface PlanLimits {
+  api_keys: number
+  workspaces: number
+  documents: number
+  storage_bytes: number
+  connectors: number
+  search_per_min: number
+  ask_per_min: number
+  embeddings_per_min: number
+  /** null = unlimited; DESIGN.md §7 sets no monthly cap by default. */
+  api_calls_per_month: number | null
+}
+
+const DEFAULT_LIMITS: Record<Plan, PlanLimits> = {
+  free: {
+    api_keys: 1, workspaces: 2, documents: 1_000, storage_bytes: 100 * 1024 ** 2, connectors: 1,
+    search_per_min: 60, ask_per_min: 20, embeddings_per_min: 60, api_calls_per_month: null,
+  },
+  pro: {
+    api_keys: 10, workspaces: 20, documents: 100_000, storage_bytes: 10 * 1024 ** 3, connectors: 10,
+    search_per_min: 600, ask_per_min: 200, embeddings_per_min: 600, api_calls_per_month: null,
+  },
+}
+
+export interface Config {
+  port: number
+  baseUrl: string
+  dataDir: string
+  /** Set → postgres.js against this server; unset → embedded PGlite under dataDir. */
+  databaseUrl: string | null
+  /** 32 bytes for AES-256-GCM. */
+  encryptionKey: Uint8Array
+  defaultPlan: Plan
+  /** Origins allowed to send cookie-authenticated state-changing requests (the service's own is always allowed). */
+  allowedOrigins: string[]
+  plans: Record<Plan, PlanLimits>
+  sessionTtlDays: number
+  logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent'
+  version: string
+}
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>
+
+export function loadConfig(env: Env = process.env): Config {
+  const port = int(env, 'PORT', 3000, 0, 65535)
+  const baseUrl = url(env, 'BASE_URL', `http://localhost:${port}`)
+  const dataDir = env.DATA_DIR?.trim() || './data'
+  const databaseUrl = env.DATABASE_URL?.trim() || null
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new ConfigError('DATABASE_URL must be a postgres:// or postgresql:// URL')
+  }
+  const defaultPlan = oneOf(env, 'DEFAULT_PLAN', PLANS, 'free')
+  const allowedOrigins = (env.ALLOWED_ORIGINS ?? '')
+    .split(',')
+    .map((o) => o.trim())
+    .filter(Boolean)
+    .map((o) => {
+      try {
+        return new URL(o).origin
+      } catch {
+        throw new ConfigError(`ALLOWED_ORIGINS has an invalid origin: ${o}`)
+      }
+    })
+  return {
+    port,
+    baseUrl,
+    dataDir,
+    databaseUrl,
+    encryptionKey: encryptionKey(env, dataDir, databaseUrl),
+    defaultPlan,
+    allowedOrigins: [...new Set([new URL(baseUrl).origin, ...allowedOrigins])],
+    plans: planLimits(env),
+    sessionTtlDays: int(env, 'SESSION_TTL_DAYS', 30, 1, 365),
+    logLevel: oneOf(env, 'LOG_LEVEL', ['debug', 'info', 'warn', 'error', 'silent'] as const, 'info'),
+    version: env.npm_package_version ?? packageVersion(),
+  }
+}
+
+/** True when the embedded database lives only in memory (tests); then nothing is written to disk. */
+export function isInMemory(config: Pick<Config, 'dataDir'>): boolean {
+  return config.dataDir === 'memory://'
+}
+
+function planLimits(env: Env): Record<Plan, PlanLimits> {
+  const plans = structuredClone(DEFAULT_LIMITS)
+  for (const plan of PLANS) {
+    for (const limit of Object.keys(plans[plan]) as (keyof PlanLimits)[]) {
+      const name = `PLAN_${plan.toUpperCase()}_${limit.toUpperCase()}`
+      if (env[name] === undefined || env[name] === '') continue
+      if (limit === 'api_calls_per_month' && env[name] === 'unlimited') {
+        plans[plan][limit] = null
+        continue
+      }
+      plans[plan][limit] = int(env, name, 0, 0, Number.MAX_SAFE_INTEGER)
+    }
+  }
+  return plans
+}
+
+/**
+ * ENCRYPTION_KEY is 32 bytes as base64 or 64 hex characters. On the embedded default a missing key is
+ * generated once and kept in DATA_DIR/encryption.key, so secrets stay readable across restarts;
+ * with DATABASE_URL several processes share the data, so the key must be given.
+ */
+function encryptionKey(env: Env, dataDir: string, databaseUrl: string | null): Uint8Array {
+  const given = env.ENCRYPTION_KEY?.trim()
+  if (given) return parseKey(given, 'ENCRYPTION_KEY')
+  if (databaseUrl) throw new ConfigError('ENCRYPTION_KEY is required when DATABASE_URL is set (32 bytes, base64 or hex)')
+  if (isInMemory({ dataDir })) return crypto.getRandomValues(new Uint8Array(32))
+  const file = join(resolve(dataDir), 'encryption.key')
+  if (existsSync(file)) return parseKey(readFileSync(file, 'utf8').trim(), file)
+  mkdirSync(resolve(dataDir), { recursive: true })
+  const key = crypto.getRandomValues(new Uint8Array(32))
+  writeFileSync(file, Buffer.from(key).toString('base64') + '\n', { mode: 0o600 })
+  return key
+}
+
+function parseKey(value: string, name: string): Uint8Array {
+  const bytes = /^[0-9a-f]{64}$/i.test(value) ? Buffer.from(value, 'hex') : Buffer.from(value, 'base64')
+  if (bytes.length !== 32) throw new ConfigError(`${name} must be 32 bytes, as base64 or 64 hex characters`)
+  return new Uint8Array(bytes)
+}
+
+function int(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name]?.trim()
+  if (!raw) return fallback
+  const n = Number(raw)
+  if (!Number.isInteger(n) || n < min || n > max) {
+    throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`)
+  }
+  return n
+}
+
+function url(env: Env, name: string, fallback: string): string {
+  const raw = env[name]?.trim()
+  if (!raw) return fallback
+  try {
+    const u = new URL(raw)
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error()
+    return raw.replace(/\/+$/, '')
+  } catch {
+    throw new ConfigError(`${name} must be an http(s) URL, got "${raw}"`)
+  }
+}
+
+function oneOf<T extends string>(env: Env, name: string, values: readonly T[], fallback: T): T {
+  const raw = env[name]?.trim()
+  if (!raw) return fallback
+  if (!values.includes(raw as T)) throw new ConfigError(`${name} must be one of ${values.join(', ')}, got "${raw}"`)
+  return raw as T
+}
+
+function packageVersion(): string {
+  try {
+    return JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version
+  } catch {
+    return '0.0.0'
+  }
+}

@@ -1,0 +1,65 @@
+// The `auth` macro: routes opt in with `{ auth: true }` and receive a typed `user`.
+// Bearer keys for API clients, the session cookie for the dashboard and extension (with an Origin check
+// on state-changing requests), and every authenticated request counted for usage.
+import { Elysia } from 'elysia'
+import type { Deps } from '../deps'
+import { forbidden, paymentRequired, unauthorized } from './errors'
+import { readCookie, SESSION_COOKIE, sessionCookie, validateSession, type SessionUser } from '../modules/auth/sessions.service'
+import { verifyKey } from '../modules/keys/keys.service'
+import { countApiCall } from '../modules/usage/usage.service'
+import { limitMessage, limitsOf } from '../plans'
+
+export interface Principal {
+  user: SessionUser
+  via: 'key' | 'session'
+  /** The API key id (per-key rate limits), or the session id. */
+  credentialId: string
+}
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
+
+export const security: Record<string, string[]>[] = [{ bearer: [] }, { session: [] }]
+
+export function authPlugin(deps: Deps) {
+  return new Elysia({ name: 'auth' }).macro({
+    auth: {
+      detail: { security },
+      async resolve({ request, set }) {
+        const principal = await authenticate(deps, request, (cookie) => {
+          set.headers['set-cookie'] = cookie
+        })
+        const calls = await countApiCall(deps, principal.user.id)
+        const cap = limitsOf(deps, principal.user.plan).api_calls_per_month
+        if (cap !== null && calls > cap) throw paymentRequired(limitMessage(deps, principal.user.plan, 'api_calls_per_month'))
+        return { user: principal.user, principal }
+      },
+    },
+  })
+}
+
+export async function authenticate(deps: Deps, request: Request, setCookie: (cookie: string) => void): Promise<Principal> {
+  const authorization = request.headers.get('authorization')
+  if (authorization !== null) {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization)
+    if (!match) throw unauthorized('Authorization header must be "Bearer <API key>"')
+    const found = await verifyKey(deps, match[1]!)
+    if (!found) throw unauthorized('invalid or revoked API key')
+    return { user: found.user, via: 'key', credentialId: found.keyId }
+  }
+  const token = readCookie(request.headers.get('cookie'), SESSION_COOKIE)
+  if (!token) throw unauthorized('missing credentials: send "Authorization: Bearer <API key>" or sign in')
+  const session = await validateSession(deps, token)
+  if (!session) throw unauthorized('session expired or signed out')
+  if (!SAFE_METHODS.has(request.method)) assertAllowedOrigin(deps, request)
+  if (session.renewed) setCookie(sessionCookie(deps, token, session.expiresAt))
+  return { user: session.user, via: 'session', credentialId: session.sessionId }
+}
+
+/** Cookie-authenticated writes must come from the service's own origin or a configured one (CSRF). */
+export function assertAllowedOrigin(deps: Deps, request: Request, required = true): void {
+  const origin = request.headers.get('origin')
+  if (origin === null && !required) return
+  if (origin === null || !deps.config.allowedOrigins.includes(origin)) {
+    throw forbidden(`origin ${origin ?? '(none)'} is not allowed to make cookie-authenticated changes`)
+  }
+}

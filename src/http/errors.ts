@@ -1,0 +1,77 @@
+// One error shape for the whole API: services throw these; `errorHandler` maps every error to `{ error }`.
+import { Elysia, ValidationError } from 'elysia'
+import type { Logger } from '../log'
+
+export class AppError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message)
+  }
+}
+
+export const badRequest = (message: string) => new AppError(400, message)
+export const unauthorized = (message = 'missing or invalid credentials') => new AppError(401, message)
+export const paymentRequired = (message: string) => new AppError(402, message)
+export const forbidden = (message: string) => new AppError(403, message)
+export const notFound = (message: string) => new AppError(404, message)
+export const conflict = (message: string) => new AppError(409, message)
+export const payloadTooLarge = (message: string) => new AppError(413, message)
+export const unavailable = (message: string) => new AppError(503, message)
+
+/** Request ids, kept per request so the error mapper can log them even before routing succeeds. */
+const requestIds = new WeakMap<Request, string>()
+export const requestIdOf = (request: Request) => requestIds.get(request) ?? 'unknown'
+
+export function errorHandler(log: Logger, maxBodyBytes: number) {
+  return new Elysia({ name: 'error-handler' })
+    .onRequest(({ request, set }) => {
+      const id = crypto.randomUUID()
+      requestIds.set(request, id)
+      set.headers['x-request-id'] = id
+      const length = Number(request.headers.get('content-length') ?? 0)
+      if (length > maxBodyBytes) throw payloadTooLarge(`request body is larger than ${maxBodyBytes} bytes`)
+    })
+    .onError({ as: 'global' }, ({ code, error, set, request }) => {
+      set.headers['content-type'] = 'application/json'
+      if (error instanceof AppError) {
+        Object.assign(set.headers, error.headers)
+        set.status = error.status
+        return { error: error.message }
+      }
+      if (error instanceof ValidationError && error.type !== 'response') {
+        set.status = 400
+        return { error: describeValidation(error) }
+      }
+      if (code === 'NOT_FOUND') {
+        set.status = 404
+        return { error: `no route for ${request.method} ${new URL(request.url).pathname}` }
+      }
+      if (code === 'PARSE') {
+        set.status = 400
+        return { error: 'request body is not valid JSON (or does not match its content-type)' }
+      }
+      if (code === 'INVALID_COOKIE_SIGNATURE') {
+        set.status = 401
+        return { error: 'invalid session cookie' }
+      }
+      set.status = 500
+      log.error('unhandled error', { request_id: requestIdOf(request), method: request.method, path: new URL(request.url).pathname, error: String((error as Error)?.stack ?? error) })
+      return { error: 'internal error' }
+    })
+}
+
+/** "body.learnings[2].title: Expected string" — names the field, as DESIGN.md §5 asks. */
+function describeValidation(error: ValidationError): string {
+  const first = error.valueError
+  if (!first) return `invalid ${error.type}`
+  const where = first.path
+    .split('/')
+    .filter(Boolean)
+    .map((part) => (/^\d+$/.test(part) ? `[${part}]` : `.${part}`))
+    .join('')
+  const message = (first.schema as { error?: unknown })?.error ?? first.message
+  return `${error.type}${where}: ${String(message)}`
+}

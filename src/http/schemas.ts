@@ -1,0 +1,27 @@
+// Schemas shared by every route: the error body, empty responses, ids in paths, and list pages.
+import { t, type TSchema } from 'elysia'
+
+/** The error body every route documents: `{ error }` with a message a person can act on. */
+export const ErrorBody = t.Object({ error: t.String() }, { title: 'Error' })
+
+/** `errors(400, 404)` → the response map entries for those statuses. */
+export function errors<const S extends number>(...statuses: S[]): Record<S, typeof ErrorBody> {
+  return Object.fromEntries(statuses.map((s) => [s, ErrorBody])) as Record<S, typeof ErrorBody>
+}
+
+export const NoContent = t.Void({ description: 'No content' })
+
+export const Uuid = (description?: string) => t.String({ format: 'uuid', error: 'must be a UUID', description })
+
+export const IdParams = t.Object({ id: Uuid() })
+
+export const Timestamp = t.String({ format: 'date-time' })
+
+/** `?limit=` 1–100 (default 20) and an opaque `?cursor=` from the previous page's `next_cursor`. */
+export const PageQuery = {
+  limit: t.Optional(t.Integer({ minimum: 1, maximum: 100, default: 20, error: 'limit must be an integer from 1 to 100' })),
+  cursor: t.Optional(t.String({ maxLength: 200 })),
+}
+
+export const Page = <T extends TSchema>(item: T, title: string) =>
+  t.Object({ data: t.Array(item), next_cursor: t.Nullable(t.String()) }, { title })

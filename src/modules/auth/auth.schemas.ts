@@ -1,0 +1,32 @@
+// Request and response schemas of /api/auth.
+import { t } from 'elysia'
+
+export const User = t.Object(
+  {
+    id: t.String({ format: 'uuid' }),
+    email: t.String(),
+    name: t.Nullable(t.String()),
+    plan: t.String({ description: 'free | pro' }),
+    avatar_url: t.Nullable(t.String()),
+    created_at: t.String({ format: 'date-time' }),
+  },
+  { title: 'User' },
+)
+
+export const SignUpBody = t.Object({
+  email: t.String({ format: 'email', maxLength: 254, error: 'email must be a valid email address' }),
+  password: t.String({ minLength: 8, maxLength: 256, error: 'password must be 8 to 256 characters' }),
+  name: t.Optional(t.String({ maxLength: 100 })),
+})
+
+export const SignInBody = t.Object({
+  email: t.String({ maxLength: 254 }),
+  password: t.String({ maxLength: 256 }),
+})
+
+export const UserResponse = t.Object({ user: User })
+
+export const SessionResponse = t.Object({
+  user: User,
+  via: t.Union([t.Literal('key'), t.Literal('session')]),
+})

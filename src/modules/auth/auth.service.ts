@@ -1,0 +1,72 @@
+// Accounts: sign-up (with a default workspace and settings), sign-in by password, the public user view.
+import { eq } from 'drizzle-orm'
+import { settings, users, workspaces } from '../../../db/schema'
+import type { Deps } from '../../deps'
+import { conflict, unauthorized } from '../../http/errors'
+import { createSession } from './sessions.service'
+
+export interface UserDto {
+  id: string
+  email: string
+  name: string | null
+  plan: string
+  avatar_url: string | null
+  created_at: string
+}
+
+type UserRow = typeof users.$inferSelect
+
+export function toUserDto(deps: Deps, user: Pick<UserRow, 'id' | 'email' | 'name' | 'plan' | 'avatar_type' | 'created_at' | 'updated_at'>): UserDto {
+  return {
+    id: user.id,
+    email: user.email,
+    name: user.name,
+    plan: user.plan,
+    avatar_url: user.avatar_type ? `${deps.config.baseUrl}/api/avatar/${user.id}?v=${user.updated_at.getTime()}` : null,
+    created_at: user.created_at.toISOString(),
+  }
+}
+
+/** Creates the account, its default workspace and its settings in one transaction. */
+export async function createAccount(deps: Deps, input: { email: string; password: string | null; name?: string | null }): Promise<UserRow> {
+  const email = input.email.trim().toLowerCase()
+  const passwordHash = input.password === null ? null : await Bun.password.hash(input.password, { algorithm: 'argon2id' })
+  const now = deps.clock.now()
+  return deps.db.transaction(async (tx) => {
+    const [existing] = await tx.select({ id: users.id }).from(users).where(eq(users.email, email))
+    if (existing) throw conflict('an account with this email already exists')
+    const [user] = await tx
+      .insert(users)
+      .values({ id: deps.ids.next(), email, name: input.name?.trim() || null, password_hash: passwordHash, plan: deps.config.defaultPlan, created_at: now, updated_at: now })
+      .returning()
+    const [workspace] = await tx
+      .insert(workspaces)
+      .values({ id: deps.ids.next(), user_id: user!.id, name: 'Default', created_at: now, updated_at: now })
+      .returning()
+    await tx.insert(settings).values({ user_id: user!.id, default_workspace_id: workspace!.id, updated_at: now })
+    return user!
+  })
+}
+
+export async function signUp(deps: Deps, input: { email: string; password: string; name?: string }) {
+  const user = await createAccount(deps, input)
+  return { user, session: await createSession(deps, user.id) }
+}
+
+/** Wrong password and unknown email answer the same 401, after the same hashing work. */
+export async function signIn(deps: Deps, input: { email: string; password: string }) {
+  const [user] = await deps.db.select().from(users).where(eq(users.email, input.email.trim().toLowerCase()))
+  const hash = user?.password_hash ?? DUMMY_HASH
+  const ok = await Bun.password.verify(input.password, await hash)
+  if (!user || !user.password_hash || !ok) throw unauthorized('wrong email or password')
+  return { user, session: await createSession(deps, user.id) }
+}
+
+// Verified against when the email is unknown, so both failures cost the same time.
+const DUMMY_HASH = Bun.password.hash('not-a-real-password', { algorithm: 'argon2id' })
+
+export async function getUser(deps: Deps, id: string): Promise<UserRow> {
+  const [user] = await deps.db.select().from(users).where(eq(users.id, id))
+  if (!user) throw unauthorized()
+  return user
+}

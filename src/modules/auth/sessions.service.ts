@@ -1,0 +1,62 @@
+// Browser sessions, as the Lucia guide teaches: a random token in the cookie, only its SHA-256 stored,
+// sliding expiry (renewed when less than half its life is left), deleted on sign-out.
+import { and, eq, gt } from 'drizzle-orm'
+import { sessions, users } from '../../../db/schema'
+import type { Deps } from '../../deps'
+import { randomToken, sha256Hex } from '../../lib/crypto'
+
+export const SESSION_COOKIE = 'session'
+const DAY = 86_400_000
+
+export interface SessionUser {
+  id: string
+  email: string
+  name: string | null
+  plan: string
+}
+
+export async function createSession(deps: Deps, userId: string): Promise<{ token: string; expiresAt: Date }> {
+  const token = randomToken()
+  const expiresAt = new Date(deps.clock.now().getTime() + deps.config.sessionTtlDays * DAY)
+  await deps.db.insert(sessions).values({ id: sha256Hex(token), user_id: userId, expires_at: expiresAt, created_at: deps.clock.now() })
+  return { token, expiresAt }
+}
+
+/** The session's user, or null when the token is unknown or expired. `renewedUntil` is set when the expiry slid. */
+export async function validateSession(deps: Deps, token: string): Promise<{ user: SessionUser; sessionId: string; expiresAt: Date; renewed: boolean } | null> {
+  const id = sha256Hex(token)
+  const now = deps.clock.now()
+  const [row] = await deps.db
+    .select({ user: { id: users.id, email: users.email, name: users.name, plan: users.plan }, expires_at: sessions.expires_at })
+    .from(sessions)
+    .innerJoin(users, eq(users.id, sessions.user_id))
+    .where(and(eq(sessions.id, id), gt(sessions.expires_at, now)))
+  if (!row) return null
+  const ttl = deps.config.sessionTtlDays * DAY
+  if (row.expires_at.getTime() - now.getTime() >= ttl / 2) return { user: row.user, sessionId: id, expiresAt: row.expires_at, renewed: false }
+  const expiresAt = new Date(now.getTime() + ttl)
+  await deps.db.update(sessions).set({ expires_at: expiresAt }).where(eq(sessions.id, id))
+  return { user: row.user, sessionId: id, expiresAt, renewed: true }
+}
+
+export async function invalidateSession(deps: Deps, token: string): Promise<void> {
+  await deps.db.delete(sessions).where(eq(sessions.id, sha256Hex(token)))
+}
+
+export function sessionCookie(deps: Deps, token: string, expiresAt: Date | null): string {
+  const base = new URL(deps.config.baseUrl)
+  const plainLocalhost = base.protocol === 'http:' && ['localhost', '127.0.0.1', '[::1]'].includes(base.hostname)
+  const parts = [`${SESSION_COOKIE}=${token}`, 'Path=/', 'HttpOnly', 'SameSite=Lax']
+  if (!plainLocalhost) parts.push('Secure')
+  parts.push(expiresAt ? `Expires=${expiresAt.toUTCString()}` : 'Max-Age=0')
+  return parts.join('; ')
+}
+
+export function readCookie(header: string | null, name: string): string | null {
+  if (!header) return null
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=')
+    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim() || null
+  }
+  return null
+}

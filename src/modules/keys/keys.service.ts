@@ -1,0 +1,71 @@
+// Bearer API keys: `svc_` + 40 base62 characters, shown once, stored as SHA-256, revoked by deletion.
+import { and, count, desc, eq } from 'drizzle-orm'
+import { apiKeys, users } from '../../../db/schema'
+import type { Deps } from '../../deps'
+import { notFound } from '../../http/errors'
+import { randomBase62, sha256Hex } from '../../lib/crypto'
+import { lockUser } from '../../lib/locks'
+import { assertWithinLimit } from '../../plans'
+import type { SessionUser } from '../auth/sessions.service'
+
+export const KEY_PREFIX = 'svc_'
+export const KEY_PATTERN = /^svc_[0-9A-Za-z]{40}$/
+
+export interface KeyDto {
+  id: string
+  prefix: string
+  label: string | null
+  tier: string
+  created_at: string
+  last_used_at: string | null
+}
+
+type KeyRow = typeof apiKeys.$inferSelect
+
+// `tier` is read from the account's plan, so a plan change moves every key's tier at once.
+const toKeyDto = (row: KeyRow, plan: string): KeyDto => ({
+  id: row.id,
+  prefix: row.prefix,
+  label: row.label,
+  tier: plan,
+  created_at: row.created_at.toISOString(),
+  last_used_at: row.last_used_at?.toISOString() ?? null,
+})
+
+export async function listKeys(deps: Deps, user: SessionUser): Promise<KeyDto[]> {
+  const rows = await deps.db.select().from(apiKeys).where(eq(apiKeys.user_id, user.id)).orderBy(desc(apiKeys.id))
+  return rows.map((r) => toKeyDto(r, user.plan))
+}
+
+export async function createKey(deps: Deps, user: SessionUser, label: string | null): Promise<KeyDto & { key: string }> {
+  const key = KEY_PREFIX + randomBase62(40)
+  const now = deps.clock.now()
+  const row = await deps.db.transaction(async (tx) => {
+    await lockUser(tx, user.id, 'keys')
+    const [{ n } = { n: 0 }] = await tx.select({ n: count() }).from(apiKeys).where(eq(apiKeys.user_id, user.id))
+    assertWithinLimit(deps, user.plan, 'api_keys', n)
+    const [created] = await tx
+      .insert(apiKeys)
+      .values({ id: deps.ids.next(), user_id: user.id, prefix: key.slice(0, 16), key_hash: sha256Hex(key), label, created_at: now })
+      .returning()
+    return created!
+  })
+  return { ...toKeyDto(row, user.plan), key }
+}
+
+export async function revokeKey(deps: Deps, user: SessionUser, id: string): Promise<void> {
+  const deleted = await deps.db.delete(apiKeys).where(and(eq(apiKeys.id, id), eq(apiKeys.user_id, user.id))).returning({ id: apiKeys.id })
+  if (deleted.length === 0) throw notFound(`API key ${id} not found`)
+}
+
+/** The key's owner, or null. No cache: a deleted key fails on the very next request. */
+export async function verifyKey(deps: Deps, key: string): Promise<{ user: SessionUser; keyId: string } | null> {
+  if (!KEY_PATTERN.test(key)) return null
+  const [row] = await deps.db
+    .update(apiKeys)
+    .set({ last_used_at: deps.clock.now() })
+    .from(users)
+    .where(and(eq(apiKeys.key_hash, sha256Hex(key)), eq(users.id, apiKeys.user_id)))
+    .returning({ keyId: apiKeys.id, id: users.id, email: users.email, name: users.name, plan: users.plan })
+  return row ? { keyId: row.keyId, user: { id: row.id, email: row.email, name: row.name, plan: row.plan } } : null
+}

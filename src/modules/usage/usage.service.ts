@@ -1,0 +1,51 @@
+// Usage: API calls per calendar month (atomic upserts, correct across processes), documents and storage.
+import { and, count, eq, ne, sql, sum } from 'drizzle-orm'
+import { documents, usageCounters } from '../../../db/schema'
+import type { Tx } from '../../../db/client'
+import type { Deps } from '../../deps'
+import { limitsOf } from '../../plans'
+import type { SessionUser } from '../auth/sessions.service'
+
+export const periodOf = (date: Date) => date.toISOString().slice(0, 7)
+
+/** Counts one authenticated request and answers this month's total. */
+export async function countApiCall(deps: Deps, userId: string): Promise<number> {
+  const [row] = await deps.db
+    .insert(usageCounters)
+    .values({ user_id: userId, period: periodOf(deps.clock.now()), api_calls: 1 })
+    .onConflictDoUpdate({ target: [usageCounters.user_id, usageCounters.period], set: { api_calls: sql`${usageCounters.api_calls} + 1` } })
+    .returning({ api_calls: usageCounters.api_calls })
+  return row?.api_calls ?? 1
+}
+
+/** Documents and bytes that count against the plan: every stored document, whatever its status. */
+export async function storedTotals(db: Tx, userId: string, excludeId?: string): Promise<{ documents: number; storage_bytes: number }> {
+  const where = excludeId ? and(eq(documents.user_id, userId), ne(documents.id, excludeId)) : eq(documents.user_id, userId)
+  const [row] = await db.select({ n: count(), bytes: sum(documents.size_bytes) }).from(documents).where(where)
+  return { documents: row?.n ?? 0, storage_bytes: Number(row?.bytes ?? 0) }
+}
+
+export interface UsageDto {
+  plan: string
+  period: string
+  documents: { used: number; limit: number }
+  storage_bytes: { used: number; limit: number }
+  api_calls: { used: number; limit: number | null }
+}
+
+export async function getUsage(deps: Deps, user: SessionUser): Promise<UsageDto> {
+  const period = periodOf(deps.clock.now())
+  const limits = limitsOf(deps, user.plan)
+  const totals = await storedTotals(deps.db, user.id)
+  const [calls] = await deps.db
+    .select({ n: usageCounters.api_calls })
+    .from(usageCounters)
+    .where(and(eq(usageCounters.user_id, user.id), eq(usageCounters.period, period)))
+  return {
+    plan: user.plan,
+    period,
+    documents: { used: totals.documents, limit: limits.documents },
+    storage_bytes: { used: totals.storage_bytes, limit: limits.storage_bytes },
+    api_calls: { used: calls?.n ?? 0, limit: limits.api_calls_per_month },
+  }
+}

@@ -1,0 +1,97 @@
+// createTestApp(): a fresh service on an in-memory PGlite cloned from one migrated template per process,
+// with helpers to call it through app.handle the way a client would.
+import type { PGlite } from '@electric-sql/pglite'
+import { createDb, openPglite } from '../db/client'
+import { runMigrations } from '../db/migrate'
+import { createApp, type App } from '../src/app'
+import { loadConfig, type Config } from '../src/config'
+import { createDeps, type Deps } from '../src/deps'
+import { FakeClock } from './fakes/clock'
+
+let template: Promise<PGlite> | undefined
+
+/** Migrations replay once per test process; each app gets a clone (~0.5 s instead of ~3 s). */
+function migratedTemplate(): Promise<PGlite> {
+  template ??= (async () => {
+    const pglite = await openPglite('memory://')
+    await runMigrations(await createDb({ dataDir: 'memory://', databaseUrl: null }, { pglite }))
+    return pglite
+  })()
+  return template
+}
+
+export const BASE = 'http://localhost:3000'
+
+export interface RequestOptions {
+  body?: unknown
+  key?: string
+  cookie?: string
+  headers?: Record<string, string>
+}
+
+export interface TestUser {
+  id: string
+  email: string
+  cookie: string
+  key: string
+}
+
+export interface TestApp {
+  app: App
+  deps: Deps
+  config: Config
+  clock: FakeClock
+  request(method: string, path: string, options?: RequestOptions): Promise<Response>
+  json<T = any>(method: string, path: string, options?: RequestOptions): Promise<{ status: number; body: T; headers: Headers }>
+  signUp(options?: { email?: string; withKey?: boolean }): Promise<TestUser>
+  close(): Promise<void>
+}
+
+let counter = 0
+
+export async function createTestApp(options: { env?: Record<string, string>; deps?: Deps } = {}): Promise<TestApp> {
+  const config = loadConfig({ DATA_DIR: 'memory://', LOG_LEVEL: 'silent', BASE_URL: BASE, ...options.env })
+  const clock = new FakeClock()
+  const deps = options.deps ?? (await createDeps(config, { database: await createDb(config, { pglite: await (await migratedTemplate()).clone() }), clock }))
+  const app = createApp(deps)
+
+  const request = (method: string, path: string, { body, key, cookie, headers = {} }: RequestOptions = {}) => {
+    const h: Record<string, string> = { ...headers }
+    if (key) h.authorization = `Bearer ${key}`
+    if (cookie) {
+      h.cookie = cookie
+      // A browser sends its Origin; tests that check the CSRF rule pass their own.
+      if (method !== 'GET' && !('origin' in h)) h.origin = BASE
+    }
+    let payload: BodyInit | undefined
+    if (body instanceof FormData || typeof body === 'string') payload = body
+    else if (body !== undefined) {
+      payload = JSON.stringify(body)
+      h['content-type'] ??= 'application/json'
+    }
+    return app.handle(new Request(BASE + path, { method, headers: h, body: payload }))
+  }
+
+  const json = async (method: string, path: string, opts?: RequestOptions) => {
+    const res = await request(method, path, opts)
+    const text = await res.text()
+    return { status: res.status, body: text ? JSON.parse(text) : null, headers: res.headers }
+  }
+
+  const signUp = async ({ email, withKey = true }: { email?: string; withKey?: boolean } = {}): Promise<TestUser> => {
+    const address = email ?? `user${++counter}-${crypto.randomUUID().slice(0, 8)}@example.com`
+    const res = await request('POST', '/api/auth/sign-up', { body: { email: address, password: 'correct horse battery' } })
+    if (res.status !== 201) throw new Error(`sign-up failed: ${res.status} ${await res.text()}`)
+    const { user } = (await res.json()) as { user: { id: string } }
+    const cookie = res.headers.get('set-cookie')!.split(';')[0]!
+    let key = ''
+    if (withKey) {
+      const created = await json('POST', '/api/keys', { cookie, body: { label: 'test' } })
+      if (created.status !== 201) throw new Error(`key creation failed: ${created.status} ${JSON.stringify(created.body)}`)
+      key = created.body.key
+    }
+    return { id: user.id, email: address, cookie, key }
+  }
+
+  return { app, deps, config, clock, request, json, signUp, close: () => deps.close() }
+}

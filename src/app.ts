@@ -6,8 +6,11 @@ import { cors } from './http/cors'
 import { errorHandler } from './http/errors'
 import { openapiDocs } from './http/openapi'
 import { authRoutes } from './modules/auth/auth.routes'
+import { documentsRoutes } from './modules/documents/documents.routes'
 import { keysRoutes } from './modules/keys/keys.routes'
+import { memoriesRoutes } from './modules/memories/memories.routes'
 import { usageRoutes } from './modules/usage/usage.routes'
+import { workspacesRoutes } from './modules/workspaces/workspaces.routes'
 
 const Health = t.Object(
   {
@@ -30,6 +33,9 @@ export function createApp(deps: Deps) {
     })
     .use(authRoutes(deps))
     .use(keysRoutes(deps))
+    .use(workspacesRoutes(deps))
+    .use(documentsRoutes(deps))
+    .use(memoriesRoutes(deps))
     .use(usageRoutes(deps))
 }
 

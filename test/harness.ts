@@ -52,7 +52,7 @@ let counter = 0
 export async function createTestApp(options: { env?: Record<string, string>; deps?: Deps } = {}): Promise<TestApp> {
   const config = loadConfig({ DATA_DIR: 'memory://', LOG_LEVEL: 'silent', BASE_URL: BASE, ...options.env })
   const clock = new FakeClock()
-  const deps = options.deps ?? (await createDeps(config, { database: await createDb(config, { pglite: await (await migratedTemplate()).clone() }), clock }))
+  const deps = options.deps ?? (await createDeps(config, { database: await createDb(config, { pglite: (await (await migratedTemplate()).clone()) as PGlite }), clock }))
   const app = createApp(deps)
 
   const request = (method: string, path: string, { body, key, cookie, headers = {} }: RequestOptions = {}) => {

@@ -1,0 +1,140 @@
+// /api/documents: the 16 document routes of the spec.
+import { Elysia } from 'elysia'
+import type { Deps } from '../../deps'
+import { authPlugin } from '../../http/auth'
+import { errors, IdParams, NoContent } from '../../http/schemas'
+import { toDocumentDto } from './documents.model'
+import * as S from './documents.schemas'
+import { bulkDeleteDocuments, checkIngest, deleteDocument, getDocument, ingestDocument, listDocuments, patchDocument } from './documents.service'
+import { approveDraft, archiveDocument, forgetDocument, rateDocument, rejectDraft, restoreDocument } from './lifecycle.service'
+import { linkDocuments, listLinks, unlinkDocuments } from './links.service'
+
+const tags = ['documents']
+const one = { auth: true, params: IdParams } as const
+
+export function documentsRoutes(deps: Deps) {
+  return new Elysia({ prefix: '/api/documents' })
+    .use(authPlugin(deps))
+    .post(
+      '/',
+      async ({ user, principal, body, set }) => {
+        const source = body.source ?? (principal.via === 'session' ? 'extension' : 'api')
+        const { document, deduplicated } = await ingestDocument(deps, user, { ...body, source })
+        set.status = deduplicated ? 200 : 201
+        return { ...toDocumentDto(document), deduplicated }
+      },
+      {
+        auth: true,
+        body: S.IngestBody,
+        response: { 201: S.IngestedDocument, 200: S.IngestedDocument, ...errors(400, 401, 402, 403, 404, 413) },
+        detail: { tags, summary: 'Ingest a document: plan limits are checked first; the same URL or content in a workspace updates the existing document (200, deduplicated)' },
+      },
+    )
+    .get('/check', ({ user, query }) => checkIngest(deps, user, query), {
+      auth: true,
+      query: S.CheckQuery,
+      response: { 200: S.CheckResult, ...errors(400, 401, 404) },
+      detail: { tags, summary: 'Dry run: would an ingest of this size (and URL) be allowed? Same verdict as POST, nothing stored' },
+    })
+    .get('/', ({ user, query }) => listDocuments(deps, user, query), {
+      auth: true,
+      query: S.ListQuery,
+      response: { 200: S.DocumentPage, ...errors(400, 401) },
+      detail: { tags, summary: 'List documents, newest first; filter by workspace, tag, source, kind, status (default active)' },
+    })
+    .delete('/bulk', ({ user, body }) => bulkDeleteDocuments(deps, user, body.ids), {
+      auth: true,
+      body: S.BulkDeleteBody,
+      response: { 200: S.BulkDeleteResult, ...errors(400, 401, 403) },
+      detail: { tags, summary: 'Delete up to 100 documents; reports which ids were deleted and which were not found' },
+    })
+    .get('/:id', ({ user, params }) => getDocument(deps, user, params.id), {
+      ...one,
+      response: { 200: S.Document, ...errors(400, 401, 404) },
+      detail: { tags, summary: 'Fetch one document with its body and metadata' },
+    })
+    .patch('/:id', ({ user, params, body }) => patchDocument(deps, user, params.id, body), {
+      ...one,
+      body: S.PatchBody,
+      response: { 200: S.Document, ...errors(400, 401, 402, 403, 404, 413) },
+      detail: { tags, summary: 'Update title, excerpt, body, tags or pinned; the document is re-indexed' },
+    })
+    .delete(
+      '/:id',
+      async ({ user, params, set }) => {
+        await deleteDocument(deps, user, params.id)
+        set.status = 204
+      },
+      { ...one, response: { 204: NoContent, ...errors(400, 401, 403, 404) }, detail: { tags, summary: 'Delete one document' } },
+    )
+    .post('/:id/archive', ({ user, params }) => archiveDocument(deps, user, params.id), {
+      ...one,
+      response: { 200: S.Document, ...errors(400, 401, 403, 404) },
+      detail: { tags, summary: 'Archive: hidden from retrieval and lists, recoverable' },
+    })
+    .post('/:id/restore', ({ user, params }) => restoreDocument(deps, user, params.id), {
+      ...one,
+      response: { 200: S.Document, ...errors(400, 401, 403, 404, 409) },
+      detail: { tags, summary: 'Restore an archived document to active' },
+    })
+    .post(
+      '/:id/forget',
+      async ({ user, params, set }) => {
+        await forgetDocument(deps, user, params.id)
+        set.status = 204
+      },
+      {
+        ...one,
+        response: { 204: NoContent, ...errors(400, 401, 403, 404) },
+        detail: { tags, summary: 'Forget: purge the document, its chunks, links and quoted excerpts for good, leaving a content-free tombstone' },
+      },
+    )
+    .post('/:id/rate', ({ user, params, body }) => rateDocument(deps, user, params.id, body.rating), {
+      ...one,
+      body: S.RateBody,
+      response: { 200: S.Document, ...errors(400, 401, 403, 404) },
+      detail: { tags, summary: 'Rate a document or memory: 1 up, -1 down, 0 cleared (a mild ranking signal)' },
+    })
+    .post('/:id/approve', ({ user, params }) => approveDraft(deps, user, params.id), {
+      ...one,
+      response: { 200: S.Document, ...errors(400, 401, 403, 404, 409) },
+      detail: { tags, summary: 'Approve a pending memory draft: it becomes an active, retrievable memory' },
+    })
+    .post('/:id/reject', ({ user, params }) => rejectDraft(deps, user, params.id), {
+      ...one,
+      response: { 200: S.Document, ...errors(400, 401, 403, 404, 409) },
+      detail: { tags, summary: 'Reject a pending draft: it becomes archived' },
+    })
+    .get('/:id/links', ({ user, params }) => listLinks(deps, user, params.id), {
+      ...one,
+      response: { 200: S.LinkList, ...errors(400, 401, 404) },
+      detail: { tags, summary: 'Links of a document, pending suggestions and completed links, with scores and statuses' },
+    })
+    .post(
+      '/:id/link',
+      async ({ user, params, body, set }) => {
+        const { link, created } = await linkDocuments(deps, user, params.id, body.target_id)
+        set.status = created ? 201 : 200
+        return link
+      },
+      {
+        ...one,
+        body: S.LinkBody,
+        response: { 201: S.Link, 200: S.Link, ...errors(400, 401, 403, 404) },
+        detail: { tags, summary: 'Link two documents (201), or accept an existing suggestion (200)' },
+      },
+    )
+    .delete(
+      '/:id/links/:targetId',
+      async ({ user, params, set }) => {
+        await unlinkDocuments(deps, user, params.id, params.targetId)
+        set.status = 204
+      },
+      {
+        auth: true,
+        params: S.LinkParams,
+        response: { 204: NoContent, ...errors(400, 401, 403, 404) },
+        detail: { tags, summary: 'Unlink two documents; a removed suggestion is not suggested again' },
+      },
+    )
+}

@@ -1,0 +1,113 @@
+// Request and response schemas of /api/documents: the contract clients are generated from.
+import { t } from 'elysia'
+import { Page, PageQuery, Timestamp, Uuid } from '../../http/schemas'
+import { KINDS, SOURCES, STATUSES } from './documents.model'
+
+const literals = <const T extends readonly [string, ...string[]]>(values: T, description?: string) =>
+  t.UnionEnum(values, { description, error: `must be one of ${values.join(', ')}` })
+
+export const KindSchema = literals(KINDS, 'document | note | webpage, or a memory kind: fact | preference | decision | routine | lesson')
+export const StatusSchema = literals(STATUSES)
+export const SourceSchema = literals(SOURCES)
+export const Tags = t.Array(t.String({ minLength: 1, maxLength: 64, error: 'each tag must be 1 to 64 characters' }), { maxItems: 50, error: 'at most 50 tags of 1 to 64 characters' })
+export const Metadata = t.Record(t.String(), t.Unknown(), { description: 'Free-form JSON, at most 16 KiB' })
+export const Title = t.String({ minLength: 1, maxLength: 500, error: 'title must be 1 to 500 characters' })
+
+const summaryFields = {
+  id: Uuid(),
+  workspace_id: Uuid(),
+  title: t.String(),
+  excerpt: t.String(),
+  tags: t.Array(t.String()),
+  kind: t.String({ description: 'document | note | webpage | fact | preference | decision | routine | lesson' }),
+  status: t.String({ description: 'active | pending_approval | archived' }),
+  source: t.String({ description: 'api | extension | connector | agent | mcp' }),
+  source_ref: t.Nullable(t.String()),
+  url: t.Nullable(t.String()),
+  pinned: t.Boolean(),
+  rating: t.Integer({ description: '-1 | 0 | 1' }),
+  index_status: t.String({ description: 'pending | indexed | failed' }),
+  size_bytes: t.Integer(),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+}
+
+export const DocumentSummary = t.Object(summaryFields, { title: 'DocumentSummary' })
+export const Document = t.Object({ ...summaryFields, body: t.String(), metadata: Metadata }, { title: 'Document' })
+export const IngestedDocument = t.Object({ ...summaryFields, body: t.String(), metadata: Metadata, deduplicated: t.Boolean() }, { title: 'IngestedDocument' })
+export const DocumentPage = Page(DocumentSummary, 'DocumentPage')
+
+export const IngestBody = t.Object({
+  workspace_id: t.Optional(Uuid('Defaults to the default workspace of the settings')),
+  title: t.Optional(Title),
+  body: t.String({ minLength: 1, error: 'body must be a non-empty string (at most 1 MiB)' }),
+  excerpt: t.Optional(t.String({ maxLength: 1000 })),
+  url: t.Optional(t.String({ format: 'uri', maxLength: 2048, error: 'url must be an absolute URL of at most 2048 characters' })),
+  tags: t.Optional(Tags),
+  kind: t.Optional(KindSchema),
+  source: t.Optional(literals(['api', 'extension', 'mcp'] as const, 'Defaults to extension for cookie callers, api for keys')),
+  source_ref: t.Optional(t.String({ maxLength: 2048 })),
+  pinned: t.Optional(t.Boolean()),
+  metadata: t.Optional(Metadata),
+})
+
+export const PatchBody = t.Object(
+  {
+    title: t.Optional(Title),
+    excerpt: t.Optional(t.String({ maxLength: 1000 })),
+    body: t.Optional(t.String({ minLength: 1, error: 'body must be a non-empty string (at most 1 MiB)' })),
+    tags: t.Optional(Tags),
+    pinned: t.Optional(t.Boolean()),
+  },
+  { minProperties: 1, error: 'give at least one of title, excerpt, body, tags, pinned' },
+)
+
+export const ListQuery = t.Object({
+  workspace_id: t.Optional(Uuid()),
+  tag: t.Optional(t.String({ maxLength: 64 })),
+  source: t.Optional(SourceSchema),
+  kind: t.Optional(KindSchema),
+  status: t.Optional(StatusSchema),
+  ...PageQuery,
+})
+
+export const CheckQuery = t.Object({
+  workspace_id: t.Optional(Uuid()),
+  size_bytes: t.Optional(t.Integer({ minimum: 0, default: 0, error: 'size_bytes must be a non-negative integer' })),
+  url: t.Optional(t.String({ maxLength: 2048 })),
+})
+
+export const CheckResult = t.Object(
+  {
+    allowed: t.Boolean(),
+    reason: t.Optional(t.String()),
+    deduplicated: t.Boolean({ description: 'true when the ingest would update an existing document (same URL)' }),
+    usage: t.Object({
+      documents: t.Object({ used: t.Integer(), limit: t.Integer() }),
+      storage_bytes: t.Object({ used: t.Integer(), limit: t.Integer() }),
+    }),
+  },
+  { title: 'IngestCheck' },
+)
+
+export const BulkDeleteBody = t.Object({ ids: t.Array(Uuid(), { minItems: 1, maxItems: 100, error: 'ids must be 1 to 100 UUIDs' }) })
+export const BulkDeleteResult = t.Object({ deleted: t.Array(t.String()), not_found: t.Array(t.String()) }, { title: 'BulkDeleteResult' })
+
+export const RateBody = t.Object({ rating: t.Union([t.Literal(-1), t.Literal(0), t.Literal(1)], { error: 'rating must be -1, 0 or 1' }) })
+
+export const LinkBody = t.Object({ target_id: Uuid() })
+export const LinkParams = t.Object({ id: Uuid(), targetId: Uuid() })
+export const Link = t.Object(
+  {
+    id: Uuid(),
+    source_id: Uuid(),
+    target_id: Uuid(),
+    score: t.Number(),
+    status: t.String({ description: 'pending | completed' }),
+    origin: t.String({ description: 'suggested | manual' }),
+    created_at: Timestamp,
+    document: t.Object({ id: Uuid(), title: t.String(), kind: t.String() }, { description: 'The document at the other end' }),
+  },
+  { title: 'Link' },
+)
+export const LinkList = t.Object({ data: t.Array(Link) }, { title: 'LinkList' })

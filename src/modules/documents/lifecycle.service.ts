@@ -1,0 +1,89 @@
+// The document state machine (SPEC "States and transitions"): archive, restore, approve, reject, rate,
+// and forget — the permanent purge that leaves only a content-free tombstone.
+import { and, eq, sql } from 'drizzle-orm'
+import { documents, jobs, messages, tombstones } from '../../../db/schema'
+import type { Deps } from '../../deps'
+import { conflict } from '../../http/errors'
+import type { SessionUser } from '../auth/sessions.service'
+import { isMemoryKind, toDocumentDto, type DocumentRow, type Status } from './documents.model'
+import { findDocument } from './documents.service'
+
+async function setStatus(deps: Deps, row: DocumentRow, status: Status) {
+  if (row.status === status) return toDocumentDto(row)
+  const [updated] = await deps.db.update(documents).set({ status, updated_at: deps.clock.now() }).where(eq(documents.id, row.id)).returning()
+  return toDocumentDto(updated!)
+}
+
+/** Hidden from retrieval and lists, recoverable. Archiving an archived document changes nothing. */
+export async function archiveDocument(deps: Deps, user: SessionUser, id: string) {
+  return setStatus(deps, await findDocument(deps.db, user.id, id), 'archived')
+}
+
+/** Back to retrieval and lists. A pending draft is not restored but approved. */
+export async function restoreDocument(deps: Deps, user: SessionUser, id: string) {
+  const row = await findDocument(deps.db, user.id, id)
+  if (row.status === 'pending_approval') throw conflict(`document ${id} is a pending draft: approve it instead`)
+  return setStatus(deps, row, 'active')
+}
+
+/** A pending memory draft becomes an active memory; the memory it supersedes (if any) is archived. */
+export async function approveDraft(deps: Deps, user: SessionUser, id: string) {
+  const row = await findDocument(deps.db, user.id, id)
+  if (row.status !== 'pending_approval' || !isMemoryKind(row.kind)) throw conflict(`document ${id} is not a pending memory draft (status ${row.status})`)
+  const supersedes = typeof row.metadata.supersedes === 'string' ? row.metadata.supersedes : null
+  return deps.db.transaction(async (tx) => {
+    const now = deps.clock.now()
+    if (supersedes && /^[0-9a-f-]{36}$/.test(supersedes)) {
+      await tx
+        .update(documents)
+        .set({ status: 'archived', updated_at: now })
+        .where(and(eq(documents.id, supersedes), eq(documents.user_id, user.id), eq(documents.status, 'active')))
+    }
+    const [updated] = await tx.update(documents).set({ status: 'active', updated_at: now }).where(eq(documents.id, id)).returning()
+    return toDocumentDto(updated!)
+  })
+}
+
+export async function rejectDraft(deps: Deps, user: SessionUser, id: string) {
+  const row = await findDocument(deps.db, user.id, id)
+  if (row.status !== 'pending_approval') throw conflict(`document ${id} is not a pending draft (status ${row.status})`)
+  return setStatus(deps, row, 'archived')
+}
+
+export async function rateDocument(deps: Deps, user: SessionUser, id: string, rating: -1 | 0 | 1) {
+  await findDocument(deps.db, user.id, id)
+  const [updated] = await deps.db.update(documents).set({ rating, updated_at: deps.clock.now() }).where(eq(documents.id, id)).returning()
+  return toDocumentDto(updated!)
+}
+
+/**
+ * Purges the document and everything derived from it — chunks and links (by cascade), queued jobs, and
+ * the excerpts and titles quoted in conversation sources — leaving a tombstone with no content, so a
+ * connector re-sync recognises the provider's id and does not bring the document back.
+ */
+export async function forgetDocument(deps: Deps, user: SessionUser, id: string): Promise<void> {
+  await deps.db.transaction(async (tx) => {
+    const row = await findDocument(tx, user.id, id)
+    await tx.insert(tombstones).values({
+      id: row.id,
+      user_id: user.id,
+      workspace_id: row.workspace_id,
+      source: row.source,
+      // A URL or conversation id is content; only a connector's id is kept, to recognise the document.
+      source_ref: row.source === 'connector' ? row.source_ref : null,
+      external_id: row.external_id,
+      content_hash: row.content_hash,
+      forgotten_at: deps.clock.now(),
+    })
+    await tx
+      .update(messages)
+      .set({
+        sources: sql`(select coalesce(jsonb_agg(case when s->>'document_id' = ${id}
+          then jsonb_build_object('index', s->'index', 'document_id', s->'document_id', 'title', null, 'url', null, 'excerpt', null, 'forgotten', true)
+          else s end order by ord), '[]'::jsonb) from jsonb_array_elements(${messages.sources}) with ordinality as e(s, ord))`,
+      })
+      .where(and(eq(messages.user_id, user.id), sql`${messages.sources} @> ${JSON.stringify([{ document_id: id }])}::jsonb`))
+    await tx.delete(jobs).where(and(eq(jobs.user_id, user.id), sql`${jobs.payload}->>'document_id' = ${id}`))
+    await tx.delete(documents).where(eq(documents.id, id))
+  })
+}

@@ -1,0 +1,41 @@
+// Request and response schemas of /api/memories.
+import { t } from 'elysia'
+import { PageQuery, Uuid } from '../../http/schemas'
+import { MEMORY_KINDS } from '../documents/documents.model'
+import { Document, StatusSchema, Tags, Title } from '../documents/documents.schemas'
+
+export const MemoryKind = t.UnionEnum(MEMORY_KINDS, { error: `must be one of ${MEMORY_KINDS.join(', ')}` })
+
+export const DraftMetadata = t.Object(
+  {
+    topic: t.Optional(t.String({ maxLength: 100 })),
+    confidence: t.Optional(t.Number({ minimum: 0, maximum: 1, error: 'confidence must be a number from 0 to 1' })),
+    evidence: t.Optional(t.String({ maxLength: 4000 })),
+    conversation_id: t.Optional(t.String({ maxLength: 100 })),
+    supersedes: t.Optional(Uuid('The id of a memory this one replaces; archived when this one is approved')),
+  },
+  { additionalProperties: true, description: 'Unknown keys are kept; at most 16 KiB of JSON' },
+)
+
+export const Learning = t.Object({
+  kind: MemoryKind,
+  title: Title,
+  body: t.String({ minLength: 1, error: 'body must be a non-empty string (at most 1 MiB)' }),
+  tags: t.Optional(Tags),
+  metadata: t.Optional(DraftMetadata),
+})
+
+export const BatchDraftBody = t.Object({
+  workspace_id: Uuid(),
+  learnings: t.Array(Learning, { minItems: 1, maxItems: 25, error: 'learnings must be an array of 1 to 25 items' }),
+})
+
+export const DraftList = t.Object({ data: t.Array(Document) }, { title: 'DraftList' })
+
+export const MemoryListQuery = t.Object({
+  workspace_id: t.Optional(Uuid()),
+  kind: t.Optional(MemoryKind),
+  status: t.Optional(StatusSchema),
+  tag: t.Optional(t.String({ maxLength: 64 })),
+  ...PageQuery,
+})

@@ -1,0 +1,41 @@
+// startServer(): the real service listening on a loopback port (in-memory PGlite clone, as in the harness),
+// for end-to-end tests that go through HTTP, cookies and Origin checks the way a client does.
+import { createTestApp, type TestApp } from '../harness'
+
+export interface E2EServer {
+  /** `http://127.0.0.1:<port>`, also the app's BASE_URL, so it is the allowed Origin for cookie writes. */
+  url: string
+  app: TestApp['app']
+  deps: TestApp['deps']
+  /** Stops listening (closing open connections), then closes the database. */
+  stop(): Promise<void>
+}
+
+export async function startServer(options: { env?: Record<string, string> } = {}): Promise<E2EServer> {
+  // The port is only known once listening, and BASE_URL must name it: listen first, then build the app.
+  let handle: ((request: Request) => Response | Promise<Response>) | undefined
+  const server = Bun.serve({
+    hostname: '127.0.0.1',
+    port: 0,
+    fetch: (request) => (handle ? handle(request) : new Response('starting', { status: 503 })),
+  })
+  const url = `http://127.0.0.1:${server.port}`
+  let t: TestApp
+  try {
+    t = await createTestApp({ env: { BASE_URL: url, ...options.env } })
+  } catch (error) {
+    await server.stop(true)
+    throw error
+  }
+  const app = t.app
+  handle = (request) => app.fetch(request)
+  return {
+    url,
+    app,
+    deps: t.deps,
+    async stop() {
+      await server.stop(true)
+      await t.close()
+    },
+  }
+}

@@ -4,7 +4,7 @@ import type { Deps } from './deps'
 import { bodyLimit, MAX_BODY_BYTES } from './http/body-limit'
 import { cors } from './http/cors'
 import { errorHandler } from './http/errors'
-import { openapiDocs } from './http/openapi'
+import { mountOpenApi } from './http/openapi'
 import { authRoutes } from './modules/auth/auth.routes'
 import { documentsRoutes } from './modules/documents/documents.routes'
 import { keysRoutes } from './modules/keys/keys.routes'
@@ -22,11 +22,10 @@ const Health = t.Object(
 )
 
 export function createApp(deps: Deps) {
-  return new Elysia()
+  const app = new Elysia()
     .use(errorHandler(deps.log, MAX_BODY_BYTES))
     .use(cors(deps.config))
     .use(bodyLimit(MAX_BODY_BYTES))
-    .use(openapiDocs(deps.config))
     .get('/', () => ({ status: 'ok' as const, version: deps.config.version, database: deps.dbKind }), {
       response: { 200: Health },
       detail: { tags: ['health'], summary: 'Health: status, version and database kind' },
@@ -37,6 +36,7 @@ export function createApp(deps: Deps) {
     .use(documentsRoutes(deps))
     .use(memoriesRoutes(deps))
     .use(usageRoutes(deps))
+  return mountOpenApi(app, deps.config)
 }
 
 export type App = ReturnType<typeof createApp>

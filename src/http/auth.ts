@@ -20,17 +20,26 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
 
 export const security: Record<string, string[]>[] = [{ bearer: [] }, { session: [] }]
 
+/** Principals by request: authenticated in `transform` (before validation, so a caller without credentials
+ * learns 401, not what the body should look like), handed to the handler by `resolve`. */
+const principals = new WeakMap<Request, Principal>()
+
 export function authPlugin(deps: Deps) {
   return new Elysia({ name: 'auth' }).macro({
     auth: {
       detail: { security },
-      async resolve({ request, set }) {
+      async transform({ request, set }) {
         const principal = await authenticate(deps, request, (cookie) => {
           set.headers['set-cookie'] = cookie
         })
         const calls = await countApiCall(deps, principal.user.id)
         const cap = limitsOf(deps, principal.user.plan).api_calls_per_month
         if (cap !== null && calls > cap) throw paymentRequired(limitMessage(deps, principal.user.plan, 'api_calls_per_month'))
+        principals.set(request, principal)
+      },
+      resolve({ request }) {
+        const principal = principals.get(request)
+        if (!principal) throw unauthorized()
         return { user: principal.user, principal }
       },
     },

@@ -34,8 +34,11 @@ export function errorHandler(log: Logger, maxBodyBytes: number) {
       const length = Number(request.headers.get('content-length') ?? 0)
       if (length > maxBodyBytes) throw payloadTooLarge(`request body is larger than ${maxBodyBytes} bytes`)
     })
-    .onError({ as: 'global' }, ({ code, error, set, request }) => {
+    .onError({ as: 'global' }, ({ code, error: thrown, set, request }) => {
+      let error: unknown = thrown
       set.headers['content-type'] = 'application/json'
+      // An AppError thrown while parsing (the body limit) arrives wrapped in Elysia's parse error.
+      if (code === 'PARSE' && (error as Error).cause instanceof AppError) error = (error as Error).cause as AppError
       if (error instanceof AppError) {
         Object.assign(set.headers, error.headers)
         set.status = error.status

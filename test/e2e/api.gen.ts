@@ -86,7 +86,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/keys/": {
+    "/api/keys": {
         parameters: {
             query?: never;
             header?: never;
@@ -121,7 +121,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/workspaces/": {
+    "/api/workspaces": {
         parameters: {
             query?: never;
             header?: never;
@@ -174,7 +174,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/documents/": {
+    "/api/documents": {
         parameters: {
             query?: never;
             header?: never;
@@ -415,7 +415,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/memories/": {
+    "/api/memories": {
         parameters: {
             query?: never;
             header?: never;
@@ -496,7 +496,12 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "*/*"?: never;
+                "application/json": {
+                    /** Format: email */
+                    email: string;
+                    password: string;
+                    name?: string;
+                };
             };
         };
         responses: {
@@ -512,10 +517,10 @@ export interface operations {
                             /** Format: uuid */
                             id: string;
                             email: string;
-                            name: ((string | null) | null) | null;
+                            name: string | null;
                             /** @description free | pro */
                             plan: string;
-                            avatar_url: ((string | null) | null) | null;
+                            avatar_url: string | null;
                             /** Format: date-time */
                             created_at: string;
                         };
@@ -566,7 +571,10 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "*/*"?: never;
+                "application/json": {
+                    email: string;
+                    password: string;
+                };
             };
         };
         responses: {
@@ -582,10 +590,10 @@ export interface operations {
                             /** Format: uuid */
                             id: string;
                             email: string;
-                            name: ((string | null) | null) | null;
+                            name: string | null;
                             /** @description free | pro */
                             plan: string;
-                            avatar_url: ((string | null) | null) | null;
+                            avatar_url: string | null;
                             /** Format: date-time */
                             created_at: string;
                         };
@@ -641,10 +649,7 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    type: unknown;
-                    description: unknown;
-                };
+                content?: never;
             };
             /** @description Response for status 403 */
             403: {
@@ -680,10 +685,10 @@ export interface operations {
                             /** Format: uuid */
                             id: string;
                             email: string;
-                            name: ((string | null) | null) | null;
+                            name: string | null;
                             /** @description free | pro */
                             plan: string;
-                            avatar_url: ((string | null) | null) | null;
+                            avatar_url: string | null;
                             /** Format: date-time */
                             created_at: string;
                         };
@@ -726,13 +731,13 @@ export interface operations {
                             id: string;
                             /** @description The first 16 characters of the key, for identification */
                             prefix: string;
-                            label: ((string | null) | null) | null;
+                            label: string | null;
                             /** @description The account's plan */
                             tier: string;
                             /** Format: date-time */
                             created_at: string;
                             /** Format: date-time */
-                            last_used_at: ((string | null) | null) | null;
+                            last_used_at: string | null;
                         }[];
                     };
                 };
@@ -759,7 +764,9 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "*/*"?: never;
+                "application/json": {
+                    label?: string | null;
+                };
             };
         };
         responses: {
@@ -774,13 +781,13 @@ export interface operations {
                         id: string;
                         /** @description The first 16 characters of the key, for identification */
                         prefix: string;
-                        label: ((string | null) | null) | null;
+                        label: string | null;
                         /** @description The account's plan */
                         tier: string;
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
-                        last_used_at: ((string | null) | null) | null;
+                        last_used_at: string | null;
                         /** @description The full key, returned this once only */
                         key: string;
                     };
@@ -848,10 +855,7 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    type: unknown;
-                    description: unknown;
-                };
+                content?: never;
             };
             /** @description Response for status 400 */
             400: {
@@ -902,7 +906,7 @@ export interface operations {
     getApiWorkspaces: {
         parameters: {
             query?: {
-                limit?: string | number;
+                limit?: number;
                 cursor?: string;
             };
             header?: never;
@@ -922,15 +926,15 @@ export interface operations {
                             /** Format: uuid */
                             id: string;
                             name: string;
-                            description: ((string | null) | null) | null;
+                            description: string | null;
                             /** @description Active documents */
-                            document_count: string | number;
+                            document_count: number;
                             /** Format: date-time */
                             created_at: string;
                             /** Format: date-time */
                             updated_at: string;
                         }[];
-                        next_cursor: ((string | null) | null) | null;
+                        next_cursor: string | null;
                     };
                 };
             };
@@ -967,7 +971,10 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "*/*"?: never;
+                "application/json": {
+                    name: string;
+                    description?: string | null;
+                };
             };
         };
         responses: {
@@ -981,9 +988,9 @@ export interface operations {
                         /** Format: uuid */
                         id: string;
                         name: string;
-                        description: ((string | null) | null) | null;
+                        description: string | null;
                         /** @description Active documents */
-                        document_count: string | number;
+                        document_count: number;
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
@@ -1053,10 +1060,7 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    type: unknown;
-                    description: unknown;
-                };
+                content?: never;
             };
             /** @description Response for status 400 */
             400: {
@@ -1126,7 +1130,10 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "*/*"?: never;
+                "application/json": {
+                    name?: string;
+                    description?: string | null;
+                };
             };
         };
         responses: {
@@ -1140,9 +1147,9 @@ export interface operations {
                         /** Format: uuid */
                         id: string;
                         name: string;
-                        description: ((string | null) | null) | null;
+                        description: string | null;
                         /** @description Active documents */
-                        document_count: string | number;
+                        document_count: number;
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
@@ -1199,7 +1206,7 @@ export interface operations {
     getApiWorkspacesByIdContext: {
         parameters: {
             query?: {
-                max_tokens?: string | number;
+                max_tokens?: number;
             };
             header?: never;
             path: {
@@ -1220,7 +1227,7 @@ export interface operations {
                             /** Format: uuid */
                             id: string;
                             name: string;
-                            description: ((string | null) | null) | null;
+                            description: string | null;
                         };
                         pinned: {
                             /** Format: uuid */
@@ -1266,12 +1273,12 @@ export interface operations {
                             updated_at: string;
                         }[];
                         stats: {
-                            documents: string | number;
-                            memories: string | number;
-                            pending_drafts: string | number;
-                            links: string | number;
+                            documents: number;
+                            memories: number;
+                            pending_drafts: number;
+                            links: number;
                             /** Format: date-time */
-                            last_updated: ((string | null) | null) | null;
+                            last_updated: string | null;
                         };
                         /** @description true when max_tokens left items out */
                         truncated: boolean;
@@ -1321,7 +1328,7 @@ export interface operations {
                 source?: "api" | "extension" | "connector" | "agent" | "mcp";
                 kind?: "document" | "note" | "webpage" | "fact" | "preference" | "decision" | "routine" | "lesson";
                 status?: "active" | "pending_approval" | "archived";
-                limit?: string | number;
+                limit?: number;
                 cursor?: string;
             };
             header?: never;
@@ -1351,20 +1358,20 @@ export interface operations {
                             status: string;
                             /** @description api | extension | connector | agent | mcp */
                             source: string;
-                            source_ref: ((string | null) | null) | null;
-                            url: ((string | null) | null) | null;
+                            source_ref: string | null;
+                            url: string | null;
                             pinned: boolean;
                             /** @description -1 | 0 | 1 */
-                            rating: string | number;
+                            rating: number;
                             /** @description pending | indexed | failed */
                             index_status: string;
-                            size_bytes: string | number;
+                            size_bytes: number;
                             /** Format: date-time */
                             created_at: string;
                             /** Format: date-time */
                             updated_at: string;
                         }[];
-                        next_cursor: ((string | null) | null) | null;
+                        next_cursor: string | null;
                     };
                 };
             };
@@ -1401,7 +1408,29 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "*/*"?: never;
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description Defaults to the default workspace of the settings
+                     */
+                    workspace_id?: string;
+                    title?: string;
+                    body: string;
+                    excerpt?: string;
+                    /** Format: uri */
+                    url?: string;
+                    tags?: string[];
+                    /** @enum {string} */
+                    kind?: "document" | "note" | "webpage" | "fact" | "preference" | "decision" | "routine" | "lesson";
+                    /** @enum {string} */
+                    source?: "api" | "extension" | "mcp";
+                    source_ref?: string;
+                    pinned?: boolean;
+                    /** @description Free-form JSON, at most 16 KiB */
+                    metadata?: {
+                        [key: string]: unknown;
+                    };
+                };
             };
         };
         responses: {
@@ -1425,14 +1454,14 @@ export interface operations {
                         status: string;
                         /** @description api | extension | connector | agent | mcp */
                         source: string;
-                        source_ref: ((string | null) | null) | null;
-                        url: ((string | null) | null) | null;
+                        source_ref: string | null;
+                        url: string | null;
                         pinned: boolean;
                         /** @description -1 | 0 | 1 */
-                        rating: string | number;
+                        rating: number;
                         /** @description pending | indexed | failed */
                         index_status: string;
-                        size_bytes: string | number;
+                        size_bytes: number;
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
@@ -1466,14 +1495,14 @@ export interface operations {
                         status: string;
                         /** @description api | extension | connector | agent | mcp */
                         source: string;
-                        source_ref: ((string | null) | null) | null;
-                        url: ((string | null) | null) | null;
+                        source_ref: string | null;
+                        url: string | null;
                         pinned: boolean;
                         /** @description -1 | 0 | 1 */
-                        rating: string | number;
+                        rating: number;
                         /** @description pending | indexed | failed */
                         index_status: string;
-                        size_bytes: string | number;
+                        size_bytes: number;
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
@@ -1559,7 +1588,7 @@ export interface operations {
         parameters: {
             query?: {
                 workspace_id?: string;
-                size_bytes?: string | number;
+                size_bytes?: number;
                 url?: string;
             };
             header?: never;
@@ -1581,12 +1610,12 @@ export interface operations {
                         deduplicated: boolean;
                         usage: {
                             documents: {
-                                used: string | number;
-                                limit: string | number;
+                                used: number;
+                                limit: number;
                             };
                             storage_bytes: {
-                                used: string | number;
-                                limit: string | number;
+                                used: number;
+                                limit: number;
                             };
                         };
                     };
@@ -1636,7 +1665,9 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "*/*"?: never;
+                "application/json": {
+                    ids: string[];
+                };
             };
         };
         responses: {
@@ -1718,14 +1749,14 @@ export interface operations {
                         status: string;
                         /** @description api | extension | connector | agent | mcp */
                         source: string;
-                        source_ref: ((string | null) | null) | null;
-                        url: ((string | null) | null) | null;
+                        source_ref: string | null;
+                        url: string | null;
                         pinned: boolean;
                         /** @description -1 | 0 | 1 */
-                        rating: string | number;
+                        rating: number;
                         /** @description pending | indexed | failed */
                         index_status: string;
-                        size_bytes: string | number;
+                        size_bytes: number;
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
@@ -1789,10 +1820,7 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    type: unknown;
-                    description: unknown;
-                };
+                content?: never;
             };
             /** @description Response for status 400 */
             400: {
@@ -1851,7 +1879,13 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "*/*"?: never;
+                "application/json": {
+                    title?: string;
+                    excerpt?: string;
+                    body?: string;
+                    tags?: string[];
+                    pinned?: boolean;
+                };
             };
         };
         responses: {
@@ -1875,14 +1909,14 @@ export interface operations {
                         status: string;
                         /** @description api | extension | connector | agent | mcp */
                         source: string;
-                        source_ref: ((string | null) | null) | null;
-                        url: ((string | null) | null) | null;
+                        source_ref: string | null;
+                        url: string | null;
                         pinned: boolean;
                         /** @description -1 | 0 | 1 */
-                        rating: string | number;
+                        rating: number;
                         /** @description pending | indexed | failed */
                         index_status: string;
-                        size_bytes: string | number;
+                        size_bytes: number;
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
@@ -1994,14 +2028,14 @@ export interface operations {
                         status: string;
                         /** @description api | extension | connector | agent | mcp */
                         source: string;
-                        source_ref: ((string | null) | null) | null;
-                        url: ((string | null) | null) | null;
+                        source_ref: string | null;
+                        url: string | null;
                         pinned: boolean;
                         /** @description -1 | 0 | 1 */
-                        rating: string | number;
+                        rating: number;
                         /** @description pending | indexed | failed */
                         index_status: string;
-                        size_bytes: string | number;
+                        size_bytes: number;
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
@@ -2091,14 +2125,14 @@ export interface operations {
                         status: string;
                         /** @description api | extension | connector | agent | mcp */
                         source: string;
-                        source_ref: ((string | null) | null) | null;
-                        url: ((string | null) | null) | null;
+                        source_ref: string | null;
+                        url: string | null;
                         pinned: boolean;
                         /** @description -1 | 0 | 1 */
-                        rating: string | number;
+                        rating: number;
                         /** @description pending | indexed | failed */
                         index_status: string;
-                        size_bytes: string | number;
+                        size_bytes: number;
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
@@ -2184,10 +2218,7 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    type: unknown;
-                    description: unknown;
-                };
+                content?: never;
             };
             /** @description Response for status 400 */
             400: {
@@ -2246,7 +2277,10 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "*/*"?: never;
+                "application/json": {
+                    /** @enum {string} */
+                    rating: -1 | 0 | 1;
+                };
             };
         };
         responses: {
@@ -2270,14 +2304,14 @@ export interface operations {
                         status: string;
                         /** @description api | extension | connector | agent | mcp */
                         source: string;
-                        source_ref: ((string | null) | null) | null;
-                        url: ((string | null) | null) | null;
+                        source_ref: string | null;
+                        url: string | null;
                         pinned: boolean;
                         /** @description -1 | 0 | 1 */
-                        rating: string | number;
+                        rating: number;
                         /** @description pending | indexed | failed */
                         index_status: string;
-                        size_bytes: string | number;
+                        size_bytes: number;
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
@@ -2367,14 +2401,14 @@ export interface operations {
                         status: string;
                         /** @description api | extension | connector | agent | mcp */
                         source: string;
-                        source_ref: ((string | null) | null) | null;
-                        url: ((string | null) | null) | null;
+                        source_ref: string | null;
+                        url: string | null;
                         pinned: boolean;
                         /** @description -1 | 0 | 1 */
-                        rating: string | number;
+                        rating: number;
                         /** @description pending | indexed | failed */
                         index_status: string;
-                        size_bytes: string | number;
+                        size_bytes: number;
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
@@ -2475,14 +2509,14 @@ export interface operations {
                         status: string;
                         /** @description api | extension | connector | agent | mcp */
                         source: string;
-                        source_ref: ((string | null) | null) | null;
-                        url: ((string | null) | null) | null;
+                        source_ref: string | null;
+                        url: string | null;
                         pinned: boolean;
                         /** @description -1 | 0 | 1 */
-                        rating: string | number;
+                        rating: number;
                         /** @description pending | indexed | failed */
                         index_status: string;
-                        size_bytes: string | number;
+                        size_bytes: number;
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
@@ -2641,7 +2675,10 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "*/*"?: never;
+                "application/json": {
+                    /** Format: uuid */
+                    target_id: string;
+                };
             };
         };
         responses: {
@@ -2768,10 +2805,7 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    type: unknown;
-                    description: unknown;
-                };
+                content?: never;
             };
             /** @description Response for status 400 */
             400: {
@@ -2828,7 +2862,31 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "*/*"?: never;
+                "application/json": {
+                    /** Format: uuid */
+                    workspace_id: string;
+                    learnings: {
+                        /** @enum {string} */
+                        kind: "fact" | "preference" | "decision" | "routine" | "lesson";
+                        title: string;
+                        body: string;
+                        tags?: string[];
+                        /** @description Unknown keys are kept; at most 16 KiB of JSON */
+                        metadata?: {
+                            topic?: string;
+                            confidence?: number;
+                            evidence?: string;
+                            conversation_id?: string;
+                            /**
+                             * Format: uuid
+                             * @description The id of a memory this one replaces; archived when this one is approved
+                             */
+                            supersedes?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    }[];
+                };
             };
         };
         responses: {
@@ -2853,14 +2911,14 @@ export interface operations {
                             status: string;
                             /** @description api | extension | connector | agent | mcp */
                             source: string;
-                            source_ref: ((string | null) | null) | null;
-                            url: ((string | null) | null) | null;
+                            source_ref: string | null;
+                            url: string | null;
                             pinned: boolean;
                             /** @description -1 | 0 | 1 */
-                            rating: string | number;
+                            rating: number;
                             /** @description pending | indexed | failed */
                             index_status: string;
-                            size_bytes: string | number;
+                            size_bytes: number;
                             /** Format: date-time */
                             created_at: string;
                             /** Format: date-time */
@@ -2949,7 +3007,7 @@ export interface operations {
                 kind?: "fact" | "preference" | "decision" | "routine" | "lesson";
                 status?: "active" | "pending_approval" | "archived";
                 tag?: string;
-                limit?: string | number;
+                limit?: number;
                 cursor?: string;
             };
             header?: never;
@@ -2979,20 +3037,20 @@ export interface operations {
                             status: string;
                             /** @description api | extension | connector | agent | mcp */
                             source: string;
-                            source_ref: ((string | null) | null) | null;
-                            url: ((string | null) | null) | null;
+                            source_ref: string | null;
+                            url: string | null;
                             pinned: boolean;
                             /** @description -1 | 0 | 1 */
-                            rating: string | number;
+                            rating: number;
                             /** @description pending | indexed | failed */
                             index_status: string;
-                            size_bytes: string | number;
+                            size_bytes: number;
                             /** Format: date-time */
                             created_at: string;
                             /** Format: date-time */
                             updated_at: string;
                         }[];
-                        next_cursor: ((string | null) | null) | null;
+                        next_cursor: string | null;
                     };
                 };
             };
@@ -3040,16 +3098,16 @@ export interface operations {
                         /** @description Calendar month (UTC) of api_calls, YYYY-MM */
                         period: string;
                         documents: {
-                            used: string | number;
-                            limit: string | number;
+                            used: number;
+                            limit: number;
                         };
                         storage_bytes: {
-                            used: string | number;
-                            limit: string | number;
+                            used: number;
+                            limit: number;
                         };
                         api_calls: {
-                            used: string | number;
-                            limit: ((string | number) | null) | null;
+                            used: number;
+                            limit: (number | null) | null;
                         };
                     };
                 };

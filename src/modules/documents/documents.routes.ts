@@ -16,7 +16,7 @@ export function documentsRoutes(deps: Deps) {
   return new Elysia({ prefix: '/api/documents' })
     .use(authPlugin(deps))
     .post(
-      '/',
+      '',
       async ({ user, principal, body, set }) => {
         const source = body.source ?? (principal.via === 'session' ? 'extension' : 'api')
         const { document, deduplicated } = await ingestDocument(deps, user, { ...body, source })
@@ -36,7 +36,7 @@ export function documentsRoutes(deps: Deps) {
       response: { 200: S.CheckResult, ...errors(400, 401, 404) },
       detail: { tags, summary: 'Dry run: would an ingest of this size (and URL) be allowed? Same verdict as POST, nothing stored' },
     })
-    .get('/', ({ user, query }) => listDocuments(deps, user, query), {
+    .get('', ({ user, query }) => listDocuments(deps, user, query), {
       auth: true,
       query: S.ListQuery,
       response: { 200: S.DocumentPage, ...errors(400, 401) },

@@ -3,8 +3,14 @@ import { t } from 'elysia'
 import { Page, PageQuery, Timestamp, Uuid } from '../../http/schemas'
 import { KINDS, SOURCES, STATUSES } from './documents.model'
 
-const literals = <const T extends readonly [string, ...string[]]>(values: T, description?: string) =>
-  t.UnionEnum(values, { description, error: `must be one of ${values.join(', ')}` })
+type Literal<V extends string> = ReturnType<typeof t.Literal<V>>
+
+// t.Union of literals, not t.UnionEnum: Elysia fills an omitted optional UnionEnum with its first value.
+export const literals = <const T extends readonly [string, ...string[]]>(values: T, description?: string) =>
+  t.Union(
+    values.map((v) => t.Literal(v)) as [Literal<T[number]>],
+    { description, error: `must be one of ${values.join(', ')}` },
+  )
 
 export const KindSchema = literals(KINDS, 'document | note | webpage, or a memory kind: fact | preference | decision | routine | lesson')
 export const StatusSchema = literals(STATUSES)

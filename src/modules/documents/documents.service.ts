@@ -1,6 +1,6 @@
 // Documents: ingest (limits checked before anything is stored; duplicates update), the dry-run check,
 // list, fetch, update (re-indexed), delete and bulk delete.
-import { and, arrayContains, desc, eq, inArray, lt, or, type SQL } from 'drizzle-orm'
+import { and, arrayContains, desc, eq, inArray, lt, ne, or, type SQL } from 'drizzle-orm'
 import { documents } from '../../../db/schema'
 import type { Tx } from '../../../db/client'
 import type { Deps } from '../../deps'
@@ -31,7 +31,7 @@ export interface IngestInput {
   metadata?: Record<string, unknown>
 }
 
-/** The document the user already has for this URL or content in this workspace, if any. */
+/** The document the user already has for this URL or content in this workspace, if any (drafts aside). */
 async function findDuplicate(db: Tx, userId: string, workspaceId: string, url: string | null, hash: string | null): Promise<DocumentRow | undefined> {
   const same: SQL[] = []
   if (url) same.push(eq(documents.url, url))
@@ -40,7 +40,8 @@ async function findDuplicate(db: Tx, userId: string, workspaceId: string, url: s
   const [row] = await db
     .select()
     .from(documents)
-    .where(and(eq(documents.user_id, userId), eq(documents.workspace_id, workspaceId), or(...same)))
+    // A pending draft is an agent's proposal, not the user's document: it never absorbs an ingest.
+    .where(and(eq(documents.user_id, userId), eq(documents.workspace_id, workspaceId), ne(documents.status, 'pending_approval'), or(...same)))
     .orderBy(desc(documents.id))
     .limit(1)
   return row
@@ -99,6 +100,9 @@ export async function ingestDocument(deps: Deps, user: SessionUser, input: Inges
           ...(input.pinned !== undefined ? { pinned: input.pinned } : {}),
           ...(input.metadata ? { metadata: { ...existing.metadata, ...input.metadata } } : {}),
           ...(input.tags ? {} : { tags: existing.tags }),
+          url: url ?? existing.url,
+          // Saving an archived page again means the user wants it back.
+          status: existing.status === 'archived' ? 'active' : existing.status,
           updated_at: now,
         })
         .where(eq(documents.id, existing.id))

@@ -11,13 +11,13 @@ const tags = ['keys']
 export function keysRoutes(deps: Deps) {
   return new Elysia({ prefix: '/api/keys' })
     .use(authPlugin(deps))
-    .get('/', async ({ user }) => ({ data: await listKeys(deps, user) }), {
+    .get('', async ({ user }) => ({ data: await listKeys(deps, user) }), {
       auth: true,
       response: { 200: KeyList, ...errors(401) },
       detail: { tags, summary: 'List API keys (prefixes only; the full key is never shown again)' },
     })
     .post(
-      '/',
+      '',
       async ({ user, body, set }) => {
         set.status = 201
         return createKey(deps, user, body?.label?.trim() || null)

@@ -25,7 +25,7 @@ export function memoriesRoutes(deps: Deps) {
         detail: { tags, summary: 'Save 1–25 learnings as pending_approval drafts: all stored or none; invisible until approved' },
       },
     )
-    .get('/', ({ user, query }) => listMemories(deps, user, query), {
+    .get('', ({ user, query }) => listMemories(deps, user, query), {
       auth: true,
       query: MemoryListQuery,
       response: { 200: DocumentPage, ...errors(400, 401) },

@@ -2,9 +2,9 @@
 import { t } from 'elysia'
 import { PageQuery, Uuid } from '../../http/schemas'
 import { MEMORY_KINDS } from '../documents/documents.model'
-import { Document, StatusSchema, Tags, Title } from '../documents/documents.schemas'
+import { Document, literals, StatusSchema, Tags, Title } from '../documents/documents.schemas'
 
-export const MemoryKind = t.UnionEnum(MEMORY_KINDS, { error: `must be one of ${MEMORY_KINDS.join(', ')}` })
+export const MemoryKind = literals(MEMORY_KINDS)
 
 export const DraftMetadata = t.Object(
   {

@@ -12,14 +12,14 @@ const tags = ['workspaces']
 export function workspacesRoutes(deps: Deps) {
   return new Elysia({ prefix: '/api/workspaces' })
     .use(authPlugin(deps))
-    .get('/', ({ user, query }) => listWorkspaces(deps, user, query), {
+    .get('', ({ user, query }) => listWorkspaces(deps, user, query), {
       auth: true,
       query: S.WorkspaceListQuery,
       response: { 200: S.WorkspacePage, ...errors(400, 401) },
       detail: { tags, summary: 'List workspaces with their active document counts' },
     })
     .post(
-      '/',
+      '',
       async ({ user, body, set }) => {
         set.status = 201
         return createWorkspace(deps, user, body)

@@ -1,0 +1,48 @@
+// The parts of an OpenAPI 3.1 document the e2e checks read, fetched from the live server.
+import { expect } from 'bun:test'
+
+export interface Operation {
+  operationId?: string
+  summary?: string
+  tags?: string[]
+  security?: Record<string, string[]>[]
+  parameters?: { name: string; in: string; required?: boolean; schema?: { format?: string } }[]
+  requestBody?: { content?: Record<string, { schema?: unknown }> }
+  responses?: Record<string, { content?: Record<string, unknown> }>
+}
+
+export interface OpenApiDocument {
+  [key: string]: unknown
+  openapi: string
+  paths: Record<string, Record<string, Operation>>
+  components?: { securitySchemes?: Record<string, unknown> }
+}
+
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']
+
+export async function fetchDocument(baseUrl: string): Promise<OpenApiDocument> {
+  const res = await fetch(`${baseUrl}/openapi/json`)
+  expect(res.status).toBe(200)
+  expect(res.headers.get('content-type')).toContain('application/json')
+  return (await res.json()) as OpenApiDocument
+}
+
+/** Every operation; `key` is "METHOD /path" with no trailing slash, as DESIGN.md writes routes. */
+export function operations(doc: OpenApiDocument): { key: string; path: string; method: string; op: Operation }[] {
+  return Object.entries(doc.paths).flatMap(([path, item]) =>
+    METHODS.filter((m) => item[m]).map((method) => ({
+      key: `${method.toUpperCase()} ${path.replace(/\/+$/, '') || '/'}`,
+      path,
+      method,
+      op: item[method]!,
+    })),
+  )
+}
+
+/** `seen` entries ("method /schema/path status") whose status the document does not list for that operation. */
+export function undeclaredStatuses(doc: OpenApiDocument, seen: string[]): string[] {
+  return seen.filter((entry) => {
+    const [method, path, status] = entry.split(' ') as [string, string, string]
+    return !doc.paths[path]?.[method]?.responses?.[status]
+  })
+}

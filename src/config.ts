@@ -63,13 +63,7 @@ export function loadConfig(env: Env = process.env): Config {
     .split(',')
     .map((o) => o.trim())
     .filter(Boolean)
-    .map((o) => {
-      try {
-        return new URL(o).origin
-      } catch {
-        throw new ConfigError(`ALLOWED_ORIGINS has an invalid origin: ${o}`)
-      }
-    })
+    .map(parseOrigin)
   return {
     port,
     baseUrl,
@@ -88,6 +82,23 @@ export function loadConfig(env: Env = process.env): Config {
 /** True when the embedded database lives only in memory (tests); then nothing is written to disk. */
 export function isInMemory(config: Pick<Config, 'dataDir'>): boolean {
   return config.dataDir === 'memory://'
+}
+
+/**
+ * The origin a browser sends for this URL. Extension schemes (chrome-extension://id) have an opaque
+ * WHATWG origin ("null"), but browsers send `scheme://host` for them, so that is what is kept; the
+ * literal "null" origin is never allowed.
+ */
+function parseOrigin(value: string): string {
+  let u: URL
+  try {
+    u = new URL(value)
+  } catch {
+    throw new ConfigError(`ALLOWED_ORIGINS has an invalid origin: ${value}`)
+  }
+  const origin = u.protocol === 'http:' || u.protocol === 'https:' ? u.origin : `${u.protocol}//${u.host}`
+  if (!u.host || origin === 'null') throw new ConfigError(`ALLOWED_ORIGINS has an invalid origin: ${value}`)
+  return origin
 }
 
 function planLimits(env: Env): Record<Plan, PlanLimits> {

@@ -11,7 +11,7 @@ import { FakeClock } from './fakes/clock'
 let template: Promise<PGlite> | undefined
 
 /** Migrations replay once per test process; each app gets a clone (~0.5 s instead of ~3 s). */
-function migratedTemplate(): Promise<PGlite> {
+export function migratedTemplate(): Promise<PGlite> {
   template ??= (async () => {
     const pglite = await openPglite('memory://')
     await runMigrations(await createDb({ dataDir: 'memory://', databaseUrl: null }, { pglite }))

@@ -1,5 +1,5 @@
 // /api/keys: list, create (full key shown once; capped per plan), revoke (effective at once).
-import { Elysia } from 'elysia'
+import { Elysia, t } from 'elysia'
 import type { Deps } from '../../deps'
 import { authPlugin } from '../../http/auth'
 import { errors, IdParams, NoContent } from '../../http/schemas'
@@ -24,7 +24,7 @@ export function keysRoutes(deps: Deps) {
       },
       {
         auth: true,
-        body: CreateKeyBody,
+        body: t.Optional(CreateKeyBody),
         response: { 201: CreatedApiKey, ...errors(400, 401, 402, 403) },
         detail: { tags, summary: 'Create an API key; the response carries the full key once (402 at the plan cap)' },
       },

@@ -1,6 +1,6 @@
 // Workspaces: list with counts, create (capped per plan), rename, delete (cascades; never the last one).
 import { and, count, desc, eq, lt, sql } from 'drizzle-orm'
-import { documents, settings, workspaces } from '../../../db/schema'
+import { settings, workspaces } from '../../../db/schema'
 import type { Tx } from '../../../db/client'
 import type { Deps } from '../../deps'
 import { conflict, notFound } from '../../http/errors'
@@ -22,7 +22,8 @@ const toWorkspaceDto = (row: WorkspaceRow, documentCount: number) => ({
 export type WorkspaceDto = ReturnType<typeof toWorkspaceDto>
 
 /** Active documents only: what search, lists and context packs see. */
-const activeCount = sql<number>`(select count(*)::int from ${documents} where ${documents.workspace_id} = ${workspaces.id} and ${documents.status} = 'active')`
+// Qualified by hand: inside a subquery drizzle renders bare column names, and a bare "id" would be documents.id.
+const activeCount = sql<number>`(select count(*)::int from documents d where d.workspace_id = "workspaces"."id" and d.status = 'active')`
 
 export async function findWorkspace(db: Tx, userId: string, id: string): Promise<WorkspaceRow> {
   const [row] = await db.select().from(workspaces).where(and(eq(workspaces.id, id), eq(workspaces.user_id, userId)))

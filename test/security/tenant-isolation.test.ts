@@ -1,0 +1,374 @@
+// Tenant isolation: user B, holding user A's ids, reaches nothing of A's through any route.
+// The {id} routes are read from the app's own /openapi/json, so a route added later without an
+// ownership check is swept too (and one whose resource this suite has no fixture for fails loudly).
+import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test'
+import { createTestApp, type TestApp, type TestUser } from '../harness'
+
+// test/setup.ts sets 30 s, but that default is lost for files that run after a src/*.test.ts file; the first
+// app of a process migrates the template database, which can take longer than Bun's own 5 s.
+setDefaultTimeout(30_000)
+
+let t: TestApp
+let A: TestUser
+let B: TestUser
+
+/** A's things, of every state. */
+const a = {
+  workspaces: [] as string[],
+  docs: {} as Record<'active' | 'target' | 'archived' | 'draft' | 'memory' | 'pinned', string>,
+  keyId: '',
+  titles: [] as string[],
+}
+/** B's own things, used where a route needs a second, legitimate id. */
+const b = { workspace: '', doc: '', keyId: '' }
+
+const aDocIds = () => Object.values(a.docs)
+const aIds = () => [...a.workspaces, ...aDocIds(), a.keyId]
+
+/** Route prefix → A's ids (what B must not reach) and B's own id of the same kind. */
+const fixtures = () => ({
+  '/api/documents': { foreign: aDocIds(), own: b.doc },
+  '/api/memories': { foreign: [a.docs.draft, a.docs.memory], own: b.doc },
+  '/api/workspaces': { foreign: a.workspaces, own: b.workspace },
+  '/api/keys': { foreign: [a.keyId], own: b.keyId },
+})
+
+async function ok<T = any>(method: string, path: string, opts: Parameters<TestApp['json']>[2], expected = [200, 201]): Promise<T> {
+  const res = await t.json(method, path, opts)
+  if (!expected.includes(res.status)) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`)
+  return res.body as T
+}
+
+/** Everything A can see, read with A's session (so nothing of A's changes by reading it). */
+async function snapshotA() {
+  const as = { cookie: A.cookie }
+  const docs: Record<string, unknown> = {}
+  const links: Record<string, unknown> = {}
+  for (const id of aDocIds()) {
+    docs[id] = await ok('GET', `/api/documents/${id}`, as)
+    links[id] = await ok('GET', `/api/documents/${id}/links`, as)
+  }
+  const lists: Record<string, unknown> = {}
+  for (const status of ['active', 'pending_approval', 'archived']) {
+    lists[`documents:${status}`] = await ok('GET', `/api/documents?status=${status}&limit=100`, as)
+    lists[`memories:${status}`] = await ok('GET', `/api/memories?status=${status}&limit=100`, as)
+  }
+  const contexts: Record<string, unknown> = {}
+  for (const id of a.workspaces) contexts[id] = await ok('GET', `/api/workspaces/${id}/context`, as)
+  return { docs, links, lists, contexts, workspaces: await ok('GET', '/api/workspaces', as), keys: await ok('GET', '/api/keys', as) }
+}
+
+beforeAll(async () => {
+  t = await createTestApp({ env: { DEFAULT_PLAN: 'pro' } })
+  A = await t.signUp()
+  B = await t.signUp()
+
+  a.keyId = (await ok('GET', '/api/keys', { key: A.key })).data[0].id
+  a.workspaces.push((await ok('GET', '/api/workspaces', { key: A.key })).data[0].id)
+  a.workspaces.push((await ok('POST', '/api/workspaces', { key: A.key, body: { name: 'A secret workspace' } })).id)
+  const [ws1, ws2] = a.workspaces as [string, string]
+  const ingest = async (body: Record<string, unknown>) => {
+    const doc = await ok('POST', '/api/documents', { key: A.key, body })
+    a.titles.push(doc.title)
+    return doc.id as string
+  }
+  a.docs.active = await ingest({ workspace_id: ws2, title: 'A secret plan', body: 'The secret plan of user A.', tags: ['secret'] })
+  a.docs.target = await ingest({ workspace_id: ws2, title: 'A linked note', body: 'Linked to the plan.', kind: 'note' })
+  a.docs.pinned = await ingest({ workspace_id: ws1, title: 'A pinned rule', body: 'Pinned by A.', pinned: true, url: 'https://a.example/rule' })
+  a.docs.memory = await ingest({ workspace_id: ws1, title: 'A fact', body: 'A knows this fact.', kind: 'fact', metadata: { topic: 'private' } })
+  a.docs.archived = await ingest({ workspace_id: ws2, title: 'A archived', body: 'Archived by A.' })
+  await ok('POST', `/api/documents/${a.docs.archived}/archive`, { key: A.key })
+  await ok('POST', `/api/documents/${a.docs.active}/link`, { key: A.key, body: { target_id: a.docs.target } })
+  const drafts = await ok('POST', '/api/memories/batch-draft', {
+    key: A.key,
+    body: { workspace_id: ws2, learnings: [{ kind: 'preference', title: 'A draft', body: 'A pending learning.', metadata: { topic: 'private' } }] },
+  })
+  a.docs.draft = drafts.data[0].id
+  a.titles.push('A draft', 'A secret workspace')
+
+  b.keyId = (await ok('GET', '/api/keys', { key: B.key })).data[0].id
+  b.workspace = (await ok('GET', '/api/workspaces', { key: B.key })).data[0].id
+  b.doc = (await ok('POST', '/api/documents', { key: B.key, body: { title: 'B own', body: 'B owns this.' } })).id
+})
+afterAll(() => t.close())
+
+// ---------- requests synthesised from the OpenAPI document ----------
+
+type Schema = Record<string, any>
+interface Operation {
+  method: string
+  path: string
+  params: string[]
+  body?: Schema
+}
+
+const METHODS = ['get', 'post', 'put', 'patch', 'delete']
+
+async function idOperations(): Promise<{ ops: Operation[]; resolve: (s: Schema) => Schema }> {
+  const res = await t.json('GET', '/openapi/json')
+  expect(res.status).toBe(200)
+  const doc = res.body
+  const resolve = (s: Schema): Schema => (s?.$ref ? resolve(s.$ref.split('/').slice(1).reduce((o: any, k: string) => o[k], doc)) : s)
+  const ops: Operation[] = []
+  for (const [path, item] of Object.entries<Record<string, any>>(doc.paths)) {
+    if (!path.includes('{')) continue
+    for (const method of METHODS) {
+      const op = item[method]
+      if (!op) continue
+      const params = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!)
+      const body = op.requestBody?.content?.['application/json']?.schema
+      ops.push({ method: method.toUpperCase(), path, params, body: body ? resolve(body) : undefined })
+    }
+  }
+  return { ops, resolve }
+}
+
+/** A minimal valid value of a JSON schema; UUIDs are B's own document, so only the path id is foreign. */
+function sample(schema: Schema, resolve: (s: Schema) => Schema): unknown {
+  const s = resolve(schema)
+  if ('const' in s) return s.const
+  if (s.enum) return s.enum[0]
+  if (s.default !== undefined) return s.default
+  const union = s.anyOf ?? s.oneOf
+  if (union) return sample(union.find((u: Schema) => resolve(u).type !== 'null') ?? union[0], resolve)
+  switch (Array.isArray(s.type) ? s.type.find((x: string) => x !== 'null') : s.type) {
+    case 'object': {
+      const out: Record<string, unknown> = {}
+      const props = Object.entries<Schema>(s.properties ?? {})
+      const required = new Set<string>(s.required ?? [])
+      if (required.size === 0 && (s.minProperties ?? 0) > 0 && props[0]) required.add(props[0][0])
+      for (const [k, v] of props) if (required.has(k)) out[k] = sample(v, resolve)
+      return out
+    }
+    case 'array':
+      return Array.from({ length: Math.max(1, s.minItems ?? 1) }, () => sample(s.items ?? {}, resolve))
+    case 'integer':
+    case 'number':
+      return s.minimum ?? 1
+    case 'boolean':
+      return true
+    case 'string':
+      if (s.format === 'uuid') return b.doc
+      if (s.format === 'email') return 'b@example.com'
+      if (s.format === 'uri') return 'https://b.example/'
+      return 'x'.repeat(Math.max(1, s.minLength ?? 1))
+    default:
+      return {}
+  }
+}
+
+/** Bodies that make the request valid in every respect but the foreign id. */
+const BODIES: Record<string, () => unknown> = {
+  'PATCH /api/documents/{id}': () => ({ title: 'changed by B', body: 'overwritten by B', tags: ['b'], pinned: false }),
+  'POST /api/documents/{id}/rate': () => ({ rating: -1 }),
+  'POST /api/documents/{id}/link': () => ({ target_id: b.doc }),
+  'PATCH /api/workspaces/{id}': () => ({ name: 'renamed by B', description: 'B was here' }),
+}
+
+const REQUIRED_ROUTES = [
+  'GET /api/documents/{id}',
+  'PATCH /api/documents/{id}',
+  'DELETE /api/documents/{id}',
+  'POST /api/documents/{id}/archive',
+  'POST /api/documents/{id}/restore',
+  'POST /api/documents/{id}/forget',
+  'POST /api/documents/{id}/rate',
+  'POST /api/documents/{id}/approve',
+  'POST /api/documents/{id}/reject',
+  'GET /api/documents/{id}/links',
+  'POST /api/documents/{id}/link',
+  'DELETE /api/documents/{id}/links/{targetId}',
+  'PATCH /api/workspaces/{id}',
+  'DELETE /api/workspaces/{id}',
+  'GET /api/workspaces/{id}/context',
+  'DELETE /api/keys/{id}',
+]
+
+const fill = (path: string, values: Record<string, string>) => path.replace(/\{(\w+)\}/g, (_, name: string) => values[name]!)
+const as = (cred: 'key' | 'cookie') => (cred === 'key' ? { key: B.key } : { cookie: B.cookie })
+const mask = (text: string, ids: string[]) => ids.reduce((s, id) => s.split(id).join('<id>'), text)
+
+describe("B holding A's ids", () => {
+  test('every {id} route of the API answers 404, exactly like a missing id, and A is unchanged', async () => {
+    const before = await snapshotA()
+    const { ops, resolve } = await idOperations()
+
+    const listed = new Set(ops.map((o) => `${o.method} ${o.path}`))
+    expect(REQUIRED_ROUTES.filter((r) => !listed.has(r))).toEqual([])
+
+    const uncovered: string[] = []
+    const failures: string[] = []
+    let attempts = 0
+    for (const op of ops) {
+      const route = `${op.method} ${op.path}`
+      const prefix = Object.keys(fixtures()).find((p) => op.path.startsWith(`${p}/`)) as keyof ReturnType<typeof fixtures> | undefined
+      if (!prefix) {
+        uncovered.push(route)
+        continue
+      }
+      const { foreign, own } = fixtures()[prefix]
+      const body = BODIES[route]?.() ?? (op.body ? sample(op.body, resolve) : undefined)
+      // Every param foreign, for each of A's ids; and, with several params, B's own first id with A's others.
+      const variants: Record<string, string>[] = []
+      for (const id of foreign) {
+        const others = foreign.filter((x) => x !== id)
+        variants.push(Object.fromEntries(op.params.map((p, i) => [p, i === 0 ? id : (others[i - 1] ?? id)])))
+        if (op.params.length > 1) variants.push(Object.fromEntries(op.params.map((p, i) => [p, i === 0 ? own : id])))
+      }
+      for (const values of variants) {
+        const foreignIds = Object.values(values).filter((v) => v !== own)
+        const controlValues = Object.fromEntries(Object.entries(values).map(([k, v]) => [k, v === own ? own : crypto.randomUUID()]))
+        for (const cred of ['key', 'cookie'] as const) {
+          attempts++
+          const path = fill(op.path, values)
+          const res = await t.request(op.method, path, { ...as(cred), body })
+          const text = await res.text()
+          const control = await t.request(op.method, fill(op.path, controlValues), { ...as(cred), body })
+          const controlText = await control.text()
+          const leaks = a.titles.filter((title) => text.includes(title))
+          if (res.status !== 404 || control.status !== 404 || mask(text, foreignIds) !== mask(controlText, Object.values(controlValues).filter((v) => v !== own)) || leaks.length) {
+            failures.push(`${op.method} ${path} via ${cred} → ${res.status} ${text.slice(0, 200)} (missing id → ${control.status} ${controlText.slice(0, 120)})`)
+          }
+        }
+      }
+    }
+    // `uncovered`: a new {id} route whose resource has no fixture above — add A's ids of that kind.
+    expect({ uncovered, failures }).toEqual({ uncovered: [], failures: [] })
+    expect(attempts).toBeGreaterThan(100)
+
+    expect(await snapshotA()).toEqual(before)
+    expect((await t.request('GET', '/api/keys', { key: A.key })).status).toBe(200)
+  })
+
+  test('POST /api/documents into A\'s workspace is 404 and stores nothing; so is GET /check', async () => {
+    const before = await snapshotA()
+    for (const ws of a.workspaces) {
+      for (const cred of ['key', 'cookie'] as const) {
+        expect((await t.request('POST', '/api/documents', { ...as(cred), body: { workspace_id: ws, title: 'planted by B', body: `planted by B into ${ws}` } })).status).toBe(404)
+        expect((await t.request('POST', '/api/documents', { ...as(cred), body: { workspace_id: ws, url: 'https://a.example/rule', body: 'Pinned by A.' } })).status).toBe(404)
+        expect((await t.request('GET', `/api/documents/check?workspace_id=${ws}&size_bytes=10`, as(cred))).status).toBe(404)
+        expect((await t.request('GET', `/api/documents/check?workspace_id=${ws}&url=${encodeURIComponent('https://a.example/rule')}`, as(cred))).status).toBe(404)
+      }
+    }
+    expect(await snapshotA()).toEqual(before)
+    const bDocs = (await ok('GET', '/api/documents?limit=100', { key: B.key })).data.map((d: { title: string }) => d.title)
+    expect(bDocs).not.toContain('planted by B')
+  })
+
+  test("POST /api/memories/batch-draft into A's workspace is 404 and stores nothing", async () => {
+    const before = await snapshotA()
+    for (const ws of a.workspaces) {
+      const res = await t.json('POST', '/api/memories/batch-draft', {
+        key: B.key,
+        body: { workspace_id: ws, learnings: [{ kind: 'fact', title: 'planted draft', body: 'B plants a draft', metadata: { supersedes: a.docs.memory } }] },
+      })
+      expect(res.status).toBe(404)
+    }
+    expect(await snapshotA()).toEqual(before)
+  })
+
+  test("linking B's document to A's is 404 both ways, and A's links are unchanged", async () => {
+    const before = await snapshotA()
+    for (const target of aDocIds()) {
+      expect((await t.request('POST', `/api/documents/${b.doc}/link`, { key: B.key, body: { target_id: target } })).status).toBe(404)
+      expect((await t.request('POST', `/api/documents/${target}/link`, { key: B.key, body: { target_id: b.doc } })).status).toBe(404)
+      expect((await t.request('DELETE', `/api/documents/${b.doc}/links/${target}`, { key: B.key })).status).toBe(404)
+    }
+    expect((await ok('GET', `/api/documents/${b.doc}/links`, { key: B.key })).data).toEqual([])
+    expect(await snapshotA()).toEqual(before)
+  })
+
+  test("bulk delete of A's ids reports them all as not_found and deletes nothing", async () => {
+    const before = await snapshotA()
+    const res = await t.json('DELETE', '/api/documents/bulk', { key: B.key, body: { ids: aDocIds() } })
+    expect(res.status).toBe(200)
+    expect(res.body.deleted).toEqual([])
+    expect([...res.body.not_found].sort()).toEqual([...aDocIds()].sort())
+
+    // mixed with one of B's own: only B's goes
+    const mine = (await ok('POST', '/api/documents', { key: B.key, body: { body: 'B throwaway' } })).id
+    const mixed = await t.json('DELETE', '/api/documents/bulk', { cookie: B.cookie, body: { ids: [mine, ...aDocIds()] } })
+    expect(mixed.status).toBe(200)
+    expect(mixed.body.deleted).toEqual([mine])
+    expect([...mixed.body.not_found].sort()).toEqual([...aDocIds()].sort())
+
+    // workspace and key ids are not documents either
+    const other = await t.json('DELETE', '/api/documents/bulk', { key: B.key, body: { ids: [...a.workspaces, a.keyId] } })
+    expect(other.body.deleted).toEqual([])
+    expect(await snapshotA()).toEqual(before)
+  })
+})
+
+describe("B's lists never contain A's ids", () => {
+  const expectClean = (label: string, value: unknown) => {
+    const text = JSON.stringify(value)
+    const found = aIds().filter((id) => text.includes(id))
+    expect({ label, found }).toEqual({ label, found: [] })
+    for (const title of a.titles) expect({ label, title, leaked: text.includes(title) }).toEqual({ label, title, leaked: false })
+  }
+
+  test('documents and memories, of every status, with and without filters', async () => {
+    for (const cred of ['key', 'cookie'] as const) {
+      for (const status of ['active', 'pending_approval', 'archived']) {
+        expectClean(`documents ${status}`, await ok('GET', `/api/documents?status=${status}&limit=100`, as(cred)))
+        expectClean(`memories ${status}`, await ok('GET', `/api/memories?status=${status}&limit=100`, as(cred)))
+        for (const kind of ['fact', 'preference', 'note', 'document']) {
+          expectClean(`documents ${status} ${kind}`, await ok('GET', `/api/documents?status=${status}&kind=${kind}&limit=100`, as(cred)))
+        }
+        expectClean(`documents ${status} tag`, await ok('GET', `/api/documents?status=${status}&tag=secret`, as(cred)))
+        expectClean(`memories ${status} preference`, await ok('GET', `/api/memories?status=${status}&kind=preference`, as(cred)))
+      }
+      expectClean('documents default', await ok('GET', '/api/documents', as(cred)))
+      expectClean('memories default', await ok('GET', '/api/memories', as(cred)))
+    }
+  })
+
+  test("filtering by A's workspace answers exactly what a missing workspace answers", async () => {
+    for (const ws of a.workspaces) {
+      for (const status of ['active', 'pending_approval', 'archived']) {
+        for (const route of ['/api/documents', '/api/memories']) {
+          const theirs = await t.json('GET', `${route}?workspace_id=${ws}&status=${status}`, { key: B.key })
+          const missing = await t.json('GET', `${route}?workspace_id=${crypto.randomUUID()}&status=${status}`, { key: B.key })
+          expect(theirs.status).toBe(missing.status)
+          expect(theirs.body).toEqual(missing.body)
+          expectClean(`${route} in A's workspace ${status}`, theirs.body)
+        }
+      }
+    }
+  })
+
+  test('workspaces, keys, usage and the session', async () => {
+    for (const cred of ['key', 'cookie'] as const) {
+      expectClean('workspaces', await ok('GET', '/api/workspaces?limit=100', as(cred)))
+      expectClean('keys', await ok('GET', '/api/keys', as(cred)))
+      expectClean('usage', await ok('GET', '/api/usage', as(cred)))
+      expectClean('session', await ok('GET', '/api/auth/session', as(cred)))
+      expectClean("B's own context", await ok('GET', `/api/workspaces/${b.workspace}/context`, as(cred)))
+    }
+  })
+
+  test("a cursor made from A's ids pages B's own data only", async () => {
+    for (const id of aIds()) {
+      const cursor = Buffer.from(id, 'utf8').toString('base64url')
+      for (const route of ['/api/documents', '/api/memories', '/api/workspaces']) {
+        const res = await t.json('GET', `${route}?cursor=${cursor}`, { key: B.key })
+        expect(res.status).toBe(200)
+        expectClean(`${route} cursor`, res.body)
+      }
+    }
+  })
+})
+
+describe('A afterwards', () => {
+  test("A still has everything, and A's key still works", async () => {
+    for (const id of aDocIds()) expect((await t.request('GET', `/api/documents/${id}`, { key: A.key })).status).toBe(200)
+    const ws = (await ok('GET', '/api/workspaces', { key: A.key })).data.map((w: { id: string; name: string }) => w.name).sort()
+    expect(ws).toEqual(['A secret workspace', 'Default'])
+    const draft = await ok('GET', `/api/documents/${a.docs.draft}`, { key: A.key })
+    expect(draft.status).toBe('pending_approval')
+    const archived = await ok('GET', `/api/documents/${a.docs.archived}`, { key: A.key })
+    expect(archived.status).toBe('archived')
+    const links = (await ok('GET', `/api/documents/${a.docs.active}/links`, { key: A.key })).data
+    expect(links.map((l: { document: { id: string } }) => l.document.id)).toEqual([a.docs.target])
+  })
+})

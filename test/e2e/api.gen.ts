@@ -1397,6 +1397,17 @@ export interface operations {
                     };
                 };
             };
+            /** @description Response for status 404 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
         };
     };
     postApiDocuments: {
@@ -3067,6 +3078,17 @@ export interface operations {
             };
             /** @description Response for status 401 */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Response for status 404 */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

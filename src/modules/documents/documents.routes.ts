@@ -39,7 +39,7 @@ export function documentsRoutes(deps: Deps) {
     .get('', ({ user, query }) => listDocuments(deps, user, query), {
       auth: true,
       query: S.ListQuery,
-      response: { 200: S.DocumentPage, ...errors(400, 401) },
+      response: { 200: S.DocumentPage, ...errors(400, 401, 404) },
       detail: { tags, summary: 'List documents, newest first; filter by workspace, tag, source, kind, status (default active)' },
     })
     .delete('/bulk', ({ user, body }) => bulkDeleteDocuments(deps, user, body.ids), {

@@ -10,7 +10,7 @@ import { lockUser } from '../../lib/locks'
 import { assertWithinLimit, limitMessage, limitsOf } from '../../plans'
 import type { SessionUser } from '../auth/sessions.service'
 import { storedTotals } from '../usage/usage.service'
-import { resolveWorkspaceId } from '../workspaces/workspaces.service'
+import { findWorkspace, resolveWorkspaceId } from '../workspaces/workspaces.service'
 import {
   assertBodySize, assertMetadataSize, contentHash, deriveExcerpt, deriveTitle, normalizeTags, sizeOf,
   toDocumentDto, toSummaryDto, type DocumentRow, type Kind, type Status,
@@ -146,7 +146,7 @@ export async function listDocuments(deps: Deps, user: SessionUser, filters: List
   const limit = filters.limit ?? 20
   const after = decodeCursor(filters.cursor)
   const where: (SQL | undefined)[] = [eq(documents.user_id, user.id), eq(documents.status, filters.status ?? 'active')]
-  if (filters.workspace_id) where.push(eq(documents.workspace_id, filters.workspace_id))
+  if (filters.workspace_id) where.push(eq(documents.workspace_id, (await findWorkspace(deps.db, user.id, filters.workspace_id)).id))
   if (filters.tag) where.push(arrayContains(documents.tags, [filters.tag]))
   if (filters.source) where.push(eq(documents.source, filters.source))
   if (filters.kind) where.push(eq(documents.kind, filters.kind))

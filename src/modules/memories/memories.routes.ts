@@ -28,7 +28,7 @@ export function memoriesRoutes(deps: Deps) {
     .get('', ({ user, query }) => listMemories(deps, user, query), {
       auth: true,
       query: MemoryListQuery,
-      response: { 200: DocumentPage, ...errors(400, 401) },
+      response: { 200: DocumentPage, ...errors(400, 401, 404) },
       detail: { tags, summary: 'List memories (fact, preference, decision, routine, lesson), newest first; ?status=pending_approval lists drafts' },
     })
 }

@@ -45,8 +45,8 @@ export const documents = pgTable(
     metadata: jsonb('metadata').$type<Record<string, unknown>>().notNull().default({}),
     /** pending | indexed | failed */
     index_status: text('index_status').notNull().default('pending'),
-    /** Keyword index of the whole document (weighted title A, tags B, body C). */
-    tsv: tsvector('tsv'),
+    /** BM25 document length: the sum of the document's posting frequencies (0 until keyword-indexed). */
+    keyword_len: real('keyword_len').notNull().default(0),
     ...timestamps,
   },
   (t) => [
@@ -55,7 +55,6 @@ export const documents = pgTable(
     index('documents_hash_idx').on(t.workspace_id, t.content_hash),
     index('documents_url_idx').on(t.workspace_id, t.url),
     index('documents_external_idx').on(t.user_id, t.source_ref, t.external_id),
-    index('documents_tsv_idx').using('gin', t.tsv),
   ],
 )
 

@@ -9,6 +9,7 @@ import { decodeCursor, toPage } from '../../lib/cursor'
 import { lockUser } from '../../lib/locks'
 import { assertWithinLimit, limitMessage, limitsOf } from '../../plans'
 import type { SessionUser } from '../auth/sessions.service'
+import { indexKeywords } from '../../retrieval/keyword-index'
 import { storedTotals } from '../usage/usage.service'
 import { findWorkspace, resolveWorkspaceId } from '../workspaces/workspaces.service'
 import {
@@ -107,6 +108,7 @@ export async function ingestDocument(deps: Deps, user: SessionUser, input: Inges
         })
         .where(eq(documents.id, existing.id))
         .returning()
+      await indexKeywords(tx, updated!, deps.ids.next)
       return { document: updated!, deduplicated: true }
     }
     const [created] = await tx
@@ -127,6 +129,7 @@ export async function ingestDocument(deps: Deps, user: SessionUser, input: Inges
         updated_at: now,
       })
       .returning()
+    await indexKeywords(tx, created!, deps.ids.next)
     return { document: created!, deduplicated: false }
   })
 }
@@ -208,6 +211,7 @@ export async function patchDocument(deps: Deps, user: SessionUser, id: string, i
       })
       .where(eq(documents.id, id))
       .returning()
+    if (contentChanged) await indexKeywords(tx, row!, deps.ids.next)
     return toDocumentDto(row!)
   })
 }

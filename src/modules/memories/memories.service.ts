@@ -7,6 +7,7 @@ import { assertWithinLimit } from '../../plans'
 import type { SessionUser } from '../auth/sessions.service'
 import { assertBodySize, assertMetadataSize, contentHash, deriveExcerpt, MEMORY_KINDS, normalizeTags, sizeOf, toDocumentDto } from '../documents/documents.model'
 import { listDocuments, type ListFilters } from '../documents/documents.service'
+import { indexKeywords } from '../../retrieval/keyword-index'
 import { storedTotals } from '../usage/usage.service'
 import { findWorkspace } from '../workspaces/workspaces.service'
 
@@ -55,7 +56,10 @@ export async function saveDrafts(deps: Deps, user: SessionUser, input: { workspa
     const totals = await storedTotals(tx, user.id)
     assertWithinLimit(deps, user.plan, 'documents', totals.documents, rows.length)
     assertWithinLimit(deps, user.plan, 'storage_bytes', totals.storage_bytes, rows.reduce((sum, r) => sum + r.size_bytes, 0))
-    return tx.insert(documents).values(rows).returning()
+    const stored = await tx.insert(documents).values(rows).returning()
+    // Indexed now, filtered out by status until approved: approval makes a memory searchable at once.
+    for (const row of stored) await indexKeywords(tx, row, deps.ids.next)
+    return stored
   })
   return { data: stored.map(toDocumentDto) }
 }

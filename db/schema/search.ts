@@ -1,0 +1,21 @@
+// The keyword index: one posting per (user, term, document) with the term's weighted frequency.
+// Document frequencies, corpus size and average length are read from it at query time, so BM25 statistics
+// are exact after every write with no counters to keep in step (see src/retrieval/keyword.ts).
+import { customType, index, pgTable, primaryKey, real, uuid } from 'drizzle-orm/pg-core'
+import { documents } from './documents'
+import { users } from './users'
+
+/** Byte-order collation, so `term LIKE 'pre%'` can use the primary-key btree for prefix matching. */
+const termText = customType<{ data: string }>({ dataType: () => 'text collate "C"' })
+
+export const postings = pgTable(
+  'postings',
+  {
+    user_id: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+    term: termText('term').notNull(),
+    document_id: uuid('document_id').notNull().references(() => documents.id, { onDelete: 'cascade' }),
+    /** Occurrences in the body plus TITLE_WEIGHT × occurrences in title and tags. */
+    tf: real('tf').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.user_id, t.term, t.document_id] }), index('postings_document_idx').on(t.document_id)],
+)

@@ -1,0 +1,41 @@
+// Splits a body into overlapping chunks. Each chunk owns the span [start, end) — the keyword index counts
+// terms there only, so overlaps are never counted twice — and carries `overlap` characters past it, so a
+// passage cut at a boundary is still whole in one chunk's content (for embeddings and snippets).
+
+export interface Chunk {
+  ordinal: number
+  start: number
+  /** End of the span this chunk owns (exclusive). */
+  end: number
+  /** body.slice(start, end + overlap): what is embedded and snippeted. */
+  content: string
+}
+
+export interface ChunkOptions {
+  size?: number
+  overlap?: number
+}
+
+export function chunkText(body: string, { size = 1200, overlap = 200 }: ChunkOptions = {}): Chunk[] {
+  const out: Chunk[] = []
+  let start = 0
+  while (start < body.length || out.length === 0) {
+    let end = Math.min(body.length, start + size)
+    if (end < body.length) end = boundaryBefore(body, start + Math.floor(size * 0.6), end)
+    out.push({ ordinal: out.length, start, end, content: body.slice(start, Math.min(body.length, end + overlap)) })
+    if (end >= body.length) break
+    start = end
+  }
+  return out
+}
+
+/** The latest sentence end, else whitespace, in [min, max); else max (a very long word is cut). */
+function boundaryBefore(text: string, min: number, max: number): number {
+  let space = -1
+  for (let i = max - 1; i >= min; i--) {
+    const c = text[i]!
+    if ((c === '.' || c === '!' || c === '?' || c === '\n') && /\s/.test(text[i + 1] ?? ' ')) return i + 1
+    if (space < 0 && /\s/.test(c)) space = i + 1
+  }
+  return space > 0 ? space : max
+}

@@ -9,6 +9,7 @@ import { authRoutes } from './modules/auth/auth.routes'
 import { documentsRoutes } from './modules/documents/documents.routes'
 import { keysRoutes } from './modules/keys/keys.routes'
 import { memoriesRoutes } from './modules/memories/memories.routes'
+import { searchRoutes } from './modules/search/search.routes'
 import { usageRoutes } from './modules/usage/usage.routes'
 import { workspacesRoutes } from './modules/workspaces/workspaces.routes'
 
@@ -35,6 +36,7 @@ export function createApp(deps: Deps) {
     .use(workspacesRoutes(deps))
     .use(documentsRoutes(deps))
     .use(memoriesRoutes(deps))
+    .use(searchRoutes(deps))
     .use(usageRoutes(deps))
   return mountOpenApi(app, deps.config)
 }

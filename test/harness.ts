@@ -50,7 +50,7 @@ export interface TestApp {
 let counter = 0
 
 export async function createTestApp(options: { env?: Record<string, string>; deps?: Deps } = {}): Promise<TestApp> {
-  const config = loadConfig({ DATA_DIR: 'memory://', LOG_LEVEL: 'silent', BASE_URL: BASE, ...options.env })
+  const config = loadConfig({ DATA_DIR: 'memory://', LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', BASE_URL: BASE, ...options.env })
   const clock = new FakeClock()
   const deps = options.deps ?? (await createDeps(config, { database: await createDb(config, { pglite: (await (await migratedTemplate()).clone()) as PGlite }), clock }))
   const app = createApp(deps)

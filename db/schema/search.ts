@@ -1,7 +1,7 @@
 // The keyword index: one posting per (user, term, document) with the term's weighted frequency.
 // Document frequencies, corpus size and average length are read from it at query time, so BM25 statistics
 // are exact after every write with no counters to keep in step (see src/retrieval/keyword.ts).
-import { customType, index, pgTable, primaryKey, real, uuid } from 'drizzle-orm/pg-core'
+import { customType, doublePrecision, index, integer, pgTable, primaryKey, real, uuid } from 'drizzle-orm/pg-core'
 import { documents } from './documents'
 import { users } from './users'
 
@@ -19,3 +19,13 @@ export const postings = pgTable(
   },
   (t) => [primaryKey({ columns: [t.user_id, t.term, t.document_id] }), index('postings_document_idx').on(t.document_id)],
 )
+
+/**
+ * Corpus statistics per user for BM25 (document count and total length of keyword-indexed documents),
+ * kept exact by a trigger on documents (migration 0005_keyword-stats-trigger), so deletes by cascade count too.
+ */
+export const keywordStats = pgTable('keyword_stats', {
+  user_id: uuid('user_id').primaryKey().references(() => users.id, { onDelete: 'cascade' }),
+  documents: integer('documents').notNull().default(0),
+  total_len: doublePrecision('total_len').notNull().default(0),
+})

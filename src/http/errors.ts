@@ -61,7 +61,7 @@ export function errorHandler(log: Logger, maxBodyBytes: number) {
         return { error: 'invalid session cookie' }
       }
       set.status = 500
-      log.error('unhandled error', { request_id: requestIdOf(request), method: request.method, path: new URL(request.url).pathname, error: String((error as Error)?.stack ?? error) })
+      log.error('unhandled error', { request_id: requestIdOf(request), method: request.method, path: new URL(request.url).pathname, error: String((error as Error)?.stack ?? error), cause: String((error as Error)?.cause ?? '') })
       return { error: 'internal error' }
     })
 }

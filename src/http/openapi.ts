@@ -17,6 +17,7 @@ const TAGS = [
   { name: 'workspaces', description: 'Workspaces and their context packs' },
   { name: 'documents', description: 'Documents and memories: ingest, lifecycle, links' },
   { name: 'memories', description: 'Agent-written learnings (drafts) and the memory list' },
+  { name: 'search', description: 'Hybrid keyword + semantic search' },
   { name: 'account', description: 'Usage and account' },
 ]
 

@@ -432,6 +432,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Search: AND matching first, OR to fill, prefix on the last word; results explain their ranks (429 past the plan rate) */
+        get: operations["getApiSearch"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/usage": {
         parameters: {
             query?: never;
@@ -3089,6 +3106,130 @@ export interface operations {
             };
             /** @description Response for status 404 */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
+    getApiSearch: {
+        parameters: {
+            query: {
+                q: string;
+                limit?: number;
+                workspace_id?: string;
+                kind?: "document" | "note" | "webpage" | "fact" | "preference" | "decision" | "routine" | "lesson";
+                tag?: string;
+                source?: "api" | "extension" | "connector" | "agent" | "mcp";
+                mode?: "hybrid" | "keyword" | "semantic";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        query: string;
+                        /** @description The mode that ran: hybrid | keyword | semantic */
+                        mode: string;
+                        /** @description all: every result matched every query word; any: OR matches filled the list */
+                        matched: string;
+                        took_ms: number;
+                        results: {
+                            /** DocumentSummary */
+                            document: {
+                                /** Format: uuid */
+                                id: string;
+                                /** Format: uuid */
+                                workspace_id: string;
+                                title: string;
+                                excerpt: string;
+                                tags: string[];
+                                /** @description document | note | webpage | fact | preference | decision | routine | lesson */
+                                kind: string;
+                                /** @description active | pending_approval | archived */
+                                status: string;
+                                /** @description api | extension | connector | agent | mcp */
+                                source: string;
+                                source_ref: string | null;
+                                url: string | null;
+                                pinned: boolean;
+                                /** @description -1 | 0 | 1 */
+                                rating: number;
+                                /** @description pending | indexed | failed */
+                                index_status: string;
+                                size_bytes: number;
+                                /** Format: date-time */
+                                created_at: string;
+                                /** Format: date-time */
+                                updated_at: string;
+                            };
+                            score: number;
+                            /** @description A passage of the best-matching chunk */
+                            snippet: string;
+                            signals: {
+                                keyword_rank: (number | null) | null;
+                                keyword_score: number | null;
+                                semantic_rank: (number | null) | null;
+                                semantic_score: number | null;
+                                /** @description Query words the document matched */
+                                matched_terms: number;
+                                /** @description Multiplier from pinned and rating */
+                                boost: number;
+                            };
+                        }[];
+                        /** @description Why the mode that ran differs from the one asked for */
+                        notice?: string;
+                    };
+                };
+            };
+            /** @description Response for status 400 */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Response for status 401 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Response for status 404 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Response for status 429 */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,0 +1,43 @@
+// Planner statistics for the embedded database. PGlite runs no autovacuum, so without an ANALYZE the planner
+// guesses table sizes and can pick plans hundreds of times slower (a keyword query read every posting).
+// On PostgreSQL autovacuum does this and the tick is a no-op.
+import { sql } from 'drizzle-orm'
+import { queryRows } from '../../db/client'
+import type { Deps } from '../deps'
+
+/** Re-ANALYZE once the indexed corpus has changed by this share (or by MIN_CHANGE documents) since the last one. */
+const CHANGE_SHARE = 0.1
+const MIN_CHANGE = 200
+
+export function createAnalyzer(deps: Deps) {
+  let analyzedAt: number | null = null
+  /** Runs ANALYZE when the corpus moved enough; answers whether it ran. */
+  return async function analyzeIfStale(): Promise<boolean> {
+    if (deps.dbKind !== 'pglite') return false
+    const [row] = await queryRows<{ n: number | null }>(deps.db, sql`select sum(documents)::int as n from keyword_stats`)
+    const size = Number(row?.n ?? 0)
+    if (analyzedAt !== null && Math.abs(size - analyzedAt) < Math.max(MIN_CHANGE, analyzedAt * CHANGE_SHARE)) return false
+    await deps.db.execute(sql`analyze`)
+    analyzedAt = size
+    return true
+  }
+}
+
+export function startMaintenance(deps: Deps, intervalMs = 10_000): () => void {
+  const analyzeIfStale = createAnalyzer(deps)
+  let running = false
+  const tick = async () => {
+    if (running) return
+    running = true
+    try {
+      await analyzeIfStale()
+    } catch (error) {
+      deps.log.warn('maintenance failed', { error: String(error) })
+    } finally {
+      running = false
+    }
+  }
+  void tick()
+  const timer = setInterval(tick, intervalMs)
+  return () => clearInterval(timer)
+}

@@ -1,0 +1,27 @@
+// GET /api/search: hybrid keyword + semantic search over the caller's documents, rate-limited per plan.
+import { Elysia } from 'elysia'
+import type { Deps } from '../../deps'
+import { authPlugin } from '../../http/auth'
+import { enforceRateLimit } from '../../http/rate-limit'
+import { errors } from '../../http/schemas'
+import { SearchQuery, SearchResponse } from './search.schemas'
+import { searchDocuments } from './search.service'
+
+export function searchRoutes(deps: Deps) {
+  return new Elysia({ prefix: '/api' }).use(authPlugin(deps)).get(
+    '/search',
+    async ({ user, principal, query, set }) => {
+      await enforceRateLimit(deps, principal, 'search_per_min', set.headers)
+      return searchDocuments(deps, user, query)
+    },
+    {
+      auth: true,
+      query: SearchQuery,
+      response: { 200: SearchResponse, ...errors(400, 401, 404, 429) },
+      detail: {
+        tags: ['search'],
+        summary: 'Search: AND matching first, OR to fill, prefix on the last word; results explain their ranks (429 past the plan rate)',
+      },
+    },
+  )
+}

@@ -1,0 +1,129 @@
+// BM25 keyword ranking in Postgres, on PGlite and PostgreSQL alike.
+//
+// Postgres' own rankers (ts_rank, ts_rank_cd) have no inverse document frequency, which is most of the gap
+// to BM25. So the index is a postings table (user, term, document, tf) written with every document
+// (keyword-index.ts): document frequencies are counted from it at query time (an index range scan per
+// term, exact after every write), and corpus size and total length per user live in keyword_stats, kept
+// by a trigger on documents — both per user, so one tenant's words never skew another's ranking. Terms come from Postgres' english text search configuration (stemming,
+// stop words), so indexing and querying analyse text the same way and no input can make a query fail.
+import { sql, type SQL } from 'drizzle-orm'
+import { queryRows, type Tx } from '../../db/client'
+import { TEXT_CONFIG } from './keyword-index'
+
+/** Okapi BM25 parameters: the usual defaults of Lucene and Anserini's BEIR runs (k1 0.9, b 0.4). */
+export const K1 = 0.9
+export const B = 0.4
+/** A word matched only as the prefix of the last, still-being-typed term counts for this much. */
+export const PREFIX_WEIGHT = 0.5
+const MAX_QUERY_CHARS = 500
+
+export interface QueryTerm {
+  /** Position of the query word; AND matching means every position is matched. */
+  idx: number
+  term: string
+  prefix: boolean
+}
+
+/** Strips what is not text, collapses whitespace, caps the length. */
+export function cleanseQuery(q: string): string {
+  return q
+    .replace(/[\u0000-\u001f\u007f]/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trimStart()
+    .slice(0, MAX_QUERY_CHARS)
+}
+
+/**
+ * The query's terms as the index knows them (stemmed, stop words dropped), in order, plus prefix terms for
+ * the last word when the query does not end with a space — so search-as-you-type finds "vaccination" at "vacc".
+ */
+export async function analyzeQuery(db: Tx, raw: string): Promise<QueryTerm[]> {
+  const q = cleanseQuery(raw)
+  const last = /[\p{L}\p{N}]{3,}$/u.exec(q)?.[0]?.toLowerCase() ?? ''
+  const [row] = await queryRows<{ terms: string[] | null; last: string[] | null }>(
+    db,
+    sql`select
+      (select array_agg(lexeme order by positions[1]) from unnest(to_tsvector(${TEXT_CONFIG}::regconfig, ${q}))) as terms,
+      (select array_agg(lexeme) from unnest(to_tsvector(${TEXT_CONFIG}::regconfig, ${last}))) as last`,
+  )
+  const terms: QueryTerm[] = (row?.terms ?? []).map((term, idx) => ({ idx, term, prefix: false }))
+  if (last) {
+    const stem = row?.last?.[0]
+    const exact = terms.find((t) => t.term === stem)
+    const idx = exact?.idx ?? terms.length
+    for (const prefix of new Set([stem, last].filter((p): p is string => !!p))) terms.push({ idx, term: prefix, prefix: true })
+  }
+  return terms
+}
+
+export interface KeywordHit {
+  document_id: string
+  score: number
+  /** How many of the query's words the document matched. */
+  matched_terms: number
+}
+
+/**
+ * Ranks the user's documents that pass `filter` (an SQL condition on `d`, the documents table) by BM25.
+ * Documents matching every query word come first; the rest follow (AND first, OR to fill).
+ */
+export async function keywordSearch(db: Tx, userId: string, terms: QueryTerm[], filter: SQL, limit: number): Promise<{ hits: KeywordHit[]; words: number }> {
+  const words = new Set(terms.map((t) => t.idx)).size
+  if (words === 0) return { hits: [], words }
+  // Constants go in as literals: as parameters Postgres would type them from context (integer).
+  const [k1, b] = [sql.raw(String(K1)), sql.raw(String(B))]
+  const rows = await queryRows<{ document_id: string; score: number; matched_terms: number }>(
+    db,
+    sql`with q as (
+        select (e->>'idx')::int as idx, e->>'term' as term, (e->>'prefix')::boolean as prefix
+        from jsonb_array_elements(${JSON.stringify(terms)}::jsonb) e),
+      -- Exact terms and prefixes as separate index range scans on (user_id, term): an OR of the two, or a
+      -- LIKE against a column, would read every posting of the user.
+      hits as (
+        select p.document_id, p.term, p.tf, q.idx, 1::float8 as weight
+        from q cross join lateral (select * from postings p where p.user_id = ${userId} and p.term = q.term) p
+        where not q.prefix
+        union all
+        select p.document_id, p.term, p.tf, q.idx, ${sql.raw(String(PREFIX_WEIGHT))}::float8
+        from q cross join lateral (
+          select * from postings p where p.user_id = ${userId} and p.term > q.term and p.term < q.term || chr(1114111)) p
+        where q.prefix),
+      m as (select distinct on (document_id, term) * from hits order by document_id, term, weight desc),
+      df as (select term, count(*)::float8 as n from m group by term),
+      corpus as (select greatest(documents, 1)::float8 as n, greatest(total_len / greatest(documents, 1), 1)::float8 as avgdl
+                 from keyword_stats where user_id = ${userId})
+      select m.document_id,
+             sum(m.weight * ln(1 + (corpus.n - df.n + 0.5) / (df.n + 0.5))
+                 * m.tf * (${k1} + 1) / (m.tf + ${k1} * (1 - ${b} + ${b} * d.keyword_len / corpus.avgdl)))::float8 as score,
+             count(distinct m.idx)::int as matched_terms
+      from m join df using (term) cross join corpus
+      join documents d on d.id = m.document_id
+      where ${filter}
+      group by m.document_id
+      order by (count(distinct m.idx) = ${sql.raw(String(words))}) desc, score desc, m.document_id
+      limit ${limit}`,
+  )
+  return { hits: rows.map((r) => ({ document_id: r.document_id, score: Number(r.score), matched_terms: Number(r.matched_terms) })), words }
+}
+
+/** A tsquery OR-ing the terms (already lexemes, so quoted rather than re-analysed). */
+export function orQuery(terms: QueryTerm[]): string {
+  const quote = (t: string) => `'${t.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`
+  return [...new Set(terms.map((t) => quote(t.term) + (t.prefix ? ':*' : '')))].join(' | ')
+}
+
+/** For each document, a passage from its best-matching chunk (by matched terms), as plain text. */
+export async function snippets(db: Tx, userId: string, documentIds: string[], terms: QueryTerm[]): Promise<Map<string, string>> {
+  if (documentIds.length === 0) return new Map()
+  const query = terms.length ? orQuery(terms) : ''
+  const rows = await queryRows<{ document_id: string; snippet: string }>(
+    db,
+    sql`select distinct on (c.document_id) c.document_id,
+          ${query ? sql`ts_headline(${TEXT_CONFIG}::regconfig, c.content, ${query}::tsquery,
+            'MaxWords=40, MinWords=20, MaxFragments=1, StartSel="", StopSel=""')` : sql`left(c.content, 240)`} as snippet
+        from chunks c
+        where c.user_id = ${userId} and c.document_id in (select (jsonb_array_elements_text(${JSON.stringify(documentIds)}::jsonb))::uuid)
+        order by c.document_id, ${query ? sql`ts_rank(c.tsv, ${query}::tsquery) desc,` : sql``} c.ordinal`,
+  )
+  return new Map(rows.map((r) => [r.document_id, r.snippet.replace(/\s+/g, ' ').trim()]))
+}

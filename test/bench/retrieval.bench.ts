@@ -1,0 +1,73 @@
+// bun run bench:retrieval — ingests BEIR SciFact through the HTTP API of a listening server on the embedded
+// default (PGlite) and prints nDCG@10 and Recall@100 on the 150-query dev split for each search mode.
+import { createApp } from '../../src/app'
+import { loadConfig } from '../../src/config'
+import { createDeps } from '../../src/deps'
+import { createAnalyzer } from '../../src/jobs/maintenance'
+import { loadScifact, mean, ndcgAt, recallAt } from './scifact'
+
+const env = { DATA_DIR: 'memory://', LOG_LEVEL: 'warn', DEFAULT_PLAN: 'pro', PLAN_PRO_SEARCH_PER_MIN: '1000000', PLAN_PRO_DOCUMENTS: '1000000' }
+const deps = await createDeps(loadConfig(env))
+const server = Bun.serve({ port: 0, fetch: createApp(deps).fetch, maxRequestBodySize: 8 * 1024 * 1024 })
+const base = `http://127.0.0.1:${server.port}`
+const origin = deps.config.baseUrl
+
+const signUp = await fetch(`${base}/api/auth/sign-up`, { method: 'POST', headers: { 'content-type': 'application/json', origin }, body: JSON.stringify({ email: 'bench@example.com', password: 'benchmark password' }) })
+const cookie = signUp.headers.getSetCookie()[0]!.split(';')[0]!
+const { key } = (await (await fetch(`${base}/api/keys`, { method: 'POST', headers: { cookie, origin, 'content-type': 'application/json' }, body: '{}' })).json()) as { key: string }
+const auth = { authorization: `Bearer ${key}`, 'content-type': 'application/json' }
+
+const scifact = loadScifact()
+const { queries, qrels } = scifact
+const corpus = scifact.corpus.slice(0, Number.isFinite(Number(process.env.BENCH_DOCS)) ? Number(process.env.BENCH_DOCS) : undefined)
+const toBeir = new Map<string, string>()
+let started = performance.now()
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4)
+for (let i = 0; i < corpus.length; i += CONCURRENCY) {
+  await Promise.all(
+    corpus.slice(i, i + CONCURRENCY).map(async (doc) => {
+      const res = await fetch(`${base}/api/documents`, { method: 'POST', headers: auth, body: JSON.stringify({ title: doc.title || undefined, body: doc.text, source_ref: `scifact:${doc._id}` }) })
+      if (!res.ok) throw new Error(`ingest ${doc._id}: ${res.status} ${await res.text()}`)
+      toBeir.set(((await res.json()) as { id: string }).id, doc._id)
+    }),
+  )
+}
+const ingestSeconds = (performance.now() - started) / 1000
+// What the server's maintenance tick does within 10 s of a bulk ingest (PGlite has no autovacuum).
+await createAnalyzer(deps)()
+console.log(`ingested ${corpus.length} documents in ${ingestSeconds.toFixed(1)} s (${(corpus.length / ingestSeconds).toFixed(0)} docs/s, concurrency ${CONCURRENCY})`)
+
+for (const mode of ['keyword'] as const) {
+  const ndcg: number[] = []
+  const recall: number[] = []
+  const took: number[] = []
+  let any = 0
+  for (const q of queries) {
+    started = performance.now()
+    const res = await fetch(`${base}/api/search?${new URLSearchParams({ q: q.text, limit: '100', mode })}`, { headers: auth })
+    took.push(performance.now() - started)
+    const body = (await res.json()) as { mode: string; matched: string; results: { document: { id: string } }[] }
+    if (body.matched === 'any') any++
+    const ranked = body.results.map((r) => toBeir.get(r.document.id)!)
+    ndcg.push(ndcgAt(ranked, qrels.get(q._id)!))
+    recall.push(recallAt(ranked, qrels.get(q._id)!))
+  }
+  took.sort((a, b) => a - b)
+  console.log(
+    `${mode.padEnd(8)} nDCG@10 ${mean(ndcg).toFixed(4)}  Recall@100 ${mean(recall).toFixed(4)}  ` +
+      `(${queries.length} dev queries; OR fill on ${any}; HTTP p50 ${took[Math.floor(took.length / 2)]!.toFixed(1)} ms at limit 100)`,
+  )
+}
+// Latency at the default page size (limit 10), sequential, after one warm-up pass.
+for (const pass of ['warm-up', 'measured']) {
+  const took: number[] = []
+  for (const q of queries) {
+    const t0 = performance.now()
+    await (await fetch(`${base}/api/search?${new URLSearchParams({ q: q.text, mode: 'keyword' })}`, { headers: auth })).arrayBuffer()
+    took.push(performance.now() - t0)
+  }
+  took.sort((a, b) => a - b)
+  if (pass === 'measured') console.log(`keyword search latency at limit 10 over HTTP: p50 ${took[74]!.toFixed(1)} ms, p95 ${took[142]!.toFixed(1)} ms (${corpus.length} docs, concurrency 1)`)
+}
+await server.stop()
+await deps.close()

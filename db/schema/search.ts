@@ -16,6 +16,8 @@ export const postings = pgTable(
     document_id: uuid('document_id').notNull().references(() => documents.id, { onDelete: 'cascade' }),
     /** Occurrences in the body plus TITLE_WEIGHT × occurrences in title and tags. */
     tf: real('tf').notNull(),
+    /** The document's BM25 length (documents.keyword_len), copied so ranking never reads the documents table. */
+    dl: real('dl').notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.user_id, t.term, t.document_id] }), index('postings_document_idx').on(t.document_id)],
 )

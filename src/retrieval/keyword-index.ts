@@ -37,8 +37,8 @@ export async function indexKeywords(tx: Tx, doc: IndexableDocument, newId: () =>
   )
   const heading = [doc.title, ...doc.tags].join(' \n ')
   await tx.execute(sql`
-    insert into ${postings} (user_id, term, document_id, tf)
-    select ${doc.user_id}::uuid, lexeme, ${doc.id}::uuid, sum(tf)::real from (
+    insert into ${postings} (user_id, term, document_id, tf, dl)
+    select ${doc.user_id}::uuid, lexeme, ${doc.id}::uuid, sum(tf)::real, (sum(sum(tf)) over ())::real from (
       select t.lexeme, coalesce(array_length(t.positions, 1), 1) as tf
         from ${chunks} c, unnest(c.tsv) t where c.document_id = ${doc.id}
       union all

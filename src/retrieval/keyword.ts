@@ -79,28 +79,29 @@ export async function keywordSearch(db: Tx, userId: string, terms: QueryTerm[], 
         from jsonb_array_elements(${JSON.stringify(terms)}::jsonb) e),
       -- Exact terms and prefixes as separate index range scans on (user_id, term): an OR of the two, or a
       -- LIKE against a column, would read every posting of the user.
-      hits as (
-        select p.document_id, p.term, p.tf, q.idx, 1::float8 as weight
+      m as (
+        select p.document_id, p.term, p.tf, p.dl, q.idx, 1::float8 as weight
         from q cross join lateral (select * from postings p where p.user_id = ${userId} and p.term = q.term) p
         where not q.prefix
         union all
-        select p.document_id, p.term, p.tf, q.idx, ${sql.raw(String(PREFIX_WEIGHT))}::float8
+        select distinct on (p.document_id, p.term) p.document_id, p.term, p.tf, p.dl, q.idx, ${sql.raw(String(PREFIX_WEIGHT))}::float8
         from q cross join lateral (
           select * from postings p where p.user_id = ${userId} and p.term > q.term and p.term < q.term || chr(1114111)) p
-        where q.prefix),
-      m as (select distinct on (document_id, term) * from hits order by document_id, term, weight desc),
+        where q.prefix and p.term not in (select term from q where not prefix)),
       df as (select term, count(*)::float8 as n from m group by term),
       corpus as (select greatest(documents, 1)::float8 as n, greatest(total_len / greatest(documents, 1), 1)::float8 as avgdl
-                 from keyword_stats where user_id = ${userId})
-      select m.document_id,
-             sum(m.weight * ln(1 + (corpus.n - df.n + 0.5) / (df.n + 0.5))
-                 * m.tf * (${k1} + 1) / (m.tf + ${k1} * (1 - ${b} + ${b} * d.keyword_len / corpus.avgdl)))::float8 as score,
-             count(distinct m.idx)::int as matched_terms
-      from m join df using (term) cross join corpus
-      join documents d on d.id = m.document_id
+                 from keyword_stats where user_id = ${userId}),
+      -- Scored from postings alone; the documents table is read only for the matched ids, by primary key.
+      scored as (
+        select m.document_id,
+               sum(m.weight * ln(1 + (corpus.n - df.n + 0.5) / (df.n + 0.5))
+                   * m.tf * (${k1} + 1) / (m.tf + ${k1} * (1 - ${b} + ${b} * m.dl / corpus.avgdl)))::float8 as score,
+               count(distinct m.idx)::int as matched_terms
+        from m join df using (term) cross join corpus
+        group by m.document_id)
+      select s.* from scored s join documents d on d.id = s.document_id
       where ${filter}
-      group by m.document_id
-      order by (count(distinct m.idx) = ${sql.raw(String(words))}) desc, score desc, m.document_id
+      order by (s.matched_terms = ${sql.raw(String(words))}) desc, s.score desc, s.document_id
       limit ${limit}`,
   )
   return { hits: rows.map((r) => ({ document_id: r.document_id, score: Number(r.score), matched_terms: Number(r.matched_terms) })), words }

@@ -18,6 +18,12 @@ const Health = t.Object(
     status: t.Literal('ok'),
     version: t.String(),
     database: t.Union([t.Literal('pglite'), t.Literal('postgres')]),
+    embeddings: t.Object({
+      provider: t.String(),
+      model: t.String(),
+      available: t.Boolean({ description: 'false: search runs by keyword only' }),
+      reason: t.Optional(t.String()),
+    }),
   },
   { title: 'Health' },
 )
@@ -27,7 +33,7 @@ export function createApp(deps: Deps) {
     .use(errorHandler(deps.log, MAX_BODY_BYTES))
     .use(cors(deps.config))
     .use(bodyLimit(MAX_BODY_BYTES))
-    .get('/', () => ({ status: 'ok' as const, version: deps.config.version, database: deps.dbKind }), {
+    .get('/', () => ({ status: 'ok' as const, version: deps.config.version, database: deps.dbKind, embeddings: deps.embeddingStatus }), {
       response: { 200: Health },
       detail: { tags: ['health'], summary: 'Health: status, version and database kind' },
     })

@@ -44,6 +44,21 @@ export interface Config {
   sessionTtlDays: number
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent'
   version: string
+  embeddings: EmbeddingConfig
+}
+
+export const EMBEDDING_PROVIDERS = ['local', 'openai', 'hash', 'none'] as const
+
+export interface EmbeddingConfig {
+  /** local (in-process transformers.js), openai (any OpenAI-compatible endpoint), hash (tests), none. */
+  provider: (typeof EMBEDDING_PROVIDERS)[number]
+  model: string
+  /** A directory holding the local model's files; else it is downloaded once into DATA_DIR/models. */
+  modelPath: string | null
+  /** Dimensions of the hash embedder. */
+  dimensions: number
+  openaiBaseUrl: string | null
+  openaiApiKey: string | null
 }
 
 export class ConfigError extends Error {}
@@ -76,6 +91,7 @@ export function loadConfig(env: Env = process.env): Config {
     sessionTtlDays: int(env, 'SESSION_TTL_DAYS', 30, 1, 365),
     logLevel: oneOf(env, 'LOG_LEVEL', ['debug', 'info', 'warn', 'error', 'silent'] as const, 'info'),
     version: env.npm_package_version ?? packageVersion(),
+    embeddings: embeddingConfig(env),
   }
 }
 
@@ -99,6 +115,21 @@ function parseOrigin(value: string): string {
   const origin = u.protocol === 'http:' || u.protocol === 'https:' ? u.origin : `${u.protocol}//${u.host}`
   if (!u.host || origin === 'null') throw new ConfigError(`ALLOWED_ORIGINS has an invalid origin: ${value}`)
   return origin
+}
+
+function embeddingConfig(env: Env): EmbeddingConfig {
+  const provider = oneOf(env, 'EMBEDDING_PROVIDER', EMBEDDING_PROVIDERS, 'local')
+  const openaiBaseUrl = env.OPENAI_BASE_URL?.trim() ? url(env, 'OPENAI_BASE_URL', '') : null
+  const model = env.EMBEDDING_MODEL?.trim() || (provider === 'local' ? 'Xenova/bge-small-en-v1.5' : provider === 'openai' ? '' : 'hash')
+  if (provider === 'openai' && !model) throw new ConfigError('EMBEDDING_MODEL is required when EMBEDDING_PROVIDER=openai')
+  return {
+    provider,
+    model,
+    modelPath: env.EMBEDDING_MODEL_PATH?.trim() || null,
+    dimensions: int(env, 'EMBEDDING_DIMENSIONS', 512, 8, 4096),
+    openaiBaseUrl,
+    openaiApiKey: env.OPENAI_API_KEY?.trim() || null,
+  }
 }
 
 function planLimits(env: Env): Record<Plan, PlanLimits> {

@@ -1,6 +1,7 @@
 // Deps: everything a service needs, made once at boot (or per test) and passed explicitly.
 import { createDb, type Database, type Db } from '../db/client'
 import { runMigrations } from '../db/migrate'
+import { loadEmbedder, type Embedder, type EmbeddingStatus } from './ai/embeddings'
 import type { Config } from './config'
 import { createLogger, type Logger } from './log'
 
@@ -15,6 +16,9 @@ export interface Deps {
   clock: Clock
   ids: { next(): string }
   log: Logger
+  /** service-embed, or null when no model could be loaded (keyword search only; see embeddingStatus). */
+  embedder: Embedder | null
+  embeddingStatus: EmbeddingStatus
   close(): Promise<void>
 }
 
@@ -29,13 +33,17 @@ export const systemClock: Clock = { now: () => new Date() }
 export async function createDeps(config: Config, overrides: DepsOverrides = {}): Promise<Deps> {
   const database = overrides.database ?? (await createDb(config))
   if (!overrides.database) await runMigrations(database, config.databaseUrl)
+  const log = overrides.log ?? createLogger(config.logLevel)
+  const { embedder, status } = await loadEmbedder(config, log)
   return {
     config,
     db: database.db,
     dbKind: database.kind,
     clock: overrides.clock ?? systemClock,
     ids: { next: () => Bun.randomUUIDv7() },
-    log: overrides.log ?? createLogger(config.logLevel),
+    log,
+    embedder,
+    embeddingStatus: status,
     close: () => database.close(),
   }
 }

@@ -15,7 +15,7 @@ export const K1 = 0.9
 export const B = 0.4
 /** A word matched only as the prefix of the last, still-being-typed term counts for this much. */
 export const PREFIX_WEIGHT = 0.5
-const MAX_QUERY_CHARS = 500
+const MAX_QUERY_CHARS = 2000
 
 export interface QueryTerm {
   /** Position of the query word; AND matching means every position is matched. */
@@ -47,7 +47,8 @@ export async function analyzeQuery(db: Tx, raw: string): Promise<QueryTerm[]> {
       (select array_agg(lexeme) from unnest(to_tsvector(${TEXT_CONFIG}::regconfig, ${last}))) as last`,
   )
   const terms: QueryTerm[] = (row?.terms ?? []).map((term, idx) => ({ idx, term, prefix: false }))
-  if (last) {
+  // A stop word being typed ("walrus and") is not a word to require; the words before it still count.
+  if (last && row?.last?.length) {
     const stem = row?.last?.[0]
     const exact = terms.find((t) => t.term === stem)
     const idx = exact?.idx ?? terms.length
@@ -56,9 +57,17 @@ export async function analyzeQuery(db: Tx, raw: string): Promise<QueryTerm[]> {
   return terms
 }
 
+/**
+ * Pinned documents get +10 %, a thumbs-up +5 %, a thumbs-down −5 %: enough to break near-ties, never to
+ * bury a better match. Applied inside the ranking query, so `limit` never cuts a document the boost lifts.
+ */
+export const BOOST = sql.raw(`(case when d.pinned then 1.1 else 1 end * (1 + 0.05 * d.rating))`)
+
 export interface KeywordHit {
   document_id: string
+  /** Raw BM25 score; `boost` multiplies it for the order. */
   score: number
+  boost: number
   /** How many of the query's words the document matched. */
   matched_terms: number
 }
@@ -72,7 +81,7 @@ export async function keywordSearch(db: Tx, userId: string, terms: QueryTerm[], 
   if (words === 0) return { hits: [], words }
   // Constants go in as literals: as parameters Postgres would type them from context (integer).
   const [k1, b] = [sql.raw(String(K1)), sql.raw(String(B))]
-  const rows = await queryRows<{ document_id: string; score: number; matched_terms: number }>(
+  const rows = await queryRows<{ document_id: string; score: number; matched_terms: number; boost: number }>(
     db,
     sql`with q as (
         select (e->>'idx')::int as idx, e->>'term' as term, (e->>'prefix')::boolean as prefix
@@ -99,12 +108,12 @@ export async function keywordSearch(db: Tx, userId: string, terms: QueryTerm[], 
                count(distinct m.idx)::int as matched_terms
         from m join df using (term) cross join corpus
         group by m.document_id)
-      select s.* from scored s join documents d on d.id = s.document_id
+      select s.*, ${BOOST} as boost from scored s join documents d on d.id = s.document_id
       where ${filter}
-      order by (s.matched_terms = ${sql.raw(String(words))}) desc, s.score desc, s.document_id
+      order by (s.matched_terms = ${sql.raw(String(words))}) desc, s.score * ${BOOST} desc, s.document_id
       limit ${limit}`,
   )
-  return { hits: rows.map((r) => ({ document_id: r.document_id, score: Number(r.score), matched_terms: Number(r.matched_terms) })), words }
+  return { hits: rows.map((r) => ({ document_id: r.document_id, score: Number(r.score), matched_terms: Number(r.matched_terms), boost: Number(r.boost) })), words }
 }
 
 /** A tsquery OR-ing the terms (already lexemes, so quoted rather than re-analysed). */

@@ -499,6 +499,13 @@ export interface operations {
                         version: string;
                         /** @enum {string} */
                         database: "pglite" | "postgres";
+                        embeddings: {
+                            provider: string;
+                            model: string;
+                            /** @description false: search runs by keyword only */
+                            available: boolean;
+                            reason?: string;
+                        };
                     };
                 };
             };

@@ -51,11 +51,14 @@ async function expectErrorBody(res: Response, status: number) {
 }
 
 describe('health', () => {
-  test('GET / answers without credentials: status, version and database kind', async () => {
+  test('GET / answers without credentials: status, version, database kind and whether embeddings are available', async () => {
     const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'))
     const res = await t.json('GET', '/')
     expect(res.status).toBe(200)
-    expect(res.body).toEqual({ status: 'ok', version: t.config.version, database: 'pglite' })
+    expect(res.body).toMatchObject({ status: 'ok', version: t.config.version, database: 'pglite' })
+    // The default local model is not part of this build: the service says so instead of switching models.
+    expect(res.body.embeddings).toMatchObject({ provider: 'local', model: 'Xenova/bge-small-en-v1.5', available: false })
+    expect(res.body.embeddings.reason).toContain('not installed')
     expect([pkg.version, process.env.npm_package_version]).toContain(res.body.version)
   })
 })

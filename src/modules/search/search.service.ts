@@ -18,9 +18,6 @@ export interface SearchInput {
   mode?: 'hybrid' | 'keyword' | 'semantic'
 }
 
-/** Pinned documents get +10 %, a thumbs-up +5 %, a thumbs-down −5 %: enough to break near-ties, never to bury a better match. */
-export const boostOf = (d: { pinned: boolean; rating: number }) => (d.pinned ? 1.1 : 1) * (1 + 0.05 * d.rating)
-
 /** The filters every ranking applies inside its own query, on the documents table aliased `d`. */
 function documentFilter(userId: string, input: SearchInput): SQL {
   const parts: SQL[] = [sql`d.user_id = ${userId}`, sql`d.status = 'active'`]
@@ -44,28 +41,22 @@ export async function searchDocuments(deps: Deps, user: SessionUser, input: Sear
     snippets(deps.db, user.id, ids, terms),
   ])
   const byId = new Map(rows.map((r) => [r.id, r]))
-  const results = hits
-    .map((hit, i) => {
-      const row = byId.get(hit.document_id)!
-      const boost = boostOf(row)
-      const all = hit.matched_terms === words
-      return {
-        tier: all ? 0 : 1,
-        result: {
-          document: toSummaryDto(row),
-          score: hit.score * boost,
-          snippet: passages.get(hit.document_id) ?? row.excerpt,
-          signals: { keyword_rank: i + 1, keyword_score: hit.score, semantic_rank: null, semantic_score: null, matched_terms: hit.matched_terms, boost },
-        },
-      }
-    })
-    .sort((a, b) => a.tier - b.tier || b.result.score - a.result.score)
+  // Hits come ranked: AND matches first, then by boosted score.
+  const results = hits.map((hit, i) => {
+    const row = byId.get(hit.document_id)!
+    return {
+      document: toSummaryDto(row),
+      score: hit.score * hit.boost,
+      snippet: passages.get(hit.document_id) ?? row.excerpt,
+      signals: { keyword_rank: i + 1, keyword_score: hit.score, semantic_rank: null, semantic_score: null, matched_terms: hit.matched_terms, boost: hit.boost },
+    }
+  })
   return {
     query: input.q,
     mode: 'keyword',
-    matched: results.every((r) => r.tier === 0) ? 'all' : 'any',
+    matched: hits.every((h) => h.matched_terms === words) ? 'all' : 'any',
     took_ms: Math.round((performance.now() - started) * 100) / 100,
-    results: results.map((r) => r.result),
+    results,
     ...(asked !== 'keyword' ? { notice: `${asked} search needs an embedding model and none is available; searched by keyword` } : {}),
   }
 }

@@ -45,6 +45,8 @@ export interface Config {
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent'
   version: string
   embeddings: EmbeddingConfig
+  /** Run the job worker inside the server process (default); false when `bun run worker` runs it apart. */
+  workerInProcess: boolean
 }
 
 export const EMBEDDING_PROVIDERS = ['local', 'openai', 'hash', 'none'] as const
@@ -92,6 +94,7 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: oneOf(env, 'LOG_LEVEL', ['debug', 'info', 'warn', 'error', 'silent'] as const, 'info'),
     version: env.npm_package_version ?? packageVersion(),
     embeddings: embeddingConfig(env),
+    workerInProcess: oneOf(env, 'WORKER_IN_PROCESS', ['true', 'false'] as const, 'true') === 'true',
   }
 }
 

@@ -9,7 +9,7 @@ import { decodeCursor, toPage } from '../../lib/cursor'
 import { lockUser } from '../../lib/locks'
 import { assertWithinLimit, limitMessage, limitsOf } from '../../plans'
 import type { SessionUser } from '../auth/sessions.service'
-import { indexKeywords } from '../../retrieval/keyword-index'
+import { indexDocument } from '../../retrieval/indexing'
 import { storedTotals } from '../usage/usage.service'
 import { findWorkspace, resolveWorkspaceId } from '../workspaces/workspaces.service'
 import {
@@ -108,7 +108,7 @@ export async function ingestDocument(deps: Deps, user: SessionUser, input: Inges
         })
         .where(eq(documents.id, existing.id))
         .returning()
-      await indexKeywords(tx, updated!, deps.ids.next)
+      await indexDocument(tx, deps, updated!)
       return { document: updated!, deduplicated: true }
     }
     const [created] = await tx
@@ -129,7 +129,7 @@ export async function ingestDocument(deps: Deps, user: SessionUser, input: Inges
         updated_at: now,
       })
       .returning()
-    await indexKeywords(tx, created!, deps.ids.next)
+    await indexDocument(tx, deps, created!)
     return { document: created!, deduplicated: false }
   })
 }
@@ -211,7 +211,7 @@ export async function patchDocument(deps: Deps, user: SessionUser, id: string, i
       })
       .where(eq(documents.id, id))
       .returning()
-    if (contentChanged) await indexKeywords(tx, row!, deps.ids.next)
+    if (contentChanged) await indexDocument(tx, deps, row!)
     return toDocumentDto(row!)
   })
 }

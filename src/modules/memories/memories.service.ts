@@ -7,7 +7,7 @@ import { assertWithinLimit } from '../../plans'
 import type { SessionUser } from '../auth/sessions.service'
 import { assertBodySize, assertMetadataSize, contentHash, deriveExcerpt, MEMORY_KINDS, normalizeTags, sizeOf, toDocumentDto } from '../documents/documents.model'
 import { listDocuments, type ListFilters } from '../documents/documents.service'
-import { indexKeywords } from '../../retrieval/keyword-index'
+import { indexDocument } from '../../retrieval/indexing'
 import { storedTotals } from '../usage/usage.service'
 import { findWorkspace } from '../workspaces/workspaces.service'
 
@@ -58,7 +58,7 @@ export async function saveDrafts(deps: Deps, user: SessionUser, input: { workspa
     assertWithinLimit(deps, user.plan, 'storage_bytes', totals.storage_bytes, rows.reduce((sum, r) => sum + r.size_bytes, 0))
     const stored = await tx.insert(documents).values(rows).returning()
     // Indexed now, filtered out by status until approved: approval makes a memory searchable at once.
-    for (const row of stored) await indexKeywords(tx, row, deps.ids.next)
+    for (const row of stored) await indexDocument(tx, deps, row)
     return stored
   })
   return { data: stored.map(toDocumentDto) }

@@ -1,0 +1,43 @@
+// embed-document: embeds the chunks of a document with service-embed and marks it indexed. Chunks and the
+// keyword index were written with the document; this adds what semantic search needs. A document edited
+// meanwhile has new chunks and a job of its own, so stale work is simply not written.
+import { and, eq, isNull, ne, or } from 'drizzle-orm'
+import { chunks, documents } from '../../db/schema'
+import { embedDocuments } from '../ai/embeddings'
+import type { Deps } from '../deps'
+import type { JobDefinition } from './catalog'
+
+const BATCH = 64
+
+export const embedDocumentJob: JobDefinition<{ document_id: string }> = {
+  maxAttempts: 5,
+  async run(deps, { document_id }) {
+    const [doc] = await deps.db.select({ id: documents.id, updated_at: documents.updated_at }).from(documents).where(eq(documents.id, document_id))
+    if (!doc) return // deleted or forgotten since: nothing to do
+    const embedder = deps.embedder
+    if (embedder) {
+      const pending = await deps.db
+        .select({ id: chunks.id, content: chunks.content })
+        .from(chunks)
+        .where(and(eq(chunks.document_id, document_id), or(isNull(chunks.embedding_model), ne(chunks.embedding_model, embedder.id))))
+        .orderBy(chunks.ordinal)
+      for (let i = 0; i < pending.length; i += BATCH) {
+        const batch = pending.slice(i, i + BATCH)
+        const vectors = await embedDocuments(embedder, batch.map((c) => c.content))
+        await deps.db.transaction(async (tx) => {
+          for (const [j, c] of batch.entries()) {
+            await tx.update(chunks).set({ embedding: vectors[j]!, embedding_model: embedder.id }).where(eq(chunks.id, c.id))
+          }
+        })
+      }
+    }
+    // Only if nothing changed meanwhile; an edit has queued its own job.
+    await deps.db
+      .update(documents)
+      .set({ index_status: 'indexed' })
+      .where(and(eq(documents.id, document_id), eq(documents.updated_at, doc.updated_at)))
+  },
+  async onFailed(deps, { document_id }) {
+    await deps.db.update(documents).set({ index_status: 'failed' }).where(eq(documents.id, document_id))
+  },
+}

@@ -1,0 +1,81 @@
+// The shared Postgres job queue: enqueue, claim with FOR UPDATE SKIP LOCKED (so any number of workers in any
+// number of processes can share it), finish, and retry failures with exponential backoff.
+import { and, eq, sql } from 'drizzle-orm'
+import type { Tx } from '../../db/client'
+import { queryRows } from '../../db/client'
+import { jobs } from '../../db/schema'
+
+export type JobRow = typeof jobs.$inferSelect
+
+export interface EnqueueInput {
+  id: string
+  kind: string
+  payload: Record<string, unknown>
+  userId: string | null
+  runAt: Date
+  maxAttempts: number
+}
+
+export async function enqueue(db: Tx, input: EnqueueInput): Promise<void> {
+  await db.insert(jobs).values({
+    id: input.id,
+    user_id: input.userId,
+    kind: input.kind,
+    payload: input.payload,
+    status: 'queued',
+    max_attempts: input.maxAttempts,
+    run_at: input.runAt,
+    created_at: input.runAt,
+    updated_at: input.runAt,
+  })
+}
+
+/**
+ * Claims the next due job. A job left `running` past `staleAfterMs` (its worker crashed) is claimable
+ * again, so work is picked up, not lost; SKIP LOCKED keeps two workers from claiming the same row.
+ */
+export async function claimNext(db: Tx, workerId: string, now: Date, staleAfterMs: number): Promise<JobRow | null> {
+  const stale = new Date(now.getTime() - staleAfterMs)
+  const [row] = await queryRows<Record<string, unknown>>(
+    db,
+    sql`update ${jobs} set status = 'running', locked_at = ${now}, locked_by = ${workerId},
+          attempts = ${jobs.attempts} + 1, updated_at = ${now}
+        where ${jobs.id} = (
+          select id from ${jobs}
+          where (${jobs.status} = 'queued' and ${jobs.run_at} <= ${now})
+             or (${jobs.status} = 'running' and ${jobs.locked_at} < ${stale})
+          order by ${jobs.run_at}, ${jobs.id}
+          limit 1
+          for update skip locked)
+        returning ${jobs.id} as id`,
+  )
+  if (!row) return null
+  const [job] = await db.select().from(jobs).where(eq(jobs.id, row.id as string))
+  return job ?? null
+}
+
+export async function completeJob(db: Tx, job: JobRow, now: Date): Promise<void> {
+  await db
+    .update(jobs)
+    .set({ status: 'succeeded', locked_at: null, locked_by: null, last_error: null, updated_at: now })
+    .where(and(eq(jobs.id, job.id), eq(jobs.attempts, job.attempts)))
+}
+
+/** Exponential backoff with jitter: ~2 s, 4 s, 8 s … capped at 10 minutes. */
+export const backoffMs = (attempt: number) => Math.min(600_000, 1000 * 2 ** attempt) * (0.75 + Math.random() * 0.5)
+
+export async function failJob(db: Tx, job: JobRow, error: string, now: Date): Promise<'retry' | 'failed'> {
+  const outcome = job.attempts >= job.max_attempts ? 'failed' : 'retry'
+  await db
+    .update(jobs)
+    .set({
+      status: outcome === 'failed' ? 'failed' : 'queued',
+      run_at: outcome === 'failed' ? job.run_at : new Date(now.getTime() + backoffMs(job.attempts)),
+      locked_at: null,
+      locked_by: null,
+      last_error: error.slice(0, 2000),
+      updated_at: now,
+    })
+    .where(and(eq(jobs.id, job.id), eq(jobs.attempts, job.attempts)))
+  return outcome
+}

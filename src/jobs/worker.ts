@@ -1,0 +1,61 @@
+// The worker loop: claims due jobs from the shared queue (any number of workers, in any number of processes)
+// and runs them through the catalog; failures retry with backoff until the job's attempts are spent.
+import type { Deps } from '../deps'
+import { catalog, type JobDefinition } from './catalog'
+import { claimNext, completeJob, failJob } from './queue'
+
+/** A job still `running` this long after its claim is taken to belong to a crashed worker. */
+export const STALE_AFTER_MS = 5 * 60_000
+
+/** Claims and runs one due job; answers false when none was due. */
+export async function runNextJob(deps: Deps, workerId: string): Promise<boolean> {
+  const job = await claimNext(deps.db, workerId, deps.clock.now(), STALE_AFTER_MS)
+  if (!job) return false
+  const definition = (catalog as Record<string, JobDefinition<unknown>>)[job.kind]
+  try {
+    if (!definition) throw new Error(`unknown job kind ${job.kind}`)
+    await definition.run(deps, job.payload, job)
+    await completeJob(deps.db, job, deps.clock.now())
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error)
+    const outcome = await failJob(deps.db, job, message, deps.clock.now())
+    deps.log.warn('job failed', { job_id: job.id, kind: job.kind, attempt: job.attempts, outcome, error: message })
+    if (outcome === 'failed') await definition?.onFailed?.(deps, job.payload, message)
+  }
+  return true
+}
+
+/** Runs due jobs until none is left (tests, scripts); answers how many ran. */
+export async function drainJobs(deps: Deps, workerId = `drain-${process.pid}`): Promise<number> {
+  let ran = 0
+  while (await runNextJob(deps, workerId)) ran++
+  return ran
+}
+
+export interface Worker {
+  stop(): Promise<void>
+}
+
+/** Polls for work until stopped; busy, it goes straight to the next job. */
+export function startWorker(deps: Deps, { pollMs = 500 }: { pollMs?: number } = {}): Worker {
+  const id = `worker-${process.pid}-${crypto.randomUUID().slice(0, 8)}`
+  let stopping = false
+  const loop = (async () => {
+    while (!stopping) {
+      let ran = false
+      try {
+        ran = await runNextJob(deps, id)
+      } catch (error) {
+        deps.log.error('worker loop error', { error: String(error) })
+      }
+      if (!ran && !stopping) await Bun.sleep(pollMs)
+    }
+  })()
+  deps.log.info('worker started', { worker: id })
+  return {
+    async stop() {
+      stopping = true
+      await loop
+    },
+  }
+}

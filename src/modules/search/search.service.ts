@@ -1,9 +1,13 @@
-// Search over the caller's active documents: BM25 keyword ranking (semantic and hybrid arrive with
-// embeddings), filters applied inside the query, pinned and rating as mild boosts, best-chunk snippets.
-import { and, inArray, sql, type SQL } from 'drizzle-orm'
-import { documents } from '../../../db/schema'
+// Search over the caller's active documents: BM25 keyword ranking, semantic ranking over chunk embeddings,
+// or both fused (hybrid); filters applied inside each query, pinned and rating as mild boosts, and a
+// snippet from the best-matching chunk. Without an embedding model every mode runs by keyword and says so.
+import { inArray, sql, type SQL } from 'drizzle-orm'
+import { chunks, documents } from '../../../db/schema'
+import { embedQuery } from '../../ai/embeddings'
 import type { Deps } from '../../deps'
+import { fromKeyword, fromSemantic, fuse, type RankedHit } from '../../retrieval/fusion'
 import { analyzeQuery, keywordSearch, snippets } from '../../retrieval/keyword'
+import { semanticSearch } from '../../retrieval/semantic'
 import type { SessionUser } from '../auth/sessions.service'
 import { toSummaryDto } from '../documents/documents.model'
 import { findWorkspace } from '../workspaces/workspaces.service'
@@ -17,6 +21,9 @@ export interface SearchInput {
   source?: string
   mode?: 'hybrid' | 'keyword' | 'semantic'
 }
+
+/** Candidates each side brings to hybrid fusion. */
+const FUSION_POOL = 50
 
 /** The filters every ranking applies inside its own query, on the documents table aliased `d`. */
 function documentFilter(userId: string, input: SearchInput): SQL {
@@ -33,30 +40,53 @@ export async function searchDocuments(deps: Deps, user: SessionUser, input: Sear
   const limit = input.limit ?? 10
   if (input.workspace_id) await findWorkspace(deps.db, user.id, input.workspace_id)
   const asked = input.mode ?? 'hybrid'
+  const embedder = deps.embedder
+  const mode = embedder ? asked : 'keyword'
+  const filter = documentFilter(user.id, input)
+  const pool = mode === 'hybrid' ? Math.max(limit, FUSION_POOL) : limit
+
   const terms = await analyzeQuery(deps.db, input.q)
-  const { hits, words } = await keywordSearch(deps.db, user.id, terms, documentFilter(user.id, input), limit)
-  const ids = hits.map((h) => h.document_id)
-  const [rows, passages] = await Promise.all([
-    ids.length ? deps.db.select().from(documents).where(and(inArray(documents.id, ids))) : Promise.resolve([]),
-    snippets(deps.db, user.id, ids, terms),
+  const keyword = mode === 'semantic' ? { hits: [], words: 0 } : await keywordSearch(deps.db, user.id, terms, filter, pool)
+  const semantic =
+    mode === 'keyword' || !embedder || !input.q.trim()
+      ? []
+      : await semanticSearch(deps.db, user.id, embedder.id, await embedQuery(embedder, input.q), filter, pool)
+  const ranked: RankedHit[] = (
+    mode === 'keyword' ? fromKeyword(keyword.hits) : mode === 'semantic' ? fromSemantic(semantic) : fuse(fromKeyword(keyword.hits), fromSemantic(semantic), embedder!.fusionWeight)
+  ).slice(0, limit)
+
+  const ids = ranked.map((h) => h.document_id)
+  const [rows, passages, semanticPassages] = await Promise.all([
+    ids.length ? deps.db.select().from(documents).where(inArray(documents.id, ids)) : Promise.resolve([]),
+    snippets(deps.db, user.id, ranked.filter((h) => h.keyword_rank !== null).map((h) => h.document_id), terms),
+    chunkPassages(deps, ranked.filter((h) => h.keyword_rank === null && h.chunk_id).map((h) => h.chunk_id!)),
   ])
   const byId = new Map(rows.map((r) => [r.id, r]))
-  // Hits come ranked: AND matches first, then by boosted score.
-  const results = hits.map((hit, i) => {
-    const row = byId.get(hit.document_id)!
-    return {
-      document: toSummaryDto(row),
-      score: hit.score * hit.boost,
-      snippet: passages.get(hit.document_id) ?? row.excerpt,
-      signals: { keyword_rank: i + 1, keyword_score: hit.score, semantic_rank: null, semantic_score: null, matched_terms: hit.matched_terms, boost: hit.boost },
-    }
-  })
+  const keywordHits = ranked.filter((h) => h.keyword_rank !== null)
   return {
     query: input.q,
-    mode: 'keyword',
-    matched: hits.every((h) => h.matched_terms === words) ? 'all' : 'any',
+    mode,
+    matched: keywordHits.every((h) => h.matched_terms === keyword.words) ? 'all' : 'any',
     took_ms: Math.round((performance.now() - started) * 100) / 100,
-    results,
-    ...(asked !== 'keyword' ? { notice: `${asked} search needs an embedding model and none is available; searched by keyword` } : {}),
+    results: ranked.map((h) => {
+      const row = byId.get(h.document_id)!
+      return {
+        document: toSummaryDto(row),
+        score: h.score,
+        snippet: passages.get(h.document_id) ?? (h.chunk_id ? semanticPassages.get(h.chunk_id) : undefined) ?? row.excerpt,
+        signals: {
+          keyword_rank: h.keyword_rank, keyword_score: h.keyword_score, semantic_rank: h.semantic_rank,
+          semantic_score: h.semantic_score, matched_terms: h.matched_terms, boost: h.boost,
+        },
+      }
+    }),
+    ...(asked !== mode ? { notice: `${asked} search needs an embedding model and none is available (${deps.embeddingStatus.reason}); searched by keyword` } : {}),
   }
+}
+
+/** The opening of the chunks semantic search matched best. */
+async function chunkPassages(deps: Deps, chunkIds: string[]): Promise<Map<string, string>> {
+  if (chunkIds.length === 0) return new Map()
+  const rows = await deps.db.select({ id: chunks.id, content: chunks.content }).from(chunks).where(inArray(chunks.id, chunkIds))
+  return new Map(rows.map((r) => [r.id, r.content.replace(/\s+/g, ' ').trim().slice(0, 280)]))
 }

@@ -1,0 +1,31 @@
+// Semantic ranking: cosine similarity between the query's embedding and every embedded chunk of the caller
+// (of the same model only), best chunk per document. An exact scan of the caller's own chunks, so tenant
+// filters can never starve the top-k the way a shared approximate index filtered afterwards can.
+import { sql, type SQL } from 'drizzle-orm'
+import { queryRows, type Tx } from '../../db/client'
+import { BOOST } from './keyword'
+
+export interface SemanticHit {
+  document_id: string
+  chunk_id: string
+  similarity: number
+  boost: number
+}
+
+export async function semanticSearch(db: Tx, userId: string, model: string, vector: number[], filter: SQL, limit: number): Promise<SemanticHit[]> {
+  const rows = await queryRows<SemanticHit>(
+    db,
+    sql`with q as (select ${`[${vector.join(',')}]`}::vector as v),
+      best as (
+        select distinct on (c.document_id) c.document_id, c.id as chunk_id, (1 - (c.embedding <=> q.v))::float8 as similarity
+        from chunks c cross join q
+        where c.user_id = ${userId} and c.embedding_model = ${model}
+        order by c.document_id, c.embedding <=> q.v)
+      select b.document_id, b.chunk_id, b.similarity, ${BOOST}::float8 as boost
+      from best b join documents d on d.id = b.document_id
+      where ${filter}
+      order by b.similarity * ${BOOST} desc, b.document_id
+      limit ${limit}`,
+  )
+  return rows.map((r) => ({ ...r, similarity: Number(r.similarity), boost: Number(r.boost) }))
+}

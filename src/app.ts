@@ -11,6 +11,7 @@ import { keysRoutes } from './modules/keys/keys.routes'
 import { memoriesRoutes } from './modules/memories/memories.routes'
 import { searchRoutes } from './modules/search/search.routes'
 import { usageRoutes } from './modules/usage/usage.routes'
+import { v1Routes } from './modules/v1/v1.routes'
 import { workspacesRoutes } from './modules/workspaces/workspaces.routes'
 
 const Health = t.Object(
@@ -44,6 +45,7 @@ export function createApp(deps: Deps) {
     .use(memoriesRoutes(deps))
     .use(searchRoutes(deps))
     .use(usageRoutes(deps))
+    .use(v1Routes(deps))
   return mountOpenApi(app, deps.config)
 }
 

@@ -19,6 +19,7 @@ const TAGS = [
   { name: 'memories', description: 'Agent-written learnings (drafts) and the memory list' },
   { name: 'search', description: 'Hybrid keyword + semantic search' },
   { name: 'account', description: 'Usage and account' },
+  { name: 'openai-compatible', description: 'OpenAI-compatible /v1: models and embeddings' },
 ]
 
 const PAGE = `<!doctype html>

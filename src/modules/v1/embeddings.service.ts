@@ -1,0 +1,49 @@
+// /v1/embeddings and /v1/models: service-embed through OpenAI's request and response formats.
+import { embedDocuments } from '../../ai/embeddings'
+import type { Deps } from '../../deps'
+import { AppError, badRequest, unavailable } from '../../http/errors'
+
+export const EMBED_MODEL = 'service-embed'
+
+export function listModels(deps: Deps) {
+  const created = Math.floor(new Date('2026-01-01T00:00:00Z').getTime() / 1000)
+  const status = deps.embeddingStatus
+  return {
+    object: 'list' as const,
+    data: [
+      {
+        id: EMBED_MODEL,
+        object: 'model' as const,
+        created,
+        owned_by: 'service',
+        description: status.available ? `embeddings by ${deps.embedder!.id}` : `unavailable: ${status.reason}`,
+        available: status.available,
+      },
+    ],
+  }
+}
+
+/** OpenAI's token counts are model-specific; four characters a token is the usual estimate. */
+const estimateTokens = (texts: string[]) => texts.reduce((n, t) => n + Math.ceil(t.length / 4), 0)
+
+const toBase64 = (vector: number[]) => Buffer.from(new Float32Array(vector).buffer).toString('base64')
+
+export async function createEmbeddings(deps: Deps, body: { model: string; input: string | string[]; encoding_format?: 'float' | 'base64'; dimensions?: number }) {
+  if (body.model !== EMBED_MODEL && body.model !== deps.embedder?.id) {
+    throw new AppError(404, `model ${body.model} does not exist; use ${EMBED_MODEL}`)
+  }
+  if (!deps.embedder) throw unavailable(`no embedding model is available: ${deps.embeddingStatus.reason}`)
+  const inputs = Array.isArray(body.input) ? body.input : [body.input]
+  if (inputs.some((i) => i.length === 0)) throw badRequest('input must not contain empty strings')
+  const vectors = await embedDocuments(deps.embedder, inputs)
+  if (body.dimensions !== undefined && body.dimensions !== vectors[0]?.length) {
+    throw badRequest(`dimensions: ${deps.embedder.id} makes ${vectors[0]?.length}-dimensional vectors and cannot shorten them`)
+  }
+  const tokens = estimateTokens(inputs)
+  return {
+    object: 'list' as const,
+    data: vectors.map((v, index) => ({ object: 'embedding' as const, index, embedding: body.encoding_format === 'base64' ? toBase64(v) : v })),
+    model: EMBED_MODEL,
+    usage: { prompt_tokens: tokens, total_tokens: tokens },
+  }
+}

@@ -56,7 +56,9 @@ export function assertMetadataSize(metadata: Record<string, unknown> | undefined
 export const sizeOf = (d: { title: string; excerpt: string; body: string; metadata?: Record<string, unknown> }) =>
   bytes(d.title) + bytes(d.excerpt) + bytes(d.body) + (d.metadata ? bytes(JSON.stringify(d.metadata)) : 0)
 
-export function toSummaryDto(row: DocumentRow) {
+export type SummaryRow = Omit<DocumentRow, 'body' | 'metadata'>
+
+export function toSummaryDto(row: SummaryRow) {
   return {
     id: row.id,
     workspace_id: row.workspace_id,

@@ -1,7 +1,7 @@
 // Search over the caller's active documents: BM25 keyword ranking, semantic ranking over chunk embeddings,
 // or both fused (hybrid); filters applied inside each query, pinned and rating as mild boosts, and a
 // snippet from the best-matching chunk. Without an embedding model every mode runs by keyword and says so.
-import { inArray, sql, type SQL } from 'drizzle-orm'
+import { getTableColumns, inArray, sql, type SQL } from 'drizzle-orm'
 import { chunks, documents } from '../../../db/schema'
 import { embedQuery } from '../../ai/embeddings'
 import type { Deps } from '../../deps'
@@ -21,6 +21,9 @@ export interface SearchInput {
   source?: string
   mode?: 'hybrid' | 'keyword' | 'semantic'
 }
+
+// Results show summaries: never read bodies (up to 1 MiB each) to answer a search.
+const { body: _body, metadata: _metadata, ...summaryColumns } = getTableColumns(documents)
 
 /** Candidates each side brings to hybrid fusion. */
 const FUSION_POOL = 50
@@ -57,7 +60,7 @@ export async function searchDocuments(deps: Deps, user: SessionUser, input: Sear
 
   const ids = ranked.map((h) => h.document_id)
   const [rows, passages, semanticPassages] = await Promise.all([
-    ids.length ? deps.db.select().from(documents).where(inArray(documents.id, ids)) : Promise.resolve([]),
+    ids.length ? deps.db.select(summaryColumns).from(documents).where(inArray(documents.id, ids)) : Promise.resolve([]),
     snippets(deps.db, user.id, ranked.filter((h) => h.keyword_rank !== null).map((h) => h.document_id), terms),
     chunkPassages(deps, ranked.filter((h) => h.keyword_rank === null && h.chunk_id).map((h) => h.chunk_id!)),
   ])

@@ -1,6 +1,6 @@
 // The shared Postgres job queue: enqueue, claim with FOR UPDATE SKIP LOCKED (so any number of workers in any
 // number of processes can share it), finish, and retry failures with exponential backoff.
-import { and, eq, sql } from 'drizzle-orm'
+import { and, eq, inArray, sql } from 'drizzle-orm'
 import type { Tx } from '../../db/client'
 import { queryRows } from '../../db/client'
 import { jobs } from '../../db/schema'
@@ -30,20 +30,34 @@ export async function enqueue(db: Tx, input: EnqueueInput): Promise<void> {
   })
 }
 
+/** Jobs whose worker died on their last attempt: they have no attempt left, so they failed. Answers them. */
+export async function failAbandoned(db: Tx, now: Date, staleAfterMs: number): Promise<JobRow[]> {
+  const stale = new Date(now.getTime() - staleAfterMs).toISOString()
+  const ids = await queryRows<{ id: string }>(
+    db,
+    sql`update ${jobs} set status = 'failed', locked_at = null, locked_by = null, updated_at = ${now.toISOString()}::timestamptz,
+          last_error = 'the worker running the last attempt stopped answering'
+        where ${jobs.status} = 'running' and ${jobs.locked_at} < ${stale}::timestamptz and ${jobs.attempts} >= ${jobs.max_attempts}
+        returning ${jobs.id} as id`,
+  )
+  return ids.length ? db.select().from(jobs).where(inArray(jobs.id, ids.map((r) => r.id))) : []
+}
+
 /**
  * Claims the next due job. A job left `running` past `staleAfterMs` (its worker crashed) is claimable
  * again, so work is picked up, not lost; SKIP LOCKED keeps two workers from claiming the same row.
  */
 export async function claimNext(db: Tx, workerId: string, now: Date, staleAfterMs: number): Promise<JobRow | null> {
-  const stale = new Date(now.getTime() - staleAfterMs)
+  // Timestamps as ISO text: postgres.js does not bind Date values inside raw SQL.
+  const [at, stale] = [now.toISOString(), new Date(now.getTime() - staleAfterMs).toISOString()]
   const [row] = await queryRows<Record<string, unknown>>(
     db,
-    sql`update ${jobs} set status = 'running', locked_at = ${now}, locked_by = ${workerId},
-          attempts = ${jobs.attempts} + 1, updated_at = ${now}
+    sql`update ${jobs} set status = 'running', locked_at = ${at}::timestamptz, locked_by = ${workerId},
+          attempts = ${jobs.attempts} + 1, updated_at = ${at}::timestamptz
         where ${jobs.id} = (
           select id from ${jobs}
-          where (${jobs.status} = 'queued' and ${jobs.run_at} <= ${now})
-             or (${jobs.status} = 'running' and ${jobs.locked_at} < ${stale})
+          where (${jobs.status} = 'queued' and ${jobs.run_at} <= ${at}::timestamptz)
+             or (${jobs.status} = 'running' and ${jobs.locked_at} < ${stale}::timestamptz and ${jobs.attempts} < ${jobs.max_attempts})
           order by ${jobs.run_at}, ${jobs.id}
           limit 1
           for update skip locked)
@@ -64,9 +78,10 @@ export async function completeJob(db: Tx, job: JobRow, now: Date): Promise<void>
 /** Exponential backoff with jitter: ~2 s, 4 s, 8 s … capped at 10 minutes. */
 export const backoffMs = (attempt: number) => Math.min(600_000, 1000 * 2 ** attempt) * (0.75 + Math.random() * 0.5)
 
-export async function failJob(db: Tx, job: JobRow, error: string, now: Date): Promise<'retry' | 'failed'> {
+/** 'lost' when the job was meanwhile claimed again (this worker was taken for dead): nothing is written. */
+export async function failJob(db: Tx, job: JobRow, error: string, now: Date): Promise<'retry' | 'failed' | 'lost'> {
   const outcome = job.attempts >= job.max_attempts ? 'failed' : 'retry'
-  await db
+  const updated = await db
     .update(jobs)
     .set({
       status: outcome === 'failed' ? 'failed' : 'queued',
@@ -76,6 +91,7 @@ export async function failJob(db: Tx, job: JobRow, error: string, now: Date): Pr
       last_error: error.slice(0, 2000),
       updated_at: now,
     })
-    .where(and(eq(jobs.id, job.id), eq(jobs.attempts, job.attempts)))
-  return outcome
+    .where(and(eq(jobs.id, job.id), eq(jobs.attempts, job.attempts), eq(jobs.status, 'running')))
+    .returning({ id: jobs.id })
+  return updated.length ? outcome : 'lost'
 }

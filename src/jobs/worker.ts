@@ -2,16 +2,20 @@
 // and runs them through the catalog; failures retry with backoff until the job's attempts are spent.
 import type { Deps } from '../deps'
 import { catalog, type JobDefinition } from './catalog'
-import { claimNext, completeJob, failJob } from './queue'
+import { claimNext, completeJob, failAbandoned, failJob } from './queue'
 
 /** A job still `running` this long after its claim is taken to belong to a crashed worker. */
 export const STALE_AFTER_MS = 5 * 60_000
 
 /** Claims and runs one due job; answers false when none was due. */
 export async function runNextJob(deps: Deps, workerId: string): Promise<boolean> {
+  for (const abandoned of await failAbandoned(deps.db, deps.clock.now(), STALE_AFTER_MS)) {
+    deps.log.warn('job failed', { job_id: abandoned.id, kind: abandoned.kind, attempt: abandoned.attempts, outcome: 'failed', error: abandoned.last_error })
+    await definitionOf(abandoned.kind)?.onFailed?.(deps, abandoned.payload, abandoned.last_error ?? '')
+  }
   const job = await claimNext(deps.db, workerId, deps.clock.now(), STALE_AFTER_MS)
   if (!job) return false
-  const definition = (catalog as Record<string, JobDefinition<unknown>>)[job.kind]
+  const definition = definitionOf(job.kind)
   try {
     if (!definition) throw new Error(`unknown job kind ${job.kind}`)
     await definition.run(deps, job.payload, job)
@@ -24,6 +28,8 @@ export async function runNextJob(deps: Deps, workerId: string): Promise<boolean>
   }
   return true
 }
+
+const definitionOf = (kind: string) => (catalog as Record<string, JobDefinition<unknown> | undefined>)[kind]
 
 /** Runs due jobs until none is left (tests, scripts); answers how many ran. */
 export async function drainJobs(deps: Deps, workerId = `drain-${process.pid}`): Promise<number> {
@@ -40,6 +46,12 @@ export interface Worker {
 export function startWorker(deps: Deps, { pollMs = 500 }: { pollMs?: number } = {}): Worker {
   const id = `worker-${process.pid}-${crypto.randomUUID().slice(0, 8)}`
   let stopping = false
+  let wake: () => void = () => {}
+  // An idle wait that stop() cuts short.
+  const idle = () => new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, pollMs)
+    wake = () => (clearTimeout(timer), resolve())
+  })
   const loop = (async () => {
     while (!stopping) {
       let ran = false
@@ -48,13 +60,14 @@ export function startWorker(deps: Deps, { pollMs = 500 }: { pollMs?: number } = 
       } catch (error) {
         deps.log.error('worker loop error', { error: String(error) })
       }
-      if (!ran && !stopping) await Bun.sleep(pollMs)
+      if (!ran && !stopping) await idle()
     }
   })()
   deps.log.info('worker started', { worker: id })
   return {
     async stop() {
       stopping = true
+      wake()
       await loop
     },
   }

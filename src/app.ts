@@ -7,6 +7,7 @@ import { errorHandler } from './http/errors'
 import { mountOpenApi } from './http/openapi'
 import { authRoutes } from './modules/auth/auth.routes'
 import { documentsRoutes } from './modules/documents/documents.routes'
+import { graphRoutes } from './modules/graph/graph.routes'
 import { keysRoutes } from './modules/keys/keys.routes'
 import { memoriesRoutes } from './modules/memories/memories.routes'
 import { searchRoutes } from './modules/search/search.routes'
@@ -44,6 +45,7 @@ export function createApp(deps: Deps) {
     .use(documentsRoutes(deps))
     .use(memoriesRoutes(deps))
     .use(searchRoutes(deps))
+    .use(graphRoutes(deps))
     .use(usageRoutes(deps))
     .use(v1Routes(deps))
   return mountOpenApi(app, deps.config)

@@ -16,6 +16,8 @@ export interface Embedder {
   queryPrefix: string
   /** Weight of the semantic ranking in hybrid fusion: weak vectors must not dilute keyword ranking. */
   fusionWeight: number
+  /** Cosine similarity from which two documents are suggested as linked. */
+  linkThreshold: number
 }
 
 export interface EmbeddingStatus {
@@ -34,12 +36,12 @@ export async function loadEmbedder(config: Config, log: Logger): Promise<{ embed
   if (provider === 'none') return { embedder: null, status: { provider, model, available: false, reason: 'EMBEDDING_PROVIDER=none' } }
   if (provider === 'hash') {
     const dims = config.embeddings.dimensions
-    const embedder: Embedder = { id: `hash-${dims}`, provider, model: hashEmbeddingModel(dims), queryPrefix: '', fusionWeight: 0.1 }
+    const embedder: Embedder = { id: `hash-${dims}`, provider, model: hashEmbeddingModel(dims), queryPrefix: '', fusionWeight: 0.1, linkThreshold: 0.5 }
     return { embedder, status: { provider, model: embedder.id, available: true } }
   }
   if (provider === 'openai') {
     const openai = createOpenAI({ baseURL: config.embeddings.openaiBaseUrl ?? undefined, apiKey: config.embeddings.openaiApiKey ?? 'unset' })
-    const embedder: Embedder = { id: `openai:${model}`, provider, model: openai.embedding(model) as EmbeddingModelV4, queryPrefix: '', fusionWeight: 1 }
+    const embedder: Embedder = { id: `openai:${model}`, provider, model: openai.embedding(model) as EmbeddingModelV4, queryPrefix: '', fusionWeight: 1, linkThreshold: 0.8 }
     try {
       await embed({ model: embedder.model, value: 'ping', maxRetries: 0, abortSignal: AbortSignal.timeout(10_000) })
     } catch (error) {

@@ -3,6 +3,7 @@ import type { Tx } from '../../db/client'
 import type { Deps } from '../deps'
 import { embedDocumentJob } from './embed-document.job'
 import { enqueue, type JobRow } from './queue'
+import { suggestLinksJob } from './suggest-links.job'
 
 export interface JobDefinition<P> {
   maxAttempts: number
@@ -13,6 +14,7 @@ export interface JobDefinition<P> {
 
 export const catalog = {
   'embed-document': embedDocumentJob,
+  'suggest-links': suggestLinksJob,
 } satisfies Record<string, JobDefinition<any>>
 
 export type JobKind = keyof typeof catalog

@@ -5,7 +5,7 @@ import { and, eq, isNull, ne, or } from 'drizzle-orm'
 import { chunks, documents } from '../../db/schema'
 import { embedDocuments } from '../ai/embeddings'
 import type { Deps } from '../deps'
-import type { JobDefinition } from './catalog'
+import { enqueueJob, type JobDefinition } from './catalog'
 
 const BATCH = 64
 
@@ -31,11 +31,15 @@ export const embedDocumentJob: JobDefinition<{ document_id: string }> = {
         })
       }
     }
-    // Only if nothing changed meanwhile; an edit has queued its own job.
-    await deps.db
-      .update(documents)
-      .set({ index_status: 'indexed' })
-      .where(and(eq(documents.id, document_id), eq(documents.updated_at, doc.updated_at)))
+    // Only if nothing changed meanwhile; an edit has queued its own job. Then look for neighbours.
+    await deps.db.transaction(async (tx) => {
+      const done = await tx
+        .update(documents)
+        .set({ index_status: 'indexed' })
+        .where(and(eq(documents.id, document_id), eq(documents.updated_at, doc.updated_at)))
+        .returning({ user_id: documents.user_id })
+      if (done[0]) await enqueueJob(tx, deps, 'suggest-links', { document_id }, done[0].user_id)
+    })
   },
   async onFailed(deps, { document_id }) {
     await deps.db.update(documents).set({ index_status: 'failed' }).where(eq(documents.id, document_id))

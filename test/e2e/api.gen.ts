@@ -449,6 +449,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/graph": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A workspace's graph: active documents as nodes, pending and completed links as edges with scores */
+        get: operations["getApiGraph"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/usage": {
         parameters: {
             query?: never;
@@ -3271,6 +3288,86 @@ export interface operations {
             };
             /** @description Response for status 429 */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
+    getApiGraph: {
+        parameters: {
+            query: {
+                workspace_id: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        nodes: {
+                            /** Format: uuid */
+                            id: string;
+                            title: string;
+                            kind: string;
+                            tags: string[];
+                            pinned: boolean;
+                        }[];
+                        edges: {
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: uuid */
+                            source: string;
+                            /** Format: uuid */
+                            target: string;
+                            score: number;
+                            /** @description pending (a suggestion) | completed */
+                            status: string;
+                            /** @description suggested | manual */
+                            origin: string;
+                        }[];
+                        /** @description true when the workspace has more active documents than `limit` */
+                        truncated: boolean;
+                    };
+                };
+            };
+            /** @description Response for status 400 */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Response for status 401 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Response for status 404 */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,0 +1,76 @@
+// Link suggestions: a document's nearest neighbours in its workspace become `pending` links. With embeddings,
+// neighbours by best chunk-to-chunk cosine similarity; without, "more like this" by keyword — the document's
+// most distinctive terms as a BM25 query, scores scaled by the document's own score. Links a person completed
+// or removed (dismissed) are never touched.
+import { and, eq, or, sql } from 'drizzle-orm'
+import { queryRows } from '../../db/client'
+import { documents, links } from '../../db/schema'
+import type { Deps } from '../deps'
+import { keywordSearch, type QueryTerm } from './keyword'
+
+export const MAX_SUGGESTIONS = 5
+/** Keyword similarity (share of the document's own score) needed to suggest a link. */
+export const KEYWORD_THRESHOLD = 0.35
+const MLT_TERMS = 12
+
+interface Neighbour {
+  document_id: string
+  score: number
+}
+
+export async function suggestLinks(deps: Deps, documentId: string): Promise<number> {
+  const [doc] = await deps.db.select().from(documents).where(eq(documents.id, documentId))
+  if (!doc || doc.status !== 'active') return 0
+  const neighbours = deps.embedder ? await semanticNeighbours(deps, doc, deps.embedder.id, deps.embedder.linkThreshold) : await keywordNeighbours(deps, doc)
+  return deps.db.transaction(async (tx) => {
+    // Replace this document's open suggestions; completed and dismissed links stay as people left them.
+    await tx.delete(links).where(and(eq(links.status, 'pending'), eq(links.origin, 'suggested'), or(eq(links.source_id, doc.id), eq(links.target_id, doc.id))))
+    let made = 0
+    for (const n of neighbours) {
+      const inserted = await tx
+        .insert(links)
+        .values({ id: deps.ids.next(), user_id: doc.user_id, source_id: doc.id, target_id: n.document_id, score: Math.min(1, n.score), status: 'pending', origin: 'suggested', created_at: deps.clock.now() })
+        .onConflictDoNothing()
+        .returning({ id: links.id })
+      made += inserted.length
+    }
+    return made
+  })
+}
+
+type Doc = typeof documents.$inferSelect
+const sameWorkspace = (doc: Doc) => sql`d.user_id = ${doc.user_id} and d.workspace_id = ${doc.workspace_id} and d.status = 'active' and d.id <> ${doc.id}`
+
+async function semanticNeighbours(deps: Deps, doc: Doc, model: string, threshold: number): Promise<Neighbour[]> {
+  return queryRows<Neighbour>(
+    deps.db,
+    sql`select d.id as document_id, max(1 - (o.embedding <=> c.embedding))::float8 as score
+        from chunks c
+        join chunks o on o.user_id = c.user_id and o.embedding_model = c.embedding_model and o.document_id <> c.document_id
+        join documents d on d.id = o.document_id
+        where c.document_id = ${doc.id} and c.embedding_model = ${model} and ${sameWorkspace(doc)}
+        group by d.id
+        having max(1 - (o.embedding <=> c.embedding)) >= ${threshold}
+        order by score desc
+        limit ${MAX_SUGGESTIONS}`,
+  )
+}
+
+async function keywordNeighbours(deps: Deps, doc: Doc): Promise<Neighbour[]> {
+  // The document's most distinctive terms: tf × idf within the user's corpus.
+  const top = await queryRows<{ term: string }>(
+    deps.db,
+    sql`select p.term from postings p
+        cross join lateral (select count(*) as df from postings x where x.user_id = p.user_id and x.term = p.term) f
+        where p.document_id = ${doc.id}
+        order by p.tf * ln(1 + 1.0 / f.df) desc, p.term
+        limit ${MLT_TERMS}`,
+  )
+  if (top.length === 0) return []
+  const terms: QueryTerm[] = top.map((t, idx) => ({ idx, term: t.term, prefix: false }))
+  const self = await keywordSearch(deps.db, doc.user_id, terms, sql`d.id = ${doc.id}`, 1)
+  const selfScore = self.hits[0]?.score ?? 0
+  if (selfScore <= 0) return []
+  const { hits } = await keywordSearch(deps.db, doc.user_id, terms, sameWorkspace(doc), MAX_SUGGESTIONS)
+  return hits.map((h) => ({ document_id: h.document_id, score: h.score / selfScore })).filter((n) => n.score >= KEYWORD_THRESHOLD)
+}

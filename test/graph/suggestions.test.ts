@@ -1,0 +1,95 @@
+// Link suggestions and the graph: neighbours become pending links once indexed; people complete or remove
+// them; removed ones never come back; the graph shows active documents and their links.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { drainJobs } from '../../src/jobs/worker'
+import { createTestApp, type TestApp, type TestUser } from '../harness'
+
+const PAIR_A = 'Measles vaccination of young children sharply reduces hospital admissions for measles in winter.'
+const PAIR_B = 'Vaccination of young children against measles sharply reduces winter hospital admissions for measles.'
+const OTHER = 'A recipe for lemon cake with a crisp sugar glaze, baked for forty minutes.'
+
+async function ingest(t: TestApp, u: TestUser, body: string, workspace_id?: string): Promise<string> {
+  const res = await t.json('POST', '/api/documents', { key: u.key, body: { body, workspace_id } })
+  expect(res.status).toBe(201)
+  return res.body.id
+}
+
+const linksOf = async (t: TestApp, u: TestUser, id: string) => (await t.json('GET', `/api/documents/${id}/links`, { key: u.key })).body.data as any[]
+
+for (const [name, env] of [
+  ['with embeddings (hash)', { EMBEDDING_PROVIDER: 'hash' }],
+  ['without embeddings (keyword more-like-this)', { EMBEDDING_PROVIDER: 'none' }],
+] as const) {
+  describe(`link suggestions ${name}`, () => {
+    let t: TestApp
+    beforeAll(async () => {
+      t = await createTestApp({ env })
+    })
+    afterAll(() => t.close())
+
+    test('near-duplicates in a workspace become a pending suggestion with a score; an unrelated document does not', async () => {
+      const u = await t.signUp()
+      const a = await ingest(t, u, PAIR_A)
+      const b = await ingest(t, u, PAIR_B)
+      const other = await ingest(t, u, OTHER)
+      expect(await linksOf(t, u, a)).toEqual([])
+      await drainJobs(t.deps)
+      const fromA = await linksOf(t, u, a)
+      expect(fromA).toHaveLength(1)
+      expect(fromA[0]).toMatchObject({ status: 'pending', origin: 'suggested', document: { id: b } })
+      expect(fromA[0].score).toBeGreaterThan(0.3)
+      expect(fromA[0].score).toBeLessThanOrEqual(1)
+      expect(await linksOf(t, u, other)).toEqual([])
+    })
+
+    test('accepting completes it; removing dismisses it for good, even after the document is edited and re-indexed', async () => {
+      const u = await t.signUp()
+      const a = await ingest(t, u, PAIR_A)
+      const b = await ingest(t, u, PAIR_B)
+      await drainJobs(t.deps)
+      expect((await t.json('POST', `/api/documents/${a}/link`, { key: u.key, body: { target_id: b } })).status).toBe(200)
+      expect((await linksOf(t, u, b))[0]).toMatchObject({ status: 'completed', document: { id: a } })
+      expect((await t.request('DELETE', `/api/documents/${a}/links/${b}`, { key: u.key })).status).toBe(204)
+      await t.json('PATCH', `/api/documents/${a}`, { key: u.key, body: { body: PAIR_A + ' Updated.' } })
+      await drainJobs(t.deps)
+      expect(await linksOf(t, u, a)).toEqual([])
+    })
+
+    test('suggestions stay inside a workspace', async () => {
+      const u = await t.signUp()
+      const ws = (await t.json('POST', '/api/workspaces', { key: u.key, body: { name: 'Other' } })).body.id
+      const a = await ingest(t, u, PAIR_A)
+      await ingest(t, u, PAIR_B, ws)
+      await drainJobs(t.deps)
+      expect(await linksOf(t, u, a)).toEqual([])
+    })
+
+    test("the graph shows a workspace's active documents and their links; archived ones and other workspaces are left out", async () => {
+      const u = await t.signUp()
+      const ws = (await t.json('GET', '/api/workspaces', { key: u.key })).body.data[0].id
+      const a = await ingest(t, u, PAIR_A)
+      const b = await ingest(t, u, PAIR_B)
+      const c = await ingest(t, u, OTHER)
+      await drainJobs(t.deps)
+      await t.json('POST', `/api/documents/${a}/link`, { key: u.key, body: { target_id: c } })
+      const graph = await t.json('GET', `/api/graph?workspace_id=${ws}`, { key: u.key })
+      expect(graph.status).toBe(200)
+      expect(graph.body.nodes.map((n: { id: string }) => n.id).sort()).toEqual([a, b, c].sort())
+      const edges = graph.body.edges.map((e: any) => [e.status, [e.source, e.target].sort().join()])
+      expect(edges).toContainEqual(['pending', [a, b].sort().join()])
+      expect(edges).toContainEqual(['completed', [a, c].sort().join()])
+      await t.json('POST', `/api/documents/${b}/archive`, { key: u.key })
+      const after = await t.json('GET', `/api/graph?workspace_id=${ws}`, { key: u.key })
+      expect(after.body.nodes.map((n: { id: string }) => n.id)).not.toContain(b)
+      expect(after.body.edges.every((e: any) => e.source !== b && e.target !== b)).toBe(true)
+    })
+
+    test("another user's workspace is a 404; a missing workspace_id is a 400", async () => {
+      const owner = await t.signUp()
+      const stranger = await t.signUp()
+      const ws = (await t.json('GET', '/api/workspaces', { key: owner.key })).body.data[0].id
+      expect((await t.json('GET', `/api/graph?workspace_id=${ws}`, { key: stranger.key })).status).toBe(404)
+      expect((await t.json('GET', '/api/graph', { key: stranger.key })).status).toBe(400)
+    })
+  })
+}

@@ -47,7 +47,8 @@ export async function failAbandoned(db: Tx, now: Date, staleAfterMs: number): Pr
  * Claims the next due job. A job left `running` past `staleAfterMs` (its worker crashed) is claimable
  * again, so work is picked up, not lost; SKIP LOCKED keeps two workers from claiming the same row.
  */
-export async function claimNext(db: Tx, workerId: string, now: Date, staleAfterMs: number): Promise<JobRow | null> {
+/** `kinds` restricts the claim to those job kinds (a worker dedicated to some work); all kinds by default. */
+export async function claimNext(db: Tx, workerId: string, now: Date, staleAfterMs: number, kinds?: readonly string[]): Promise<JobRow | null> {
   // Timestamps as ISO text: postgres.js does not bind Date values inside raw SQL.
   const [at, stale] = [now.toISOString(), new Date(now.getTime() - staleAfterMs).toISOString()]
   const [row] = await queryRows<Record<string, unknown>>(
@@ -56,8 +57,9 @@ export async function claimNext(db: Tx, workerId: string, now: Date, staleAfterM
           attempts = ${jobs.attempts} + 1, updated_at = ${at}::timestamptz
         where ${jobs.id} = (
           select id from ${jobs}
-          where (${jobs.status} = 'queued' and ${jobs.run_at} <= ${at}::timestamptz)
-             or (${jobs.status} = 'running' and ${jobs.locked_at} < ${stale}::timestamptz and ${jobs.attempts} < ${jobs.max_attempts})
+          where ((${jobs.status} = 'queued' and ${jobs.run_at} <= ${at}::timestamptz)
+             or (${jobs.status} = 'running' and ${jobs.locked_at} < ${stale}::timestamptz and ${jobs.attempts} < ${jobs.max_attempts}))
+            ${kinds ? sql`and ${jobs.kind} in (select jsonb_array_elements_text(${JSON.stringify(kinds)}::jsonb))` : sql``}
           order by ${jobs.run_at}, ${jobs.id}
           limit 1
           for update skip locked)

@@ -8,12 +8,12 @@ import { claimNext, completeJob, failAbandoned, failJob } from './queue'
 export const STALE_AFTER_MS = 5 * 60_000
 
 /** Claims and runs one due job; answers false when none was due. */
-export async function runNextJob(deps: Deps, workerId: string): Promise<boolean> {
+export async function runNextJob(deps: Deps, workerId: string, kinds?: readonly string[]): Promise<boolean> {
   for (const abandoned of await failAbandoned(deps.db, deps.clock.now(), STALE_AFTER_MS)) {
     deps.log.warn('job failed', { job_id: abandoned.id, kind: abandoned.kind, attempt: abandoned.attempts, outcome: 'failed', error: abandoned.last_error })
     await definitionOf(abandoned.kind)?.onFailed?.(deps, abandoned.payload, abandoned.last_error ?? '')
   }
-  const job = await claimNext(deps.db, workerId, deps.clock.now(), STALE_AFTER_MS)
+  const job = await claimNext(deps.db, workerId, deps.clock.now(), STALE_AFTER_MS, kinds)
   if (!job) return false
   const definition = definitionOf(job.kind)
   try {
@@ -32,9 +32,9 @@ export async function runNextJob(deps: Deps, workerId: string): Promise<boolean>
 const definitionOf = (kind: string) => (catalog as Record<string, JobDefinition<unknown> | undefined>)[kind]
 
 /** Runs due jobs until none is left (tests, scripts); answers how many ran. */
-export async function drainJobs(deps: Deps, workerId = `drain-${process.pid}`): Promise<number> {
+export async function drainJobs(deps: Deps, workerId = `drain-${process.pid}`, kinds?: readonly string[]): Promise<number> {
   let ran = 0
-  while (await runNextJob(deps, workerId)) ran++
+  while (await runNextJob(deps, workerId, kinds)) ran++
   return ran
 }
 

@@ -6,7 +6,7 @@ import { jobs } from '../../db/schema'
 import { claimNext } from '../../src/jobs/queue'
 import { drainJobs, STALE_AFTER_MS, startWorker } from '../../src/jobs/worker'
 import { createTestApp, type TestApp } from '../harness'
-import { captureLog, enqueueEmbedJobs, expectEachRanOnce, instrument, until } from './jobs.fixtures'
+import { captureLog, enqueueEmbedJobs, expectEachRanOnce, instrument, until, EMBED } from './jobs.fixtures'
 
 const N = 50
 let t: TestApp
@@ -38,7 +38,7 @@ describe('two workers on one PGlite', () => {
     const counter = instrument('embed-document')
     let ran: number[]
     try {
-      ran = await Promise.all([drainJobs(t.deps, 'worker-a'), drainJobs(t.deps, 'worker-b')])
+      ran = await Promise.all([drainJobs(t.deps, 'worker-a', EMBED), drainJobs(t.deps, 'worker-b', EMBED)])
     } finally {
       counter.restore()
     }

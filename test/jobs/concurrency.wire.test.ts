@@ -5,7 +5,7 @@ import { createDb } from '../../db/client'
 import { createDeps, type Deps } from '../../src/deps'
 import { drainJobs, startWorker } from '../../src/jobs/worker'
 import { startWireApp, type WireApp } from '../wire/wire-harness'
-import { captureLog, enqueueEmbedJobs, expectEachRanOnce, instrument, until } from './jobs.fixtures'
+import { captureLog, enqueueEmbedJobs, expectEachRanOnce, instrument, until, EMBED } from './jobs.fixtures'
 
 const N = 50
 let w: WireApp
@@ -33,7 +33,7 @@ describe('two workers over the wire, one pool each', () => {
     const counter = instrument('embed-document')
     let ran: number[]
     try {
-      ran = await Promise.all([drainJobs(w.deps, 'wire-a'), drainJobs(second, 'wire-b')])
+      ran = await Promise.all([drainJobs(w.deps, 'wire-a', EMBED), drainJobs(second, 'wire-b', EMBED)])
     } finally {
       counter.restore()
     }

@@ -1,19 +1,23 @@
 // embed-document: with the hash embedder every chunk gets its vector and the document goes pending → indexed;
 // without an embedder the document is marked indexed with no vectors; a document edited between enqueue and
 // run (or during the run) ends with vectors of its current chunks only.
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test'
 import { eq } from 'drizzle-orm'
-import { chunks } from '../../db/schema'
+import { chunks, jobs } from '../../db/schema'
 import { hashEmbed } from '../../src/ai/hash-embedding'
 import { enqueue } from '../../src/jobs/queue'
 import { drainJobs, runNextJob } from '../../src/jobs/worker'
 import { createTestApp, type TestApp } from '../harness'
-import { chunksOf, indexStatus, ingest, jobsFor, patch, realEmbed, uniqueBody, withDoEmbed } from './jobs.fixtures'
+import { chunksOf, EMBED, indexStatus, ingest, jobsFor, patch, realEmbed, uniqueBody, withDoEmbed } from './jobs.fixtures'
 
 let t: TestApp
 let plain: TestApp
 beforeAll(async () => {
   ;[t, plain] = await Promise.all([createTestApp({ env: { EMBEDDING_PROVIDER: 'hash' } }), createTestApp()])
+})
+// Each test starts with an empty queue: earlier tests leave suggest-links jobs behind.
+afterEach(async () => {
+  await Promise.all([t.deps.db.delete(jobs), plain.deps.db.delete(jobs)])
 })
 afterAll(async () => {
   await Promise.all([t?.close(), plain?.close()])
@@ -55,7 +59,7 @@ describe('with the hash embedder', () => {
     expect(before.length).toBeGreaterThan(1)
     for (const c of before) expect(c).toMatchObject({ embedding: null, embedding_model: null })
 
-    expect(await drainJobs(t.deps)).toBe(1)
+    expect(await drainJobs(t.deps, undefined, EMBED)).toBe(1)
     expectEmbeddedAsContent(await chunksOf(t.deps, doc.id))
     expect(await indexStatus(t.deps, doc.id)).toBe('indexed')
     expect(await jobsFor(t.deps, doc.id)).toMatchObject([{ status: 'succeeded', attempts: 1, last_error: null, locked_at: null, locked_by: null }])
@@ -68,7 +72,7 @@ describe('with the hash embedder', () => {
     const body = `${uniqueBody('long')}\n\n${longBody(50_000)}`
     expect(body.length).toBeGreaterThan(50_000)
     const doc = await ingest(t, u, { body })
-    await drainJobs(t.deps)
+    await drainJobs(t.deps, undefined, EMBED)
     const rows = await chunksOf(t.deps, doc.id)
     expect(rows.length).toBeGreaterThan(40)
     expectEmbeddedAsContent(rows)
@@ -82,7 +86,7 @@ describe('with the hash embedder', () => {
     t.deps.embedder = counting.embedder
     try {
       const doc = await ingest(t, u, { body: `${uniqueBody('longer')}\n\n${longBody(150_000)}` })
-      await drainJobs(t.deps)
+      await drainJobs(t.deps, undefined, EMBED)
       const rows = await chunksOf(t.deps, doc.id)
       expect(rows.length).toBeGreaterThan(64)
       expect(counting.calls).toBe(Math.ceil(rows.length / 64))
@@ -96,14 +100,14 @@ describe('with the hash embedder', () => {
   test('a second run embeds nothing again; chunks of another model are re-embedded', async () => {
     const u = await t.signUp()
     const doc = await ingest(t, u, { body: `${uniqueBody()}\n\n${longBody(4_000)}` })
-    await drainJobs(t.deps)
+    await drainJobs(t.deps, undefined, EMBED)
     const original = t.deps.embedder!
     const counting = withDoEmbed(original, (values) => realEmbed(original.model, values))
     t.deps.embedder = counting.embedder
     try {
       const again = async () => {
         await enqueue(t.deps.db, { id: t.deps.ids.next(), kind: 'embed-document', payload: { document_id: doc.id }, userId: u.id, runAt: t.clock.now(), maxAttempts: 5 })
-        expect(await drainJobs(t.deps)).toBe(1)
+        expect(await drainJobs(t.deps, undefined, EMBED)).toBe(1)
       }
       await again()
       expect(counting.calls).toBe(0)
@@ -126,7 +130,7 @@ describe('without an embedder (default env: the local provider is unavailable)',
     const u = await plain.signUp()
     const doc = await ingest(plain, u, { body: `${uniqueBody()}\n\n${longBody(5_000)}` })
     expect(await indexStatus(plain.deps, doc.id)).toBe('pending')
-    expect(await drainJobs(plain.deps)).toBe(1)
+    expect(await drainJobs(plain.deps, undefined, EMBED)).toBe(1)
     expect(await indexStatus(plain.deps, doc.id)).toBe('indexed')
     const rows = await chunksOf(plain.deps, doc.id)
     expect(rows.length).toBeGreaterThan(1)
@@ -144,7 +148,7 @@ describe('a document edited between enqueue and run', () => {
     await patch(t, u, doc.id, { body: newBody })
     expect(await jobsFor(t.deps, doc.id)).toHaveLength(2)
 
-    expect(await drainJobs(t.deps)).toBe(2)
+    expect(await drainJobs(t.deps, undefined, EMBED)).toBe(2)
     const rows = await chunksOf(t.deps, doc.id)
     expect(rows.map((c) => c.content).join('')).toContain('volcanoes')
     expect(rows.some((c) => c.content.includes('Sentence 1 '))).toBe(false)
@@ -181,7 +185,7 @@ describe('a document edited between enqueue and run', () => {
       for (const c of between) expect(c).toMatchObject({ embedding: null, embedding_model: null })
       expect(await indexStatus(t.deps, doc.id)).toBe('pending')
 
-      expect(await drainJobs(t.deps)).toBe(1)
+      expect(await drainJobs(t.deps, undefined, EMBED)).toBe(1)
       expectEmbeddedAsContent(await chunksOf(t.deps, doc.id))
       expect(await indexStatus(t.deps, doc.id)).toBe('indexed')
     } finally {

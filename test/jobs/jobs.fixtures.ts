@@ -28,11 +28,15 @@ export async function patch(t: TestApp, user: TestUser, id: string, body: Record
 }
 
 /** Every job (any status) whose payload names this document, oldest first. */
-export async function jobsFor(deps: Deps, documentId: string): Promise<JobRow[]> {
+/** Workers that run embed-document jobs only (each success also queues a suggest-links job). */
+export const EMBED = ['embed-document'] as const
+
+/** The document's embed-document jobs. */
+export async function jobsFor(deps: Deps, documentId: string, kind = 'embed-document'): Promise<JobRow[]> {
   return deps.db
     .select()
     .from(jobs)
-    .where(sql`${jobs.payload}->>'document_id' = ${documentId}`)
+    .where(sql`${jobs.payload}->>'document_id' = ${documentId} and ${jobs.kind} = ${kind}`)
     .orderBy(asc(jobs.created_at), asc(jobs.id))
 }
 

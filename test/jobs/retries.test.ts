@@ -8,7 +8,7 @@ import type { Embedder } from '../../src/ai/embeddings'
 import { backoffMs, claimNext, completeJob, enqueue, failJob } from '../../src/jobs/queue'
 import { drainJobs, runNextJob, STALE_AFTER_MS } from '../../src/jobs/worker'
 import { createTestApp, type TestApp } from '../harness'
-import { chunksOf, deferred, indexStatus, ingest, instrument, jobById, jobsFor, patch, realEmbed, registerKind, uniqueBody, until, withDoEmbed } from './jobs.fixtures'
+import { chunksOf, deferred, indexStatus, ingest, instrument, jobById, jobsFor, patch, realEmbed, registerKind, uniqueBody, until, withDoEmbed, EMBED } from './jobs.fixtures'
 
 let t: TestApp
 let original: Embedder
@@ -17,8 +17,10 @@ beforeAll(async () => {
   original = t.deps.embedder!
 })
 afterAll(() => t.close())
-afterEach(() => {
+// Each test starts with an empty queue: earlier tests leave suggest-links jobs behind.
+afterEach(async () => {
   t.deps.embedder = original
+  await t.deps.db.delete(jobs)
 })
 
 /** deps.embedder replaced by one whose doEmbed rejects `failures` times (Infinity: always), then embeds. */
@@ -94,13 +96,13 @@ describe('a failing job', () => {
     const u = await t.signUp()
     const doc = await ingest(t, u)
     failingEmbedder(2, 'rate limited')
-    expect(await drainJobs(t.deps)).toBe(1)
+    expect(await drainJobs(t.deps, undefined, EMBED)).toBe(1)
     expect((await jobsFor(t.deps, doc.id))[0]).toMatchObject({ status: 'queued', attempts: 1, last_error: 'rate limited' })
     t.clock.advance(10_000)
-    expect(await drainJobs(t.deps)).toBe(1)
+    expect(await drainJobs(t.deps, undefined, EMBED)).toBe(1)
     expect((await jobsFor(t.deps, doc.id))[0]).toMatchObject({ status: 'queued', attempts: 2, last_error: 'rate limited' })
     t.clock.advance(10_000)
-    expect(await drainJobs(t.deps)).toBe(1)
+    expect(await drainJobs(t.deps, undefined, EMBED)).toBe(1)
     expect((await jobsFor(t.deps, doc.id))[0]).toMatchObject({ status: 'succeeded', attempts: 3, last_error: null })
     expect(await indexStatus(t.deps, doc.id)).toBe('indexed')
     for (const c of await chunksOf(t.deps, doc.id)) expect(c.embedding_model).toBe('hash-512')
@@ -112,13 +114,13 @@ describe('a failing job', () => {
     const [job] = await jobsFor(t.deps, doc.id)
     await t.deps.db.update(jobs).set({ max_attempts: 1 }).where(eq(jobs.id, job!.id))
     failingEmbedder()
-    await drainJobs(t.deps)
+    await drainJobs(t.deps, undefined, EMBED)
     expect(await indexStatus(t.deps, doc.id)).toBe('failed')
 
     t.deps.embedder = original
     t.clock.advance(1_000)
     expect((await patch(t, u, doc.id, { body: uniqueBody('fixed') })).index_status).toBe('pending')
-    expect(await drainJobs(t.deps)).toBe(1)
+    expect(await drainJobs(t.deps, undefined, EMBED)).toBe(1)
     expect(await indexStatus(t.deps, doc.id)).toBe('indexed')
     expect((await jobsFor(t.deps, doc.id)).map((j) => j.status)).toEqual(['failed', 'succeeded'])
   })
@@ -178,8 +180,8 @@ describe('a job left running by a crashed worker', () => {
     const { doc, jobId } = await crashedJob(STALE_AFTER_MS / 60_000 + 1)
     const counter = instrument('embed-document')
     try {
-      expect(await drainJobs(t.deps, 'rescuer')).toBe(1)
-      expect(await drainJobs(t.deps, 'rescuer')).toBe(0)
+      expect(await drainJobs(t.deps, 'rescuer', EMBED)).toBe(1)
+      expect(await drainJobs(t.deps, 'rescuer', EMBED)).toBe(0)
     } finally {
       counter.restore()
     }
@@ -193,12 +195,12 @@ describe('a job left running by a crashed worker', () => {
     const { jobId } = await crashedJob(1)
     const counter = instrument('embed-document')
     try {
-      expect(await drainJobs(t.deps)).toBe(0)
+      expect(await drainJobs(t.deps, undefined, EMBED)).toBe(0)
       expect(await jobById(t.deps, jobId)).toMatchObject({ status: 'running', attempts: 1, locked_by: 'crashed-worker' })
       t.clock.advance(STALE_AFTER_MS - 60_000)
-      expect(await drainJobs(t.deps)).toBe(0)
+      expect(await drainJobs(t.deps, undefined, EMBED)).toBe(0)
       t.clock.advance(1)
-      expect(await drainJobs(t.deps)).toBe(1)
+      expect(await drainJobs(t.deps, undefined, EMBED)).toBe(1)
     } finally {
       counter.restore()
     }
@@ -214,7 +216,7 @@ describe('a job left running by a crashed worker', () => {
     expect(await claimNext(t.deps.db, 'other', t.clock.now(), STALE_AFTER_MS)).toBeNull()
 
     t.clock.advance(STALE_AFTER_MS + 1)
-    expect(await drainJobs(t.deps, 'rescuer')).toBe(1)
+    expect(await drainJobs(t.deps, 'rescuer', EMBED)).toBe(1)
     expect(await jobById(t.deps, first!.id)).toMatchObject({ status: 'succeeded', attempts: 2 })
 
     // The slow worker wakes up: its writes are keyed on its attempt, so they change nothing.

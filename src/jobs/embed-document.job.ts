@@ -1,7 +1,7 @@
 // embed-document: embeds the chunks of a document with service-embed and marks it indexed. Chunks and the
 // keyword index were written with the document; this adds what semantic search needs. A document edited
 // meanwhile has new chunks and a job of its own, so stale work is simply not written.
-import { and, eq, isNull, ne, or } from 'drizzle-orm'
+import { and, eq, isNull, ne, not, or, sql } from 'drizzle-orm'
 import { chunks, documents } from '../../db/schema'
 import { embedDocuments } from '../ai/embeddings'
 import type { Deps } from '../deps'
@@ -12,7 +12,7 @@ const BATCH = 64
 export const embedDocumentJob: JobDefinition<{ document_id: string }> = {
   maxAttempts: 5,
   async run(deps, { document_id }) {
-    const [doc] = await deps.db.select({ id: documents.id, updated_at: documents.updated_at }).from(documents).where(eq(documents.id, document_id))
+    const [doc] = await deps.db.select({ id: documents.id }).from(documents).where(eq(documents.id, document_id))
     if (!doc) return // deleted or forgotten since: nothing to do
     const embedder = deps.embedder
     if (embedder) {
@@ -31,12 +31,16 @@ export const embedDocumentJob: JobDefinition<{ document_id: string }> = {
         })
       }
     }
-    // Only if nothing changed meanwhile; an edit has queued its own job. Then look for neighbours.
+    // Indexed once every current chunk carries this model's vector: an edit meanwhile replaced the chunks
+    // (and queued its own job), so a stale run leaves the status to that job. Then look for neighbours.
     await deps.db.transaction(async (tx) => {
+      const stale = embedder
+        ? sql`exists (select 1 from ${chunks} where ${chunks.document_id} = ${document_id} and ${chunks.embedding_model} is distinct from ${embedder.id})`
+        : sql`false`
       const done = await tx
         .update(documents)
         .set({ index_status: 'indexed' })
-        .where(and(eq(documents.id, document_id), eq(documents.updated_at, doc.updated_at)))
+        .where(and(eq(documents.id, document_id), not(stale)))
         .returning({ user_id: documents.user_id })
       if (done[0]) await enqueueJob(tx, deps, 'suggest-links', { document_id }, done[0].user_id)
     })

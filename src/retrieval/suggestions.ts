@@ -1,6 +1,6 @@
-// Link suggestions: a document's nearest neighbours in its workspace become `pending` links. With embeddings,
-// neighbours by best chunk-to-chunk cosine similarity; without, "more like this" by keyword — the document's
-// most distinctive terms as a BM25 query, scores scaled by the document's own score. Links a person completed
+// Link suggestions: a document's nearest neighbours in its workspace become `pending` links. Candidates come
+// from "more like this" by keyword — the document's most distinctive terms as a BM25 query, scores scaled by
+// the document's own score; with embeddings they are re-scored by best chunk-to-chunk cosine similarity. Links a person completed
 // or removed (dismissed) are never touched.
 import { and, eq, or, sql } from 'drizzle-orm'
 import { queryRows } from '../../db/client'
@@ -12,6 +12,8 @@ export const MAX_SUGGESTIONS = 5
 /** Keyword similarity (share of the document's own score) needed to suggest a link. */
 export const KEYWORD_THRESHOLD = 0.35
 const MLT_TERMS = 12
+/** Keyword candidates re-scored by cosine when there are embeddings. */
+const CANDIDATES = 50
 
 interface Neighbour {
   document_id: string
@@ -21,7 +23,12 @@ interface Neighbour {
 export async function suggestLinks(deps: Deps, documentId: string): Promise<number> {
   const [doc] = await deps.db.select().from(documents).where(eq(documents.id, documentId))
   if (!doc || doc.status !== 'active') return 0
-  const neighbours = deps.embedder ? await semanticNeighbours(deps, doc, deps.embedder.id, deps.embedder.linkThreshold) : await keywordNeighbours(deps, doc)
+  const similar = await keywordNeighbours(deps, doc, deps.embedder ? CANDIDATES : MAX_SUGGESTIONS)
+  // With embeddings, the keyword candidates are re-scored by cosine: exact vectors compared with a bounded
+  // set, so a job costs the same in a corpus of a hundred documents or of a million.
+  const neighbours = deps.embedder
+    ? await semanticNeighbours(deps, doc, deps.embedder.id, deps.embedder.linkThreshold, similar.map((n) => n.document_id))
+    : similar.filter((n) => n.score >= KEYWORD_THRESHOLD)
   return deps.db.transaction(async (tx) => {
     // Replace this document's open suggestions; completed and dismissed links stay as people left them.
     await tx.delete(links).where(and(eq(links.status, 'pending'), eq(links.origin, 'suggested'), or(eq(links.source_id, doc.id), eq(links.target_id, doc.id))))
@@ -41,12 +48,14 @@ export async function suggestLinks(deps: Deps, documentId: string): Promise<numb
 type Doc = typeof documents.$inferSelect
 const sameWorkspace = (doc: Doc) => sql`d.user_id = ${doc.user_id} and d.workspace_id = ${doc.workspace_id} and d.status = 'active' and d.id <> ${doc.id}`
 
-async function semanticNeighbours(deps: Deps, doc: Doc, model: string, threshold: number): Promise<Neighbour[]> {
+async function semanticNeighbours(deps: Deps, doc: Doc, model: string, threshold: number, candidates: string[]): Promise<Neighbour[]> {
+  if (candidates.length === 0) return []
   return queryRows<Neighbour>(
     deps.db,
     sql`select d.id as document_id, max(1 - (o.embedding <=> c.embedding))::float8 as score
         from chunks c
-        join chunks o on o.user_id = c.user_id and o.embedding_model = c.embedding_model and o.document_id <> c.document_id
+        join chunks o on o.document_id in (select (jsonb_array_elements_text(${JSON.stringify(candidates)}::jsonb))::uuid)
+          and o.embedding_model = c.embedding_model
         join documents d on d.id = o.document_id
         where c.document_id = ${doc.id} and c.embedding_model = ${model} and ${sameWorkspace(doc)}
         group by d.id
@@ -56,7 +65,8 @@ async function semanticNeighbours(deps: Deps, doc: Doc, model: string, threshold
   )
 }
 
-async function keywordNeighbours(deps: Deps, doc: Doc): Promise<Neighbour[]> {
+/** The documents most like this one by keyword, scored as a share of its own score (best first). */
+async function keywordNeighbours(deps: Deps, doc: Doc, limit: number): Promise<Neighbour[]> {
   // The document's most distinctive terms: tf × idf within the user's corpus.
   const top = await queryRows<{ term: string }>(
     deps.db,
@@ -71,6 +81,6 @@ async function keywordNeighbours(deps: Deps, doc: Doc): Promise<Neighbour[]> {
   const self = await keywordSearch(deps.db, doc.user_id, terms, sql`d.id = ${doc.id}`, 1)
   const selfScore = self.hits[0]?.score ?? 0
   if (selfScore <= 0) return []
-  const { hits } = await keywordSearch(deps.db, doc.user_id, terms, sameWorkspace(doc), MAX_SUGGESTIONS)
-  return hits.map((h) => ({ document_id: h.document_id, score: h.score / selfScore })).filter((n) => n.score >= KEYWORD_THRESHOLD)
+  const { hits } = await keywordSearch(deps.db, doc.user_id, terms, sameWorkspace(doc), limit)
+  return hits.map((h) => ({ document_id: h.document_id, score: h.score / selfScore }))
 }

@@ -50,12 +50,17 @@ export async function searchDocuments(deps: Deps, user: SessionUser, input: Sear
 
   const terms = await analyzeQuery(deps.db, input.q)
   const keyword = mode === 'semantic' ? { hits: [], words: 0 } : await keywordSearch(deps.db, user.id, terms, filter, pool)
-  const semantic =
-    mode === 'keyword' || !embedder || !input.q.trim()
-      ? []
-      : await semanticSearch(deps.db, user.id, embedder.id, await embedQuery(embedder, input.q), filter, pool)
+  let semantic: Awaited<ReturnType<typeof semanticSearch>> = []
+  let failure: string | null = null
+  if (mode !== 'keyword' && embedder && input.q.trim()) {
+    // An embedding endpoint that fails now must not take search down: keyword results still answer.
+    const vector = await embedQuery(embedder, input.q).catch((error: Error) => ((failure = error.message), null))
+    if (vector) semantic = await semanticSearch(deps.db, user.id, embedder.id, vector, filter, pool)
+  }
+  const ran = failure ? 'keyword' : mode
+  const keywordOnly = failure && mode === 'semantic' ? await keywordSearch(deps.db, user.id, terms, filter, limit) : keyword
   const ranked: RankedHit[] = (
-    mode === 'keyword' ? fromKeyword(keyword.hits) : mode === 'semantic' ? fromSemantic(semantic) : fuse(fromKeyword(keyword.hits), fromSemantic(semantic), embedder!.fusionWeight)
+    ran === 'keyword' ? fromKeyword(keywordOnly.hits) : ran === 'semantic' ? fromSemantic(semantic) : fuse(fromKeyword(keyword.hits), fromSemantic(semantic), embedder!.fusionWeight)
   ).slice(0, limit)
 
   const ids = ranked.map((h) => h.document_id)
@@ -68,8 +73,8 @@ export async function searchDocuments(deps: Deps, user: SessionUser, input: Sear
   const keywordHits = ranked.filter((h) => h.keyword_rank !== null)
   return {
     query: input.q,
-    mode,
-    matched: keywordHits.every((h) => h.matched_terms === keyword.words) ? 'all' : 'any',
+    mode: ran,
+    matched: keywordHits.every((h) => h.matched_terms === keywordOnly.words) ? 'all' : 'any',
     took_ms: Math.round((performance.now() - started) * 100) / 100,
     results: ranked.map((h) => {
       const row = byId.get(h.document_id)!
@@ -84,6 +89,7 @@ export async function searchDocuments(deps: Deps, user: SessionUser, input: Sear
       }
     }),
     ...(asked !== mode ? { notice: `${asked} search needs an embedding model and none is available (${deps.embeddingStatus.reason}); searched by keyword` } : {}),
+    ...(failure ? { notice: `the embedding model failed (${failure}); searched by keyword` } : {}),
   }
 }
 

@@ -98,6 +98,17 @@ export function loadConfig(env: Env = process.env): Config {
   }
 }
 
+/** For entry points: the config, or exit with the message that names the bad variable. */
+export function loadConfigOrExit(): Config {
+  try {
+    return loadConfig()
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error
+    console.error(`configuration error: ${error.message}`)
+    process.exit(1)
+  }
+}
+
 /** True when the embedded database lives only in memory (tests); then nothing is written to disk. */
 export function isInMemory(config: Pick<Config, 'dataDir'>): boolean {
   return config.dataDir === 'memory://'

@@ -1,21 +1,12 @@
 // Boot only: loadConfig → createDeps → createApp → listen.
 import { createApp } from './app'
-import { ConfigError, loadConfig } from './config'
+import { loadConfigOrExit } from './config'
 import { createDeps } from './deps'
 import { startMaintenance } from './jobs/maintenance'
 import { startWorker } from './jobs/worker'
 
 const started = performance.now()
-let config
-try {
-  config = loadConfig()
-} catch (error) {
-  if (error instanceof ConfigError) {
-    console.error(`configuration error: ${error.message}`)
-    process.exit(1)
-  }
-  throw error
-}
+const config = loadConfigOrExit()
 const deps = await createDeps(config)
 const app = createApp(deps)
 const stopMaintenance = startMaintenance(deps)

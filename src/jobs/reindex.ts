@@ -4,21 +4,12 @@
 // so search stays correct — with fewer semantic matches — until this finishes.
 import { sql } from 'drizzle-orm'
 import { queryRows } from '../../db/client'
-import { ConfigError, loadConfig } from '../config'
+import { loadConfigOrExit } from '../config'
 import { createDeps } from '../deps'
 import { enqueueJob } from './catalog'
 import { drainJobs } from './worker'
 
-let config
-try {
-  config = loadConfig()
-} catch (error) {
-  if (error instanceof ConfigError) {
-    console.error(`configuration error: ${error.message}`)
-    process.exit(1)
-  }
-  throw error
-}
+const config = loadConfigOrExit()
 const deps = await createDeps(config)
 if (!deps.embedder) {
   console.error(`no embedding model is available (${deps.embeddingStatus.reason}); nothing to re-embed`)

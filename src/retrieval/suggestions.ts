@@ -14,6 +14,7 @@ export const KEYWORD_THRESHOLD = 0.35
 const MLT_TERMS = 12
 /** Keyword candidates re-scored by cosine when there are embeddings. */
 const CANDIDATES = 50
+const DF_CAP = 100
 
 interface Neighbour {
   document_id: string
@@ -67,11 +68,14 @@ async function semanticNeighbours(deps: Deps, doc: Doc, model: string, threshold
 
 /** The documents most like this one by keyword, scored as a share of its own score (best first). */
 async function keywordNeighbours(deps: Deps, doc: Doc, limit: number): Promise<Neighbour[]> {
-  // The document's most distinctive terms: tf × idf within the user's corpus.
+  // The document's most distinctive terms: tf × idf within the user's corpus. Document frequencies are
+  // counted up to DF_CAP only — a term that common is no distinctive term — so a job's cost stays bounded
+  // however large the corpus grows.
   const top = await queryRows<{ term: string }>(
     deps.db,
     sql`select p.term from postings p
-        cross join lateral (select count(*) as df from postings x where x.user_id = p.user_id and x.term = p.term) f
+        cross join lateral (select count(*) as df from (
+          select 1 from postings x where x.user_id = p.user_id and x.term = p.term limit ${DF_CAP}) capped) f
         where p.document_id = ${doc.id}
         order by p.tf * ln(1 + 1.0 / f.df) desc, p.term
         limit ${MLT_TERMS}`,

@@ -1,6 +1,5 @@
-// Small crypto helpers: SHA-256 hex, random tokens, base62 keys, constant-time comparison.
+// Small crypto helpers: SHA-256 hex, random tokens, base62 keys.
 import { sha256 } from '@oslojs/crypto/sha2'
-import { constantTimeEqual } from '@oslojs/crypto/subtle'
 import { encodeBase32LowerCaseNoPadding, encodeHexLowerCase } from '@oslojs/encoding'
 
 const encoder = new TextEncoder()
@@ -21,10 +20,4 @@ export function randomBase62(length: number): string {
     }
   }
   return out
-}
-
-export const safeEqual = (a: string, b: string) => {
-  const x = encoder.encode(a)
-  const y = encoder.encode(b)
-  return x.length === y.length && constantTimeEqual(x, y)
 }

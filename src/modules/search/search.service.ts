@@ -46,21 +46,19 @@ export async function searchDocuments(deps: Deps, user: SessionUser, input: Sear
   const embedder = deps.embedder
   const mode = embedder ? asked : 'keyword'
   const filter = documentFilter(user.id, input)
-  const pool = mode === 'hybrid' ? Math.max(limit, FUSION_POOL) : limit
 
-  const terms = await analyzeQuery(deps.db, input.q)
-  const keyword = mode === 'semantic' ? { hits: [], words: 0 } : await keywordSearch(deps.db, user.id, terms, filter, pool)
+  // Semantic side first: if the embedding endpoint fails now, search must not fail with it — it runs by keyword.
   let semantic: Awaited<ReturnType<typeof semanticSearch>> = []
   let failure: string | null = null
   if (mode !== 'keyword' && embedder && input.q.trim()) {
-    // An embedding endpoint that fails now must not take search down: keyword results still answer.
     const vector = await embedQuery(embedder, input.q).catch((error: Error) => ((failure = error.message), null))
-    if (vector) semantic = await semanticSearch(deps.db, user.id, embedder.id, vector, filter, pool)
+    if (vector) semantic = await semanticSearch(deps.db, user.id, embedder.id, vector, filter, mode === 'hybrid' ? Math.max(limit, FUSION_POOL) : limit)
   }
   const ran = failure ? 'keyword' : mode
-  const keywordOnly = failure && mode === 'semantic' ? await keywordSearch(deps.db, user.id, terms, filter, limit) : keyword
+  const terms = await analyzeQuery(deps.db, input.q)
+  const keyword = ran === 'semantic' ? { hits: [], words: 0 } : await keywordSearch(deps.db, user.id, terms, filter, ran === 'hybrid' ? Math.max(limit, FUSION_POOL) : limit)
   const ranked: RankedHit[] = (
-    ran === 'keyword' ? fromKeyword(keywordOnly.hits) : ran === 'semantic' ? fromSemantic(semantic) : fuse(fromKeyword(keyword.hits), fromSemantic(semantic), embedder!.fusionWeight)
+    ran === 'keyword' ? fromKeyword(keyword.hits) : ran === 'semantic' ? fromSemantic(semantic) : fuse(fromKeyword(keyword.hits), fromSemantic(semantic), embedder!.fusionWeight)
   ).slice(0, limit)
 
   const ids = ranked.map((h) => h.document_id)
@@ -74,7 +72,7 @@ export async function searchDocuments(deps: Deps, user: SessionUser, input: Sear
   return {
     query: input.q,
     mode: ran,
-    matched: keywordHits.every((h) => h.matched_terms === keywordOnly.words) ? 'all' : 'any',
+    matched: keywordHits.every((h) => h.matched_terms === keyword.words) ? 'all' : 'any',
     took_ms: Math.round((performance.now() - started) * 100) / 100,
     results: ranked.map((h) => {
       const row = byId.get(h.document_id)!
@@ -88,8 +86,11 @@ export async function searchDocuments(deps: Deps, user: SessionUser, input: Sear
         },
       }
     }),
-    ...(asked !== mode ? { notice: `${asked} search needs an embedding model and none is available (${deps.embeddingStatus.reason}); searched by keyword` } : {}),
-    ...(failure ? { notice: `the embedding model failed (${failure}); searched by keyword` } : {}),
+    ...(failure
+      ? { notice: `the embedding model failed (${failure}); searched by keyword` }
+      : asked !== mode
+        ? { notice: `${asked} search needs an embedding model and none is available (${deps.embeddingStatus.reason}); searched by keyword` }
+        : {}),
   }
 }
 

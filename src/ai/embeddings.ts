@@ -6,6 +6,7 @@ import { embed, embedMany } from 'ai'
 import type { Config } from '../config'
 import type { Logger } from '../log'
 import { hashEmbeddingModel, type EmbeddingModelV4 } from './hash-embedding'
+import { loadLocalEmbeddingModel, localModelTraits, modelCacheDir } from './local-embedding'
 
 export interface Embedder {
   /** Recorded with every vector (chunks.embedding_model); queries only compare vectors of this id. */
@@ -49,8 +50,17 @@ export async function loadEmbedder(config: Config, log: Logger): Promise<{ embed
     }
     return { embedder, status: { provider, model, available: true } }
   }
-  // The in-process model (transformers.js) is not bundled yet: say so rather than pretend.
-  return unavailable('the local provider (transformers.js) is not installed in this build; set EMBEDDING_PROVIDER=openai with OPENAI_BASE_URL, or hash for tests')
+  try {
+    const started = performance.now()
+    const local = await loadLocalEmbeddingModel({ model, modelPath: config.embeddings.modelPath, cacheDir: modelCacheDir(config.dataDir) })
+    const { queryPrefix } = localModelTraits(model)
+    const embedder: Embedder = { id: `local:${model}`, provider, model: local, queryPrefix, fusionWeight: 1, linkThreshold: 0.8 }
+    log.info('embedding model loaded', { model, ms: Math.round(performance.now() - started) })
+    return { embedder, status: { provider, model, available: true } }
+  } catch (error) {
+    const where = config.embeddings.modelPath ? `from ${config.embeddings.modelPath}` : 'from the Hugging Face hub'
+    return unavailable(`the model could not be loaded ${where}: ${(error as Error).message}`)
+  }
 }
 
 export async function embedDocuments(embedder: Embedder, values: string[]): Promise<number[][]> {

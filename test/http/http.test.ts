@@ -56,9 +56,9 @@ describe('health', () => {
     const res = await t.json('GET', '/')
     expect(res.status).toBe(200)
     expect(res.body).toMatchObject({ status: 'ok', version: t.config.version, database: 'pglite' })
-    // The default local model is not part of this build: the service says so instead of switching models.
+    // The default local model cannot be downloaded into an in-memory DATA_DIR: the service says so instead of switching models.
     expect(res.body.embeddings).toMatchObject({ provider: 'local', model: 'Xenova/bge-small-en-v1.5', available: false })
-    expect(res.body.embeddings.reason).toContain('not installed')
+    expect(res.body.embeddings.reason).toContain('DATA_DIR is in memory')
     expect([pkg.version, process.env.npm_package_version]).toContain(res.body.version)
   })
 })

@@ -1,7 +1,7 @@
 // Search, hybrid mode: keyword and semantic rankings fused by normalised scores with the embedder's weight
 // (the hash embedder's 0.1), so an exact keyword match outranks a closer semantic neighbour, a document with
 // no shared keyword can still follow the keyword matches, and scores stay in [0, 1]. Then the missing-model
-// path: with the default local provider (not bundled) every mode runs by keyword and says why.
+// path: with the default local provider (no model can be downloaded into an in-memory DATA_DIR) every mode runs by keyword and says why.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { hashEmbed } from '../../src/ai/hash-embedding'
 import { drainJobs } from '../../src/jobs/worker'
@@ -97,7 +97,7 @@ describe('hybrid fusion', () => {
   })
 })
 
-describe('without an embedding model (default env: the local provider is not bundled)', () => {
+describe('without an embedding model (default env: the local model cannot be downloaded into an in-memory DATA_DIR)', () => {
   let plain: TestApp
   beforeAll(async () => {
     plain = await createTestApp()
@@ -108,7 +108,7 @@ describe('without an embedding model (default env: the local provider is not bun
     const res = await plain.json('GET', '/')
     expect(res.status).toBe(200)
     expect(res.body.embeddings).toEqual({ provider: 'local', model: 'Xenova/bge-small-en-v1.5', available: false, reason: expect.any(String) })
-    expect(res.body.embeddings.reason).toContain('not installed')
+    expect(res.body.embeddings.reason).toContain('DATA_DIR is in memory')
     expect(plain.deps.embedder).toBeNull()
   })
 

@@ -1,6 +1,7 @@
-// Planner statistics for the embedded database. PGlite runs no autovacuum, so without an ANALYZE the planner
-// guesses table sizes and can pick plans hundreds of times slower (a keyword query read every posting).
-// On PostgreSQL autovacuum does this and the tick is a no-op.
+// Planner statistics and visibility for the embedded database. PGlite runs no autovacuum, so without an
+// ANALYZE the planner guesses table sizes and can pick plans hundreds of times slower (a keyword query read
+// every posting), and without a VACUUM no page is marked all-visible, so the postings index (which carries
+// tf and dl) cannot be read index-only. On PostgreSQL autovacuum does both and the tick is a no-op.
 import { sql } from 'drizzle-orm'
 import { queryRows } from '../../db/client'
 import type { Deps } from '../deps'
@@ -11,13 +12,14 @@ const MIN_CHANGE = 200
 
 export function createAnalyzer(deps: Deps) {
   let analyzedAt: number | null = null
-  /** Runs ANALYZE when the corpus moved enough; answers whether it ran. */
+  /** Runs VACUUM ANALYZE when the corpus moved enough; answers whether it ran. Pages already all-visible are
+   * skipped, so each run costs about what changed since the last. */
   return async function analyzeIfStale(): Promise<boolean> {
     if (deps.dbKind !== 'pglite') return false
     const [row] = await queryRows<{ n: number | null }>(deps.db, sql`select sum(documents)::int as n from keyword_stats`)
     const size = Number(row?.n ?? 0)
     if (analyzedAt !== null && Math.abs(size - analyzedAt) < Math.max(MIN_CHANGE, analyzedAt * CHANGE_SHARE)) return false
-    await deps.db.execute(sql`analyze`)
+    await deps.db.execute(sql`vacuum (analyze)`)
     analyzedAt = size
     return true
   }

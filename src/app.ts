@@ -5,7 +5,9 @@ import { bodyLimit, MAX_BODY_BYTES } from './http/body-limit'
 import { cors } from './http/cors'
 import { errorHandler } from './http/errors'
 import { mountOpenApi } from './http/openapi'
+import { askRoutes } from './modules/ask/ask.routes'
 import { authRoutes } from './modules/auth/auth.routes'
+import { conversationsRoutes } from './modules/conversations/conversations.routes'
 import { documentsRoutes } from './modules/documents/documents.routes'
 import { graphRoutes } from './modules/graph/graph.routes'
 import { keysRoutes } from './modules/keys/keys.routes'
@@ -45,6 +47,8 @@ export function createApp(deps: Deps) {
     .use(documentsRoutes(deps))
     .use(memoriesRoutes(deps))
     .use(searchRoutes(deps))
+    .use(askRoutes(deps))
+    .use(conversationsRoutes(deps))
     .use(graphRoutes(deps))
     .use(usageRoutes(deps))
     .use(v1Routes(deps))

@@ -45,6 +45,8 @@ export interface Config {
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent'
   version: string
   embeddings: EmbeddingConfig
+  /** service-rag: an OpenAI-compatible chat model (OPENAI_BASE_URL/OPENAI_API_KEY), or null → the built-in extractive answerer. */
+  chat: { model: string | null; openaiBaseUrl: string | null; openaiApiKey: string | null }
   /** Run the job worker inside the server process (default); false when `bun run worker` runs it apart. */
   workerInProcess: boolean
 }
@@ -94,6 +96,7 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: oneOf(env, 'LOG_LEVEL', ['debug', 'info', 'warn', 'error', 'silent'] as const, 'info'),
     version: env.npm_package_version ?? packageVersion(),
     embeddings: embeddingConfig(env),
+    chat: { model: env.CHAT_MODEL?.trim() || null, openaiBaseUrl: env.OPENAI_BASE_URL?.trim() ? url(env, 'OPENAI_BASE_URL', '') : null, openaiApiKey: env.OPENAI_API_KEY?.trim() || null },
     workerInProcess: oneOf(env, 'WORKER_IN_PROCESS', ['true', 'false'] as const, 'true') === 'true',
   }
 }

@@ -2,6 +2,7 @@
 import { createDb, type Database, type Db } from '../db/client'
 import { runMigrations } from '../db/migrate'
 import { loadEmbedder, type Embedder, type EmbeddingStatus } from './ai/embeddings'
+import { loadChatModel, type ChatModel } from './ai/models'
 import type { Config } from './config'
 import { createLogger, type Logger } from './log'
 
@@ -19,6 +20,8 @@ export interface Deps {
   /** service-embed, or null when no model could be loaded (keyword search only; see embeddingStatus). */
   embedder: Embedder | null
   embeddingStatus: EmbeddingStatus
+  /** service-rag: the configured chat model, or the built-in extractive answerer. Tests replace it. */
+  chat: ChatModel
   close(): Promise<void>
 }
 
@@ -44,6 +47,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     log,
     embedder,
     embeddingStatus: status,
+    chat: loadChatModel(config),
     close: () => database.close(),
   }
 }

@@ -1,0 +1,151 @@
+// The built-in answerer behind service-rag when no chat model is configured: an AI SDK language model that
+// answers from the retrieved passages themselves, quoting their best sentences with [n] citations. It writes
+// nothing a source does not say, needs no network, and — given a `search` tool and no results yet — calls
+// that tool first, so the agent loop works offline too.
+import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4Content, LanguageModelV4Prompt, LanguageModelV4StreamPart } from '@ai-sdk/provider'
+import { parseSourcesBlock } from './grounding'
+
+export const NO_ANSWER = 'I found nothing in your documents that answers this.'
+
+interface Passage {
+  index: number
+  text: string
+}
+
+const STOP = new Set(
+  'a about above after again all also am an and any are as at be been before being below between both but by can could did do does doing down during each few for from further had has have having he her here hers him his how i if in into is it its itself just me more most my no nor not now of off on once only or other our out over own same she should so some such than that the their them then there these they this those through to too under until up very was we were what when where which while who whom why will with would you your'.split(' '),
+)
+
+/** Lowercased word stems, stop words dropped: enough to match "vaccines" with "vaccine" and "testing" with "tests". */
+export function stems(text: string): string[] {
+  return (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])
+    .filter((w) => w.length > 1 && !STOP.has(w))
+    .map((w) => w.replace(/(?:ing|ed|es|s)$/u, '') || w)
+}
+
+/** Splits a passage into sentences (ends at . ! ? or a line break), trimmed, without fragments of a word or two. */
+export function sentences(text: string): string[] {
+  return (text.replace(/\s*\n+\s*/g, '\n').match(/[^.!?\n]+(?:[.!?]+|$)/gu) ?? []).map((s) => s.trim()).filter((s) => s.split(/\s+/).length >= 3)
+}
+
+/** The best sentences for the question, each with the [n] of its passage. Deterministic. */
+export function composeAnswer(question: string, passages: Passage[], maxSentences = 3): string {
+  const wanted = new Set(stems(question))
+  const candidates = passages.flatMap((p) => sentences(p.text).map((text, position) => ({ text, index: p.index, position, terms: new Set(stems(text)) })))
+  if (wanted.size === 0 || candidates.length === 0) return NO_ANSWER
+  // Rarer words among the candidate sentences say more about the answer than common ones.
+  const df = new Map<string, number>()
+  for (const c of candidates) for (const term of c.terms) if (wanted.has(term)) df.set(term, (df.get(term) ?? 0) + 1)
+  const scored = candidates
+    .map((c) => {
+      let score = 0
+      for (const term of c.terms) if (wanted.has(term)) score += Math.log(1 + candidates.length / df.get(term)!)
+      return { ...c, score: score / Math.sqrt(Math.max(c.terms.size, 4)) }
+    })
+    .filter((c) => c.score > 0)
+    .sort((a, b) => b.score - a.score || a.index - b.index || a.position - b.position)
+  const chosen: typeof scored = []
+  for (const c of scored) {
+    if (chosen.some((k) => k.text === c.text)) continue
+    chosen.push(c)
+    if (chosen.length === maxSentences) break
+  }
+  if (chosen.length === 0) return NO_ANSWER
+  // Read in the sources' own order: the best sources first, each one's sentences as it wrote them.
+  chosen.sort((a, b) => a.index - b.index || a.position - b.position)
+  return chosen.map((c) => `${/[.!?]$/.test(c.text) ? c.text.slice(0, -1) : c.text} [${c.index}].`).join(' ')
+}
+
+function lastUserText(prompt: LanguageModelV4Prompt): string {
+  for (let i = prompt.length - 1; i >= 0; i--) {
+    const m = prompt[i]!
+    if (m.role === 'user') return m.content.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join(' ')
+  }
+  return ''
+}
+
+/** Passages in the system prompt's sources block and in the results of tools called since the last user message. */
+function passagesOf(prompt: LanguageModelV4Prompt): { passages: Passage[]; toolResults: number } {
+  const passages: Passage[] = []
+  let toolResults = 0
+  const lastUser = prompt.findLastIndex((m) => m.role === 'user')
+  prompt.forEach((m, i) => {
+    if (m.role === 'system') passages.push(...parseSourcesBlock(m.content))
+    if (m.role !== 'tool' || i < lastUser) return
+    for (const part of m.content) {
+      if (part.type !== 'tool-result') continue
+      toolResults++
+      if (part.output.type === 'json') passages.push(...passagesInJson(part.output.value))
+    }
+  })
+  return { passages, toolResults }
+}
+
+/** Tool results carry `{ index, title?, text | snippet | excerpt | body }` items, alone or in `results`. */
+function passagesInJson(value: unknown): Passage[] {
+  if (Array.isArray(value)) return value.flatMap(passagesInJson)
+  if (!value || typeof value !== 'object') return []
+  const v = value as Record<string, unknown>
+  if (Array.isArray(v.results)) return passagesInJson(v.results)
+  const text = [v.text, v.snippet, v.body, v.excerpt].find((x): x is string => typeof x === 'string' && x.length > 0)
+  return typeof v.index === 'number' && text ? [{ index: v.index, text }] : []
+}
+
+const usageOf = (input: string, output: string) => ({
+  inputTokens: { total: Math.ceil(input.length / 4), noCache: undefined, cacheRead: undefined, cacheWrite: undefined },
+  outputTokens: { total: Math.ceil(output.length / 4), text: Math.ceil(output.length / 4), reasoning: undefined },
+})
+
+function respond(options: LanguageModelV4CallOptions): { content: LanguageModelV4Content[]; text: string } {
+  const question = lastUserText(options.prompt)
+  const { passages, toolResults } = passagesOf(options.prompt)
+  const canSearch = options.tools?.some((t) => t.type === 'function' && t.name === 'search')
+  if (canSearch && toolResults === 0 && question.trim()) {
+    const input = JSON.stringify({ query: question.slice(0, 500) })
+    return { content: [{ type: 'tool-call', toolCallId: `call_${crypto.randomUUID()}`, toolName: 'search', input }], text: input }
+  }
+  const text = composeAnswer(question, passages)
+  return { content: [{ type: 'text', text }], text }
+}
+
+export function extractiveModel(): LanguageModelV4 {
+  return {
+    specificationVersion: 'v4',
+    provider: 'service',
+    modelId: 'extractive',
+    supportedUrls: {},
+    async doGenerate(options) {
+      options.abortSignal?.throwIfAborted()
+      const { content, text } = respond(options)
+      const calls = content[0]?.type === 'tool-call'
+      return {
+        content,
+        finishReason: { unified: calls ? 'tool-calls' : 'stop', raw: undefined },
+        usage: usageOf(JSON.stringify(options.prompt), text),
+        warnings: [],
+      }
+    },
+    async doStream(options) {
+      options.abortSignal?.throwIfAborted()
+      const { content, text } = respond(options)
+      const first = content[0]!
+      const parts: LanguageModelV4StreamPart[] = [{ type: 'stream-start', warnings: [] }]
+      if (first.type === 'tool-call') parts.push(first)
+      else {
+        parts.push({ type: 'text-start', id: 'answer' })
+        // Word by word, as a model would stream it.
+        for (const piece of text.match(/\S+\s*/g) ?? []) parts.push({ type: 'text-delta', id: 'answer', delta: piece })
+        parts.push({ type: 'text-end', id: 'answer' })
+      }
+      parts.push({ type: 'finish', finishReason: { unified: first.type === 'tool-call' ? 'tool-calls' : 'stop', raw: undefined }, usage: usageOf(JSON.stringify(options.prompt), text) })
+      return {
+        stream: new ReadableStream({
+          start(controller) {
+            for (const part of parts) controller.enqueue(part)
+            controller.close()
+          },
+        }),
+      }
+    },
+  }
+}

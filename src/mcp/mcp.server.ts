@@ -1,0 +1,38 @@
+// createMcpServer(api): the MCP server shared by stdio (`bun run mcp`) and /mcp. Every tool is a thin adapter
+// over one REST call (CONVENTIONS 11), so MCP callers meet the same auth, validation and limits as REST.
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
+import type { Logger } from '../log'
+import { NO_TOKEN_MESSAGE, type ApiCaller } from './mcp.tool'
+import { registerAskTool } from './tools/ask.tool'
+import { registerDocumentTools } from './tools/documents.tools'
+import { registerMemoryTools } from './tools/memories.tools'
+import { registerWorkspaceTools } from './tools/workspaces.tools'
+
+export type { ApiCaller } from './mcp.tool'
+export { NO_TOKEN_MESSAGE } from './mcp.tool'
+
+export const MCP_TOOLS = ['search', 'get_document', 'add_document', 'save_learnings', 'get_workspace_context', 'list_workspaces', 'ask'] as const
+
+export interface McpServerOptions {
+  version: string
+  /** Where unexpected tool failures (an unreachable service) are logged; stderr only under stdio. */
+  log?: Logger
+}
+
+const INSTRUCTIONS =
+  'A knowledge memory: documents and memories in workspaces. Start with list_workspaces and get_workspace_context, ' +
+  'find things with search and read them with get_document, answer questions with ask. Store new material with ' +
+  'add_document; propose what you learned with save_learnings (a person approves drafts before they become memories).'
+
+/** `api` null: no API token was given; the server still starts and every tool says how to give one. */
+export function createMcpServer(api: ApiCaller | null, options: McpServerOptions): McpServer {
+  const server = new McpServer(
+    { name: 'knowledge-memory-service', version: options.version },
+    { instructions: api ? INSTRUCTIONS : `${NO_TOKEN_MESSAGE}. ${INSTRUCTIONS}` },
+  )
+  registerDocumentTools(server, api, options.log)
+  registerMemoryTools(server, api, options.log)
+  registerWorkspaceTools(server, api, options.log)
+  registerAskTool(server, api, options.log)
+  return server
+}

@@ -1,0 +1,102 @@
+// MCP tools over documents: search (GET /api/search), get_document (GET /api/documents/:id) and
+// add_document (POST /api/documents, source "mcp").
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
+import { z } from 'zod'
+import type { Logger } from '../../log'
+import { callJson, toolHandler, withQuery, type ApiCaller } from '../mcp.tool'
+import { ADDITIVE, documentRef, DocumentRef, Id, Kind, READ_ONLY, Tags, type ApiDocument } from './tool.schemas'
+
+interface ApiSearch {
+  query: string
+  mode: string
+  matched: string
+  notice?: string
+  results: { document: ApiDocument; score: number; snippet: string }[]
+}
+
+export function registerDocumentTools(server: McpServer, api: ApiCaller | null, log?: Logger) {
+  server.registerTool(
+    'search',
+    {
+      title: 'Search documents and memories',
+      description:
+        'Hybrid keyword + semantic search over your documents and memories. Returns the best matches with a snippet each; ' +
+        'read one in full with get_document.',
+      inputSchema: {
+        query: z.string().min(1).max(2000).describe('What to look for, in plain words'),
+        limit: z.number().int().min(1).max(100).optional().describe('How many results (default 10)'),
+        workspace_id: Id('Only this workspace (default: all of yours)').optional(),
+        kind: Kind.optional().describe('Only this kind: document, note, webpage, fact, preference, decision, routine, lesson'),
+        tag: z.string().min(1).max(64).optional().describe('Only documents with this tag'),
+        mode: z.enum(['hybrid', 'keyword', 'semantic']).optional().describe('Ranking (default hybrid)'),
+      },
+      outputSchema: {
+        query: z.string(),
+        mode: z.string().describe('The mode that ran'),
+        matched: z.string().describe('all: every result matched every word; any: partial matches filled the list'),
+        notice: z.string().optional(),
+        results: z.array(z.object({ ...DocumentRef, snippet: z.string(), score: z.number() })),
+      },
+      annotations: READ_ONLY,
+    },
+    toolHandler('search', api, log, async (api, { query, ...filters }, signal) => {
+      const found = await callJson<ApiSearch>(api, 'GET', withQuery('/api/search', { q: query, ...filters }), undefined, signal)
+      return {
+        query: found.query,
+        mode: found.mode,
+        matched: found.matched,
+        ...(found.notice ? { notice: found.notice } : {}),
+        results: found.results.map((r) => ({ ...documentRef(r.document), snippet: r.snippet, score: r.score })),
+      }
+    }),
+  )
+
+  server.registerTool(
+    'get_document',
+    {
+      title: 'Read a document',
+      description: 'One document or memory in full: its body, tags, source and metadata.',
+      inputSchema: { id: Id('The document id (from search or get_workspace_context)') },
+      outputSchema: {
+        ...DocumentRef,
+        source: z.string(),
+        body: z.string(),
+        metadata: z.record(z.string(), z.unknown()),
+        created_at: z.string(),
+        updated_at: z.string(),
+      },
+      annotations: READ_ONLY,
+    },
+    toolHandler('get_document', api, log, async (api, { id }, signal) => {
+      const d = await callJson<ApiDocument>(api, 'GET', `/api/documents/${encodeURIComponent(id)}`, undefined, signal)
+      const { source, body, metadata, created_at, updated_at } = d
+      return { ...documentRef(d), source, body, metadata, created_at, updated_at }
+    }),
+  )
+
+  server.registerTool(
+    'add_document',
+    {
+      title: 'Add a document',
+      description:
+        'Store a document or note, searchable right away. Saving the same URL or the same text again in a workspace ' +
+        'updates the existing document instead of making a copy. For learnings that a person should approve, use save_learnings.',
+      inputSchema: {
+        body: z.string().min(1).describe('The text (at most 1 MiB)'),
+        title: z.string().min(1).max(500).optional().describe('Default: the first line of the body'),
+        workspace_id: Id('Where to store it (default: your default workspace)').optional(),
+        url: z.url().max(2048).optional().describe('Where the text comes from'),
+        tags: Tags.optional(),
+        kind: Kind.optional().describe('Default document'),
+        excerpt: z.string().max(1000).optional().describe('A short summary (default: the start of the body)'),
+        pinned: z.boolean().optional().describe('Pinned items lead the workspace context'),
+      },
+      outputSchema: { ...DocumentRef, deduplicated: z.boolean().describe('true: an existing document was updated') },
+      annotations: ADDITIVE(true),
+    },
+    toolHandler('add_document', api, log, async (api, input, signal) => {
+      const d = await callJson<ApiDocument & { deduplicated: boolean }>(api, 'POST', '/api/documents', { ...input, source: 'mcp' }, signal)
+      return { ...documentRef(d), deduplicated: d.deduplicated }
+    }),
+  )
+}

@@ -1,0 +1,66 @@
+// POST /api/ask: a grounded answer streamed as it is written. The question is answered from the caller's
+// own documents (retrieved first, numbered as sources), with the conversation's history as context; invalid
+// citation markers are dropped on the way out; the exchange is stored with its sources once complete.
+import { streamText } from 'ai'
+import { CitationFilter, groundingInstructions, type Source } from '../../ai/grounding'
+import type { Deps } from '../../deps'
+import type { Send } from '../../http/sse'
+import type { SessionUser } from '../auth/sessions.service'
+import { openTurn, saveExchange, type Turn } from '../conversations/conversations.service'
+import { retrieveSources } from './retrieve.service'
+
+export type AnswerEvent =
+  | { type: 'delta'; text: string }
+  | { type: 'sources'; sources: Source[] }
+  | { type: 'saved'; conversation: Awaited<ReturnType<typeof saveExchange>> }
+  | { type: 'error'; message: string }
+  | { type: 'tool'; tool: { name: string; status: 'call' | 'result' | 'error'; detail: Record<string, unknown> } }
+
+export interface AskInput {
+  question: string
+  conversation_id?: string
+  workspace_id?: string
+}
+
+/** Everything that can fail with a 4xx happens here, before the stream starts. */
+export function prepareAsk(deps: Deps, user: SessionUser, input: AskInput): Promise<Turn> {
+  return openTurn(deps, user, input)
+}
+
+export async function streamAnswer(deps: Deps, user: SessionUser, input: AskInput, turn: Turn, send: Send<AnswerEvent>, signal: AbortSignal): Promise<void> {
+  const sources = await retrieveSources(deps, user, input.question, { workspace_id: turn.workspace_id })
+  const filter = new CitationFilter(sources.length)
+  let answer = ''
+  const emit = (text: string) => {
+    if (!text) return
+    answer += text
+    send({ type: 'delta', text })
+  }
+  let failure: unknown = null
+  const result = streamText({
+    model: deps.chat.model,
+    instructions: groundingInstructions(sources),
+    messages: [...turn.history, { role: 'user' as const, content: input.question }],
+    abortSignal: signal,
+    maxRetries: 1,
+    onError: ({ error }) => {
+      failure = error
+    },
+  })
+  for await (const part of result.stream) {
+    if (part.type === 'text-delta') emit(filter.push(part.text))
+    else if (part.type === 'error') failure = part.error
+  }
+  if (signal.aborted) return
+  if (failure) {
+    deps.log.warn('answer failed', { error: String(failure) })
+    send({ type: 'error', message: `the answer could not be completed: ${messageOf(failure)}` })
+    return
+  }
+  emit(filter.flush())
+  send({ type: 'sources', sources })
+  const conversation = await saveExchange(deps, user, turn, input.question, answer.trim(), sources)
+  send({ type: 'saved', conversation })
+}
+
+export const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error)).slice(0, 300)

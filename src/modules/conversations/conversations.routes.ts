@@ -1,0 +1,52 @@
+// /api/conversations and /api/sources: the history of ask and agent chat, and the sources answers used.
+import { Elysia, t } from 'elysia'
+import type { Deps } from '../../deps'
+import { authPlugin } from '../../http/auth'
+import { errors, IdParams, NoContent, PageQuery } from '../../http/schemas'
+import { Conversation, ConversationListQuery, ConversationPage, ConversationSummary, SourcesPage, UpdateConversationBody } from './conversations.schemas'
+import { deleteConversation, getConversation, listConversations, listSources, updateConversation } from './conversations.service'
+
+const tags = ['ask']
+
+export function conversationsRoutes(deps: Deps) {
+  return new Elysia({ prefix: '/api' })
+    .use(authPlugin(deps))
+    .get('/sources', ({ user, query }) => listSources(deps, user, query), {
+      auth: true,
+      query: t.Object(PageQuery),
+      response: { 200: SourcesPage, ...errors(400, 401) },
+      detail: { tags, summary: 'Recent answers with the sources they were given and the ones they cited' },
+    })
+    .get('/conversations', ({ user, query }) => listConversations(deps, user, query), {
+      auth: true,
+      query: ConversationListQuery,
+      response: { 200: ConversationPage, ...errors(400, 401) },
+      detail: { tags, summary: 'Conversations, newest first' },
+    })
+    .get('/conversations/:id', ({ user, params }) => getConversation(deps, user, params.id), {
+      auth: true,
+      params: IdParams,
+      response: { 200: Conversation, ...errors(400, 401, 404) },
+      detail: { tags, summary: 'A conversation with its messages and their sources' },
+    })
+    .patch('/conversations/:id', ({ user, params, body }) => updateConversation(deps, user, params.id, body), {
+      auth: true,
+      params: IdParams,
+      body: UpdateConversationBody,
+      response: { 200: ConversationSummary, ...errors(400, 401, 404) },
+      detail: { tags, summary: 'Rename a conversation or change its workspace' },
+    })
+    .delete(
+      '/conversations/:id',
+      async ({ user, params, set }) => {
+        await deleteConversation(deps, user, params.id)
+        set.status = 204
+      },
+      {
+        auth: true,
+        params: IdParams,
+        response: { 204: NoContent, ...errors(400, 401, 404) },
+        detail: { tags, summary: 'Delete a conversation and its messages' },
+      },
+    )
+}

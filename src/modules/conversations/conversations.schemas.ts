@@ -1,0 +1,70 @@
+// Request and response schemas of ask, agent chat, conversations and sources.
+import { t } from 'elysia'
+import { Page, PageQuery, Timestamp, Uuid } from '../../http/schemas'
+
+export const Source = t.Object(
+  {
+    index: t.Integer({ description: 'Answers cite this source as [index]' }),
+    document_id: Uuid(),
+    title: t.Nullable(t.String()),
+    url: t.Nullable(t.String()),
+    excerpt: t.Nullable(t.String({ description: 'The quoted passage; null once the document is forgotten' })),
+    forgotten: t.Optional(t.Boolean()),
+  },
+  { title: 'Source' },
+)
+
+export const Message = t.Object(
+  {
+    id: Uuid(),
+    role: t.Union([t.Literal('user'), t.Literal('assistant')]),
+    content: t.String(),
+    sources: t.Array(Source),
+    created_at: Timestamp,
+  },
+  { title: 'Message' },
+)
+
+export const ConversationSummary = t.Object(
+  { id: Uuid(), name: t.String(), workspace_id: t.Nullable(Uuid()), created_at: Timestamp, updated_at: Timestamp },
+  { title: 'ConversationSummary' },
+)
+export const Conversation = t.Object(
+  { id: Uuid(), name: t.String(), workspace_id: t.Nullable(Uuid()), created_at: Timestamp, updated_at: Timestamp, messages: t.Array(Message) },
+  { title: 'Conversation' },
+)
+export const ConversationPage = Page(ConversationSummary, 'ConversationPage')
+export const ConversationListQuery = t.Object({ ...PageQuery, workspace_id: t.Optional(Uuid('Only conversations of this workspace')) })
+
+export const UpdateConversationBody = t.Object(
+  {
+    name: t.Optional(t.String({ minLength: 1, maxLength: 200, pattern: '\\S', error: 'name must be 1 to 200 characters, not only spaces' })),
+    workspace_id: t.Optional(t.Nullable(Uuid('Scope later questions to this workspace (null: all)'))),
+  },
+  { minProperties: 1, error: 'give name or workspace_id' },
+)
+
+export const SourcesEntry = t.Object(
+  { message_id: Uuid(), conversation_id: Uuid(), question: t.Nullable(t.String()), created_at: Timestamp, sources: t.Array(Source), cited: t.Array(t.Integer()) },
+  { title: 'SourcesEntry' },
+)
+export const SourcesPage = Page(SourcesEntry, 'SourcesPage')
+
+const Question = t.String({ minLength: 1, maxLength: 4000, pattern: '\\S', error: 'must be 1 to 4000 characters, not only spaces' })
+
+export const AskBody = t.Object({
+  question: Question,
+  conversation_id: t.Optional(Uuid('Continue this conversation (its history is the context)')),
+  workspace_id: t.Optional(Uuid('Retrieve only from this workspace')),
+})
+
+export const AgentChatBody = t.Object({
+  message: Question,
+  conversation_id: t.Optional(Uuid('Continue this conversation')),
+  workspace_id: t.Optional(Uuid('Work in this workspace (search scope and where learnings are drafted)')),
+})
+
+export const EventStream = t.String({
+  description:
+    'text/event-stream: `data: {"type": ...}` lines — `tool` {tool: {name, status: call|result|error, detail}}, `delta` {text}, `sources` {sources[]}, `saved` {conversation}, `error` {message}',
+})

@@ -5,6 +5,7 @@ import { bodyLimit, MAX_BODY_BYTES } from './http/body-limit'
 import { cors } from './http/cors'
 import { errorHandler } from './http/errors'
 import { mountOpenApi } from './http/openapi'
+import { agentRoutes } from './modules/agent/agent.routes'
 import { askRoutes } from './modules/ask/ask.routes'
 import { authRoutes } from './modules/auth/auth.routes'
 import { conversationsRoutes } from './modules/conversations/conversations.routes'
@@ -48,6 +49,7 @@ export function createApp(deps: Deps) {
     .use(memoriesRoutes(deps))
     .use(searchRoutes(deps))
     .use(askRoutes(deps))
+    .use(agentRoutes(deps))
     .use(conversationsRoutes(deps))
     .use(graphRoutes(deps))
     .use(usageRoutes(deps))

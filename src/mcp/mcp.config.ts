@@ -9,6 +9,8 @@ export interface McpConfig {
   /** The service's base URL, without a trailing slash. */
   url: string
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent'
+  /** --help: print the usage and exit. */
+  help: boolean
 }
 
 export const MCP_USAGE = 'usage: bun run mcp [--token <API key>] [--url <service URL>]   (or SERVICE_TOKEN, SERVICE_URL)'
@@ -23,12 +25,11 @@ export function loadMcpConfig(env: Record<string, string | undefined>, argv: str
   } catch (error) {
     throw new ConfigError(`${(error as Error).message}\n${MCP_USAGE}`)
   }
-  if (values.help) throw new ConfigError(MCP_USAGE)
   const token = (values.token ?? env.SERVICE_TOKEN)?.trim() || null
   const rawUrl = (values.url ?? env.SERVICE_URL)?.trim() || 'http://localhost:3000'
   const logLevel = (env.LOG_LEVEL?.trim() || 'info') as McpConfig['logLevel']
   if (!LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of ${LEVELS.join(', ')}, got "${logLevel}"`)
-  return { token, url: serviceUrl(rawUrl, values.url !== undefined ? '--url' : 'SERVICE_URL'), logLevel }
+  return { token, url: serviceUrl(rawUrl, values.url !== undefined ? '--url' : 'SERVICE_URL'), logLevel, help: values.help === true }
 }
 
 function serviceUrl(raw: string, name: string): string {

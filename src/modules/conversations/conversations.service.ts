@@ -48,6 +48,8 @@ async function findConversation(deps: Deps, userId: string, id: string): Promise
 }
 
 export interface Turn {
+  /** The conversation's id, chosen now for a new one, so tools can refer to it before it is saved. */
+  id: string
   /** Existing conversation, or null when the exchange starts one (created only when it is saved). */
   conversation: ConversationRow | null
   workspace_id: string | null
@@ -57,7 +59,7 @@ export interface Turn {
 /** Checks the conversation and workspace (404 when not the caller's) and loads the recent history. */
 export async function openTurn(deps: Deps, user: SessionUser, input: { conversation_id?: string; workspace_id?: string }): Promise<Turn> {
   if (input.workspace_id) await findWorkspace(deps.db, user.id, input.workspace_id)
-  if (!input.conversation_id) return { conversation: null, workspace_id: input.workspace_id ?? null, history: [] }
+  if (!input.conversation_id) return { id: deps.ids.next(), conversation: null, workspace_id: input.workspace_id ?? null, history: [] }
   const conversation = await findConversation(deps, user.id, input.conversation_id)
   const recent = await deps.db
     .select({ role: messages.role, content: messages.content })
@@ -66,6 +68,7 @@ export async function openTurn(deps: Deps, user: SessionUser, input: { conversat
     .orderBy(desc(messages.id))
     .limit(HISTORY_MESSAGES)
   return {
+    id: conversation.id,
     conversation,
     workspace_id: input.workspace_id ?? conversation.workspace_id,
     history: recent.reverse().map((m) => ({ role: m.role as 'user' | 'assistant', content: m.content })),
@@ -82,7 +85,7 @@ export async function saveExchange(deps: Deps, user: SessionUser, turn: Turn, qu
     } else {
       ;[row] = await tx
         .insert(conversations)
-        .values({ id: deps.ids.next(), user_id: user.id, workspace_id: turn.workspace_id, name: nameFrom(question), created_at: now, updated_at: now })
+        .values({ id: turn.id, user_id: user.id, workspace_id: turn.workspace_id, name: nameFrom(question), created_at: now, updated_at: now })
         .returning()
     }
     await tx.insert(messages).values([

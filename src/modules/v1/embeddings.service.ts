@@ -1,9 +1,10 @@
 // /v1/embeddings and /v1/models: service-embed through OpenAI's request and response formats.
 import { embedDocuments } from '../../ai/embeddings'
+import { EMBED_MODEL, RAG_MODEL } from '../../ai/models'
 import type { Deps } from '../../deps'
 import { AppError, badRequest, unavailable } from '../../http/errors'
 
-export const EMBED_MODEL = 'service-embed'
+export { EMBED_MODEL }
 
 export function listModels(deps: Deps) {
   const created = Math.floor(new Date('2026-01-01T00:00:00Z').getTime() / 1000)
@@ -11,6 +12,14 @@ export function listModels(deps: Deps) {
   return {
     object: 'list' as const,
     data: [
+      {
+        id: RAG_MODEL,
+        object: 'model' as const,
+        created,
+        owned_by: 'service',
+        description: deps.chat.backedBy === 'extractive' ? 'grounded answers by the built-in extractive answerer' : `grounded answers by ${deps.chat.backedBy}`,
+        available: true,
+      },
       {
         id: EMBED_MODEL,
         object: 'model' as const,

@@ -37,3 +37,52 @@ export const EmbeddingsResponse = t.Object(
   },
   { title: 'EmbeddingsResponse' },
 )
+
+const TextPart = t.Object({ type: t.String(), text: t.Optional(t.String()) }, { additionalProperties: true })
+const ChatMessage = t.Object(
+  {
+    role: literals(['system', 'developer', 'user', 'assistant', 'tool'] as const),
+    content: t.Union([t.String({ maxLength: 100_000 }), t.Array(TextPart, { maxItems: 100 }), t.Null()], { error: 'content must be a string or an array of text parts' }),
+    name: t.Optional(t.String()),
+  },
+  { additionalProperties: true },
+)
+
+export const ChatCompletionBody = t.Object(
+  {
+    model: t.String({ description: 'service-rag' }),
+    messages: t.Array(ChatMessage, { minItems: 1, maxItems: 200, error: 'messages must be an array of 1 to 200 messages' }),
+    stream: t.Optional(t.Nullable(t.Boolean())),
+    stream_options: t.Optional(t.Nullable(t.Object({ include_usage: t.Optional(t.Boolean()) }, { additionalProperties: true }))),
+    temperature: t.Optional(t.Nullable(t.Number({ minimum: 0, maximum: 2 }))),
+    top_p: t.Optional(t.Nullable(t.Number({ minimum: 0, maximum: 1 }))),
+    max_tokens: t.Optional(t.Nullable(t.Integer({ minimum: 1 }))),
+    max_completion_tokens: t.Optional(t.Nullable(t.Integer({ minimum: 1 }))),
+    n: t.Optional(t.Nullable(t.Integer({ minimum: 1, maximum: 1, error: 'n: only 1 choice is supported' }))),
+    user: t.Optional(t.String()),
+    workspace_id: t.Optional(t.String({ format: 'uuid', error: 'workspace_id must be a UUID', description: 'Retrieve only from this workspace (an extension of the OpenAI format)' })),
+  },
+  { additionalProperties: true },
+)
+
+export const Citation = t.Object({ index: t.Integer(), document_id: t.String(), title: t.Nullable(t.String()), url: t.Nullable(t.String()), excerpt: t.Nullable(t.String()) })
+
+export const ChatCompletion = t.Object(
+  {
+    id: t.String(),
+    object: t.Literal('chat.completion'),
+    created: t.Integer(),
+    model: t.String(),
+    choices: t.Array(
+      t.Object({
+        index: t.Integer(),
+        message: t.Object({ role: t.Literal('assistant'), content: t.String(), refusal: t.Null() }),
+        finish_reason: t.String(),
+        logprobs: t.Null(),
+      }),
+    ),
+    usage: t.Object({ prompt_tokens: t.Integer(), completion_tokens: t.Integer(), total_tokens: t.Integer() }),
+    citations: t.Array(Citation, { description: 'The sources the answer cites; [n] in the content is the citation with index n' }),
+  },
+  { title: 'ChatCompletion', description: 'Or, with stream: true, text/event-stream of chat.completion.chunk objects ending with data: [DONE]' },
+)

@@ -5,6 +5,7 @@ import { bodyLimit, MAX_BODY_BYTES } from './http/body-limit'
 import { cors } from './http/cors'
 import { errorHandler } from './http/errors'
 import { mountOpenApi } from './http/openapi'
+import { mcpRoutes } from './mcp/mcp.routes'
 import { agentRoutes } from './modules/agent/agent.routes'
 import { askRoutes } from './modules/ask/ask.routes'
 import { authRoutes } from './modules/auth/auth.routes'
@@ -34,6 +35,7 @@ const Health = t.Object(
 )
 
 export function createApp(deps: Deps) {
+  let handle: (request: Request) => Promise<Response> = () => Promise.reject(new Error('app not built yet'))
   const app = new Elysia()
     .use(errorHandler(deps.log, MAX_BODY_BYTES))
     .use(cors(deps.config))
@@ -54,7 +56,11 @@ export function createApp(deps: Deps) {
     .use(graphRoutes(deps))
     .use(usageRoutes(deps))
     .use(v1Routes(deps))
-  return mountOpenApi(app, deps.config)
+    // MCP tools call the REST API in-process, through the same auth, validation and rate limits.
+    .use(mcpRoutes(deps, (request): Promise<Response> => handle(request)))
+  const mounted = mountOpenApi(app, deps.config)
+  handle = (request) => mounted.handle(request)
+  return mounted
 }
 
 export type App = ReturnType<typeof createApp>

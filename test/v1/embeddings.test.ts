@@ -71,7 +71,10 @@ describe('POST /v1/embeddings', () => {
     expect(res.status).toBe(503)
     expect(res.body.error).toContain('no embedding model')
     const models = await noModel.json('GET', '/v1/models', { key: u.key })
-    expect(models.body.data).toEqual([expect.objectContaining({ id: 'service-embed', object: 'model', available: false })])
+    expect(models.body.data).toEqual([
+      expect.objectContaining({ id: 'service-rag', object: 'model', available: true }),
+      expect.objectContaining({ id: 'service-embed', object: 'model', available: false }),
+    ])
   })
 
   test('needs a key', async () => {
@@ -81,11 +84,14 @@ describe('POST /v1/embeddings', () => {
 })
 
 describe('GET /v1/models', () => {
-  test('lists service-embed with what backs it', async () => {
+  test('lists service-rag and service-embed with what backs each', async () => {
     const u = await t.signUp()
     const res = await t.json('GET', '/v1/models', { key: u.key })
     expect(res.status).toBe(200)
     expect(res.body.object).toBe('list')
-    expect(res.body.data).toEqual([expect.objectContaining({ id: 'service-embed', object: 'model', available: true, description: 'embeddings by hash-64' })])
+    expect(res.body.data).toEqual([
+      expect.objectContaining({ id: 'service-rag', object: 'model', available: true, description: 'grounded answers by the built-in extractive answerer' }),
+      expect.objectContaining({ id: 'service-embed', object: 'model', available: true, description: 'embeddings by hash-64' }),
+    ])
   })
 })

@@ -8,13 +8,13 @@ import { loadMcpConfig, MCP_USAGE } from './mcp.config'
 import { createMcpServer } from './mcp.server'
 import { ToolFailure, type ApiCaller } from './mcp.tool'
 
-// A stray console.log anywhere in the process would corrupt the protocol stream on stdout.
+// From here on a stray console.log anywhere in the process would corrupt the protocol stream on stdout.
 console.log = console.info = console.debug = console.error
 
 let config: ReturnType<typeof loadMcpConfig>
 try {
-  // process.env is handed over here, as src/config.ts does for the service: the MCP settings are a client's
-  // (SERVICE_TOKEN, SERVICE_URL), none of the service's Config, which would demand its own variables.
+  // The one read of process.env in this program (CONVENTIONS 6 in spirit): the MCP server is a client of the
+  // service, and src/config.ts's loadConfig would validate the service's variables and create its data dir.
   config = loadMcpConfig(process.env, process.argv.slice(2))
 } catch (error) {
   if (!(error instanceof ConfigError)) throw error

@@ -6,6 +6,7 @@ import { cors } from './http/cors'
 import { errorHandler } from './http/errors'
 import { mountOpenApi } from './http/openapi'
 import { mcpRoutes } from './mcp/mcp.routes'
+import { accountRoutes } from './modules/account/account.routes'
 import { agentRoutes } from './modules/agent/agent.routes'
 import { askRoutes } from './modules/ask/ask.routes'
 import { authRoutes } from './modules/auth/auth.routes'
@@ -55,6 +56,7 @@ export function createApp(deps: Deps) {
     .use(conversationsRoutes(deps))
     .use(graphRoutes(deps))
     .use(usageRoutes(deps))
+    .use(accountRoutes(deps))
     .use(v1Routes(deps))
     // MCP tools call the REST API in-process, through the same auth, validation and rate limits.
     .use(mcpRoutes(deps, (request): Promise<Response> => handle(request)))

@@ -3,7 +3,7 @@
 // nothing a source does not say, needs no network, and — given a `search` tool and no results yet — calls
 // that tool first, so the agent loop works offline too.
 import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4Content, LanguageModelV4Prompt, LanguageModelV4StreamPart } from '@ai-sdk/provider'
-import { parseSourcesBlock } from './grounding'
+import { DETAILED, parseSourcesBlock } from './grounding'
 
 export const NO_ANSWER = 'I found nothing in your documents that answers this.'
 
@@ -104,7 +104,8 @@ function respond(options: LanguageModelV4CallOptions): { content: LanguageModelV
     const input = JSON.stringify({ query: question.slice(0, 500) })
     return { content: [{ type: 'tool-call', toolCallId: `call_${crypto.randomUUID()}`, toolName: 'search', input }], text: input }
   }
-  const text = composeAnswer(question, passages)
+  const detailed = options.prompt.some((m) => m.role === 'system' && m.content.includes(DETAILED))
+  const text = composeAnswer(question, passages, detailed ? 6 : 3)
   return { content: [{ type: 'text', text }], text }
 }
 

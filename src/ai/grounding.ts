@@ -5,6 +5,9 @@ import type { MessageSource } from '../../db/schema'
 
 export type Source = MessageSource
 
+/** The line that asks for a detailed answer (the extractive answerer reads it too). */
+export const DETAILED = 'Answer thoroughly, covering every relevant source.'
+
 const OPEN = '<sources>'
 const CLOSE = '</sources>'
 
@@ -14,7 +17,7 @@ export function groundingInstructions(sources: Source[], style: 'concise' | 'det
     "You answer questions from the user's own documents and memories, given below as numbered sources.",
     'Use only what the sources say. After each statement, cite the sources it rests on as [n], with n the number of the source.',
     'If the sources do not answer the question, say so plainly instead of guessing.',
-    style === 'concise' ? 'Answer in a few sentences.' : 'Answer thoroughly, covering every relevant source.',
+    style === 'concise' ? 'Answer in a few sentences.' : DETAILED,
     '',
     OPEN,
     block || '(no sources found)',

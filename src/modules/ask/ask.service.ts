@@ -5,6 +5,7 @@ import { streamText } from 'ai'
 import { CitationFilter, groundingInstructions, type Source } from '../../ai/grounding'
 import type { Deps } from '../../deps'
 import type { Send } from '../../http/sse'
+import { getSettings } from '../account/settings.service'
 import type { SessionUser } from '../auth/sessions.service'
 import { openTurn, saveExchange, type Turn } from '../conversations/conversations.service'
 import { retrieveSources } from './retrieve.service'
@@ -28,7 +29,7 @@ export function prepareAsk(deps: Deps, user: SessionUser, input: AskInput): Prom
 }
 
 export async function streamAnswer(deps: Deps, user: SessionUser, input: AskInput, turn: Turn, send: Send<AnswerEvent>, signal: AbortSignal): Promise<void> {
-  const sources = await retrieveSources(deps, user, input.question, { workspace_id: turn.workspace_id })
+  const [sources, { answer_style }] = await Promise.all([retrieveSources(deps, user, input.question, { workspace_id: turn.workspace_id }), getSettings(deps.db, user.id)])
   const filter = new CitationFilter(sources.length)
   let answer = ''
   const emit = (text: string) => {
@@ -39,7 +40,7 @@ export async function streamAnswer(deps: Deps, user: SessionUser, input: AskInpu
   let failure: unknown = null
   const result = streamText({
     model: deps.chat.model,
-    instructions: groundingInstructions(sources),
+    instructions: groundingInstructions(sources, answer_style),
     messages: [...turn.history, { role: 'user' as const, content: input.question }],
     abortSignal: signal,
     maxRetries: 1,

@@ -75,11 +75,6 @@ export async function openTurn(deps: Deps, user: SessionUser, input: { conversat
   }
 }
 
-/** Counts an event for statistics (`answer`, `search`, …). */
-export async function recordEvent(deps: Deps, userId: string, type: string): Promise<void> {
-  await deps.db.insert(events).values({ id: deps.ids.next(), user_id: userId, type, created_at: deps.clock.now() })
-}
-
 /** Stores the question and the answer with its sources (one transaction) and counts an `answer` event. */
 export async function saveExchange(deps: Deps, user: SessionUser, turn: Turn, question: string, answer: string, sources: MessageSource[]) {
   const now = deps.clock.now()

@@ -1,7 +1,7 @@
 // Documents: ingest (limits checked before anything is stored; duplicates update), the dry-run check,
 // list, fetch, update (re-indexed), delete and bulk delete.
 import { and, arrayContains, desc, eq, inArray, lt, ne, or, type SQL } from 'drizzle-orm'
-import { documents } from '../../../db/schema'
+import { documents, events } from '../../../db/schema'
 import type { Tx } from '../../../db/client'
 import type { Deps } from '../../deps'
 import { notFound, paymentRequired } from '../../http/errors'
@@ -130,6 +130,7 @@ export async function ingestDocument(deps: Deps, user: SessionUser, input: Inges
       })
       .returning()
     await indexDocument(tx, deps, created!)
+    await tx.insert(events).values({ id: deps.ids.next(), user_id: user.id, type: 'ingest', created_at: now })
     return { document: created!, deduplicated: false }
   })
 }

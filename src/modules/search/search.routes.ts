@@ -5,6 +5,8 @@ import { authPlugin } from '../../http/auth'
 import { enforceRateLimit } from '../../http/rate-limit'
 import { errors } from '../../http/schemas'
 import { SearchQuery, SearchResponse } from './search.schemas'
+import { getSettings } from '../account/settings.service'
+import { recordEvent } from '../usage/usage.service'
 import { searchDocuments } from './search.service'
 
 export function searchRoutes(deps: Deps) {
@@ -12,7 +14,11 @@ export function searchRoutes(deps: Deps) {
     '/search',
     async ({ user, principal, query, set }) => {
       await enforceRateLimit(deps, principal, 'search_per_min', set.headers)
-      return searchDocuments(deps, user, query)
+      // The mode asked for, else the caller's default from settings.
+      const mode = query.mode ?? (await getSettings(deps.db, user.id)).search_mode
+      const found = await searchDocuments(deps, user, { ...query, mode })
+      await recordEvent(deps, user.id, 'search')
+      return found
     },
     {
       auth: true,

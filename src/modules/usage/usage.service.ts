@@ -1,6 +1,6 @@
 // Usage: API calls per calendar month (atomic upserts, correct across processes), documents and storage.
 import { and, count, eq, ne, sql, sum } from 'drizzle-orm'
-import { documents, usageCounters } from '../../../db/schema'
+import { documents, events, usageCounters } from '../../../db/schema'
 import type { Tx } from '../../../db/client'
 import type { Deps } from '../../deps'
 import { limitsOf } from '../../plans'
@@ -48,4 +48,9 @@ export async function getUsage(deps: Deps, user: SessionUser): Promise<UsageDto>
     storage_bytes: { used: totals.storage_bytes, limit: limits.storage_bytes },
     api_calls: { used: calls?.n ?? 0, limit: limits.api_calls_per_month },
   }
+}
+
+/** Counts an event for statistics and their daily series: `search`, `answer`, `ingest`. */
+export async function recordEvent(deps: Deps, userId: string, type: 'search' | 'answer' | 'ingest'): Promise<void> {
+  await deps.db.insert(events).values({ id: deps.ids.next(), user_id: userId, type, created_at: deps.clock.now() })
 }

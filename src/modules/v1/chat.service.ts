@@ -9,8 +9,9 @@ import type { Deps } from '../../deps'
 import { AppError, badRequest } from '../../http/errors'
 import type { Send } from '../../http/sse'
 import { retrieveSources } from '../ask/retrieve.service'
+import { getSettings } from '../account/settings.service'
 import type { SessionUser } from '../auth/sessions.service'
-import { recordEvent } from '../conversations/conversations.service'
+import { recordEvent } from '../usage/usage.service'
 import { findWorkspace } from '../workspaces/workspaces.service'
 import type { ChatCompletionBody } from './v1.schemas'
 
@@ -39,8 +40,8 @@ export async function prepareChat(deps: Deps, user: SessionUser, body: Body): Pr
   const messages: ModelMessage[] = body.messages.flatMap((m): ModelMessage[] =>
     m.role === 'user' || m.role === 'assistant' ? [{ role: m.role, content: textOf(m.content) }] : [],
   )
-  const sources = await retrieveSources(deps, user, question, { workspace_id: body.workspace_id })
-  const instructions = groundingInstructions(sources) + (system.length ? `\n\nThe client's instructions:\n${system.join('\n')}` : '')
+  const [sources, { answer_style }] = await Promise.all([retrieveSources(deps, user, question, { workspace_id: body.workspace_id }), getSettings(deps.db, user.id)])
+  const instructions = groundingInstructions(sources, answer_style) + (system.length ? `\n\nThe client's instructions:\n${system.join('\n')}` : '')
   return {
     id: `chatcmpl-${crypto.randomUUID().replaceAll('-', '')}`,
     created: Math.floor(deps.clock.now().getTime() / 1000),

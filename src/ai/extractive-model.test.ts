@@ -1,0 +1,226 @@
+// The extractive answerer, pure logic: its answers quote the cited passage sentence for sentence, pick the
+// sentences that answer the question, say plainly when nothing does, and never vary; as an AI SDK model it
+// answers from the sources block, and with a `search` tool it searches before answering.
+import { describe, expect, test } from 'bun:test'
+import { streamText, tool } from 'ai'
+import { z } from 'zod'
+import { composeAnswer, extractiveModel, NO_ANSWER, sentences, stems } from './extractive-model'
+import { groundingInstructions } from './grounding'
+
+const passages = [
+  {
+    index: 1,
+    text: 'Backups of the billing database run nightly at 02:00 UTC. They are kept for 35 days in a separate region.\nRestores are rehearsed every quarter by the on-call engineer.',
+  },
+  { index: 2, text: 'The office coffee machine is descaled on Mondays. Nobody remembers who bought it.' },
+  { index: 3, text: 'Billing invoices are emailed on the first day of each month! Late invoices are chased after 14 days.' },
+]
+
+/** The answer cut at its [n] markers: each quoted sentence with the source it cites. */
+function claims(answer: string): { text: string; cites: number }[] {
+  const out: { text: string; cites: number }[] = []
+  const marker = /\s*\[(\d+)\]\.?\s*/g
+  let start = 0
+  for (const m of answer.matchAll(marker)) {
+    out.push({ text: answer.slice(start, m.index), cites: Number(m[1]) })
+    start = m.index! + m[0].length
+  }
+  // Nothing may follow the last marker: every sentence carries its citation.
+  expect(answer.slice(start)).toBe('')
+  return out
+}
+
+/** The grounding check: every sentence of the answer is a sentence of the passage it cites. */
+function expectGrounded(answer: string, given: { index: number; text: string }[]) {
+  const found = claims(answer)
+  expect(found.length).toBeGreaterThan(0)
+  for (const claim of found) {
+    const passage = given.find((p) => p.index === claim.cites)
+    expect({ claim, cites: passage ? 'a given passage' : 'nothing' }).toEqual({ claim, cites: 'a given passage' })
+    expect(claim.text.length).toBeGreaterThan(0)
+    // The quoted text, its closing punctuation aside, is one whole sentence of that passage.
+    expect(sentences(passage!.text).some((s) => s === claim.text || s.slice(0, -1) === claim.text)).toBe(true)
+  }
+}
+
+describe('composeAnswer', () => {
+  test('every sentence of the answer is a sentence of the passage it cites', () => {
+    for (const question of ['How long are billing backups kept?', 'When are invoices emailed?', 'Who rehearses restores?', 'billing', 'What happens on Mondays?']) {
+      const answer = composeAnswer(question, passages)
+      expect({ question, answer }).not.toEqual({ question, answer: NO_ANSWER })
+      expectGrounded(answer, passages)
+    }
+  })
+
+  test('answers with the sentences about the question, not the rest of the passage', () => {
+    const answer = composeAnswer('How long are backups kept?', passages)
+    expect(answer).toContain('They are kept for 35 days in a separate region [1].')
+    expect(answer).not.toContain('coffee')
+    expect(answer).not.toContain('invoices')
+
+    const invoices = composeAnswer('When are invoices emailed?', passages)
+    expect(invoices).toContain('Billing invoices are emailed on the first day of each month [3].')
+    expect(invoices).not.toContain('Backups')
+  })
+
+  test('the most relevant sentences win, at most three, read in source order', () => {
+    const many = Array.from({ length: 6 }, (_, i) => ({ index: i + 1, text: `Deploy rule number ${i + 1} applies to deploys on staging.` }))
+    const answer = composeAnswer('deploy rules for staging', many)
+    const cited = claims(answer).map((c) => c.cites)
+    expect(cited).toHaveLength(3)
+    expect(cited).toEqual([...cited].sort((a, b) => a - b))
+    expect(composeAnswer('deploy rules for staging', many, 1).match(/\[\d+\]/g)).toHaveLength(1)
+  })
+
+  test('a sentence found in two passages is quoted once', () => {
+    const twice = [
+      { index: 1, text: 'The release train leaves every Tuesday.' },
+      { index: 2, text: 'The release train leaves every Tuesday.' },
+    ]
+    expect(composeAnswer('When does the release train leave?', twice)).toBe('The release train leaves every Tuesday [1].')
+  })
+
+  test('returns NO_ANSWER when nothing in the passages matches the question', () => {
+    expect(composeAnswer('What is the capital of Mongolia?', passages)).toBe(NO_ANSWER)
+    // No passages, or a question made only of stop words, cannot be answered either.
+    expect(composeAnswer('How long are backups kept?', [])).toBe(NO_ANSWER)
+    expect(composeAnswer('What is it and who was there?', passages)).toBe(NO_ANSWER)
+    expect(composeAnswer('   ', passages)).toBe(NO_ANSWER)
+  })
+
+  test('is deterministic: the same answer every time, whatever order the passages are given in', () => {
+    const question = 'billing backups and invoices'
+    const first = composeAnswer(question, passages)
+    for (let i = 0; i < 5; i++) expect(composeAnswer(question, passages)).toBe(first)
+    expect(composeAnswer(question, [...passages].reverse())).toBe(first)
+    expect(composeAnswer(question, [passages[2]!, passages[0]!, passages[1]!])).toBe(first)
+  })
+})
+
+describe('sentences and stems', () => {
+  test('sentences end at . ! or ?; fragments of a word or two are left out', () => {
+    expect(sentences('First one is here. Second one too!\nOK. Really? Yes it is')).toEqual(['First one is here.', 'Second one too!', 'Yes it is'])
+  })
+
+  // DEFECT (src/ai/extractive-model.ts, sentences): without the `m` flag, `$` only matches at the end of the
+  // text, so a line that ends without . ! ? — a heading, a bullet, a table row — is dropped entirely unless it
+  // is the last line; an answer can never quote a bulleted list. Remove `.failing` once fixed.
+  test.failing('a line without closing punctuation is a sentence of its own (a line break ends it)', () => {
+    expect(sentences('Retention rules\n- backups are kept for 35 days\n- logs are kept for a year')).toEqual([
+      '- backups are kept for 35 days',
+      '- logs are kept for a year',
+    ])
+    expect(composeAnswer('How long are logs kept?', [{ index: 1, text: '- logs are kept for a year\n- backups are kept for 35 days' }])).toBe('- logs are kept for a year [1].')
+  })
+
+  test('-ing and plain plurals meet their stem; stop words and case do not count', () => {
+    expect(stems('testing')).toEqual(stems('tests'))
+    expect(stems('backups')).toEqual(stems('backup'))
+    expect(stems('What is THE plan for the Backups?')).toEqual(['plan', 'backup'])
+  })
+
+  // DEFECT (src/ai/extractive-model.ts, stems): "-es" is cut from words whose singular ends in "e", so
+  // "vaccines" → "vaccin" but "vaccine" → "vaccine" (the doc comment promises they match); likewise
+  // invoice/invoices, rule/rules, release/releases. A question in the singular misses the plural sentence.
+  // Remove `.failing` once fixed.
+  test.failing('"vaccines" matches "vaccine" (as the doc comment says), and an answer is found across them', () => {
+    expect(stems('Vaccines')).toEqual(stems('vaccine'))
+    expect(stems('invoices')).toEqual(stems('invoice'))
+    expect(composeAnswer('Which vaccine is given?', [{ index: 1, text: 'Vaccines against measles are scheduled at twelve months.' }])).toBe(
+      'Vaccines against measles are scheduled at twelve months [1].',
+    )
+  })
+})
+
+/** Runs the model through the AI SDK the way ask does; the text it streams and its tool calls. */
+async function run(options: Parameters<typeof streamText>[0]) {
+  const result = streamText(options)
+  let text = ''
+  const calls: { toolName: string; input: unknown }[] = []
+  const deltas: string[] = []
+  for await (const part of result.stream) {
+    if (part.type === 'text-delta') {
+      text += part.text
+      deltas.push(part.text)
+    }
+    if (part.type === 'tool-call') calls.push({ toolName: part.toolName, input: part.input })
+    if (part.type === 'error') throw part.error
+  }
+  return { text, deltas, calls }
+}
+
+describe('extractiveModel, through the AI SDK', () => {
+  const sources = passages.map((p) => ({ index: p.index, document_id: crypto.randomUUID(), title: `Source ${p.index}`, url: null, excerpt: p.text }))
+
+  test('answers from the sources block of its instructions, streamed in pieces, grounded', async () => {
+    const { text, deltas } = await run({
+      model: extractiveModel(),
+      instructions: groundingInstructions(sources),
+      messages: [{ role: 'user', content: 'How long are billing backups kept?' }],
+    })
+    expect(deltas.length).toBeGreaterThan(1)
+    expect(text).toBe(composeAnswer('How long are billing backups kept?', passages))
+    expectGrounded(text, passages)
+  })
+
+  test('answers the latest question of a conversation, not an earlier one', async () => {
+    const { text } = await run({
+      model: extractiveModel(),
+      instructions: groundingInstructions(sources),
+      messages: [
+        { role: 'user', content: 'How long are billing backups kept?' },
+        { role: 'assistant', content: 'They are kept for 35 days in a separate region [1].' },
+        { role: 'user', content: 'And when are invoices emailed?' },
+      ],
+    })
+    expect(text).toContain('[3]')
+    expect(text).not.toContain('35 days')
+  })
+
+  test('with no sources it says it found nothing', async () => {
+    const { text } = await run({ model: extractiveModel(), instructions: groundingInstructions([]), messages: [{ role: 'user', content: 'How long are backups kept?' }] })
+    expect(text).toBe(NO_ANSWER)
+  })
+
+  test('given a search tool, it searches for the question first, then answers from the results', async () => {
+    const searched: string[] = []
+    const search = tool({
+      inputSchema: z.object({ query: z.string() }),
+      execute: async ({ query }) => {
+        searched.push(query)
+        return { results: passages.map((p) => ({ index: p.index, title: `Source ${p.index}`, text: p.text })) }
+      },
+    })
+    const { text, calls } = await run({
+      model: extractiveModel(),
+      messages: [{ role: 'user', content: 'When are billing invoices emailed?' }],
+      tools: { search },
+      stopWhen: () => false,
+    })
+    expect(calls).toEqual([{ toolName: 'search', input: { query: 'When are billing invoices emailed?' } }])
+    expect(searched).toEqual(['When are billing invoices emailed?'])
+    expect(text).toContain('Billing invoices are emailed on the first day of each month [3].')
+    expectGrounded(text, passages)
+  })
+
+  test('a search that finds nothing gives the no-answer reply, not another search', async () => {
+    let searches = 0
+    const search = tool({
+      inputSchema: z.object({ query: z.string() }),
+      execute: async () => {
+        searches++
+        return { results: [] }
+      },
+    })
+    const { text } = await run({ model: extractiveModel(), messages: [{ role: 'user', content: 'Where is the spare key?' }], tools: { search }, stopWhen: () => false })
+    expect(searches).toBe(1)
+    expect(text).toBe(NO_ANSWER)
+  })
+
+  test('stops before doing anything once its call is aborted', async () => {
+    const abort = new AbortController()
+    abort.abort(new Error('client disconnected'))
+    const model = extractiveModel()
+    await expect(model.doStream({ prompt: [{ role: 'user', content: [{ type: 'text', text: 'anything' }] }], abortSignal: abort.signal })).rejects.toThrow('client disconnected')
+  })
+})

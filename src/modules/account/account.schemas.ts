@@ -1,0 +1,60 @@
+// Request and response schemas of settings, profile, avatar, stats and account deletion.
+import { t } from 'elysia'
+import { Uuid } from '../../http/schemas'
+import { literals } from '../documents/documents.schemas'
+
+export const Settings = t.Object(
+  {
+    default_workspace_id: t.Nullable(Uuid('Where ingest without workspace_id lands')),
+    search_mode: literals(['hybrid', 'keyword', 'semantic'] as const, 'Default mode of GET /api/search'),
+    answer_style: literals(['concise', 'detailed'] as const, 'How long answers are'),
+  },
+  { title: 'Settings' },
+)
+export const UpdateSettingsBody = t.Partial(Settings, { minProperties: 1, error: 'give default_workspace_id, search_mode or answer_style' })
+
+export const Profile = t.Object(
+  { id: Uuid(), email: t.String(), name: t.Nullable(t.String()), avatar_url: t.Nullable(t.String()) },
+  { title: 'Profile' },
+)
+export const UpdateProfileBody = t.Object(
+  {
+    name: t.Optional(t.Nullable(t.String({ maxLength: 100, error: 'name must be at most 100 characters' }))),
+    email: t.Optional(t.String({ format: 'email', maxLength: 254, error: 'email must be a valid email address' })),
+  },
+  { minProperties: 1, error: 'give name or email' },
+)
+
+export const AvatarBody = t.Object({ file: t.File({ description: 'PNG, JPEG, WebP or GIF, at most 1 MiB' }) })
+
+const Counts = t.Record(t.String(), t.Integer())
+export const Stats = t.Object(
+  {
+    documents: t.Object({
+      total: t.Integer({ description: 'Active documents and memories' }),
+      by_kind: Counts,
+      by_source: Counts,
+      by_workspace: t.Array(t.Object({ workspace_id: Uuid(), name: t.String(), documents: t.Integer() })),
+    }),
+    memories: t.Integer({ description: 'Active memories (fact, preference, decision, routine, lesson)' }),
+    pending_drafts: t.Integer(),
+    links: t.Object({ pending: t.Integer(), completed: t.Integer() }),
+    conversations: t.Integer(),
+    searches: t.Integer(),
+    answers: t.Integer(),
+  },
+  { title: 'Stats' },
+)
+
+export const HistoricalQuery = t.Object({
+  days: t.Optional(t.Integer({ minimum: 1, maximum: 365, default: 30, error: 'days must be an integer from 1 to 365' })),
+})
+export const Historical = t.Object(
+  {
+    days: t.Integer(),
+    series: t.Array(t.Object({ date: t.String({ format: 'date' }), searches: t.Integer(), answers: t.Integer(), documents_added: t.Integer() })),
+  },
+  { title: 'HistoricalStats' },
+)
+
+export const DeleteAccountBody = t.Object({ confirm: t.Literal('DELETE', { error: 'confirm must be "DELETE"' }) })

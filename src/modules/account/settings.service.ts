@@ -1,0 +1,93 @@
+// Settings and profile: the preferences search and answers read, the person's name, email and avatar.
+import { and, eq, ne } from 'drizzle-orm'
+import { settings, users } from '../../../db/schema'
+import type { Tx } from '../../../db/client'
+import type { Deps } from '../../deps'
+import { AppError, conflict, notFound, payloadTooLarge } from '../../http/errors'
+import { toUserDto } from '../auth/auth.service'
+import type { SessionUser } from '../auth/sessions.service'
+import { findWorkspace } from '../workspaces/workspaces.service'
+
+export interface SettingsDto {
+  default_workspace_id: string | null
+  search_mode: 'hybrid' | 'keyword' | 'semantic'
+  answer_style: 'concise' | 'detailed'
+}
+
+const DEFAULTS: SettingsDto = { default_workspace_id: null, search_mode: 'hybrid', answer_style: 'concise' }
+
+/** The caller's settings (defaults when none were ever stored). */
+export async function getSettings(db: Tx, userId: string): Promise<SettingsDto> {
+  const [row] = await db.select().from(settings).where(eq(settings.user_id, userId))
+  if (!row) return DEFAULTS
+  return { default_workspace_id: row.default_workspace_id, search_mode: row.search_mode as SettingsDto['search_mode'], answer_style: row.answer_style as SettingsDto['answer_style'] }
+}
+
+export async function updateSettings(deps: Deps, user: SessionUser, input: Partial<SettingsDto>): Promise<SettingsDto> {
+  if (input.default_workspace_id) await findWorkspace(deps.db, user.id, input.default_workspace_id)
+  const now = deps.clock.now()
+  await deps.db
+    .insert(settings)
+    .values({ user_id: user.id, ...DEFAULTS, ...input, updated_at: now })
+    .onConflictDoUpdate({ target: settings.user_id, set: { ...input, updated_at: now } })
+  return getSettings(deps.db, user.id)
+}
+
+const toProfile = (deps: Deps, row: typeof users.$inferSelect) => {
+  const { id, email, name, avatar_url } = toUserDto(deps, row)
+  return { id, email, name, avatar_url }
+}
+
+async function userRow(deps: Deps, id: string) {
+  const [row] = await deps.db.select().from(users).where(eq(users.id, id))
+  if (!row) throw notFound('account not found')
+  return row
+}
+
+export async function getProfile(deps: Deps, user: SessionUser) {
+  return toProfile(deps, await userRow(deps, user.id))
+}
+
+export async function updateProfile(deps: Deps, user: SessionUser, input: { name?: string | null; email?: string }) {
+  const email = input.email?.trim().toLowerCase()
+  if (email) {
+    const [taken] = await deps.db.select({ id: users.id }).from(users).where(and(eq(users.email, email), ne(users.id, user.id)))
+    if (taken) throw conflict('email is already used by another account')
+  }
+  const name = input.name === undefined ? undefined : input.name?.trim() || null
+  const [row] = await deps.db
+    .update(users)
+    .set({ ...(name !== undefined && { name }), ...(email && { email }), updated_at: deps.clock.now() })
+    .where(eq(users.id, user.id))
+    .returning()
+  return toProfile(deps, row!)
+}
+
+export const MAX_AVATAR_BYTES = 1024 * 1024
+
+/** The image type by its first bytes — never by the name or the declared type, which the client controls. */
+export function imageTypeOf(bytes: Uint8Array): string | null {
+  const ascii = (from: number, to: number) => String.fromCharCode(...bytes.subarray(from, to))
+  if (bytes.length >= 8 && bytes[0] === 0x89 && ascii(1, 4) === 'PNG' && bytes[4] === 0x0d && bytes[5] === 0x0a && bytes[6] === 0x1a && bytes[7] === 0x0a) return 'image/png'
+  if (bytes.length >= 3 && bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return 'image/jpeg'
+  if (bytes.length >= 6 && (ascii(0, 6) === 'GIF87a' || ascii(0, 6) === 'GIF89a')) return 'image/gif'
+  if (bytes.length >= 12 && ascii(0, 4) === 'RIFF' && ascii(8, 12) === 'WEBP') return 'image/webp'
+  return null
+}
+
+export async function setAvatar(deps: Deps, user: SessionUser, file: File) {
+  if (file.size > MAX_AVATAR_BYTES) throw payloadTooLarge(`file: the avatar is larger than ${MAX_AVATAR_BYTES} bytes`)
+  const bytes = new Uint8Array(await file.arrayBuffer())
+  const type = imageTypeOf(bytes)
+  if (!type) throw new AppError(415, 'file: the avatar must be a PNG, JPEG, WebP or GIF image')
+  const [row] = await deps.db.update(users).set({ avatar: bytes, avatar_type: type, updated_at: deps.clock.now() }).where(eq(users.id, user.id)).returning()
+  return toProfile(deps, row!)
+}
+
+/** Only the caller's own avatar: another user's is a 404 like a missing one. */
+export async function getAvatar(deps: Deps, user: SessionUser, id: string): Promise<{ bytes: Uint8Array; type: string }> {
+  if (id !== user.id) throw notFound('avatar not found')
+  const row = await userRow(deps, user.id)
+  if (!row.avatar || !row.avatar_type) throw notFound('avatar not found')
+  return { bytes: row.avatar, type: row.avatar_type }
+}

@@ -18,8 +18,11 @@ const TAGS = [
   { name: 'documents', description: 'Documents and memories: ingest, lifecycle, links' },
   { name: 'memories', description: 'Agent-written learnings (drafts) and the memory list' },
   { name: 'search', description: 'Hybrid keyword + semantic search' },
-  { name: 'account', description: 'Usage and account' },
-  { name: 'openai-compatible', description: 'OpenAI-compatible /v1: models and embeddings' },
+  { name: 'ask', description: 'Grounded answers (SSE), conversations and their sources' },
+  { name: 'agent', description: 'The tool-using agent (SSE) and the document graph' },
+  { name: 'account', description: 'Usage, settings, profile, avatar, statistics, account deletion' },
+  { name: 'openai-compatible', description: 'OpenAI-compatible /v1: models, chat completions, embeddings' },
+  { name: 'mcp', description: 'Model Context Protocol over Streamable HTTP (bearer key)' },
 ]
 
 const PAGE = `<!doctype html>

@@ -17,13 +17,14 @@ const a = {
   workspaces: [] as string[],
   docs: {} as Record<'active' | 'target' | 'archived' | 'draft' | 'memory' | 'pinned', string>,
   keyId: '',
+  conversations: [] as string[],
   titles: [] as string[],
 }
 /** B's own things, used where a route needs a second, legitimate id. */
-const b = { workspace: '', doc: '', keyId: '' }
+const b = { workspace: '', doc: '', keyId: '', conversation: '' }
 
 const aDocIds = () => Object.values(a.docs)
-const aIds = () => [...a.workspaces, ...aDocIds(), a.keyId]
+const aIds = () => [...a.workspaces, ...aDocIds(), a.keyId, ...a.conversations]
 
 /** Route prefix → A's ids (what B must not reach) and B's own id of the same kind. */
 const fixtures = () => ({
@@ -31,7 +32,19 @@ const fixtures = () => ({
   '/api/memories': { foreign: [a.docs.draft, a.docs.memory], own: b.doc },
   '/api/workspaces': { foreign: a.workspaces, own: b.workspace },
   '/api/keys': { foreign: [a.keyId], own: b.keyId },
+  '/api/conversations': { foreign: a.conversations, own: b.conversation },
+  // Avatars are addressed by user id: A's (who has one) is as missing to B as any other.
+  '/api/avatar': { foreign: [A.id], own: B.id },
 })
+
+/** Asks through POST /api/ask and answers the id of the conversation the exchange was saved in. */
+async function askConversation(user: TestUser, question: string): Promise<string> {
+  const res = await t.request('POST', '/api/ask', { key: user.key, body: { question } })
+  const text = await res.text()
+  const saved = text.split('\n').filter((l) => l.startsWith('data: ')).map((l) => JSON.parse(l.slice(6))).find((e) => e.type === 'saved')
+  if (!saved) throw new Error(`ask: ${res.status} ${text.slice(0, 200)}`)
+  return saved.conversation.id
+}
 
 async function ok<T = any>(method: string, path: string, opts: Parameters<TestApp['json']>[2], expected = [200, 201]): Promise<T> {
   const res = await t.json(method, path, opts)
@@ -55,7 +68,13 @@ async function snapshotA() {
   }
   const contexts: Record<string, unknown> = {}
   for (const id of a.workspaces) contexts[id] = await ok('GET', `/api/workspaces/${id}/context`, as)
-  return { docs, links, lists, contexts, workspaces: await ok('GET', '/api/workspaces', as), keys: await ok('GET', '/api/keys', as) }
+  const conversations: Record<string, unknown> = {}
+  for (const id of a.conversations) conversations[id] = await ok('GET', `/api/conversations/${id}`, as)
+  return {
+    docs, links, lists, contexts, conversations,
+    workspaces: await ok('GET', '/api/workspaces', as), keys: await ok('GET', '/api/keys', as),
+    profile: await ok('GET', '/api/profile', as), sources: await ok('GET', '/api/sources', as),
+  }
 }
 
 beforeAll(async () => {
@@ -85,10 +104,17 @@ beforeAll(async () => {
   })
   a.docs.draft = drafts.data[0].id
   a.titles.push('A draft', 'A secret workspace')
+  a.conversations.push(await askConversation(A, 'What is the secret plan?'))
+  const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0])
+  const form = new FormData()
+  form.append('file', new Blob([png], { type: 'image/png' }), 'a.png')
+  const uploaded = await t.app.handle(new Request('http://localhost/api/avatar', { method: 'POST', headers: { authorization: `Bearer ${A.key}` }, body: form }))
+  if (uploaded.status !== 200) throw new Error(`avatar: ${uploaded.status}`)
 
   b.keyId = (await ok('GET', '/api/keys', { key: B.key })).data[0].id
   b.workspace = (await ok('GET', '/api/workspaces', { key: B.key })).data[0].id
   b.doc = (await ok('POST', '/api/documents', { key: B.key, body: { title: 'B own', body: 'B owns this.' } })).id
+  b.conversation = await askConversation(B, 'What do I own?')
 })
 afterAll(() => t.close())
 
@@ -339,8 +365,12 @@ describe("B's lists never contain A's ids", () => {
     }
   })
 
-  test('workspaces, keys, usage and the session', async () => {
+  test('workspaces, keys, usage, the session, conversations, sources, stats and profile', async () => {
     for (const cred of ['key', 'cookie'] as const) {
+      expectClean('conversations', await ok('GET', '/api/conversations?limit=100', as(cred)))
+      expectClean('sources', await ok('GET', '/api/sources?limit=100', as(cred)))
+      expectClean('stats', await ok('GET', '/api/stats', as(cred)))
+      expectClean('profile', await ok('GET', '/api/profile', as(cred)))
       expectClean('workspaces', await ok('GET', '/api/workspaces?limit=100', as(cred)))
       expectClean('keys', await ok('GET', '/api/keys', as(cred)))
       expectClean('usage', await ok('GET', '/api/usage', as(cred)))

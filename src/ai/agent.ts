@@ -6,7 +6,7 @@ import { isStepCount, streamText } from 'ai'
 import type { Deps } from '../deps'
 import type { Send } from '../http/sse'
 import type { AnswerEvent } from '../modules/ask/ask.service'
-import { messageOf } from '../modules/ask/ask.service'
+import { INTERRUPTED, messageOf } from '../modules/ask/ask.service'
 import type { SessionUser } from '../modules/auth/sessions.service'
 import { saveExchange, type Turn } from '../modules/conversations/conversations.service'
 import { CitationFilter } from './grounding'
@@ -42,33 +42,41 @@ export async function runAgent(deps: Deps, user: SessionUser, message: string, t
       failure = error
     },
   })
-  for await (const part of result.stream) {
-    switch (part.type) {
-      case 'tool-call':
-        send({ type: 'tool', tool: { name: part.toolName, status: 'call', detail: (part.input ?? {}) as Record<string, unknown> } })
-        break
-      case 'tool-result':
-        send({ type: 'tool', tool: { name: part.toolName, status: 'result', detail: compactResult(part.toolName, part.output) } })
-        break
-      case 'tool-error':
-        send({ type: 'tool', tool: { name: part.toolName, status: 'error', detail: { message: messageOf(part.error) } } })
-        break
-      case 'start-step':
-        answer += filter.flush()
-        filter = new CitationFilter(sources.list.length)
-        break
-      case 'text-delta': {
-        const text = filter.push(part.text)
-        if (text) {
-          answer += text
-          send({ type: 'delta', text })
-        }
-        break
+  const say = (text: string) => {
+    if (!text) return
+    answer += text
+    send({ type: 'delta', text })
+  }
+  try {
+    for await (const part of result.stream) {
+      switch (part.type) {
+        case 'tool-call':
+          send({ type: 'tool', tool: { name: part.toolName, status: 'call', detail: (part.input ?? {}) as Record<string, unknown> } })
+          break
+        case 'tool-result':
+          send({ type: 'tool', tool: { name: part.toolName, status: 'result', detail: compactResult(part.toolName, part.output) } })
+          break
+        case 'tool-error':
+          send({ type: 'tool', tool: { name: part.toolName, status: 'error', detail: { message: messageOf(part.error) } } })
+          break
+        case 'start-step':
+          say(filter.flush())
+          filter = new CitationFilter(sources.list.length)
+          break
+        case 'text-delta':
+          say(filter.push(part.text))
+          break
+        case 'error':
+          failure = part.error
+          break
+        case 'finish':
+          if (part.finishReason === 'interrupted') failure = new Error(INTERRUPTED)
+          break
       }
-      case 'error':
-        failure = part.error
-        break
     }
+  } catch (error) {
+    // A stream that breaks while being read: the client must hear it, not see a cut answer.
+    failure = error
   }
   if (signal.aborted) return
   if (failure) {
@@ -76,11 +84,7 @@ export async function runAgent(deps: Deps, user: SessionUser, message: string, t
     send({ type: 'error', message: `the agent could not finish: ${messageOf(failure)}` })
     return
   }
-  const rest = filter.flush()
-  if (rest) {
-    answer += rest
-    send({ type: 'delta', text: rest })
-  }
+  say(filter.flush())
   send({ type: 'sources', sources: sources.list })
   const conversation = await saveExchange(deps, user, turn, message, answer.trim(), sources.list)
   send({ type: 'saved', conversation })

@@ -16,16 +16,25 @@ const STOP = new Set(
   'a about above after again all also am an and any are as at be been before being below between both but by can could did do does doing down during each few for from further had has have having he her here hers him his how i if in into is it its itself just me more most my no nor not now of off on once only or other our out over own same she should so some such than that the their them then there these they this those through to too under until up very was we were what when where which while who whom why will with would you your'.split(' '),
 )
 
+/** A light English stem: plurals to singular (vaccines → vaccine, boxes → box, studies → study), -ing and -ed off. */
+export function stem(word: string): string {
+  let w = word
+  if (/ies$/.test(w) && w.length > 4) w = `${w.slice(0, -3)}y`
+  else if (/(?:s|x|z|ch|sh)es$/.test(w)) w = w.slice(0, -2)
+  else if (/[^su]s$/.test(w) && w.length > 3) w = w.slice(0, -1)
+  if (/ing$/.test(w) && w.length > 5) w = w.slice(0, -3)
+  else if (/ed$/.test(w) && w.length > 4) w = w.slice(0, -2)
+  return w
+}
+
 /** Lowercased word stems, stop words dropped: enough to match "vaccines" with "vaccine" and "testing" with "tests". */
 export function stems(text: string): string[] {
-  return (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])
-    .filter((w) => w.length > 1 && !STOP.has(w))
-    .map((w) => w.replace(/(?:ing|ed|es|s)$/u, '') || w)
+  return (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => w.length > 1 && !STOP.has(w)).map(stem)
 }
 
 /** Splits a passage into sentences (ends at . ! ? or a line break), trimmed, without fragments of a word or two. */
 export function sentences(text: string): string[] {
-  return (text.replace(/\s*\n+\s*/g, '\n').match(/[^.!?\n]+(?:[.!?]+|$)/gu) ?? []).map((s) => s.trim()).filter((s) => s.split(/\s+/).length >= 3)
+  return (text.replace(/\s*\n+\s*/g, '\n').match(/[^.!?\n]+(?:[.!?]+|(?=\n)|$)/gu) ?? []).map((s) => s.trim()).filter((s) => s.split(/\s+/).length >= 3)
 }
 
 /** The best sentences for the question, each with the [n] of its passage. Deterministic. */

@@ -88,7 +88,7 @@ describe('streaming: markers split across deltas', () => {
   // marker arrives in a later delta than its space — word-by-word streaming ("days " then "[9].") or " ["
   // then "9]" — the space has already been sent when the marker is dropped: "days ." instead of "days.".
   // The extractive answerer streams exactly this way (`\S+\s*` pieces). Remove `.failing` once fixed.
-  test.failing('split deltas: the space before a dropped marker is dropped too, as when filtering whole', () => {
+  test('split deltas: the space before a dropped marker is dropped too, as when filtering whole', () => {
     const text = 'They are kept for 35 days [9]. Restores are tested [1].'
     expect(streamed(text.match(/\S+\s*/g)!, 1).text).toBe('They are kept for 35 days. Restores are tested [1].')
     expect(streamed(['They run at night', ' [', '9', ']', '.'], 1).text).toBe('They run at night.')
@@ -97,7 +97,7 @@ describe('streaming: markers split across deltas', () => {
   // DEFECT (src/ai/grounding.ts): PARTIAL waits for at most 12 characters after "[", so a list streamed
   // token by token that grows past that ("[1, 2, 3, 4, 9") is released unchecked and its invalid numbers
   // reach the client. Remove `.failing` once fixed.
-  test.failing('a long list streamed token by token is still checked: [1, 2, 3, 4, 9] with three sources', () => {
+  test('a long list streamed token by token is still checked: [1, 2, 3, 4, 9] with three sources', () => {
     const tokens = ['Kept for 35 days ', '[', '1', ',', ' 2', ',', ' 3', ',', ' 4', ',', ' 9', ']', '.']
     expect(streamed(tokens, 3).text).toBe(filterCitations(tokens.join(''), 3).text)
   })

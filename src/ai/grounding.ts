@@ -40,8 +40,9 @@ export function parseSourcesBlock(text: string): { index: number; text: string }
 }
 
 const MARKER = /(\s?)\[(\d+(?:\s*,\s*\d+)*)\]/g
-/** An unfinished marker at the end of a delta ("[", "[1", "[1, 2") waits for the next delta. */
-const PARTIAL = /\[[\d,\s]{0,12}$/
+/** An unfinished marker at the end of a delta ("[", "[1", "[1, 2"), and a space that may precede one, wait for
+ * the next delta: the space goes with the marker if the marker is dropped. */
+const PARTIAL = /\s?(?:\[[\d,\s]*)?$/
 
 /**
  * Drops citation markers that refer to no source (and the space before them), streaming: `push` returns the

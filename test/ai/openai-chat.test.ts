@@ -80,7 +80,7 @@ const systemText = (request: RecordedChatRequest) => request.body.messages.filte
 const BREAKS: { how: BreakKind; what: string; defect?: string }[] = [
   { how: 'error-event', what: "OpenAI's in-stream error event" },
   { how: 'reset', what: 'the connection cut' },
-  { how: 'eof', what: 'the body ending with no finish_reason and no [DONE]', defect: 'finishReason "interrupted" is taken as complete' },
+  { how: 'eof', what: 'the body ending with no finish_reason and no [DONE]' },
 ]
 
 describe('POST /api/ask on the provider', () => {

@@ -1,5 +1,5 @@
 // /api/settings, /api/profile, /api/avatar, /api/stats and /api/account: the person's own account.
-import { Elysia } from 'elysia'
+import { Elysia, t } from 'elysia'
 import type { Deps } from '../../deps'
 import { authPlugin } from '../../http/auth'
 import { errors, IdParams, NoContent } from '../../http/schemas'
@@ -52,6 +52,7 @@ export function accountRoutes(deps: Deps) {
       {
         auth: true,
         params: IdParams,
+        response: { 200: t.Unknown({ description: 'The image bytes, with its own content-type (image/png, image/jpeg, image/webp or image/gif)' }), ...errors(400, 401, 404) },
         detail: { tags, summary: 'The avatar image (your own; the URL in the profile changes with each upload)' },
       },
     )

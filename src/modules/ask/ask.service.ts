@@ -48,9 +48,15 @@ export async function streamAnswer(deps: Deps, user: SessionUser, input: AskInpu
       failure = error
     },
   })
-  for await (const part of result.stream) {
-    if (part.type === 'text-delta') emit(filter.push(part.text))
-    else if (part.type === 'error') failure = part.error
+  try {
+    for await (const part of result.stream) {
+      if (part.type === 'text-delta') emit(filter.push(part.text))
+      else if (part.type === 'error') failure = part.error
+      else if (part.type === 'finish' && part.finishReason === 'interrupted') failure = new Error(INTERRUPTED)
+    }
+  } catch (error) {
+    // A stream that breaks while being read: the client must hear it, not see a cut answer.
+    failure = error
   }
   if (signal.aborted) return
   if (failure) {
@@ -63,5 +69,8 @@ export async function streamAnswer(deps: Deps, user: SessionUser, input: AskInpu
   const conversation = await saveExchange(deps, user, turn, input.question, answer.trim(), sources)
   send({ type: 'saved', conversation })
 }
+
+/** The provider's stream ended with no finish: the answer is cut, and must be reported as such. */
+export const INTERRUPTED = "the model's stream ended before the answer was complete"
 
 export const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error)).slice(0, 300)

@@ -145,7 +145,8 @@ export async function listSources(deps: Deps, user: SessionUser, q: { limit?: nu
       sources: messages.sources,
       created_at: messages.created_at,
       // The user's message stored just before this answer in the same conversation.
-      question: sql<string | null>`(select q.content from ${messages} q where q.conversation_id = ${messages.conversation_id} and q.role = 'user' and q.id < ${messages.id} order by q.id desc limit 1)`,
+      // Written out qualified: drizzle leaves the outer columns unqualified, and inside the subquery they would bind to q.
+      question: sql<string | null>`(select q.content from messages q where q.conversation_id = messages.conversation_id and q.role = 'user' and q.id < messages.id order by q.id desc limit 1)`,
     })
     .from(messages)
     .where(and(eq(messages.user_id, user.id), eq(messages.role, 'assistant'), sql`jsonb_array_length(${messages.sources}) > 0`, after ? lt(messages.id, after) : undefined))

@@ -58,9 +58,11 @@ export async function rateDocument(deps: Deps, user: SessionUser, id: string, ra
 
 /**
  * Purges the document and everything derived from it — chunks and links (by cascade), queued jobs, and
- * the excerpts and titles quoted in conversation sources — leaving a tombstone with no content, so a
+ * the excerpts and titles quoted in conversation sources, and answers that cite it — leaving a tombstone with no content, so a
  * connector re-sync recognises the provider's id and does not bring the document back.
  */
+export const FORGOTTEN_ANSWER = 'This answer cited a document that has since been forgotten, so it was removed.'
+
 export async function forgetDocument(deps: Deps, user: SessionUser, id: string): Promise<void> {
   await deps.db.transaction(async (tx) => {
     const row = await findDocument(tx, user.id, id)
@@ -78,6 +80,10 @@ export async function forgetDocument(deps: Deps, user: SessionUser, id: string):
     await tx
       .update(messages)
       .set({
+        // An answer that cites the document may quote it word for word: it goes too, leaving a notice.
+        content: sql`case when exists (select 1 from jsonb_array_elements(${messages.sources}) s
+          where s->>'document_id' = ${id} and ${messages.content} like '%[' || (s->>'index') || ']%')
+          then ${FORGOTTEN_ANSWER} else ${messages.content} end`,
         sources: sql`(select coalesce(jsonb_agg(case when s->>'document_id' = ${id}
           then jsonb_build_object('index', s->'index', 'document_id', s->'document_id', 'title', null, 'url', null, 'excerpt', null, 'forgotten', true)
           else s end order by ord), '[]'::jsonb) from jsonb_array_elements(${messages.sources}) with ordinality as e(s, ord))`,

@@ -8,6 +8,7 @@ import { RAG_MODEL } from '../../ai/models'
 import type { Deps } from '../../deps'
 import { AppError, badRequest } from '../../http/errors'
 import type { Send } from '../../http/sse'
+import { INTERRUPTED } from '../ask/ask.service'
 import { retrieveSources } from '../ask/retrieve.service'
 import { getSettings } from '../account/settings.service'
 import type { SessionUser } from '../auth/sessions.service'
@@ -62,7 +63,15 @@ const usageOf = (usage: { inputTokens: number | undefined; outputTokens: number 
 }
 
 export async function completeChat(deps: Deps, user: SessionUser, chat: PreparedChat, signal: AbortSignal) {
-  const result = await generateText({ model: deps.chat.model, instructions: chat.instructions, messages: chat.messages, abortSignal: signal, maxRetries: 1, ...chat.settings })
+  const result = await generateText({ model: deps.chat.model, instructions: chat.instructions, messages: chat.messages, abortSignal: signal, maxRetries: 1, ...chat.settings }).catch(
+    (error: Error) => {
+      if (signal.aborted) throw error
+      deps.log.warn('chat completion failed', { error: String(error) })
+      // The provider failed, not this service: 502 names it, instead of an opaque 500.
+      throw new AppError(502, `the chat model failed: ${error.message.slice(0, 300)}`)
+    },
+  )
+  if (result.finishReason === 'interrupted') throw new AppError(502, `the chat model failed: ${INTERRUPTED}`)
   const { text, cited } = filterCitations(result.text, chat.sources.length)
   await recordEvent(deps, user.id, 'answer')
   return {
@@ -104,14 +113,19 @@ export async function streamChat(deps: Deps, user: SessionUser, chat: PreparedCh
   })
   let reason = 'stop'
   let usage = { inputTokens: 0 as number | undefined, outputTokens: 0 as number | undefined }
-  for await (const part of result.stream) {
-    if (part.type === 'text-delta') {
-      const text = filter.push(part.text)
-      if (text) send(chunk({ content: text }))
-    } else if (part.type === 'finish') {
-      reason = finishReason(part.finishReason)
-      usage = part.totalUsage
-    } else if (part.type === 'error') failure = part.error
+  try {
+    for await (const part of result.stream) {
+      if (part.type === 'text-delta') {
+        const text = filter.push(part.text)
+        if (text) send(chunk({ content: text }))
+      } else if (part.type === 'finish') {
+        if (part.finishReason === 'interrupted') failure = new Error(INTERRUPTED)
+        reason = finishReason(part.finishReason)
+        usage = part.totalUsage
+      } else if (part.type === 'error') failure = part.error
+    }
+  } catch (error) {
+    failure = error
   }
   if (signal.aborted) return
   if (failure) {

@@ -34,7 +34,7 @@ export function v1Routes(deps: Deps) {
       {
         auth: true,
         body: ChatCompletionBody,
-        response: { 200: ChatCompletion, ...errors(400, 401, 404, 429) },
+        response: { 200: ChatCompletion, ...errors(400, 401, 404, 429, 502) },
         detail: { tags, summary: "Chat completions in OpenAI's format, grounded in your documents, with citations; streaming or not; rate-limited per key and plan" },
       },
     )

@@ -10,6 +10,7 @@ import { accountRoutes } from './modules/account/account.routes'
 import { agentRoutes } from './modules/agent/agent.routes'
 import { askRoutes } from './modules/ask/ask.routes'
 import { authRoutes } from './modules/auth/auth.routes'
+import { billingRoutes } from './modules/billing/billing.routes'
 import { conversationsRoutes } from './modules/conversations/conversations.routes'
 import { documentsRoutes } from './modules/documents/documents.routes'
 import { graphRoutes } from './modules/graph/graph.routes'
@@ -57,6 +58,7 @@ export function createApp(deps: Deps) {
     .use(graphRoutes(deps))
     .use(usageRoutes(deps))
     .use(accountRoutes(deps))
+    .use(billingRoutes(deps))
     .use(v1Routes(deps))
     // MCP tools call the REST API in-process, through the same auth, validation and rate limits.
     .use(mcpRoutes(deps, (request): Promise<Response> => handle(request)))

@@ -47,6 +47,8 @@ export interface Config {
   embeddings: EmbeddingConfig
   /** service-rag: an OpenAI-compatible chat model (OPENAI_BASE_URL/OPENAI_API_KEY), or null → the built-in extractive answerer. */
   chat: { model: string | null; openaiBaseUrl: string | null; openaiApiKey: string | null }
+  /** Stripe billing; each part null when its variable is unset (its routes answer 503). */
+  stripe: { secretKey: string | null; webhookSecret: string | null; pricePro: string | null; apiUrl: string }
   /** Run the job worker inside the server process (default); false when `bun run worker` runs it apart. */
   workerInProcess: boolean
 }
@@ -97,6 +99,12 @@ export function loadConfig(env: Env = process.env): Config {
     version: env.npm_package_version ?? packageVersion(),
     embeddings: embeddingConfig(env),
     chat: { model: env.CHAT_MODEL?.trim() || null, openaiBaseUrl: env.OPENAI_BASE_URL?.trim() ? url(env, 'OPENAI_BASE_URL', '') : null, openaiApiKey: env.OPENAI_API_KEY?.trim() || null },
+    stripe: {
+      secretKey: env.STRIPE_SECRET_KEY?.trim() || null,
+      webhookSecret: env.STRIPE_WEBHOOK_SECRET?.trim() || null,
+      pricePro: env.STRIPE_PRICE_PRO?.trim() || null,
+      apiUrl: url(env, 'STRIPE_API_URL', 'https://api.stripe.com').replace(/\/+$/, ''),
+    },
     workerInProcess: oneOf(env, 'WORKER_IN_PROCESS', ['true', 'false'] as const, 'true') === 'true',
   }
 }

@@ -21,6 +21,7 @@ const TAGS = [
   { name: 'ask', description: 'Grounded answers (SSE), conversations and their sources' },
   { name: 'agent', description: 'The tool-using agent (SSE) and the document graph' },
   { name: 'account', description: 'Usage, settings, profile, avatar, statistics, account deletion' },
+  { name: 'billing', description: 'Stripe subscription: checkout, portal, verify, sync, and the signed webhook' },
   { name: 'openai-compatible', description: 'OpenAI-compatible /v1: models, chat completions, embeddings' },
   { name: 'mcp', description: 'Model Context Protocol over Streamable HTTP (bearer key)' },
 ]

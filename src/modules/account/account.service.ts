@@ -6,10 +6,12 @@ import { users } from '../../../db/schema'
 import type { Deps } from '../../deps'
 import { notFound } from '../../http/errors'
 import type { SessionUser } from '../auth/sessions.service'
+import { cancelForDeletion } from '../billing/billing.service'
 
 export async function deleteAccount(deps: Deps, user: SessionUser): Promise<void> {
-  // Connectors are disconnected at their providers and the subscription is cancelled before the rows go,
-  // once those integrations exist (issue 5); today an account has neither.
+  // Stop charging first (best effort when Stripe is down); connectors will be disconnected here too once
+  // they exist.
+  await cancelForDeletion(deps, user.id)
   const deleted = await deps.db.delete(users).where(eq(users.id, user.id)).returning({ id: users.id })
   if (deleted.length === 0) throw notFound('account not found')
   deps.log.info('account deleted', { user_id: user.id })

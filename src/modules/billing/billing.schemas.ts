@@ -1,0 +1,22 @@
+// Request and response schemas of /api/billing and the Stripe webhook.
+import { t } from 'elysia'
+import { Timestamp } from '../../http/schemas'
+
+export const Subscription = t.Object(
+  {
+    plan: t.String({ description: 'free | pro — the plan every limit is read from' }),
+    status: t.Union([t.Literal('none'), t.Literal('active'), t.Literal('trialing'), t.Literal('past_due'), t.Literal('canceled')]),
+    current_period_end: t.Nullable(Timestamp),
+    cancel_at_period_end: t.Boolean(),
+    billing_enabled: t.Boolean(),
+  },
+  { title: 'Subscription' },
+)
+
+const ReturnUrl = t.String({ maxLength: 2000, description: "On this service's origin or an allowed one" })
+export const CheckoutBody = t.Object({ success_url: t.Optional(ReturnUrl), cancel_url: t.Optional(ReturnUrl) })
+export const CheckoutSession = t.Object({ id: t.String(), url: t.Nullable(t.String({ description: "Stripe's hosted checkout page" })) }, { title: 'CheckoutSession' })
+export const VerifyBody = t.Object({ session_id: t.String({ minLength: 1, maxLength: 255, error: 'session_id is required' }) })
+export const PortalBody = t.Object({ return_url: t.Optional(ReturnUrl) })
+export const PortalSession = t.Object({ url: t.String() }, { title: 'PortalSession' })
+export const WebhookReceipt = t.Object({ received: t.Boolean(), handled: t.Boolean(), duplicate: t.Optional(t.Boolean()) }, { title: 'WebhookReceipt' })

@@ -47,6 +47,8 @@ export interface Config {
   embeddings: EmbeddingConfig
   /** service-rag: an OpenAI-compatible chat model (OPENAI_BASE_URL/OPENAI_API_KEY), or null → the built-in extractive answerer. */
   chat: { model: string | null; openaiBaseUrl: string | null; openaiApiKey: string | null }
+  /** OAuth apps by provider (sign-in and connectors); null when its client id or secret is unset (503). */
+  oauth: Record<OAuthProvider, OAuthApp | null>
   /** Stripe billing; each part null when its variable is unset (its routes answer 503). */
   stripe: { secretKey: string | null; webhookSecret: string | null; pricePro: string | null; apiUrl: string }
   /** Run the job worker inside the server process (default); false when `bun run worker` runs it apart. */
@@ -65,6 +67,57 @@ export interface EmbeddingConfig {
   dimensions: number
   openaiBaseUrl: string | null
   openaiApiKey: string | null
+}
+
+export const OAUTH_PROVIDERS = ['github', 'google', 'confluence', 'notion'] as const
+export type OAuthProvider = (typeof OAUTH_PROVIDERS)[number]
+
+export interface OAuthApp {
+  clientId: string
+  clientSecret: string
+  authUrl: string
+  tokenUrl: string
+  /** The provider's REST API base (profile, pages, files). */
+  apiUrl: string
+  /** Token revocation endpoint, where the provider has one. */
+  revokeUrl: string | null
+}
+
+/** Each provider's public endpoints; `<PROVIDER>_AUTH_URL`, `_TOKEN_URL`, `_API_URL`, `_REVOKE_URL` override them. */
+const OAUTH_DEFAULTS: Record<OAuthProvider, Omit<OAuthApp, 'clientId' | 'clientSecret'>> = {
+  github: { authUrl: 'https://github.com/login/oauth/authorize', tokenUrl: 'https://github.com/login/oauth/access_token', apiUrl: 'https://api.github.com', revokeUrl: null },
+  google: {
+    authUrl: 'https://accounts.google.com/o/oauth2/v2/auth',
+    tokenUrl: 'https://oauth2.googleapis.com/token',
+    apiUrl: 'https://www.googleapis.com',
+    revokeUrl: 'https://oauth2.googleapis.com/revoke',
+  },
+  confluence: { authUrl: 'https://auth.atlassian.com/authorize', tokenUrl: 'https://auth.atlassian.com/oauth/token', apiUrl: 'https://api.atlassian.com', revokeUrl: null },
+  notion: { authUrl: 'https://api.notion.com/v1/oauth/authorize', tokenUrl: 'https://api.notion.com/v1/oauth/token', apiUrl: 'https://api.notion.com', revokeUrl: 'https://api.notion.com/v1/oauth/revoke' },
+}
+
+function oauthApps(env: Env): Record<OAuthProvider, OAuthApp | null> {
+  const apps = {} as Record<OAuthProvider, OAuthApp | null>
+  for (const provider of OAUTH_PROVIDERS) {
+    const P = provider.toUpperCase()
+    const clientId = env[`${P}_CLIENT_ID`]?.trim()
+    const clientSecret = env[`${P}_CLIENT_SECRET`]?.trim()
+    if (!clientId || !clientSecret) {
+      apps[provider] = null
+      continue
+    }
+    const d = OAUTH_DEFAULTS[provider]
+    const revoke = env[`${P}_REVOKE_URL`]?.trim()
+    apps[provider] = {
+      clientId,
+      clientSecret,
+      authUrl: url(env, `${P}_AUTH_URL`, d.authUrl),
+      tokenUrl: url(env, `${P}_TOKEN_URL`, d.tokenUrl),
+      apiUrl: url(env, `${P}_API_URL`, d.apiUrl).replace(/\/+$/, ''),
+      revokeUrl: revoke ? url(env, `${P}_REVOKE_URL`, '') : d.revokeUrl,
+    }
+  }
+  return apps
 }
 
 export class ConfigError extends Error {}
@@ -99,6 +152,7 @@ export function loadConfig(env: Env = process.env): Config {
     version: env.npm_package_version ?? packageVersion(),
     embeddings: embeddingConfig(env),
     chat: { model: env.CHAT_MODEL?.trim() || null, openaiBaseUrl: env.OPENAI_BASE_URL?.trim() ? url(env, 'OPENAI_BASE_URL', '') : null, openaiApiKey: env.OPENAI_API_KEY?.trim() || null },
+    oauth: oauthApps(env),
     stripe: {
       secretKey: env.STRIPE_SECRET_KEY?.trim() || null,
       webhookSecret: env.STRIPE_WEBHOOK_SECRET?.trim() || null,

@@ -12,7 +12,7 @@ const ASSETS: Record<string, string> = {
 
 const TAGS = [
   { name: 'health', description: 'Liveness and what the service runs on' },
-  { name: 'auth', description: 'Accounts and browser sessions' },
+  { name: 'auth', description: 'Accounts, browser sessions, and sign-in with GitHub or Google' },
   { name: 'keys', description: 'Bearer API keys' },
   { name: 'workspaces', description: 'Workspaces and their context packs' },
   { name: 'documents', description: 'Documents and memories: ingest, lifecycle, links' },
@@ -109,6 +109,10 @@ function tidy(node: unknown, key?: string): any {
   if (key === 'responses') {
     for (const [status, response] of Object.entries(obj)) {
       if (status === '204' && response && typeof response === 'object') obj[status] = { description: 'No content' }
+      // Redirects carry a Location header, not a body.
+      if (status === '302' && response && typeof response === 'object') {
+        obj[status] = { description: 'Redirect', headers: { Location: { description: 'Where to go next', schema: { type: 'string' } } } }
+      }
     }
   }
   return Object.fromEntries(Object.entries(obj).map(([k, v]) => [k, tidy(v, k)]))

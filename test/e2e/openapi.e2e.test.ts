@@ -6,7 +6,7 @@ import { GENERATED_FILE, renderTypes } from './codegen'
 import { fetchDocument, operations, type OpenApiDocument } from './document'
 import { startServer, type E2EServer } from './server'
 
-const NO_BODY_STATUSES = new Set(['204', '304'])
+const NO_BODY_STATUSES = new Set(['204', '304', '302'])
 /** DESIGN.md §4: the only routes a caller reaches without a key or session. */
 const PUBLIC = new Set([
   'GET /',

@@ -5,9 +5,33 @@ import { assertAllowedOrigin, authPlugin } from '../../http/auth'
 import { errors, NoContent } from '../../http/schemas'
 import { getUser, signIn, signUp, toUserDto } from './auth.service'
 import { SessionResponse, SignInBody, SignUpBody, UserResponse } from './auth.schemas'
+import { asSignInProvider, finishSignIn, startSignIn, STATE_COOKIE, stateCookie } from './oauth.service'
 import { invalidateSession, readCookie, SESSION_COOKIE, sessionCookie } from './sessions.service'
+import { t } from 'elysia'
+
+const ProviderParams = t.Object({ provider: t.String({ description: 'github or google' }) })
+const StartQuery = t.Object({ redirect_to: t.Optional(t.String({ maxLength: 2000, description: 'Where to land after signing in (this service or an allowed origin)' })) })
+const CallbackQuery = t.Object({ code: t.Optional(t.String()), state: t.Optional(t.String()), error: t.Optional(t.String()) }, { additionalProperties: true })
+const Redirect = t.Void({ description: 'Redirect (302) with a Location header' })
 
 const tags = ['auth']
+
+const callbackOptions = {
+  params: ProviderParams,
+  query: CallbackQuery,
+  response: { 302: Redirect, ...errors(400, 404, 502, 503) },
+  detail: { tags, summary: 'OAuth return: checks the state, exchanges the code, signs in (linking by verified email) and redirects' },
+}
+
+async function completeSignIn(
+  deps: Deps,
+  { params, query, request, set }: { params: { provider: string }; query: { code?: string; state?: string; error?: string }; request: Request; set: { headers: Record<string, unknown>; status?: number | string } },
+) {
+  const { session, redirectTo } = await finishSignIn(deps, asSignInProvider(params.provider), query, readCookie(request.headers.get('cookie'), STATE_COOKIE))
+  set.headers['set-cookie'] = [sessionCookie(deps, session.token, session.expiresAt), stateCookie(deps, '', 0)]
+  set.headers.location = redirectTo
+  set.status = 302
+}
 
 export function authRoutes(deps: Deps) {
   return new Elysia({ prefix: '/api/auth' })
@@ -46,6 +70,23 @@ export function authRoutes(deps: Deps) {
       },
       { response: { 204: NoContent, ...errors(403) }, detail: { tags, summary: 'End the current session and clear its cookie' } },
     )
+    .get(
+      '/oauth/:provider',
+      async ({ params, query, set }) => {
+        const { url, state } = await startSignIn(deps, asSignInProvider(params.provider), query.redirect_to)
+        set.headers['set-cookie'] = stateCookie(deps, state)
+        set.headers.location = url
+        set.status = 302
+      },
+      {
+        params: ProviderParams,
+        query: StartQuery,
+        response: { 302: Redirect, ...errors(400, 404, 503) },
+        detail: { tags, summary: "Sign in with GitHub or Google: redirects to the provider's consent page (503 when not configured)" },
+      },
+    )
+    .get('/oauth/:provider/callback', (ctx) => completeSignIn(deps, ctx), callbackOptions)
+    .post('/oauth/:provider/callback', (ctx) => completeSignIn(deps, ctx), callbackOptions)
     .get(
       '/session',
       async ({ user, principal }) => ({ user: toUserDto(deps, await getUser(deps, user.id)), via: principal.via }),

@@ -76,7 +76,7 @@ describe('profile', () => {
   // then written, in two statements outside a transaction; two accounts taking the same new address at the
   // same moment both pass the check, and the second write hits the users_email_key unique index → 500
   // "internal error" instead of 409. (A unique violation on users.email should map to the same 409.)
-  test.failing('two accounts taking the same new address at once: one gets it, the other 409 (known defect)', async () => {
+  test('two accounts taking the same new address at once: one gets it, the other 409', async () => {
     const a = await t.signUp()
     const b = await t.signUp()
     const email = `contested-${crypto.randomUUID().slice(0, 8)}@example.com`

@@ -57,4 +57,4 @@ export const Historical = t.Object(
   { title: 'HistoricalStats' },
 )
 
-export const DeleteAccountBody = t.Object({ confirm: t.Literal('DELETE', { error: 'confirm must be "DELETE"' }) })
+export const DeleteAccountBody = t.Object({ confirm: t.Literal('DELETE', { error: 'confirm must be "DELETE"' }) }, { error: 'body must be { "confirm": "DELETE" }' })

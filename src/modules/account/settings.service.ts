@@ -60,7 +60,18 @@ export async function updateProfile(deps: Deps, user: SessionUser, input: { name
     .set({ ...(name !== undefined && { name }), ...(email && { email }), updated_at: deps.clock.now() })
     .where(eq(users.id, user.id))
     .returning()
+    .catch((error: unknown) => {
+      // Two accounts taking the same address at the same moment: the unique index decides, the loser gets 409.
+      if (isUniqueViolation(error)) throw conflict('email is already used by another account')
+      throw error
+    })
   return toProfile(deps, row!)
+}
+
+/** Postgres' unique_violation (23505), as PGlite and postgres.js report it (possibly wrapped by drizzle). */
+export function isUniqueViolation(error: unknown): boolean {
+  for (let e = error as { code?: string; cause?: unknown } | undefined; e; e = e.cause as typeof e) if (e.code === '23505') return true
+  return false
 }
 
 export const MAX_AVATAR_BYTES = 1024 * 1024

@@ -60,8 +60,9 @@ export async function getHistorical(deps: Deps, user: SessionUser, days = 30) {
                count(e.id) filter (where e.type = 'answer')::int as answers,
                count(e.id) filter (where e.type = 'ingest')::int as documents_added
         from generate_series(${today}::date - ${days - 1}::int, ${today}::date, interval '1 day') as d(day)
+        -- Days are UTC days whatever the session's time zone.
         left join events e on e.user_id = ${user.id} and e.type in ('search', 'answer', 'ingest')
-          and e.created_at >= d.day and e.created_at < d.day + interval '1 day'
+          and (e.created_at at time zone 'UTC')::date = d.day::date
         group by d.day order by d.day`,
   )
   return { days, series: rows.map((r) => ({ date: r.date, searches: Number(r.searches), answers: Number(r.answers), documents_added: Number(r.documents_added) })) }

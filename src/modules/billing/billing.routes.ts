@@ -48,7 +48,7 @@ export function billingRoutes(deps: Deps) {
     })
     .post('/webhooks/stripe', ({ request }) => handleStripeWebhook(deps, rawBodyOf(request), request.headers.get('stripe-signature')), {
       body: t.Unknown({ description: 'A Stripe event, verified by its Stripe-Signature header over the exact bytes' }),
-      response: { 200: WebhookReceipt, ...errors(400, 503) },
+      response: { 200: WebhookReceipt, ...errors(400, 502, 503) },
       detail: { tags, summary: 'Stripe webhook (public; Stripe-Signature verified, 5-minute tolerance, idempotent per event id)' },
     })
 }

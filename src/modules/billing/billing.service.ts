@@ -5,7 +5,7 @@ import { eq } from 'drizzle-orm'
 import { subscriptions, users } from '../../../db/schema'
 import type { Tx } from '../../../db/client'
 import type { Deps } from '../../deps'
-import { badRequest, conflict, notFound, unavailable } from '../../http/errors'
+import { AppError, badRequest, conflict, notFound, unavailable } from '../../http/errors'
 import type { Plan } from '../../config'
 import type { SessionUser } from '../auth/sessions.service'
 import { createStripeClient, type StripeClient, type StripeSubscription } from './stripe.client'
@@ -50,6 +50,12 @@ const periodEndOf = (sub: StripeSubscription | null) => {
 
 /** Records Stripe's view of the user's subscription and moves the plan with it. */
 export async function applySubscription(deps: Deps, tx: Tx, userId: string, customerId: string, sub: StripeSubscription | null): Promise<void> {
+  // The account may be gone (deleted, its subscription cancelled): nothing to apply, and no error for Stripe.
+  const [account] = await tx.select({ id: users.id }).from(users).where(eq(users.id, userId))
+  if (!account) {
+    deps.log.info('subscription event for a deleted account ignored', { customer: customerId })
+    return
+  }
   const { plan, status } = planOf(deps, sub)
   const now = deps.clock.now()
   const fields = {
@@ -85,7 +91,19 @@ function returnUrl(deps: Deps, value: string | undefined, fallback: string, fiel
   return value
 }
 
-async function customerOf(deps: Deps, user: SessionUser, stripe: StripeClient): Promise<string> {
+/** One customer creation at a time per user in this process (a double click); the Idempotency-Key covers
+ * several processes. */
+const creating = new Map<string, Promise<string>>()
+
+function customerOf(deps: Deps, user: SessionUser, stripe: StripeClient): Promise<string> {
+  const pending = creating.get(user.id)
+  if (pending) return pending
+  const created = findOrCreateCustomer(deps, user, stripe).finally(() => creating.delete(user.id))
+  creating.set(user.id, created)
+  return created
+}
+
+async function findOrCreateCustomer(deps: Deps, user: SessionUser, stripe: StripeClient): Promise<string> {
   const [row] = await deps.db.select().from(subscriptions).where(eq(subscriptions.user_id, user.id))
   if (row?.stripe_customer_id) return row.stripe_customer_id
   const customer = await stripe.createCustomer(user.email, user.id)
@@ -102,20 +120,19 @@ export async function createCheckout(deps: Deps, user: SessionUser, input: { suc
   const price = deps.config.stripe.pricePro
   if (!price) throw unavailable('billing is not configured: set STRIPE_PRICE_PRO')
   const base = deps.config.baseUrl
-  const session = await stripe.createCheckoutSession({
-    customer: await customerOf(deps, user, stripe),
-    price,
-    userId: user.id,
-    successUrl: returnUrl(deps, input.success_url, `${base}/billing/return?session_id={CHECKOUT_SESSION_ID}`, 'success_url'),
-    cancelUrl: returnUrl(deps, input.cancel_url, `${base}/billing/cancelled`, 'cancel_url'),
-  })
+  // Checked before anything is created at Stripe.
+  const successUrl = returnUrl(deps, input.success_url, `${base}/billing/return?session_id={CHECKOUT_SESSION_ID}`, 'success_url')
+  const cancelUrl = returnUrl(deps, input.cancel_url, `${base}/billing/cancelled`, 'cancel_url')
+  const session = await stripe.createCheckoutSession({ customer: await customerOf(deps, user, stripe), price, userId: user.id, successUrl, cancelUrl })
   return { id: session.id, url: session.url }
 }
 
 /** After the checkout return: reads the session from Stripe (the client's word is not enough). */
 export async function verifyCheckout(deps: Deps, user: SessionUser, sessionId: string) {
   const stripe = stripeOf(deps)
-  const session = await stripe.getCheckoutSession(sessionId)
+  const session = await stripe.getCheckoutSession(sessionId).catch((error) => {
+    throw error instanceof AppError && error.status === 404 ? notFound(`checkout session ${sessionId} not found`) : error
+  })
   // Another user's session is as missing as an unknown one.
   if ((session.client_reference_id ?? session.metadata?.user_id) !== user.id || !session.customer) throw notFound(`checkout session ${sessionId} not found`)
   if (session.status !== 'complete') throw conflict(`checkout session ${sessionId} is not complete (${session.status ?? 'unknown'})`)

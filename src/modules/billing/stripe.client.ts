@@ -39,13 +39,18 @@ export function formEncode(params: Params): string {
 }
 
 export function createStripeClient(config: Config['stripe'] & { secretKey: string }) {
-  async function call<T>(method: 'GET' | 'POST' | 'DELETE', path: string, params: Params = {}): Promise<T> {
+  async function call<T>(method: 'GET' | 'POST' | 'DELETE', path: string, params: Params = {}, idempotencyKey?: string): Promise<T> {
     const query = method === 'GET' && Object.keys(params).length ? `?${formEncode(params)}` : ''
     let res: Response
     try {
       res = await fetch(`${config.apiUrl}${path}${query}`, {
         method,
-        headers: { authorization: `Bearer ${config.secretKey}`, 'content-type': 'application/x-www-form-urlencoded' },
+        headers: {
+          authorization: `Bearer ${config.secretKey}`,
+          'content-type': 'application/x-www-form-urlencoded',
+          // Stripe answers a repeated key with the first result: a retried or doubled create makes one object.
+          ...(idempotencyKey && { 'idempotency-key': idempotencyKey }),
+        },
         body: method === 'POST' ? formEncode(params) : undefined,
         signal: AbortSignal.timeout(15_000),
       })
@@ -53,11 +58,12 @@ export function createStripeClient(config: Config['stripe'] & { secretKey: strin
       throw new AppError(502, `Stripe could not be reached: ${(error as Error).message}`)
     }
     const body = (await res.json().catch(() => ({}))) as { error?: { message?: string } }
-    if (!res.ok) throw new AppError(502, `Stripe answered ${res.status}: ${body.error?.message ?? 'no message'}`)
+    // Stripe's 404 means the object is not there (a bad id from the client); anything else is Stripe failing us.
+    if (!res.ok) throw new AppError(res.status === 404 ? 404 : 502, `Stripe answered ${res.status}: ${body.error?.message ?? 'no message'}`)
     return body as T
   }
   return {
-    createCustomer: (email: string, userId: string) => call<{ id: string }>('POST', '/v1/customers', { email, metadata: { user_id: userId } }),
+    createCustomer: (email: string, userId: string) => call<{ id: string }>('POST', '/v1/customers', { email, metadata: { user_id: userId } }, `customer-${userId}`),
     createCheckoutSession: (params: { customer: string; price: string; userId: string; successUrl: string; cancelUrl: string }) =>
       call<StripeCheckoutSession>('POST', '/v1/checkout/sessions', {
         mode: 'subscription',

@@ -62,10 +62,12 @@ async function changeOf(deps: Deps, event: StripeEvent): Promise<Change> {
     return (tx) => applySubscription(deps, tx, userId, session.customer!, sub)
   }
   if (event.type.startsWith('customer.subscription.')) {
-    const sub = object as unknown as StripeSubscription
-    const userId = await userOfCustomer(deps, sub.customer, sub.metadata?.user_id)
+    const sent = object as unknown as StripeSubscription
+    const userId = await userOfCustomer(deps, sent.customer, sent.metadata?.user_id)
     if (!userId) return ignore(deps, event)
-    return (tx) => applySubscription(deps, tx, userId, sub.customer, event.type === 'customer.subscription.deleted' ? { ...sub, status: 'canceled' } : sub)
+    // Stripe does not promise delivery order: apply the subscription as it is now, not as this event saw it.
+    const sub = deps.config.stripe.secretKey ? await stripeOf(deps).getSubscription(sent.id).catch(() => sent) : sent
+    return (tx) => applySubscription(deps, tx, userId, sub.customer, event.type === 'customer.subscription.deleted' && sub === sent ? { ...sub, status: 'canceled' } : sub)
   }
   // invoice.payment_failed: Stripe retries the charge; the account is past due until it pays or the
   // subscription ends (a later customer.subscription.* event settles the plan).

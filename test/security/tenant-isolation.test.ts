@@ -138,6 +138,8 @@ async function idOperations(): Promise<{ ops: Operation[]; resolve: (s: Schema) 
   const ops: Operation[] = []
   for (const [path, item] of Object.entries<Record<string, any>>(doc.paths)) {
     if (!path.includes('{')) continue
+    // Public sign-in routes take a provider name, not an id of anything a user owns.
+    if (path.startsWith('/api/auth/oauth/')) continue
     for (const method of METHODS) {
       const op = item[method]
       if (!op) continue

@@ -1,0 +1,257 @@
+// bun run bench:search — keyword search latency (p50/p95/p99) through the HTTP API of a listening server on the
+// embedded default (PGlite), at 10k and 100k documents and at concurrency 1 and 16, against the bare SQL of the
+// same queries. The corpus is SciFact replicated with variations, seeded without HTTP (~80 docs/s there): in bulk
+// by default, checked against the API's own indexDocument on a sample, or with BENCH_SEED=api through indexDocument.
+// BENCH_SIZES (10000,100000), BENCH_QUERIES (all 150), BENCH_ROUNDS, BENCH_BUDGET_S (90) and BENCH_SEED (bulk | api) override.
+import { getTableColumns, inArray, sql } from 'drizzle-orm'
+import { chunks, documents, postings } from '../../db/schema'
+import { queryRows } from '../../db/client'
+import { createApp } from '../../src/app'
+import { loadConfig } from '../../src/config'
+import { createDeps, type Deps } from '../../src/deps'
+import { authenticate } from '../../src/http/auth'
+import { enforceRateLimit } from '../../src/http/rate-limit'
+import { createAnalyzer } from '../../src/jobs/maintenance'
+import type { SessionUser } from '../../src/modules/auth/sessions.service'
+import { contentHash, deriveExcerpt, deriveTitle, sizeOf } from '../../src/modules/documents/documents.model'
+import { countApiCall, recordEvent } from '../../src/modules/usage/usage.service'
+import { resolveWorkspaceId } from '../../src/modules/workspaces/workspaces.service'
+import { indexDocument } from '../../src/retrieval/indexing'
+import { chunkText } from '../../src/retrieval/chunking'
+import { analyzeQuery, keywordSearch, snippets } from '../../src/retrieval/keyword'
+import { TEXT_CONFIG, TITLE_WEIGHT } from '../../src/retrieval/keyword-index'
+import { loadScifact, type CorpusDoc } from './scifact'
+
+const SIZES = (process.env.BENCH_SIZES ?? '10000,100000').split(',').map(Number)
+/** Passes over the queries per measurement: two at up to 20k documents, one above (a query takes ~10× longer at 100k). */
+const roundsFor = (size: number) => Number(process.env.BENCH_ROUNDS ?? (size <= 20_000 ? 2 : 1))
+const BATCH = 1000
+const SEED = process.env.BENCH_SEED ?? 'bulk'
+const LIMIT = 10
+/** Wall-time cap per measurement (BENCH_BUDGET_S seconds). */
+const BUDGET_MS = Number(process.env.BENCH_BUDGET_S ?? 90) * 1000
+const scifact = loadScifact()
+const corpus = scifact.corpus
+const queries = scifact.queries.slice(0, Number(process.env.BENCH_QUERIES) || undefined).map((q) => q.text)
+
+/** Document i: SciFact abstract i mod n; each copy after the first appends the opening sentence of another
+ * abstract, so every body (hence content hash) differs and term statistics vary rather than just repeat. */
+function variant(i: number): { title: string; body: string } {
+  const doc = corpus[i % corpus.length]!
+  const copy = Math.floor(i / corpus.length)
+  let body = doc.text
+  if (copy > 0) body += `\n\n${firstSentence(corpus[(i + copy * 7919) % corpus.length]!)}`
+  return { title: doc.title.trim() || deriveTitle(body, null), body }
+}
+const firstSentence = (d: CorpusDoc) => /^.*?[.!?](\s|$)/.exec(d.text)?.[0]?.trim() ?? d.text.slice(0, 200)
+
+/** The document rows ingestDocument writes for new documents sent with a key (dedup and limit checks aside: the bodies
+ * are distinct and the plan is lifted). */
+function documentRows(deps: Deps, userId: string, workspaceId: string, from: number, count: number) {
+  const now = deps.clock.now()
+  return Array.from({ length: count }, (_, j) => {
+    const { title, body } = variant(from + j)
+    const excerpt = deriveExcerpt(body)
+    return {
+      id: deps.ids.next(), user_id: userId, workspace_id: workspaceId, title, excerpt, body, tags: [] as string[], url: null,
+      content_hash: contentHash(body), size_bytes: sizeOf({ title, excerpt, body }), index_status: 'pending',
+      kind: 'document', status: 'active', source: 'api', source_ref: null, external_id: null, pinned: false,
+      metadata: {}, created_at: now, updated_at: now,
+    }
+  })
+}
+
+/** BENCH_SEED=api: the API's own indexDocument per document (BATCH per transaction) — ~8 ms a document here. */
+async function seedThroughIndexDocument(deps: Deps, userId: string, workspaceId: string, n: number) {
+  for (let start = 0; start < n; start += BATCH) {
+    await deps.db.transaction(async (tx) => {
+      const created = await tx.insert(documents).values(documentRows(deps, userId, workspaceId, start, Math.min(BATCH, n - start))).returning()
+      for (const doc of created) await indexDocument(tx, deps, doc)
+    })
+  }
+}
+
+/**
+ * Default: indexKeywords' statements set-based, BATCH documents per statement (chunks from chunkText, the same
+ * postings query grouped per document, keyword_len through the keyword_stats trigger), with the postings
+ * indexes built once at the end and their foreign-key checks skipped (the ids were just inserted) — about
+ * 5× faster. No embed jobs are queued (nothing runs them here). verifySeed then re-indexes a sample through
+ * indexDocument and fails the bench if anything differs.
+ */
+async function seedInBulk(deps: Deps, userId: string, workspaceId: string, n: number) {
+  const [pk] = await queryRows<{ name: string; def: string }>(deps.db, sql`select conname as name, pg_get_constraintdef(oid) as def from pg_constraint where conrelid = 'postings'::regclass and contype = 'p'`)
+  const indexes = await queryRows<{ name: string; def: string }>(deps.db, sql`select indexname as name, indexdef as def from pg_indexes where tablename = 'postings' and indexname <> ${pk!.name}`)
+  await deps.db.execute(sql.raw(`alter table postings drop constraint ${pk!.name}`))
+  for (const index of indexes) await deps.db.execute(sql.raw(`drop index ${index.name}`))
+  for (let start = 0; start < n; start += BATCH) {
+    await deps.db.transaction(async (tx) => {
+      const created = await tx.insert(documents).values(documentRows(deps, userId, workspaceId, start, Math.min(BATCH, n - start))).returning()
+      await tx.insert(chunks).values(
+        created.flatMap((doc) =>
+          chunkText(doc.body).map((c) => ({
+            id: deps.ids.next(), user_id: doc.user_id, document_id: doc.id, workspace_id: doc.workspace_id, ordinal: c.ordinal,
+            start_offset: c.start, content: c.content, tsv: sql`to_tsvector(${TEXT_CONFIG}::regconfig, ${doc.body.slice(c.start, c.end)})`,
+          })),
+        ),
+      )
+      const headings = JSON.stringify(created.map((d) => ({ id: d.id, heading: [d.title, ...d.tags].join(' \n ') })))
+      await tx.execute(sql`set local session_replication_role = replica`)
+      const lengths = await queryRows<{ id: string; len: number }>(tx, sql`
+        with batch as (select * from jsonb_to_recordset(${headings}::jsonb) as b(id uuid, heading text)),
+        ins as (
+          insert into ${postings} (user_id, term, document_id, tf, dl)
+          select ${userId}::uuid, lexeme, id, sum(tf)::real, (sum(sum(tf)) over (partition by id))::real from (
+            select b.id, t.lexeme, coalesce(array_length(t.positions, 1), 1) as tf
+              from batch b join ${chunks} c on c.document_id = b.id, unnest(c.tsv) t
+            union all
+            select b.id, t.lexeme, ${TITLE_WEIGHT} * coalesce(array_length(t.positions, 1), 1)
+              from batch b, unnest(to_tsvector(${TEXT_CONFIG}::regconfig, b.heading)) t
+          ) terms group by id, lexeme
+          returning document_id, dl)
+        select document_id as id, max(dl) as len from ins group by document_id`)
+      await tx.execute(sql`set local session_replication_role = origin`)
+      await tx.execute(sql`update ${documents} d set keyword_len = v.len from jsonb_to_recordset(${JSON.stringify(lengths)}::jsonb) as v(id uuid, len real) where d.id = v.id`)
+    })
+  }
+  await deps.db.execute(sql.raw(`alter table postings add constraint ${pk!.name} ${pk!.def}`))
+  for (const index of indexes) await deps.db.execute(sql.raw(index.def))
+}
+
+/** Re-indexes a sample through the API's indexDocument and checks chunks, postings, keyword_len and keyword_stats
+ * come out exactly as seeded. */
+async function verifySeed(deps: Deps, userId: string, n: number) {
+  const every = Math.max(1, Math.floor(n / 50))
+  const picked = await queryRows<{ id: string }>(deps.db, sql`select id from (select id, row_number() over (order by id) - 1 as i from documents
+    where user_id = ${userId}) t where i % ${every} = 0`)
+  const sample = await deps.db.select().from(documents).where(inArray(documents.id, picked.map((p) => p.id)))
+  const ids = JSON.stringify(sample.map((d) => d.id))
+  const snapshot = async () => JSON.stringify(await queryRows(deps.db, sql`with ids as (select (jsonb_array_elements_text(${ids}::jsonb))::uuid as id) select
+    (select json_agg(json_build_object('d', d.id, 'len', d.keyword_len) order by d.id) from documents d join ids using (id)) as docs,
+    (select json_agg(json_build_object('d', c.document_id, 'o', c.ordinal, 's', c.start_offset, 'c', c.content, 't', c.tsv::text) order by c.document_id, c.ordinal)
+       from chunks c join ids on ids.id = c.document_id) as chunks,
+    (select json_agg(json_build_object('d', p.document_id, 't', p.term, 'tf', p.tf, 'dl', p.dl) order by p.document_id, p.term)
+       from postings p join ids on ids.id = p.document_id) as postings,
+    (select json_build_object('n', documents, 'len', total_len) from keyword_stats where user_id = ${userId}) as stats,
+    (select json_build_object('n', count(*), 'len', sum(keyword_len::float8)) from documents where user_id = ${userId}) as recount`))
+  const before = await snapshot()
+  await deps.db.transaction(async (tx) => {
+    for (const doc of sample) await indexDocument(tx, deps, doc)
+  })
+  const after = await snapshot()
+  const [was, now] = [before, after].map((j) => JSON.parse(j)[0] as Record<string, unknown> & { stats: { n: number; len: number }; recount: { n: number; len: number } })
+  const differs = Object.keys(was!).filter((k) => JSON.stringify(was![k]) !== JSON.stringify(now![k]))
+  if (was!.stats.n !== was!.recount.n || was!.stats.len !== was!.recount.len) differs.push(`keyword_stats ${JSON.stringify(was!.stats)} vs recount ${JSON.stringify(was!.recount)}`)
+  if (differs.length) throw new Error(`the bulk-seeded index differs from what indexDocument writes: ${differs.join(', ')}`)
+  return sample.length
+}
+
+const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))]!
+function summary(samples: number[]) {
+  const s = [...samples].sort((a, b) => a - b)
+  return { p50: pct(s, 0.5), p95: pct(s, 0.95), p99: pct(s, 0.99), n: s.length }
+}
+type Run = Awaited<ReturnType<typeof drive>>
+const fmt = ({ stats: s, total }: Run) =>
+  `p50 ${s.p50.toFixed(1)}  p95 ${s.p95.toFixed(1)}  p99 ${s.p99.toFixed(1)} ms (n=${s.n}${s.n < total ? `, stopped by the ${BUDGET_MS / 1000} s budget` : ''})`
+const rate = (r: Run) => `${(r.stats.n / r.seconds).toFixed(1)} req/s`
+
+/** Runs `total` calls of `once(k)` from `concurrency` clients pulling from one counter, issuing none after BUDGET_MS
+ * (so a pathological plan cannot make the bench run for hours); latencies and wall time. */
+async function drive(concurrency: number, total: number, once: (k: number) => Promise<void>) {
+  const took: number[] = []
+  let next = 0
+  const started = performance.now()
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < total && performance.now() - started < BUDGET_MS) {
+        const k = next++
+        const t0 = performance.now()
+        await once(k)
+        took.push(performance.now() - t0)
+      }
+    }),
+  )
+  return { stats: summary(took), seconds: (performance.now() - started) / 1000, total }
+}
+
+async function run(size: number) {
+  const deps = await createDeps(loadConfig({
+    DATA_DIR: 'memory://', LOG_LEVEL: 'warn', DEFAULT_PLAN: 'pro', EMBEDDING_PROVIDER: 'none', WORKER_IN_PROCESS: 'false',
+    PLAN_PRO_DOCUMENTS: '10000000', PLAN_PRO_STORAGE_BYTES: String(1e12), PLAN_PRO_SEARCH_PER_MIN: '100000000',
+  }))
+  const server = Bun.serve({ port: 0, fetch: createApp(deps).fetch })
+  const base = `http://127.0.0.1:${server.port}`
+  const origin = deps.config.baseUrl
+  const signUp = await fetch(`${base}/api/auth/sign-up`, { method: 'POST', headers: { 'content-type': 'application/json', origin }, body: JSON.stringify({ email: 'bench@example.com', password: 'benchmark password' }) })
+  const cookie = signUp.headers.getSetCookie()[0]!.split(';')[0]!
+  const { user } = (await signUp.json()) as { user: SessionUser }
+  const { key } = (await (await fetch(`${base}/api/keys`, { method: 'POST', headers: { cookie, origin, 'content-type': 'application/json' }, body: '{}' })).json()) as { key: string }
+  const auth = { authorization: `Bearer ${key}` }
+
+  let t0 = performance.now()
+  await (SEED === 'api' ? seedThroughIndexDocument : seedInBulk)(deps, user.id, await resolveWorkspaceId(deps.db, user.id, undefined), size)
+  const seedSeconds = (performance.now() - t0) / 1000
+  console.log(`\nseeded ${size} documents in ${seedSeconds.toFixed(1)} s (${(size / seedSeconds).toFixed(0)} docs/s, ${SEED === 'api' ? 'indexDocument per document' : 'in bulk'}, ${BATCH} per transaction)`)
+  t0 = performance.now()
+  const verified = await verifySeed(deps, user.id, size)
+  const verifySeconds = (performance.now() - t0) / 1000
+  t0 = performance.now()
+  await createAnalyzer(deps)() // what the server's maintenance tick does after a bulk ingest (PGlite has no autovacuum)
+  const analyzeSeconds = (performance.now() - t0) / 1000
+  const [counts] = await queryRows<{ docs: number; chunks: number; postings: number; terms: number }>(deps.db, sql`select
+    (select count(*) from documents where user_id = ${user.id})::int as docs, (select count(*) from chunks)::int as chunks,
+    (select count(*) from postings)::int as postings, (select count(distinct term) from postings)::int as terms`)
+  console.log(
+    `${counts!.docs} documents (${counts!.chunks} chunks, ${counts!.postings} postings, ${counts!.terms} distinct terms), one user; ` +
+      `${verified} sampled documents re-indexed through indexDocument identically (${verifySeconds.toFixed(1)} s); maintenance VACUUM ANALYZE ${analyzeSeconds.toFixed(1)} s`,
+  )
+
+  const url = (k: number) => `${base}/api/search?${new URLSearchParams({ q: queries[k % queries.length]!, mode: 'keyword', limit: String(LIMIT) })}`
+  const httpOnce = async (k: number) => {
+    const res = await fetch(url(k), { headers: auth })
+    if (res.status !== 200) throw new Error(`search: ${res.status} ${await res.text()}`)
+    await res.arrayBuffer()
+  }
+  // The SQL searchDocuments runs for a keyword search, with the filter it builds for no workspace/kind/tag/source.
+  const { body: _body, metadata: _metadata, ...summaryColumns } = getTableColumns(documents)
+  const filter = sql`d.user_id = ${user.id} and d.status = 'active'`
+  const sqlOnce = async (k: number) => {
+    const terms = await analyzeQuery(deps.db, queries[k % queries.length]!)
+    const { hits } = await keywordSearch(deps.db, user.id, terms, filter, LIMIT)
+    const ids = hits.map((h) => h.document_id)
+    await Promise.all([ids.length ? deps.db.select(summaryColumns).from(documents).where(inArray(documents.id, ids)) : null, snippets(deps.db, user.id, ids, terms)])
+  }
+  // What the HTTP route adds in SQL around the search: key lookup (+ last_used_at), monthly API-call count,
+  // rate-limit counter, and the 'search' event.
+  const request = new Request(`${base}/api/search`, { headers: auth })
+  const guardOnce = async () => {
+    const principal = await authenticate(deps, request, () => {})
+    await countApiCall(deps, principal.user.id)
+    await enforceRateLimit(deps, principal, 'search_per_min', {})
+    await recordEvent(deps, principal.user.id, 'search')
+  }
+
+  const total = queries.length * roundsFor(size)
+  await drive(1, queries.length, httpOnce) // warm-up: every query once
+  const http1 = await drive(1, total, httpOnce)
+  const http16 = await drive(16, total, httpOnce)
+  const bare = await drive(1, total, sqlOnce)
+  const guard = await drive(1, total, guardOnce)
+
+  console.log(`HTTP  concurrency 1   ${fmt(http1)}  ${rate(http1)}`)
+  console.log(`HTTP  concurrency 16  ${fmt(http16)}  ${rate(http16)}`)
+  console.log(`bare SQL (analyzeQuery + keywordSearch + rows/snippets), concurrency 1  ${fmt(bare)}`)
+  console.log(`auth + usage + rate-limit + event SQL per request, concurrency 1  ${fmt(guard)}`)
+  console.log(
+    `HTTP / bare SQL at concurrency 1: p50 ${(http1.stats.p50 / bare.stats.p50).toFixed(2)}x, p95 ${(http1.stats.p95 / bare.stats.p95).toFixed(2)}x ` +
+      `(HTTP p50 ${http1.stats.p50.toFixed(1)} ms ≈ SQL ${bare.stats.p50.toFixed(1)} + auth/usage/rate/event ${guard.stats.p50.toFixed(1)} + rest ${(http1.stats.p50 - bare.stats.p50 - guard.stats.p50).toFixed(1)})`,
+  )
+  await server.stop()
+  await deps.close()
+}
+
+console.log(
+  `bench:search — GET /api/search?mode=keyword&limit=${LIMIT} on PGlite (embedded, in memory), ${navigator.hardwareConcurrency} cores, ` +
+    `${queries.length} SciFact dev queries × BENCH_ROUNDS (2 up to 20k documents, 1 above) per measurement after one warm-up pass; corpus: ${corpus.length} SciFact abstracts replicated to ${SIZES.join(', ')} documents`,
+)
+for (const size of SIZES) await run(size)

@@ -5511,6 +5511,17 @@ export interface operations {
                     };
                 };
             };
+            /** @description Response for status 502 */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
             /** @description Response for status 503 */
             503: {
                 headers: {

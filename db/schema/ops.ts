@@ -16,6 +16,16 @@ export const usageCounters = pgTable(
   (t) => [primaryKey({ columns: [t.user_id, t.period] })],
 )
 
+/**
+ * Documents and bytes stored per user, whatever their status — what the documents and storage limits count.
+ * Kept exact by a trigger on documents (migration 0010), so a limit check reads one row, not every document.
+ */
+export const storageTotals = pgTable('storage_totals', {
+  user_id: uuid('user_id').primaryKey().references(() => users.id, { onDelete: 'cascade' }),
+  documents: integer('documents').notNull().default(0),
+  bytes: bigint('bytes', { mode: 'number' }).notNull().default(0),
+})
+
 /** Fixed one-minute windows per (user or key, bucket); a row per window, upserted atomically. */
 export const rateLimitCounters = pgTable(
   'rate_limit_counters',

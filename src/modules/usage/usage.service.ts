@@ -1,7 +1,7 @@
 // Usage: API calls per calendar month (atomic upserts, correct across processes), documents and storage.
-import { and, count, eq, ne, sql, sum } from 'drizzle-orm'
-import { documents, events, usageCounters } from '../../../db/schema'
-import type { Tx } from '../../../db/client'
+import { and, eq, sql } from 'drizzle-orm'
+import { documents, events, storageTotals, usageCounters } from '../../../db/schema'
+import { queryRows, type Tx } from '../../../db/client'
 import type { Deps } from '../../deps'
 import { limitsOf } from '../../plans'
 import type { SessionUser } from '../auth/sessions.service'
@@ -19,10 +19,16 @@ export async function countApiCall(deps: Deps, userId: string): Promise<number> 
 }
 
 /** Documents and bytes that count against the plan: every stored document, whatever its status. */
+/** One row read (storage_totals, kept by a trigger), less the document being replaced when `excludeId` is one of the user's. */
 export async function storedTotals(db: Tx, userId: string, excludeId?: string): Promise<{ documents: number; storage_bytes: number }> {
-  const where = excludeId ? and(eq(documents.user_id, userId), ne(documents.id, excludeId)) : eq(documents.user_id, userId)
-  const [row] = await db.select({ n: count(), bytes: sum(documents.size_bytes) }).from(documents).where(where)
-  return { documents: row?.n ?? 0, storage_bytes: Number(row?.bytes ?? 0) }
+  const [row] = await queryRows<{ documents: number; bytes: number }>(
+    db,
+    sql`select t.documents - (d.id is not null)::int as documents, t.bytes - coalesce(d.size_bytes, 0) as bytes
+        from ${storageTotals} t
+        left join ${documents} d on d.id = ${excludeId ?? null}::uuid and d.user_id = t.user_id
+        where t.user_id = ${userId}`,
+  )
+  return { documents: Number(row?.documents ?? 0), storage_bytes: Number(row?.bytes ?? 0) }
 }
 
 export interface UsageDto {

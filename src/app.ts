@@ -11,6 +11,7 @@ import { agentRoutes } from './modules/agent/agent.routes'
 import { askRoutes } from './modules/ask/ask.routes'
 import { authRoutes } from './modules/auth/auth.routes'
 import { billingRoutes } from './modules/billing/billing.routes'
+import { connectorsRoutes } from './modules/connectors/connectors.routes'
 import { conversationsRoutes } from './modules/conversations/conversations.routes'
 import { documentsRoutes } from './modules/documents/documents.routes'
 import { graphRoutes } from './modules/graph/graph.routes'
@@ -59,6 +60,7 @@ export function createApp(deps: Deps) {
     .use(usageRoutes(deps))
     .use(accountRoutes(deps))
     .use(billingRoutes(deps))
+    .use(connectorsRoutes(deps))
     .use(v1Routes(deps))
     // MCP tools call the REST API in-process, through the same auth, validation and rate limits.
     .use(mcpRoutes(deps, (request): Promise<Response> => handle(request)))

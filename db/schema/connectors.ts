@@ -1,5 +1,5 @@
 // External systems: OAuth connections (tokens encrypted at rest), connectors synced from them, sync runs.
-import { index, integer, jsonb, pgTable, text, uuid } from 'drizzle-orm/pg-core'
+import { index, integer, jsonb, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
 import { workspaces } from './documents'
 import { id, timestamps, ts } from './columns'
 import { users } from './users'
@@ -17,9 +17,12 @@ export const connections = pgTable(
     refresh_token_enc: text('refresh_token_enc'),
     expires_at: ts('expires_at'),
     scopes: text('scopes').array(),
+    /** Provider facts later calls need (Confluence: the site's cloud id and URL). */
+    meta: jsonb('meta').$type<Record<string, unknown>>().notNull().default({}),
     ...timestamps,
   },
-  (t) => [index('connections_user_idx').on(t.user_id)],
+  // Connecting the same provider account again refreshes this row instead of adding a second one.
+  (t) => [index('connections_user_idx').on(t.user_id), uniqueIndex('connections_account_key').on(t.user_id, t.provider, t.external_account_id)],
 )
 
 export const connectors = pgTable(
@@ -36,7 +39,7 @@ export const connectors = pgTable(
     /** pending_auth | active | disconnected */
     status: text('status').notNull(),
     /** Sync selection: { spaces?: string[], folders?: string[] } */
-    config: jsonb('config').$type<Record<string, unknown>>().notNull().default({}),
+    config: jsonb('config').$type<{ spaces?: string[]; folders?: string[]; pages?: string[] }>().notNull().default({}),
     /** Provider-specific incremental cursor (modified-since). */
     cursor: jsonb('cursor').$type<Record<string, unknown>>(),
     last_sync_at: ts('last_sync_at'),

@@ -54,7 +54,8 @@ export const documents = pgTable(
     index('documents_workspace_idx').on(t.workspace_id, t.status),
     index('documents_hash_idx').on(t.workspace_id, t.content_hash),
     index('documents_url_idx').on(t.workspace_id, t.url),
-    index('documents_external_idx').on(t.user_id, t.source_ref, t.external_id),
+    // One document per connector item, even if two syncs of a connector ever overlapped.
+    uniqueIndex('documents_external_key').on(t.source_ref, t.external_id).where(sql`external_id is not null`),
   ],
 )
 

@@ -4,6 +4,7 @@ import type { Deps } from '../deps'
 import { embedDocumentJob } from './embed-document.job'
 import { enqueue, type JobRow } from './queue'
 import { suggestLinksJob } from './suggest-links.job'
+import { syncConnectorJob } from './sync-connector.job'
 
 export interface JobDefinition<P> {
   maxAttempts: number
@@ -15,6 +16,7 @@ export interface JobDefinition<P> {
 export const catalog = {
   'embed-document': embedDocumentJob,
   'suggest-links': suggestLinksJob,
+  'sync-connector': syncConnectorJob,
 } satisfies Record<string, JobDefinition<any>>
 
 export type JobKind = keyof typeof catalog

@@ -97,3 +97,16 @@ export async function failJob(db: Tx, job: JobRow, error: string, now: Date): Pr
     .returning({ id: jobs.id })
   return updated.length ? outcome : 'lost'
 }
+
+/**
+ * Renews a long job's claim so it is not taken for a crashed worker's. False when the job was meanwhile
+ * claimed again (this worker was taken for dead): the caller must stop without writing.
+ */
+export async function touchJob(db: Tx, job: JobRow, now: Date): Promise<boolean> {
+  const touched = await db
+    .update(jobs)
+    .set({ locked_at: now, updated_at: now })
+    .where(and(eq(jobs.id, job.id), eq(jobs.attempts, job.attempts), eq(jobs.status, 'running')))
+    .returning({ id: jobs.id })
+  return touched.length > 0
+}

@@ -1,17 +1,30 @@
 // The OAuth client shared by sign-in and connectors (arctic's OAuth2Client against configured endpoints):
 // authorization URLs with PKCE where the provider supports it, code exchange, refresh and revocation.
-import { CodeChallengeMethod, OAuth2Client, OAuth2RequestError, type OAuth2Tokens } from 'arctic'
+import { CodeChallengeMethod, OAuth2Client, OAuth2RequestError, OAuth2Tokens } from 'arctic'
 import type { OAuthApp, OAuthProvider } from '../config'
 import type { Deps } from '../deps'
 import { AppError, unavailable } from '../http/errors'
 
-/** Scopes each provider is asked for, and whether it takes PKCE (GitHub and Notion's token endpoints do not). */
-export const PROVIDER_TRAITS: Record<OAuthProvider, { scopes: string[]; pkce: boolean; extraParams?: Record<string, string> }> = {
-  github: { scopes: ['read:user', 'user:email'], pkce: false },
+interface ProviderTraits {
+  scopes: string[]
+  /** PKCE S256 (GitHub's, Atlassian's and Notion's token endpoints do not document it). */
+  pkce: boolean
+  /** How the token endpoint authenticates the app: HTTP Basic, or client_id + client_secret in the form (Atlassian). */
+  clientAuth: 'basic' | 'post'
+  /** Notion documents its revocation request as JSON; the others take RFC 7009's form. */
+  revokeBody?: 'form' | 'json'
+  /** Which token a disconnect revokes: Google's refresh token ends the whole grant; Notion's endpoint takes the access token. */
+  revokeWith?: 'access' | 'refresh'
+  extraParams?: Record<string, string>
+}
+
+/** What each provider is asked for by default and how its endpoints are spoken to (connectors pass their own scopes). */
+export const PROVIDER_TRAITS: Record<OAuthProvider, ProviderTraits> = {
+  github: { scopes: ['read:user', 'user:email'], pkce: false, clientAuth: 'basic' },
   // Sign-in needs no refresh token; a connector asks for offline access itself (authorizationUrl's extraParams).
-  google: { scopes: ['openid', 'email', 'profile'], pkce: true },
-  confluence: { scopes: ['read:confluence-content.all', 'read:confluence-space.summary', 'offline_access'], pkce: true, extraParams: { audience: 'api.atlassian.com', prompt: 'consent' } },
-  notion: { scopes: [], pkce: false, extraParams: { owner: 'user' } },
+  google: { scopes: ['openid', 'email', 'profile'], pkce: true, clientAuth: 'basic', revokeWith: 'refresh' },
+  confluence: { scopes: [], pkce: false, clientAuth: 'post', extraParams: { audience: 'api.atlassian.com', prompt: 'consent' } },
+  notion: { scopes: [], pkce: false, clientAuth: 'basic', revokeBody: 'json', revokeWith: 'access', extraParams: { owner: 'user' } },
 }
 
 export function appOf(deps: Deps, provider: OAuthProvider): OAuthApp {
@@ -44,8 +57,11 @@ export function authorizationUrl(
 /** Exchanges the callback's code; a provider refusal is a 400 naming it, an unreachable provider a 502. */
 export async function exchangeCode(deps: Deps, provider: OAuthProvider, redirectUri: string, code: string, codeVerifier: string | null): Promise<OAuth2Tokens> {
   const app = appOf(deps, provider)
+  const verifier = PROVIDER_TRAITS[provider].pkce ? codeVerifier : null
   try {
-    const tokens = await clientOf(deps, app, redirectUri).validateAuthorizationCode(app.tokenUrl, code, PROVIDER_TRAITS[provider].pkce ? codeVerifier : null)
+    const tokens = PROVIDER_TRAITS[provider].clientAuth === 'post'
+      ? await postTokenRequest(app, { grant_type: 'authorization_code', code, redirect_uri: redirectUri })
+      : await clientOf(deps, app, redirectUri).validateAuthorizationCode(app.tokenUrl, code, verifier)
     // GitHub refuses a code with HTTP 200 and { error }, which a generic OAuth client takes for tokens.
     const data = tokens.data as { error?: unknown; access_token?: unknown }
     if (typeof data.error === 'string' || typeof data.access_token !== 'string') {
@@ -59,9 +75,11 @@ export async function exchangeCode(deps: Deps, provider: OAuthProvider, redirect
   }
 }
 
+/** A refused refresh (revoked, expired, rotated away) is a 401 saying to reconnect; an outage a 502. */
 export async function refreshTokens(deps: Deps, provider: OAuthProvider, refreshToken: string): Promise<OAuth2Tokens> {
   const app = appOf(deps, provider)
   try {
+    if (PROVIDER_TRAITS[provider].clientAuth === 'post') return await postTokenRequest(app, { grant_type: 'refresh_token', refresh_token: refreshToken })
     return await clientOf(deps, app, `${deps.config.baseUrl}/api/connectors/oauth/callback`).refreshAccessToken(app.tokenUrl, refreshToken, [])
   } catch (error) {
     if (error instanceof OAuth2RequestError) throw new AppError(401, `${provider} refused to refresh the token (${error.code}): reconnect`)
@@ -74,8 +92,34 @@ export async function revokeToken(deps: Deps, provider: OAuthProvider, token: st
   const app = appOf(deps, provider)
   if (!app.revokeUrl) return
   try {
-    await clientOf(deps, app, deps.config.baseUrl).revokeToken(app.revokeUrl, token)
+    if (PROVIDER_TRAITS[provider].revokeBody === 'json') {
+      const res = await fetch(app.revokeUrl, {
+        method: 'POST',
+        headers: { authorization: `Basic ${btoa(`${app.clientId}:${app.clientSecret}`)}`, 'content-type': 'application/json', accept: 'application/json' },
+        body: JSON.stringify({ token }),
+        signal: AbortSignal.timeout(15_000),
+      })
+      await res.body?.cancel()
+      if (!res.ok) throw new Error(`answered ${res.status}`)
+    } else {
+      await clientOf(deps, app, deps.config.baseUrl).revokeToken(app.revokeUrl, token)
+    }
   } catch (error) {
     deps.log.warn('token revocation failed', { provider, error: String(error) })
   }
+}
+
+/** A token request with the app's credentials in the form (client_secret_post), read the way arctic reads one. */
+async function postTokenRequest(app: OAuthApp, params: Record<string, string>): Promise<OAuth2Tokens> {
+  const res = await fetch(app.tokenUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+    body: new URLSearchParams({ ...params, client_id: app.clientId, client_secret: app.clientSecret }),
+    signal: AbortSignal.timeout(15_000),
+  })
+  const data = (await res.json().catch(() => null)) as Record<string, unknown> | null
+  if (res.ok && data && typeof data === 'object') return new OAuth2Tokens(data)
+  // Atlassian answers a refused grant with 400, 401 or 403 and { error, error_description }.
+  if (data && typeof data.error === 'string') throw new OAuth2RequestError(data.error, typeof data.error_description === 'string' ? data.error_description : null, null, null)
+  throw new Error(`answered ${res.status}`)
 }

@@ -33,11 +33,17 @@ export async function issueState(deps: Deps, provider: OAuthProvider, userId: st
   return { state, codeVerifier }
 }
 
-/** Takes the state (deleting it: single use) or throws 400 naming why. */
-export async function consumeState(deps: Deps, provider: OAuthProvider, state: string | undefined) {
+/**
+ * Takes the state (deleting it: single use) or throws 400 naming why. `provider` null accepts any provider
+ * (one callback URL serves every connector type; the state says which it was).
+ */
+export async function consumeState(deps: Deps, provider: OAuthProvider | null, state: string | undefined) {
   if (!state) throw badRequest('state is missing from the callback')
-  const [row] = await deps.db.delete(oauthStates).where(and(eq(oauthStates.id, sha256Hex(state)), eq(oauthStates.provider, provider))).returning()
+  const [row] = await deps.db
+    .delete(oauthStates)
+    .where(and(eq(oauthStates.id, sha256Hex(state)), provider ? eq(oauthStates.provider, provider) : undefined))
+    .returning()
   if (!row) throw badRequest('state is unknown or was already used: start again')
   if (row.expires_at.getTime() < deps.clock.now().getTime()) throw badRequest('state has expired: start again')
-  return { userId: row.user_id, codeVerifier: row.code_verifier, payload: row.payload }
+  return { userId: row.user_id, provider: row.provider as OAuthProvider, codeVerifier: row.code_verifier, payload: row.payload }
 }

@@ -845,6 +845,145 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/connectors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List connectors with their latest sync run */
+        get: operations["getApiConnectors"];
+        put?: never;
+        /** Create a connector (pending_auth) and get the provider's consent URL; 402 at the plan's connector cap, 503 when the provider is not configured */
+        post: operations["postApiConnectors"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/connectors/oauth/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** OAuth return: checks the state, exchanges the code, stores the connection (tokens encrypted), activates the connector and queues its first sync */
+        get: operations["getApiConnectorsOauthCallback"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/connectors/connections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the user's OAuth connections (never their tokens) */
+        get: operations["getApiConnectorsConnections"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/connectors/connections/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Disconnect: revokes the grant at the provider, deletes the tokens, and returns its connectors to pending_auth */
+        delete: operations["deleteApiConnectorsConnectionsById"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/connectors/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A connector with its latest runs (poll it to follow a sync) */
+        get: operations["getApiConnectorsById"];
+        put?: never;
+        post?: never;
+        /** Remove a connector and its runs (its documents stay unless ?delete_documents=true) */
+        delete: operations["deleteApiConnectorsById"];
+        options?: never;
+        head?: never;
+        /** Change the label, target workspace or sync selection (spaces, folders or pages); the next sync applies it */
+        patch: operations["patchApiConnectorsById"];
+        trace?: never;
+    };
+    "/api/connectors/{id}/authorize": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Authorize an existing connector again (after a disconnect or a refused token): a new consent URL */
+        post: operations["postApiConnectorsByIdAuthorize"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/connectors/{id}/{wiki}/spaces": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List a wiki connector's spaces for selection (GET /:id/confluence/spaces) */
+        get: operations["getApiConnectorsByIdByWikiSpaces"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/connectors/{id}/sync": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Queue a sync run (or answer the one already queued or running) */
+        post: operations["postApiConnectorsByIdSync"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/models": {
         parameters: {
             query?: never;
@@ -5524,6 +5663,1144 @@ export interface operations {
             };
             /** @description Response for status 503 */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
+    getApiConnectors: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @description confluence | google_drive | notion */
+                            type: string;
+                            label: string;
+                            /** @description pending_auth (authorize it) | active */
+                            status: string;
+                            /** Format: uuid */
+                            workspace_id: string | null;
+                            /** Format: uuid */
+                            connection_id: string | null;
+                            /** ConnectorConfig */
+                            config: {
+                                /** @description confluence space keys; empty = everything the grant can see */
+                                spaces?: string[];
+                                /** @description google_drive folder ids; empty = everything the grant can see */
+                                folders?: string[];
+                                /** @description notion root page or database ids; empty = everything the grant can see */
+                                pages?: string[];
+                            };
+                            /** Format: date-time */
+                            last_sync_at: string | null;
+                            /** SyncRun */
+                            last_run: {
+                                /** Format: uuid */
+                                id: string;
+                                /** Format: uuid */
+                                connector_id: string;
+                                /** @description queued | running | succeeded | failed */
+                                status: string;
+                                added: number;
+                                updated: number;
+                                removed: number;
+                                skipped: number;
+                                error: string | null;
+                                /** Format: date-time */
+                                created_at: string;
+                                /** Format: date-time */
+                                started_at: string | null;
+                                /** Format: date-time */
+                                finished_at: string | null;
+                            } | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Response for status 401 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
+    postApiConnectors: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    type: "confluence" | "google_drive" | "notion";
+                    label?: string;
+                    /**
+                     * Format: uuid
+                     * @description Where synced documents go; the default workspace when absent
+                     */
+                    workspace_id?: string;
+                    /** @description The sync selection: { spaces: [space keys] } for confluence, { folders: [folder ids] } for google_drive, { pages: [page or database ids] } for notion; empty = everything the grant can see */
+                    config?: {
+                        [key: string]: string[];
+                    };
+                    /** @description Where the browser lands after the OAuth return (this service or an allowed origin); without it the callback answers JSON */
+                    redirect_to?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 201 */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Connector */
+                        connector: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @description confluence | google_drive | notion */
+                            type: string;
+                            label: string;
+                            /** @description pending_auth (authorize it) | active */
+                            status: string;
+                            /** Format: uuid */
+                            workspace_id: string | null;
+                            /** Format: uuid */
+                            connection_id: string | null;
+                            /** ConnectorConfig */
+                            config: {
+                                /** @description confluence space keys; empty = everything the grant can see */
+                                spaces?: string[];
+                                /** @description google_drive folder ids; empty = everything the grant can see */
+                                folders?: string[];
+                                /** @description notion root page or database ids; empty = everything the grant can see */
+                                pages?: string[];
+                            };
+                            /** Format: date-time */
+                            last_sync_at: string | null;
+                            /** SyncRun */
+                            last_run: {
+                                /** Format: uuid */
+                                id: string;
+                                /** Format: uuid */
+                                connector_id: string;
+                                /** @description queued | running | succeeded | failed */
+                                status: string;
+                                added: number;
+                                updated: number;
+                                removed: number;
+                                skipped: number;
+                                error: string | null;
+                                /** Format: date-time */
+                                created_at: string;
+                                /** Format: date-time */
+                                started_at: string | null;
+                                /** Format: date-time */
+                                finished_at: string | null;
+                            } | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        };
+                        /** @description The provider's consent page; open it in a browser */
+                        authorization_url: string;
+                    };
+                };
+            };
+            /** @description Response for status 400 */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Response for status 401 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Response for status 402 */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Response for status 403 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Response for status 404 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Response for status 503 */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
+    getApiConnectorsOauthCallback: {
+        parameters: {
+            query?: {
+                code?: string;
+                state?: string;
+                error?: string;
+                error_description?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Connector */
+                        connector: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @description confluence | google_drive | notion */
+                            type: string;
+                            label: string;
+                            /** @description pending_auth (authorize it) | active */
+                            status: string;
+                            /** Format: uuid */
+                            workspace_id: string | null;
+                            /** Format: uuid */
+                            connection_id: string | null;
+                            /** ConnectorConfig */
+                            config: {
+                                /** @description confluence space keys; empty = everything the grant can see */
+                                spaces?: string[];
+                                /** @description google_drive folder ids; empty = everything the grant can see */
+                                folders?: string[];
+                                /** @description notion root page or database ids; empty = everything the grant can see */
+                                pages?: string[];
+                            };
+                            /** Format: date-time */
+                            last_sync_at: string | null;
+                            /** SyncRun */
+                            last_run: {
+                                /** Format: uuid */
+                                id: string;
+                                /** Format: uuid */
+                                connector_id: string;
+                                /** @description queued | running | succeeded | failed */
+                                status: string;
+                                added: number;
+                                updated: number;
+                                removed: number;
+                                skipped: number;
+                                error: string | null;
+                                /** Format: date-time */
+                                created_at: string;
+                                /** Format: date-time */
+                                started_at: string | null;
+                                /** Format: date-time */
+                                finished_at: string | null;
+                            } | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        };
+                        /** SyncRun */
+                        sync_run: {
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: uuid */
+                            connector_id: string;
+                            /** @description queued | running | succeeded | failed */
+                            status: string;
+                            added: number;
+                            updated: number;
+                            removed: number;
+                            skipped: number;
+                            error: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            started_at: string | null;
+                            /** Format: date-time */
+                            finished_at: string | null;
+                        } | null;
+                    };
+                };
+            };
+            /** @description Redirect */
+            302: {
+                headers: {
+                    /** @description Where to go next */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Response for status 400 */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Response for status 403 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Response for status 404 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Response for status 502 */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Response for status 503 */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
+    getApiConnectorsConnections: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @description confluence | google | notion */
+                            provider: string;
+                            account_name: string | null;
+                            external_account_id: string | null;
+                            scopes: string[];
+                            /** Format: date-time */
+                            expires_at: string | null;
+                            /** @description Connectors using it */
+                            connectors: number;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Response for status 401 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
+    deleteApiConnectorsConnectionsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Response for status 400 */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Response for status 401 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Response for status 403 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Response for status 404 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
+    getApiConnectorsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** @description confluence | google_drive | notion */
+                        type: string;
+                        label: string;
+                        /** @description pending_auth (authorize it) | active */
+                        status: string;
+                        /** Format: uuid */
+                        workspace_id: string | null;
+                        /** Format: uuid */
+                        connection_id: string | null;
+                        /** ConnectorConfig */
+                        config: {
+                            /** @description confluence space keys; empty = everything the grant can see */
+                            spaces?: string[];
+                            /** @description google_drive folder ids; empty = everything the grant can see */
+                            folders?: string[];
+                            /** @description notion root page or database ids; empty = everything the grant can see */
+                            pages?: string[];
+                        };
+                        /** Format: date-time */
+                        last_sync_at: string | null;
+                        /** SyncRun */
+                        last_run: {
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: uuid */
+                            connector_id: string;
+                            /** @description queued | running | succeeded | failed */
+                            status: string;
+                            added: number;
+                            updated: number;
+                            removed: number;
+                            skipped: number;
+                            error: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            started_at: string | null;
+                            /** Format: date-time */
+                            finished_at: string | null;
+                        } | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                        /** @description The latest runs, newest first */
+                        runs: {
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: uuid */
+                            connector_id: string;
+                            /** @description queued | running | succeeded | failed */
+                            status: string;
+                            added: number;
+                            updated: number;
+                            removed: number;
+                            skipped: number;
+                            error: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            started_at: string | null;
+                            /** Format: date-time */
+                            finished_at: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Response for status 400 */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Response for status 401 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Response for status 404 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
+    deleteApiConnectorsById: {
+        parameters: {
+            query?: {
+                delete_documents?: boolean;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Response for status 400 */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Response for status 401 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Response for status 403 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Response for status 404 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
+    patchApiConnectorsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    label?: string;
+                    /** Format: uuid */
+                    workspace_id?: string;
+                    /** @description The sync selection: { spaces: [space keys] } for confluence, { folders: [folder ids] } for google_drive, { pages: [page or database ids] } for notion; empty = everything the grant can see */
+                    config?: {
+                        [key: string]: string[];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** @description confluence | google_drive | notion */
+                        type: string;
+                        label: string;
+                        /** @description pending_auth (authorize it) | active */
+                        status: string;
+                        /** Format: uuid */
+                        workspace_id: string | null;
+                        /** Format: uuid */
+                        connection_id: string | null;
+                        /** ConnectorConfig */
+                        config: {
+                            /** @description confluence space keys; empty = everything the grant can see */
+                            spaces?: string[];
+                            /** @description google_drive folder ids; empty = everything the grant can see */
+                            folders?: string[];
+                            /** @description notion root page or database ids; empty = everything the grant can see */
+                            pages?: string[];
+                        };
+                        /** Format: date-time */
+                        last_sync_at: string | null;
+                        /** SyncRun */
+                        last_run: {
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: uuid */
+                            connector_id: string;
+                            /** @description queued | running | succeeded | failed */
+                            status: string;
+                            added: number;
+                            updated: number;
+                            removed: number;
+                            skipped: number;
+                            error: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            started_at: string | null;
+                            /** Format: date-time */
+                            finished_at: string | null;
+                        } | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Response for status 400 */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Response for status 401 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Response for status 403 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Response for status 404 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
+    postApiConnectorsByIdAuthorize: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Where the browser lands after the OAuth return (this service or an allowed origin); without it the callback answers JSON */
+                    redirect_to?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Connector */
+                        connector: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @description confluence | google_drive | notion */
+                            type: string;
+                            label: string;
+                            /** @description pending_auth (authorize it) | active */
+                            status: string;
+                            /** Format: uuid */
+                            workspace_id: string | null;
+                            /** Format: uuid */
+                            connection_id: string | null;
+                            /** ConnectorConfig */
+                            config: {
+                                /** @description confluence space keys; empty = everything the grant can see */
+                                spaces?: string[];
+                                /** @description google_drive folder ids; empty = everything the grant can see */
+                                folders?: string[];
+                                /** @description notion root page or database ids; empty = everything the grant can see */
+                                pages?: string[];
+                            };
+                            /** Format: date-time */
+                            last_sync_at: string | null;
+                            /** SyncRun */
+                            last_run: {
+                                /** Format: uuid */
+                                id: string;
+                                /** Format: uuid */
+                                connector_id: string;
+                                /** @description queued | running | succeeded | failed */
+                                status: string;
+                                added: number;
+                                updated: number;
+                                removed: number;
+                                skipped: number;
+                                error: string | null;
+                                /** Format: date-time */
+                                created_at: string;
+                                /** Format: date-time */
+                                started_at: string | null;
+                                /** Format: date-time */
+                                finished_at: string | null;
+                            } | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        };
+                        /** @description The provider's consent page; open it in a browser */
+                        authorization_url: string;
+                    };
+                };
+            };
+            /** @description Response for status 400 */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Response for status 401 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Response for status 403 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Response for status 404 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Response for status 503 */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
+    getApiConnectorsByIdByWikiSpaces: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                wiki: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            key: string;
+                            name: string;
+                            selected: boolean;
+                        }[];
+                    };
+                };
+            };
+            /** @description Response for status 400 */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Response for status 401 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Response for status 404 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Response for status 409 */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Response for status 502 */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
+    postApiConnectorsByIdSync: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 202 */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: uuid */
+                        connector_id: string;
+                        /** @description queued | running | succeeded | failed */
+                        status: string;
+                        added: number;
+                        updated: number;
+                        removed: number;
+                        skipped: number;
+                        error: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        started_at: string | null;
+                        /** Format: date-time */
+                        finished_at: string | null;
+                    };
+                };
+            };
+            /** @description Response for status 400 */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Response for status 401 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Response for status 403 */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Response for status 404 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Response for status 409 */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -2,6 +2,9 @@
 // The {id} routes are read from the app's own /openapi/json, so a route added later without an
 // ownership check is swept too (and one whose resource this suite has no fixture for fails loudly).
 import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test'
+import { eq } from 'drizzle-orm'
+import { connections, connectors } from '../../db/schema'
+import { sealSecret } from '../../src/lib/secret-box'
 import { createTestApp, type TestApp, type TestUser } from '../harness'
 
 // test/setup.ts sets 30 s, but that default is lost for files that run after a src/*.test.ts file; the first
@@ -18,13 +21,15 @@ const a = {
   docs: {} as Record<'active' | 'target' | 'archived' | 'draft' | 'memory' | 'pinned', string>,
   keyId: '',
   conversations: [] as string[],
+  connectors: [] as string[],
+  connections: [] as string[],
   titles: [] as string[],
 }
 /** B's own things, used where a route needs a second, legitimate id. */
-const b = { workspace: '', doc: '', keyId: '', conversation: '' }
+const b = { workspace: '', doc: '', keyId: '', conversation: '', connector: '', connection: '' }
 
 const aDocIds = () => Object.values(a.docs)
-const aIds = () => [...a.workspaces, ...aDocIds(), a.keyId, ...a.conversations]
+const aIds = () => [...a.workspaces, ...aDocIds(), a.keyId, ...a.conversations, ...a.connectors, ...a.connections]
 
 /** Route prefix → A's ids (what B must not reach) and B's own id of the same kind. */
 const fixtures = () => ({
@@ -33,6 +38,9 @@ const fixtures = () => ({
   '/api/workspaces': { foreign: a.workspaces, own: b.workspace },
   '/api/keys': { foreign: [a.keyId], own: b.keyId },
   '/api/conversations': { foreign: a.conversations, own: b.conversation },
+  // Listed before /api/connectors, whose prefix it shares.
+  '/api/connectors/connections': { foreign: a.connections, own: b.connection },
+  '/api/connectors': { foreign: a.connectors, own: b.connector },
   // Avatars are addressed by user id: A's (who has one) is as missing to B as any other.
   '/api/avatar': { foreign: [A.id], own: B.id },
 })
@@ -74,11 +82,14 @@ async function snapshotA() {
     docs, links, lists, contexts, conversations,
     workspaces: await ok('GET', '/api/workspaces', as), keys: await ok('GET', '/api/keys', as),
     profile: await ok('GET', '/api/profile', as), sources: await ok('GET', '/api/sources', as),
+    connectors: await ok('GET', '/api/connectors', as), connections: await ok('GET', '/api/connectors/connections', as),
+    connectorDetails: await Promise.all(a.connectors.map((id) => ok('GET', `/api/connectors/${id}`, as))),
   }
 }
 
 beforeAll(async () => {
-  t = await createTestApp({ env: { DEFAULT_PLAN: 'pro' } })
+  // Connector apps configured (never contacted: B's requests must stop before any provider call).
+  t = await createTestApp({ env: { DEFAULT_PLAN: 'pro', NOTION_CLIENT_ID: 'n-id', NOTION_CLIENT_SECRET: 'n-secret', CONFLUENCE_CLIENT_ID: 'c-id', CONFLUENCE_CLIENT_SECRET: 'c-secret' } })
   A = await t.signUp()
   B = await t.signUp()
 
@@ -111,12 +122,30 @@ beforeAll(async () => {
   const uploaded = await t.app.handle(new Request('http://localhost/api/avatar', { method: 'POST', headers: { authorization: `Bearer ${A.key}` }, body: form }))
   if (uploaded.status !== 200) throw new Error(`avatar: ${uploaded.status}`)
 
+  for (const type of ['confluence', 'notion']) a.connectors.push((await ok('POST', '/api/connectors', { key: A.key, body: { type, label: `A ${type} wiki` } })).connector.id)
+  a.titles.push('A confluence wiki', 'A notion wiki')
+  a.connections.push(await connectDirectly(A.id, a.connectors[0]!))
+
   b.keyId = (await ok('GET', '/api/keys', { key: B.key })).data[0].id
+  b.connector = (await ok('POST', '/api/connectors', { key: B.key, body: { type: 'confluence' } })).connector.id
+  b.connection = await connectDirectly(B.id, b.connector)
   b.workspace = (await ok('GET', '/api/workspaces', { key: B.key })).data[0].id
   b.doc = (await ok('POST', '/api/documents', { key: B.key, body: { title: 'B own', body: 'B owns this.' } })).id
   b.conversation = await askConversation(B, 'What do I own?')
 })
 afterAll(() => t.close())
+
+/** A completed OAuth return, as stored: a connection with sealed tokens, and the connector active on it. */
+async function connectDirectly(userId: string, connectorId: string): Promise<string> {
+  const id = crypto.randomUUID()
+  const now = new Date()
+  await t.deps.db.insert(connections).values({
+    id, user_id: userId, provider: 'confluence', external_account_id: `site-${id}`, account_name: 'A site',
+    access_token_enc: sealSecret(t.deps.config.encryptionKey, 'tok', `connection:${id}:access`), meta: { cloudId: 'c1', siteUrl: 'https://a.atlassian.net' }, created_at: now, updated_at: now,
+  })
+  await t.deps.db.update(connectors).set({ connection_id: id, status: 'active' }).where(eq(connectors.id, connectorId))
+  return id
+}
 
 // ---------- requests synthesised from the OpenAPI document ----------
 
@@ -191,9 +220,18 @@ const BODIES: Record<string, () => unknown> = {
   'POST /api/documents/{id}/rate': () => ({ rating: -1 }),
   'POST /api/documents/{id}/link': () => ({ target_id: b.doc }),
   'PATCH /api/workspaces/{id}': () => ({ name: 'renamed by B', description: 'B was here' }),
+  'PATCH /api/connectors/{id}': () => ({ label: 'renamed by B', config: {} }),
+  'POST /api/connectors/{id}/authorize': () => ({}),
 }
 
 const REQUIRED_ROUTES = [
+  'GET /api/connectors/{id}',
+  'PATCH /api/connectors/{id}',
+  'DELETE /api/connectors/{id}',
+  'POST /api/connectors/{id}/authorize',
+  'POST /api/connectors/{id}/sync',
+  'GET /api/connectors/{id}/{wiki}/spaces',
+  'DELETE /api/connectors/connections/{id}',
   'GET /api/documents/{id}',
   'PATCH /api/documents/{id}',
   'DELETE /api/documents/{id}',

@@ -7,6 +7,7 @@ import type { OAuthProvider } from '../../config'
 import type { Deps } from '../../deps'
 import { AppError, badRequest, notFound } from '../../http/errors'
 import { authorizationUrl, exchangeCode } from '../../oauth/oauth.client'
+import { landingUrl } from '../../oauth/landing'
 import { consumeState, issueState, STATE_TTL_MS } from '../../oauth/oauth.state'
 import { createAccount } from './auth.service'
 import { createSession } from './sessions.service'
@@ -28,17 +29,8 @@ export function asSignInProvider(provider: string): SignInProvider {
 
 const callbackUrl = (deps: Deps, provider: OAuthProvider) => `${deps.config.baseUrl}/api/auth/oauth/${provider}/callback`
 
-/** Where to go after signing in: the service itself, or a page on an allowed origin (never elsewhere). */
-function landing(deps: Deps, redirectTo: string | undefined): string {
-  if (!redirectTo) return `${deps.config.baseUrl}/`
-  try {
-    if (deps.config.allowedOrigins.includes(new URL(redirectTo).origin)) return redirectTo
-  } catch {}
-  throw badRequest('redirect_to must be on this service or an allowed origin')
-}
-
 export async function startSignIn(deps: Deps, provider: SignInProvider, redirectTo?: string): Promise<{ url: string; state: string }> {
-  const target = landing(deps, redirectTo)
+  const target = landingUrl(deps, redirectTo)
   const { state, codeVerifier } = await issueState(deps, provider, null, { purpose: 'sign-in', redirect_to: target })
   return { url: authorizationUrl(deps, provider, callbackUrl(deps, provider), state, codeVerifier), state }
 }

@@ -49,7 +49,7 @@ async function findDuplicate(db: Tx, userId: string, workspaceId: string, url: s
 }
 
 /** The limit an ingest would break, or null. Shared by ingest and GET /check so both give the same verdict. */
-async function limitVerdict(deps: Deps, db: Tx, user: SessionUser, sizeBytes: number, replacing: DocumentRow | undefined) {
+export async function limitVerdict(deps: Deps, db: Tx, user: SessionUser, sizeBytes: number, replacing: DocumentRow | undefined) {
   const totals = await storedTotals(db, user.id, replacing?.id)
   const limits = limitsOf(deps, user.plan)
   let reason: string | null = null

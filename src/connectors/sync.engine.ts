@@ -1,0 +1,115 @@
+// One sync run of a connector: list the whole selection (metadata only), remove what is gone upstream, then
+// fetch and upsert only what is new or changed since the version stored — so a second sync of an unchanged
+// source transfers no content. Counts are written as the run goes; a run taken over after a crash starts the
+// listing again and, since finished items are now unchanged, neither loses nor duplicates anything.
+import { and, eq, sql } from 'drizzle-orm'
+import { connections, connectors, syncRuns, users } from '../../db/schema'
+import type { Deps } from '../deps'
+import { AppError } from '../http/errors'
+import { touchJob, type JobRow } from '../jobs/queue'
+import { MAX_BODY_BYTES } from '../modules/documents/documents.model'
+import { connectionTokens } from './connection-tokens'
+import type { ConnectorConfig, RemoteItem, SyncContext } from './provider'
+import { createProviderApi, ProviderError, SkipItem } from './provider-api'
+import { providerOf } from './providers'
+import { forgottenItems, knownItems, LimitReached, removeItems, upsertItem, type ConnectorRow } from './sync.documents'
+
+export type SyncRunRow = typeof syncRuns.$inferSelect
+type Counter = 'added' | 'updated' | 'removed' | 'skipped'
+
+/** This worker's claim was taken over (it was presumed dead): stop, write nothing more. */
+class ClaimLost extends Error {}
+
+export async function runSync(deps: Deps, runId: string, job: JobRow): Promise<void> {
+  const [run] = await deps.db.select().from(syncRuns).where(eq(syncRuns.id, runId))
+  if (!run || run.status === 'succeeded' || run.status === 'failed') return
+  const [connector] = await deps.db.select().from(connectors).where(eq(connectors.id, run.connector_id))
+  if (!connector) return
+  const startedAt = run.started_at ?? deps.clock.now()
+  await deps.db.update(syncRuns).set({ status: 'running', started_at: startedAt }).where(eq(syncRuns.id, runId))
+  try {
+    await syncConnector(deps, runId, connector, job)
+    await finishRun(deps, runId, connector, 'succeeded', null)
+  } catch (error) {
+    if (error instanceof ClaimLost) return
+    const message = error instanceof LimitReached ? `stopped: ${error.message}` : error instanceof AppError || error instanceof ProviderError ? error.message : `sync failed: ${(error as Error).message}`
+    if (!(error instanceof LimitReached || error instanceof AppError || error instanceof ProviderError)) deps.log.error('sync failed', { run_id: runId, error: String(error) })
+    await finishRun(deps, runId, connector, 'failed', message)
+  }
+}
+
+export async function finishRun(deps: Deps, runId: string, connector: ConnectorRow, status: 'succeeded' | 'failed', error: string | null): Promise<void> {
+  const now = deps.clock.now()
+  await deps.db.transaction(async (tx) => {
+    await tx.update(syncRuns).set({ status, error, finished_at: now }).where(and(eq(syncRuns.id, runId), sql`${syncRuns.status} in ('queued', 'running')`))
+    if (status === 'succeeded') await tx.update(connectors).set({ last_sync_at: now, updated_at: now }).where(eq(connectors.id, connector.id))
+  })
+}
+
+async function syncConnector(deps: Deps, runId: string, connector: ConnectorRow, job: JobRow): Promise<void> {
+  const provider = providerOf(connector.type)
+  const connection = connector.connection_id
+    ? (await deps.db.select().from(connections).where(eq(connections.id, connector.connection_id)))[0]
+    : undefined
+  if (connector.status !== 'active' || !connection) throw new AppError(409, 'the connector is not connected: authorize it again')
+  const [user] = await deps.db.select({ id: users.id, email: users.email, name: users.name, plan: users.plan }).from(users).where(eq(users.id, connector.user_id))
+  if (!user) return
+  const app = deps.config.oauth[provider.oauth]
+  if (!app) throw new AppError(503, `${provider.oauth} is not configured on this service`)
+  const ctx: SyncContext = {
+    api: createProviderApi({ name: provider.type, base: app.apiUrl, tokens: connectionTokens(deps, connection.id), headers: provider.headers }),
+    account: { externalAccountId: connection.external_account_id ?? '', accountName: connection.account_name ?? '', meta: connection.meta },
+    config: connector.config as ConnectorConfig,
+    maxBodyBytes: MAX_BODY_BYTES,
+  }
+  const heartbeat = async () => {
+    if (!(await touchJob(deps.db, job, deps.clock.now()))) throw new ClaimLost()
+  }
+  const count = (counter: Counter, n = 1) =>
+    n > 0 ? deps.db.update(syncRuns).set({ [counter]: sql`${syncRuns[counter]} + ${n}` }).where(eq(syncRuns.id, runId)) : undefined
+
+  // 1. The complete listing; an error here ends the run before anything is removed.
+  const listed = new Map<string, RemoteItem>()
+  for await (const item of provider.list(ctx)) {
+    listed.set(item.externalId, item)
+    if (listed.size % 200 === 0) await heartbeat()
+  }
+  // 2. Gone upstream (or deselected): removed first, which also frees room under the plan's limits.
+  const known = await knownItems(deps, connector)
+  const gone = [...known.keys()].filter((id) => !listed.has(id))
+  await heartbeat()
+  await count('removed', await removeItems(deps, connector, gone))
+  // 3. New and changed items, one transaction each. An item found unimportable at the last sync (no text,
+  // too large) is not fetched again until its version moves.
+  const forgotten = await forgottenItems(deps, connector)
+  const skippedBefore = (connector.cursor?.skipped ?? {}) as Record<string, string>
+  const skipped: Record<string, string> = {}
+  const skip = async (item: RemoteItem) => {
+    skipped[item.externalId] = item.version
+    await count('skipped')
+  }
+  for (const item of listed.values()) {
+    if (forgotten.has(item.externalId)) continue
+    if (item.skip || skippedBefore[item.externalId] === item.version) {
+      await skip(item)
+      continue
+    }
+    if (known.get(item.externalId)?.version === item.version) continue
+    let body: string
+    try {
+      body = (await provider.content(ctx, item)).trim() || item.title
+    } catch (error) {
+      if (!(error instanceof SkipItem)) throw error
+      await skip(item)
+      continue
+    }
+    if (Buffer.byteLength(body) > ctx.maxBodyBytes) {
+      await skip(item)
+      continue
+    }
+    await heartbeat()
+    await count(await upsertItem(deps, user, connector, item, body))
+  }
+  const cursor = { items: listed.size, listed_at: deps.clock.now().toISOString(), skipped }
+  await deps.db.update(connectors).set({ cursor }).where(eq(connectors.id, connector.id))
+}

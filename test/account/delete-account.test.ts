@@ -5,9 +5,11 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { sql } from 'drizzle-orm'
 import { queryRows } from '../../db/client'
-import { connections, connectors, identities, oauthStates, subscriptions, syncRuns } from '../../db/schema'
+import { identities, oauthStates, subscriptions } from '../../db/schema'
 import { drainJobs } from '../../src/jobs/worker'
+import { startNotionFake, type NotionFake } from '../fakes/notion'
 import { BASE, createTestApp, type TestApp, type TestUser } from '../harness'
+import { connectConnector, CONNECTOR_CALLBACK } from '../connectors/connect'
 import { ask, createWorkspace, IMAGES, ingest, pathOf, uploadAvatar, workspaceIds } from './account.fixtures'
 
 setDefaultTimeout(30_000)
@@ -15,11 +17,16 @@ setDefaultTimeout(30_000)
 const PASSWORD = 'correct horse battery'
 
 let t: TestApp
+let notion: NotionFake
 beforeAll(async () => {
+  notion = startNotionFake({ callbackUrl: CONNECTOR_CALLBACK })
   // pro: room for a second API key and workspace; hash embeddings: chunks get embedded and links suggested.
-  t = await createTestApp({ env: { EMBEDDING_PROVIDER: 'hash', DEFAULT_PLAN: 'pro' } })
+  t = await createTestApp({ env: { EMBEDDING_PROVIDER: 'hash', DEFAULT_PLAN: 'pro', ...notion.env } })
 })
-afterAll(() => t.close())
+afterAll(async () => {
+  await t.close()
+  await notion.stop()
+})
 
 const deleteAccount = (options: { key?: string; cookie?: string; body?: unknown; headers?: Record<string, string> }) => t.request('DELETE', '/api/account', options)
 const signIn = (email: string) => t.request('POST', '/api/auth/sign-in', { body: { email, password: PASSWORD } })
@@ -81,16 +88,11 @@ async function rowsOf(tables: Table[], userId: string): Promise<Record<string, n
  * connection with a connector and a sync run, a Stripe subscription): planted straight into the database,
  * so the cascade is proven for those tables too without faking three providers here.
  */
-async function plantIntegrationRows(userId: string, workspaceId: string) {
+async function plantIntegrationRows(userId: string) {
   const db = t.deps.db
   const now = t.clock.now()
-  const connectionId = Bun.randomUUIDv7()
-  const connectorId = Bun.randomUUIDv7()
   await db.insert(identities).values({ id: Bun.randomUUIDv7(), user_id: userId, provider: 'github', provider_user_id: `gh-${userId}` })
   await db.insert(oauthStates).values({ id: `state-${userId}`, user_id: userId, provider: 'github', expires_at: new Date(now.getTime() + 600_000) })
-  await db.insert(connections).values({ id: connectionId, user_id: userId, provider: 'notion', access_token_enc: 'sealed-token' })
-  await db.insert(connectors).values({ id: connectorId, user_id: userId, connection_id: connectionId, workspace_id: workspaceId, type: 'notion', status: 'active' })
-  await db.insert(syncRuns).values({ id: Bun.randomUUIDv7(), user_id: userId, connector_id: connectorId, status: 'succeeded', added: 1 })
   await db.insert(subscriptions).values({ user_id: userId, plan: 'pro', status: 'active' })
 }
 
@@ -131,7 +133,11 @@ async function populatedUser(label: string): Promise<TestUser & { cookies: strin
   // A document still waiting for its embedding job.
   await ingest(t, u, { workspace_id: inbox, body: `${label}: queued for embedding.` })
 
-  await plantIntegrationRows(u.id, projects.id)
+  // A Notion connector connected through its OAuth flow and synced once (connections, connectors, sync_runs).
+  notion.addPage({ title: `${label} notes`, blocks: [{ type: 'paragraph', paragraph: { rich_text: [{ type: 'text', text: { content: `${label}: synced from Notion.` }, plain_text: `${label}: synced from Notion.` }] } }] })
+  await connectConnector(t, u, { type: 'notion', workspace_id: projects.id })
+  await drainJobs(t.deps, 'populate', ['sync-connector'])
+  await plantIntegrationRows(u.id)
   return { ...u, cookies: [u.cookie, cookieOf(signedIn)], keys: [u.key, second.body.key], avatarPath: pathOf(avatar.body.avatar_url) }
 }
 
@@ -240,8 +246,11 @@ describe('deleting', () => {
     expect(before['public.api_keys']).toBe(2)
     expect(before['public.workspaces']).toBe(2)
 
+    const revokedBefore = notion.revokedTokens.length
     const res = await deleteAccount({ key: doomed.keys[1], body: { confirm: 'DELETE' } })
     expect(res.status).toBe(204)
+    // The Notion grant of the deleted account was revoked at Notion (and only that one).
+    expect(notion.revokedTokens.length).toBe(revokedBefore + 1)
 
     const after = await rowsOf(tables, doomed.id)
     const left = Object.fromEntries(Object.entries(after).filter(([, n]) => n > 0))

@@ -7,26 +7,17 @@ import { eq } from 'drizzle-orm'
 import { connections } from '../../db/schema'
 import { openAccessToken } from '../../src/connectors/connection-tokens'
 import { drainJobs } from '../../src/jobs/worker'
-import { BASE, createTestApp, type TestApp, type TestUser } from '../harness'
+import { createTestApp, type TestApp, type TestUser } from '../harness'
+import { consent, CONNECTOR_CALLBACK } from './connect'
 import type { CommonFake, ProviderCase } from './cases/case'
 import { confluenceCase } from './cases/confluence.case'
 import { googleDriveCase } from './cases/google-drive.case'
 import { notionCase } from './cases/notion.case'
 
-const CALLBACK = `${BASE}/api/connectors/oauth/callback`
 const CASES: ProviderCase<any, any>[] = [confluenceCase, googleDriveCase, notionCase]
 
 /** Runs the queued sync jobs (and only those: embedding is not what these tests are about). */
 const runSyncs = (t: TestApp) => drainJobs(t.deps, 'test-worker', ['sync-connector'])
-
-/** The browser's part: open the consent URL (the fake consents at once) and follow the redirect back to the service. */
-export async function consent(t: TestApp, authorizationUrl: string, cookie?: string): Promise<Response> {
-  const atProvider = await fetch(authorizationUrl, { redirect: 'manual' })
-  expect(atProvider.status).toBe(302)
-  const back = atProvider.headers.get('location')!
-  expect(back.startsWith(CALLBACK)).toBe(true)
-  return t.app.handle(new Request(back, { headers: cookie ? { cookie } : {} }))
-}
 
 async function documentsOf(t: TestApp, user: TestUser, connectorId: string) {
   const res = await t.json('GET', '/api/documents?source=connector&limit=100', { key: user.key })
@@ -44,7 +35,7 @@ for (const c of CASES) {
     let fake: CommonFake
 
     beforeAll(async () => {
-      fake = c.start(CALLBACK)
+      fake = c.start(CONNECTOR_CALLBACK)
       t = await createTestApp({ env: fake.env })
     })
     afterAll(async () => {

@@ -19,12 +19,13 @@ const context = (connectionId: string, which: 'access' | 'refresh') => `connecti
 
 /** The sealed columns of a token answer (a refresh that returns no new refresh token keeps the old one). */
 export function sealTokens(deps: Deps, connectionId: string, tokens: OAuth2Tokens) {
-  const data = tokens.data as { refresh_token?: unknown; scope?: unknown }
+  const data = tokens.data as { refresh_token?: unknown; scope?: unknown; expires_in?: unknown }
   const refresh = typeof data.refresh_token === 'string' ? data.refresh_token : null
   return {
     access_token_enc: sealSecret(deps.config.encryptionKey, tokens.accessToken(), context(connectionId, 'access')),
     ...(refresh ? { refresh_token_enc: sealSecret(deps.config.encryptionKey, refresh, context(connectionId, 'refresh')) } : {}),
-    expires_at: 'expires_in' in tokens.data && typeof tokens.data.expires_in === 'number' ? tokens.accessTokenExpiresAt() : null,
+    // From the service's clock, not arctic's (which reads Date.now): expiry is compared with deps.clock.
+    expires_at: typeof data.expires_in === 'number' ? new Date(deps.clock.now().getTime() + data.expires_in * 1000) : null,
     ...(typeof data.scope === 'string' ? { scopes: data.scope.split(/[\s,]+/).filter(Boolean) } : {}),
   }
 }

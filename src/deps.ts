@@ -5,6 +5,7 @@ import { loadEmbedder, type Embedder, type EmbeddingStatus } from './ai/embeddin
 import { loadChatModel, type ChatModel } from './ai/models'
 import type { Config } from './config'
 import { createLogger, type Logger } from './log'
+import { KeywordMemory } from './retrieval/keyword-memory'
 
 export interface Clock {
   now(): Date
@@ -22,6 +23,8 @@ export interface Deps {
   embeddingStatus: EmbeddingStatus
   /** service-rag: the configured chat model, or the built-in extractive answerer. Tests replace it. */
   chat: ChatModel
+  /** In-process copies of users' keyword indexes: an exact accelerator of keyword ranking. */
+  keywordMemory: KeywordMemory
   close(): Promise<void>
 }
 
@@ -48,6 +51,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     embedder,
     embeddingStatus: status,
     chat: loadChatModel(config),
+    keywordMemory: new KeywordMemory({ ...config.keywordMemory, log }),
     close: () => database.close(),
   }
 }

@@ -1,7 +1,7 @@
 // The keyword index: one posting per (user, term, document) with the term's weighted frequency.
 // Document frequencies, corpus size and average length are read from it at query time, so BM25 statistics
 // are exact after every write with no counters to keep in step (see src/retrieval/keyword.ts).
-import { customType, doublePrecision, index, integer, pgTable, primaryKey, real, uuid } from 'drizzle-orm/pg-core'
+import { bigint, customType, doublePrecision, index, integer, pgTable, primaryKey, real, uuid } from 'drizzle-orm/pg-core'
 import { documents } from './documents'
 import { users } from './users'
 
@@ -30,4 +30,6 @@ export const keywordStats = pgTable('keyword_stats', {
   user_id: uuid('user_id').primaryKey().references(() => users.id, { onDelete: 'cascade' }),
   documents: integer('documents').notNull().default(0),
   total_len: doublePrecision('total_len').notNull().default(0),
+  /** Moves on every write to the user's documents (trigger): an in-process copy of the index is current while it matches. */
+  version: bigint('version', { mode: 'number' }).notNull().default(0),
 })

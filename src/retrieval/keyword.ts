@@ -9,6 +9,7 @@
 import { sql, type SQL } from 'drizzle-orm'
 import { queryRows, type Tx } from '../../db/client'
 import { TEXT_CONFIG } from './keyword-index'
+import { searchUserIndex, type KeywordMemory, type MemoryFilter } from './keyword-memory'
 
 /** Okapi BM25 parameters: the usual defaults of Lucene and Anserini's BEIR runs (k1 0.9, b 0.4). */
 export const K1 = 0.9
@@ -79,9 +80,22 @@ export interface KeywordHit {
  * Ranks the user's documents that pass `filter` (an SQL condition on `d`, the documents table) by BM25.
  * Documents matching every query word come first; the rest follow (AND first, OR to fill).
  */
-export async function keywordSearch(db: Tx, userId: string, terms: QueryTerm[], filter: SQL, limit: number): Promise<{ hits: KeywordHit[]; words: number }> {
+export async function keywordSearch(
+  db: Tx,
+  userId: string,
+  terms: QueryTerm[],
+  filter: SQL,
+  limit: number,
+  /** The in-memory copies and the same filter in their terms: used when the user's copy is current. */
+  memory?: { copies: KeywordMemory; filter: MemoryFilter },
+): Promise<{ hits: KeywordHit[]; words: number }> {
   const words = new Set(terms.map((t) => t.idx)).size
   if (words === 0) return { hits: [], words }
+  if (memory && memory.copies.enabled) {
+    const [stats] = await queryRows<{ version: number; documents: number }>(db, sql`select version::float8 as version, documents from keyword_stats where user_id = ${userId}`)
+    const copy = stats ? memory.copies.lookup(db, userId, Number(stats.version), Number(stats.documents)) : null
+    if (copy) return { hits: searchUserIndex(copy, terms, memory.filter, limit), words }
+  }
   const hasPrefix = terms.some((t) => t.prefix)
   // Constants go in as literals: as parameters Postgres would type them from context (integer).
   const [k1, b] = [sql.raw(String(K1)), sql.raw(String(B))]

@@ -56,7 +56,8 @@ export async function searchDocuments(deps: Deps, user: SessionUser, input: Sear
   }
   const ran = failure ? 'keyword' : mode
   const terms = await analyzeQuery(deps.db, input.q)
-  const keyword = ran === 'semantic' ? { hits: [], words: 0 } : await keywordSearch(deps.db, user.id, terms, filter, ran === 'hybrid' ? Math.max(limit, FUSION_POOL) : limit)
+  const memory = { copies: deps.keywordMemory, filter: { workspaceId: input.workspace_id, kind: input.kind, source: input.source, tag: input.tag } }
+  const keyword = ran === 'semantic' ? { hits: [], words: 0 } : await keywordSearch(deps.db, user.id, terms, filter, ran === 'hybrid' ? Math.max(limit, FUSION_POOL) : limit, memory)
   const ranked: RankedHit[] = (
     ran === 'keyword' ? fromKeyword(keyword.hits) : ran === 'semantic' ? fromSemantic(semantic) : fuse(fromKeyword(keyword.hits), fromSemantic(semantic), embedder!.fusionWeight)
   ).slice(0, limit)

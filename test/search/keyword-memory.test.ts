@@ -1,0 +1,114 @@
+// The in-memory copy of a user's keyword index is an accelerator only: on a corpus with every status, pins,
+// ratings, tags, kinds and two workspaces, it ranks exactly as the SQL ranking does — same documents, same
+// order, same scores — for plain, prefix and filtered queries; and a write makes the copy stale at once, so
+// search never answers from an outdated copy.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { sql } from 'drizzle-orm'
+import { queryRows } from '../../db/client'
+import { analyzeQuery, keywordSearch } from '../../src/retrieval/keyword'
+import { searchUserIndex, type MemoryFilter } from '../../src/retrieval/keyword-memory'
+import { createTestApp, type TestApp, type TestUser } from '../harness'
+
+let t: TestApp
+let u: TestUser
+let other: string
+const docs: Record<string, string> = {}
+
+// A small vocabulary, so documents share words (real document frequencies) and queries match many of them.
+const WORDS = ['vaccine', 'vaccination', 'immune', 'response', 'protein', 'cell', 'tumor', 'growth', 'signal', 'pathway', 'mouse', 'patient', 'trial', 'dose', 'risk', 'gene', 'expression', 'receptor', 'binding', 'kinase']
+function text(seed: number, length: number): string {
+  let x = seed
+  const out: string[] = []
+  for (let i = 0; i < length; i++) {
+    x = (x * 1103515245 + 12345) % 2147483648
+    out.push(WORDS[x % WORDS.length]!)
+  }
+  return out.join(' ')
+}
+
+beforeAll(async () => {
+  t = await createTestApp({ env: { KEYWORD_MEMORY_MIN_DOCUMENTS: '1', DEFAULT_PLAN: 'pro' } })
+  u = await t.signUp()
+  other = (await t.json('POST', '/api/workspaces', { key: u.key, body: { name: 'Other' } })).body.id
+  for (let i = 0; i < 60; i++) {
+    const body = {
+      title: `Study ${i} ${text(i + 1000, 3)}`,
+      body: text(i, 20 + (i % 7) * 15),
+      tags: i % 3 === 0 ? ['lab'] : ['clinic'],
+      kind: i % 4 === 0 ? 'note' : 'document',
+      pinned: i % 11 === 0,
+      ...(i % 5 === 0 ? { workspace_id: other } : {}),
+    }
+    const res = await t.json('POST', '/api/documents', { key: u.key, body })
+    expect(res.status).toBe(201)
+    docs[i] = res.body.id
+  }
+  await t.json('POST', `/api/documents/${docs[7]}/archive`, { key: u.key })
+  await t.json('POST', `/api/documents/${docs[8]}/rate`, { key: u.key, body: { rating: 1 } })
+  await t.json('POST', `/api/documents/${docs[9]}/rate`, { key: u.key, body: { rating: -1 } })
+  await t.json('POST', '/api/memories/batch-draft', { key: u.key, body: { learnings: [{ kind: 'fact', title: 'Draft', body: text(77, 40) }] } })
+})
+afterAll(() => t.close())
+
+const QUERIES = ['vaccine immune response', 'tumor growth signal pathway kinase', 'mouse', 'patient trial dose risk', 'vacc', 'gene expression recep', 'protein cell binding receptor immune tumor', 'study', 'nothingmatches here']
+const FILTERS: MemoryFilter[] = [{}, { workspaceId: '' }, { kind: 'note' }, { tag: 'lab' }, { source: 'api' }, { source: 'extension' }]
+
+function sqlFilter(f: MemoryFilter) {
+  const parts = [sql`d.user_id = ${u.id}`, sql`d.status = 'active'`]
+  if (f.workspaceId !== undefined) parts.push(sql`d.workspace_id = ${f.workspaceId}`)
+  if (f.kind) parts.push(sql`d.kind = ${f.kind}`)
+  if (f.source) parts.push(sql`d.source = ${f.source}`)
+  if (f.tag) parts.push(sql`d.tags @> array[${f.tag}]::text[]`)
+  return sql.join(parts, sql` and `)
+}
+
+describe('the in-memory copy of the keyword index', () => {
+  test('ranks exactly as the SQL ranking: same documents, order, scores, boosts and matched words', async () => {
+    const copy = await t.deps.keywordMemory.load(t.deps.db, u.id)
+    expect(copy).not.toBeNull()
+    let compared = 0
+    for (const q of QUERIES) {
+      const terms = await analyzeQuery(t.deps.db, q)
+      for (const base of FILTERS) {
+        const f = base.workspaceId === '' ? { workspaceId: other } : base
+        for (const limit of [5, 50]) {
+          const fromSql = (await keywordSearch(t.deps.db, u.id, terms, sqlFilter(f), limit)).hits
+          const fromMemory = searchUserIndex(copy!, terms, f, limit)
+          expect(fromMemory.map((h) => h.document_id)).toEqual(fromSql.map((h) => h.document_id))
+          fromMemory.forEach((h, i) => {
+            expect(h.score).toBeCloseTo(fromSql[i]!.score, 9)
+            expect(h.boost).toBeCloseTo(fromSql[i]!.boost, 9)
+            expect(h.matched_terms).toBe(fromSql[i]!.matched_terms)
+          })
+          compared += fromSql.length
+        }
+      }
+    }
+    // The comparison covered real result lists, not empty ones.
+    expect(compared).toBeGreaterThan(500)
+  })
+
+  test('is used only while current: any write makes search rank in SQL until a fresh copy is loaded', async () => {
+    const memory = t.deps.keywordMemory
+    await memory.load(t.deps.db, u.id)
+    const version = async () => Number((await queryRows<{ v: number }>(t.deps.db, sql`select version::float8 as v from keyword_stats where user_id = ${u.id}`))[0]?.v ?? NaN)
+    const [docs0] = [await t.json('GET', '/api/search?q=vaccine&mode=keyword&limit=3', { key: u.key })]
+    expect(docs0.body.results.length).toBe(3)
+    expect(memory.lookup(t.deps.db, u.id, await version(), 1000)).not.toBeNull()
+
+    // A new document with a word no other has: found at once, though the copy predates it.
+    const added = await t.json('POST', '/api/documents', { key: u.key, body: { title: 'Quokka', body: 'quokka vaccine field study' } })
+    expect(memory.lookup(t.deps.db, u.id, await version(), 1000)).toBeNull()
+    const found = await t.json('GET', '/api/search?q=quokka&mode=keyword', { key: u.key })
+    expect(found.body.results.map((r: any) => r.document.id)).toEqual([added.body.id])
+
+    // Archiving changes no posting, but the copy holds statuses: it is stale too, and the archived one is gone.
+    await memory.load(t.deps.db, u.id)
+    await t.json('POST', `/api/documents/${added.body.id}/archive`, { key: u.key })
+    expect(memory.lookup(t.deps.db, u.id, await version(), 1000)).toBeNull()
+    expect((await t.json('GET', '/api/search?q=quokka&mode=keyword', { key: u.key })).body.results).toEqual([])
+    // Reloaded, the copy agrees.
+    const copy = await memory.load(t.deps.db, u.id)
+    expect(searchUserIndex(copy!, await analyzeQuery(t.deps.db, 'quokka'), {}, 10)).toEqual([])
+  })
+})

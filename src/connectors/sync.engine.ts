@@ -17,6 +17,9 @@ import { forgottenItems, knownItems, LimitReached, removeItems, upsertItem, type
 export type SyncRunRow = typeof syncRuns.$inferSelect
 type Counter = 'added' | 'updated' | 'removed' | 'skipped'
 
+/** Item contents requested at once. */
+const FETCHES = 4
+
 /** This worker's claim was taken over (it was presumed dead): stop, write nothing more. */
 class ClaimLost extends Error {}
 
@@ -88,27 +91,32 @@ async function syncConnector(deps: Deps, runId: string, connector: ConnectorRow,
     skipped[item.externalId] = item.version
     await count('skipped')
   }
+  const changed: RemoteItem[] = []
   for (const item of listed.values()) {
     if (forgotten.has(item.externalId)) continue
-    if (item.skip || skippedBefore[item.externalId] === item.version) {
-      await skip(item)
-      continue
-    }
-    if (known.get(item.externalId)?.version === item.version) continue
-    let body: string
-    try {
-      body = (await provider.content(ctx, item)).trim() || item.title
-    } catch (error) {
-      if (!(error instanceof SkipItem)) throw error
-      await skip(item)
-      continue
-    }
-    if (Buffer.byteLength(body) > ctx.maxBodyBytes) {
-      await skip(item)
-      continue
-    }
+    if (item.skip || skippedBefore[item.externalId] === item.version) await skip(item)
+    else if (known.get(item.externalId)?.version !== item.version) changed.push(item)
+  }
+  // Contents are fetched a few at a time (a provider's latency, not ours, bounds a sync), written one by one
+  // in listing order.
+  for (let i = 0; i < changed.length; i += FETCHES) {
+    const batch = changed.slice(i, i + FETCHES)
+    const bodies = await Promise.allSettled(batch.map((item) => provider.content(ctx, item)))
     await heartbeat()
-    await count(await upsertItem(deps, user, connector, item, body))
+    for (const [j, item] of batch.entries()) {
+      const got = bodies[j]!
+      if (got.status === 'rejected') {
+        if (!(got.reason instanceof SkipItem)) throw got.reason
+        await skip(item)
+        continue
+      }
+      const body = got.value.trim() || item.title
+      if (Buffer.byteLength(body) > ctx.maxBodyBytes) {
+        await skip(item)
+        continue
+      }
+      await count(await upsertItem(deps, user, connector, item, body))
+    }
   }
   const cursor = { items: listed.size, listed_at: deps.clock.now().toISOString(), skipped }
   await deps.db.update(connectors).set({ cursor }).where(eq(connectors.id, connector.id))

@@ -9,7 +9,8 @@ import { openAccessToken } from '../../src/connectors/connection-tokens'
 import { drainJobs } from '../../src/jobs/worker'
 import { createTestApp, type TestApp, type TestUser } from '../harness'
 import { consent, CONNECTOR_CALLBACK } from './connect'
-import type { CommonFake, ProviderCase } from './cases/case'
+import type { ConnectorFake } from '../fakes/connector-fake'
+import type { ProviderCase } from './cases/case'
 import { confluenceCase } from './cases/confluence.case'
 import { googleDriveCase } from './cases/google-drive.case'
 import { notionCase } from './cases/notion.case'
@@ -32,7 +33,7 @@ const lastRun = async (t: TestApp, user: TestUser, id: string) => (await t.json(
 for (const c of CASES) {
   describe(`${c.type} connector`, () => {
     let t: TestApp
-    let fake: CommonFake
+    let fake: ConnectorFake
 
     beforeAll(async () => {
       fake = c.start(CONNECTOR_CALLBACK)

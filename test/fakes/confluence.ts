@@ -8,36 +8,11 @@
 // pages/{id}} with cursor pagination (`_links.next` relative to the site, plus a Link header), granular
 // scopes checked per endpoint, gateway 401s as { code, message }, v2 errors as { errors: [...] }.
 import { randomBytes } from 'node:crypto'
+import type { ConnectorFake, RecordedRequest } from './connector-fake'
 
-export interface RecordedRequest {
-  method: string
-  path: string
-  query: Record<string, string>
-  headers: Record<string, string>
-  /** Form or JSON bodies parsed to an object, anything else as text. */
-  body: unknown
-}
-
-export interface ConfluenceFake {
-  baseUrl: string
-  clientId: string
-  clientSecret: string
-  /** CONFLUENCE_CLIENT_ID, _CLIENT_SECRET, _AUTH_URL, _TOKEN_URL, _API_URL for this fake (no _REVOKE_URL). */
-  env: Record<string, string>
-  requests: RecordedRequest[]
+export interface ConfluenceFake extends ConnectorFake {
   /** The one site every grant reaches. */
   site: { cloudId: string; url: string; name: string }
-  /** Every access token issued so far stops working (401 { code, message }) until refreshed. */
-  expireAccessTokens(): void
-  /** Always empty: Atlassian 3LO has no revoke endpoint. */
-  revokedTokens: string[]
-  /** The next n API requests answer 429 with Retry-After: seconds. */
-  rateLimitNext(n: number, retryAfterSeconds?: number): void
-  /** Every API request answers `status` until called with null. */
-  failApi(status: number | null): void
-  denyNextConsent(): void
-  /** API requests wait on this promise before answering (null = no gate). */
-  gateApi(gate: Promise<void> | null): void
   /** Content scripting: spaces and pages as the REST API shows them. */
   addSpace(input: { key: string; name?: string; type?: 'global' | 'personal' }): FakeSpace
   addPage(spaceKey: string, input: { title: string; body?: string; parentId?: string; status?: 'current' | 'archived' }): FakePage
@@ -49,7 +24,6 @@ export interface ConfluenceFake {
   archivePage(id: string): void
   apiRequests(): RecordedRequest[]
   tokenRequests(): RecordedRequest[]
-  stop(): Promise<void>
 }
 
 export interface ConfluenceFakeOptions {

@@ -11,38 +11,13 @@ import { credentialsOf, s256 } from './oauth-provider'
 import { createDriveStore, type DriveError, type DriveFakeFile, type DriveUser, type NewDriveFile } from './google-drive-api'
 
 export { DOC, FOLDER, SHEET, type DriveFakeFile, type DriveUser } from './google-drive-api'
+import type { ConnectorFake, RecordedRequest } from './connector-fake'
 
-export interface RecordedDriveRequest {
-  method: string
-  path: string
-  query: Record<string, string>
-  headers: Record<string, string>
-  /** The form body as key → value (token and revoke endpoints), else the raw text. */
-  body: unknown
-}
+export type RecordedDriveRequest = RecordedRequest
 
-export interface FakeGoogleDrive {
-  baseUrl: string
-  clientId: string
-  clientSecret: string
-  /** GOOGLE_CLIENT_ID, _CLIENT_SECRET, _AUTH_URL, _TOKEN_URL, _API_URL, _REVOKE_URL pointing at this fake. */
-  env: Record<string, string>
-  requests: RecordedDriveRequest[]
+export interface FakeGoogleDrive extends ConnectorFake {
   /** Requests to the Drive API (/drive/v3/...) only. */
-  apiRequests(): RecordedDriveRequest[]
-  /** Every access token issued so far stops working (401 authError) until refreshed. */
-  expireAccessTokens(): void
-  /** Tokens revoked through the revoke endpoint. */
-  revokedTokens: string[]
-  /** The next n API requests answer 429 rateLimitExceeded with Retry-After: seconds. */
-  rateLimitNext(n: number, retryAfterSeconds?: number): void
-  /** Every API request answers `status` until called with null. */
-  failApi(status: number | null): void
-  /** The next authorize is refused by the user (error=access_denied back to redirect_uri). */
-  denyNextConsent(): void
-  /** API requests wait on this promise before answering (null = no gate). */
-  gateApi(gate: Promise<void> | null): void
-  stop(): Promise<void>
+  apiRequests(): RecordedRequest[]
 
   /** The signed-in Drive user (about.get); change its fields to script another account. */
   user: DriveUser
@@ -102,7 +77,7 @@ const driveError: DriveError = (status, reason, message, location) =>
 export function startGoogleDriveFake({ callbackUrl, clientId = 'google-client-id', clientSecret = 'google-client-secret', ...options }: FakeGoogleDriveOptions): FakeGoogleDrive {
   const store = createDriveStore(options)
   const user: DriveUser = { displayName: 'Dana Drive', emailAddress: 'dana@example.com', permissionId: '01234567890123456789', ...options.user }
-  const requests: RecordedDriveRequest[] = []
+  const requests: RecordedRequest[] = []
   const revokedTokens: string[] = []
   const codes = new Map<string, { redirectUri: string; scopes: string[]; challenge: { value: string; method: string } | null; offline: boolean; expiresAt: number }>()
   const accessTokens = new Map<string, { grant: Grant; expired: boolean }>()

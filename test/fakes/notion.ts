@@ -9,36 +9,15 @@
 // one tree like Notion's (a page is a child_page block of its parent); last_edited_time is minute-precise and a
 // fake clock moves a minute per edit, so every edit changes it.
 import { randomBytes, randomUUID } from 'node:crypto'
-
-export interface RecordedRequest {
-  method: string
-  path: string
-  query: Record<string, string>
-  headers: Record<string, string>
-  body: unknown
-}
+import type { ConnectorFake, RecordedRequest } from './connector-fake'
 
 /** A block as Notion's append-children body takes it: `{ type: 'toggle', toggle: { rich_text, children? } }`. */
 export type BlockSpec = { type: string } & Record<string, unknown>
 /** A property value as Notion takes it (no `id`): `{ type: 'select', select: { name: 'Done' } }`. */
 export type PropertySpec = { type: string } & Record<string, unknown>
 
-export interface NotionFake {
-  baseUrl: string
-  clientId: string
-  clientSecret: string
+export interface NotionFake extends ConnectorFake {
   workspace: { id: string; name: string }
-  /** NOTION_CLIENT_ID, _CLIENT_SECRET, _AUTH_URL, _TOKEN_URL, _API_URL, _REVOKE_URL for this fake. */
-  env: Record<string, string>
-  requests: RecordedRequest[]
-  /** Every access token issued so far answers 401 (code unauthorized) until a refresh issues a new one. */
-  expireAccessTokens(): void
-  revokedTokens: string[]
-  /** The next n API requests answer 429 rate_limited with Retry-After: seconds. */
-  rateLimitNext(n: number, retryAfterSeconds?: number): void
-  failApi(status: number | null): void
-  denyNextConsent(): void
-  gateApi(gate: Promise<void> | null): void
   /** A page under the workspace (no parent), a page, a database (a row: properties apply) or a block; its id. */
   addPage(page: { title: string; parent?: string; blocks?: BlockSpec[]; properties?: Record<string, PropertySpec>; titleProperty?: string }): string
   addDatabase(database: { title: string; parent?: string; inline?: boolean }): string
@@ -50,7 +29,6 @@ export interface NotionFake {
   trashPage(id: string): void
   /** Deletes a page or database for good or unshares it: it and its descendants vanish from the API. */
   deletePage(id: string): void
-  stop(): Promise<void>
 }
 
 /** Notion rich text from plain strings (one text run each). */

@@ -1,16 +1,6 @@
 // What the end-to-end connector suite needs from each provider's fake: start it, fill it with a realistic
 // workspace, and change it upstream (edit, remove, add) the way a person would.
-export interface CommonFake {
-  env: Record<string, string>
-  requests: { method: string; path: string; query: Record<string, string>; headers: Record<string, string>; body: unknown }[]
-  revokedTokens: string[]
-  expireAccessTokens(): void
-  rateLimitNext(n: number, retryAfterSeconds?: number): void
-  failApi(status: number | null): void
-  denyNextConsent(): void
-  gateApi(gate: Promise<void> | null): void
-  stop(): Promise<void>
-}
+import type { ConnectorFake } from '../../fakes/connector-fake'
 
 /** An upstream item as the service should import it: its title and a phrase only its body contains. */
 export interface Expected {
@@ -18,7 +8,7 @@ export interface Expected {
   phrase: string
 }
 
-export interface ProviderCase<F extends CommonFake = CommonFake, H = unknown> {
+export interface ProviderCase<F extends ConnectorFake = ConnectorFake, H = unknown> {
   type: 'confluence' | 'google_drive' | 'notion'
   start(callbackUrl: string): F
   /** A realistic workspace. `imported` is what a sync must bring in; `skipped` how many listed items it must skip. */
@@ -29,5 +19,5 @@ export interface ProviderCase<F extends CommonFake = CommonFake, H = unknown> {
   /** Does a disconnect reach the provider's revocation endpoint? (Atlassian has none.) */
   revokes: boolean
   /** Requests that fetch an item's content (not the listing): a sync of an unchanged source makes none. */
-  isContentRequest(request: CommonFake['requests'][number]): boolean
+  isContentRequest(request: ConnectorFake['requests'][number]): boolean
 }

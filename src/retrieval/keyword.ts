@@ -153,14 +153,16 @@ export function orQuery(terms: QueryTerm[]): string {
 export async function snippets(db: Tx, userId: string, documentIds: string[], terms: QueryTerm[]): Promise<Map<string, string>> {
   if (documentIds.length === 0) return new Map()
   const query = terms.length ? orQuery(terms) : ''
+  // The best chunk of each document first, then a headline of that one only (a headline costs ~0.3 ms a chunk).
   const rows = await queryRows<{ document_id: string; snippet: string }>(
     db,
-    sql`select distinct on (c.document_id) c.document_id,
-          ${query ? sql`ts_headline(${TEXT_CONFIG}::regconfig, c.content, ${query}::tsquery,
-            'MaxWords=40, MinWords=20, MaxFragments=1, StartSel="", StopSel=""')` : sql`left(c.content, 240)`} as snippet
-        from chunks c
-        where c.user_id = ${userId} and c.document_id in (select (jsonb_array_elements_text(${JSON.stringify(documentIds)}::jsonb))::uuid)
-        order by c.document_id, ${query ? sql`ts_rank(c.tsv, ${query}::tsquery) desc,` : sql``} c.ordinal`,
+    sql`select b.document_id,
+          ${query ? sql`ts_headline(${TEXT_CONFIG}::regconfig, b.content, ${query}::tsquery,
+            'MaxWords=40, MinWords=20, MaxFragments=1, StartSel="", StopSel=""')` : sql`left(b.content, 240)`} as snippet
+        from (select distinct on (c.document_id) c.document_id, c.content
+              from chunks c
+              where c.user_id = ${userId} and c.document_id = any(${`{${documentIds.join(',')}}`}::uuid[])
+              order by c.document_id, ${query ? sql`ts_rank(c.tsv, ${query}::tsquery) desc,` : sql``} c.ordinal) b`,
   )
   return new Map(rows.map((r) => [r.document_id, r.snippet.replace(/\s+/g, ' ').trim()]))
 }

@@ -58,14 +58,21 @@ export async function revokeKey(deps: Deps, user: SessionUser, id: string): Prom
   if (deleted.length === 0) throw notFound(`API key ${id} not found`)
 }
 
+/** last_used_at is kept to the minute: a busy key is not rewritten on every request. */
+const LAST_USED_RESOLUTION_MS = 60_000
+
 /** The key's owner, or null. No cache: a deleted key fails on the very next request. */
 export async function verifyKey(deps: Deps, key: string): Promise<{ user: SessionUser; keyId: string } | null> {
   if (!KEY_PATTERN.test(key)) return null
   const [row] = await deps.db
-    .update(apiKeys)
-    .set({ last_used_at: deps.clock.now() })
-    .from(users)
-    .where(and(eq(apiKeys.key_hash, sha256Hex(key)), eq(users.id, apiKeys.user_id)))
-    .returning({ keyId: apiKeys.id, id: users.id, email: users.email, name: users.name, plan: users.plan })
-  return row ? { keyId: row.keyId, user: { id: row.id, email: row.email, name: row.name, plan: row.plan } } : null
+    .select({ keyId: apiKeys.id, lastUsedAt: apiKeys.last_used_at, id: users.id, email: users.email, name: users.name, plan: users.plan })
+    .from(apiKeys)
+    .innerJoin(users, eq(users.id, apiKeys.user_id))
+    .where(eq(apiKeys.key_hash, sha256Hex(key)))
+  if (!row) return null
+  const now = deps.clock.now()
+  if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS) {
+    await deps.db.update(apiKeys).set({ last_used_at: now }).where(eq(apiKeys.id, row.keyId))
+  }
+  return { keyId: row.keyId, user: { id: row.id, email: row.email, name: row.name, plan: row.plan } }
 }

@@ -3,7 +3,8 @@
 // order, same scores — for plain, prefix and filtered queries; and a write makes the copy stale at once, so
 // search never answers from an outdated copy.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { sql } from 'drizzle-orm'
+import { eq, sql } from 'drizzle-orm'
+import { documents } from '../../db/schema'
 import { queryRows } from '../../db/client'
 import { analyzeQuery, keywordSearch } from '../../src/retrieval/keyword'
 import { searchUserIndex, type MemoryFilter } from '../../src/retrieval/keyword-memory'
@@ -107,6 +108,10 @@ describe('the in-memory copy of the keyword index', () => {
     await t.json('POST', `/api/documents/${added.body.id}/archive`, { key: u.key })
     expect(memory.lookup(t.deps.db, u.id, await version(), 1000)).toBeNull()
     expect((await t.json('GET', '/api/search?q=quokka&mode=keyword', { key: u.key })).body.results).toEqual([])
+    // Work that changes nothing ranking reads (an embedding job marking documents indexed) keeps the copy current.
+    await memory.load(t.deps.db, u.id)
+    await t.deps.db.update(documents).set({ index_status: 'indexed', updated_at: new Date() }).where(eq(documents.user_id, u.id))
+    expect(memory.lookup(t.deps.db, u.id, await version(), 1000)).not.toBeNull()
     // Reloaded, the copy agrees.
     const copy = await memory.load(t.deps.db, u.id)
     expect(searchUserIndex(copy!, await analyzeQuery(t.deps.db, 'quokka'), {}, 10)).toEqual([])

@@ -9,12 +9,15 @@ import { queryRows, type Tx } from '../../db/client'
 import type { Logger } from '../log'
 import { B, K1, PREFIX_WEIGHT, type KeywordHit, type QueryTerm } from './keyword'
 
-/** What a search restricts to, besides `status = 'active'` (the same conditions as its SQL filter). */
+/** What a search restricts to — the same conditions as its SQL filter: `status = 'active'` and these. */
 export interface MemoryFilter {
   workspaceId?: string
   kind?: string
   source?: string
   tag?: string
+  excludeDocument?: string
+  /** Only this document, whatever its status (a more-like-this query scoring its own document). */
+  onlyDocument?: string
 }
 
 /** tf is a Postgres real, so Float32 holds it exactly: 8 bytes a posting. */
@@ -253,7 +256,8 @@ export function searchUserIndex(index: UserIndex, terms: QueryTerm[], filter: Me
   const full = (words >= 32 ? [2 ** 32 - 1, 2 ** (words - 32) - 1] : [2 ** words - 1, 0]) as [number, number]
   const candidates: { d: number; all: boolean; ranked: number; boost: number }[] = []
   for (const d of touched) {
-    if (!index.active[d]) continue
+    if (filter.onlyDocument !== undefined ? index.ids[d] !== filter.onlyDocument : !index.active[d]) continue
+    if (filter.excludeDocument !== undefined && index.ids[d] === filter.excludeDocument) continue
     if (filter.workspaceId !== undefined && index.workspace[d] !== filter.workspaceId) continue
     if (filter.kind !== undefined && index.kind[d] !== filter.kind) continue
     if (filter.source !== undefined && index.source[d] !== filter.source) continue

@@ -82,9 +82,14 @@ async function keywordNeighbours(deps: Deps, doc: Doc, limit: number): Promise<N
   )
   if (top.length === 0) return []
   const terms: QueryTerm[] = top.map((t, idx) => ({ idx, term: t.term, prefix: false }))
-  const self = await keywordSearch(deps.db, doc.user_id, terms, sql`d.id = ${doc.id}`, 1)
+  // Both rankings can run on the in-memory copy: link and embedding jobs change nothing it holds.
+  const copies = deps.keywordMemory
+  const self = await keywordSearch(deps.db, doc.user_id, terms, sql`d.id = ${doc.id}`, 1, { copies, filter: { onlyDocument: doc.id } })
   const selfScore = self.hits[0]?.score ?? 0
   if (selfScore <= 0) return []
-  const { hits } = await keywordSearch(deps.db, doc.user_id, terms, sameWorkspace(doc), limit)
+  const { hits } = await keywordSearch(deps.db, doc.user_id, terms, sameWorkspace(doc), limit, {
+    copies,
+    filter: { workspaceId: doc.workspace_id, excludeDocument: doc.id },
+  })
   return hits.map((h) => ({ document_id: h.document_id, score: h.score / selfScore }))
 }

@@ -52,10 +52,13 @@ beforeAll(async () => {
 afterAll(() => t.close())
 
 const QUERIES = ['vaccine immune response', 'tumor growth signal pathway kinase', 'mouse', 'patient trial dose risk', 'vacc', 'gene expression recep', 'protein cell binding receptor immune tumor', 'study', 'nothingmatches here']
-const FILTERS: MemoryFilter[] = [{}, { workspaceId: '' }, { kind: 'note' }, { tag: 'lab' }, { source: 'api' }, { source: 'extension' }]
+// '' stands for an id known once the corpus exists: the other workspace, a document to leave out, the archived one alone.
+const FILTERS: MemoryFilter[] = [{}, { workspaceId: '' }, { kind: 'note' }, { tag: 'lab' }, { source: 'api' }, { source: 'extension' }, { excludeDocument: '' }, { onlyDocument: '' }]
 
 function sqlFilter(f: MemoryFilter) {
+  if (f.onlyDocument) return sql`d.id = ${f.onlyDocument}`
   const parts = [sql`d.user_id = ${u.id}`, sql`d.status = 'active'`]
+  if (f.excludeDocument) parts.push(sql`d.id <> ${f.excludeDocument}`)
   if (f.workspaceId !== undefined) parts.push(sql`d.workspace_id = ${f.workspaceId}`)
   if (f.kind) parts.push(sql`d.kind = ${f.kind}`)
   if (f.source) parts.push(sql`d.source = ${f.source}`)
@@ -71,7 +74,7 @@ describe('the in-memory copy of the keyword index', () => {
     for (const q of QUERIES) {
       const terms = await analyzeQuery(t.deps.db, q)
       for (const base of FILTERS) {
-        const f = base.workspaceId === '' ? { workspaceId: other } : base
+        const f = base.workspaceId === '' ? { workspaceId: other } : base.excludeDocument === '' ? { excludeDocument: docs[3] } : base.onlyDocument === '' ? { onlyDocument: docs[7] } : base
         for (const limit of [5, 50]) {
           const fromSql = (await keywordSearch(t.deps.db, u.id, terms, sqlFilter(f), limit)).hits
           const fromMemory = searchUserIndex(copy!, terms, f, limit)

@@ -9,7 +9,8 @@
 import { sql, type SQL } from 'drizzle-orm'
 import { queryRows, type Tx } from '../../db/client'
 import { TEXT_CONFIG } from './keyword-index'
-import { searchUserIndex, type KeywordMemory, type MemoryFilter } from './keyword-memory'
+import type { KeywordMemory } from './keyword-memory'
+import { searchUserIndex, type MemoryFilter } from './keyword-memory-rank'
 
 /** Okapi BM25 parameters: the usual defaults of Lucene and Anserini's BEIR runs (k1 0.9, b 0.4). */
 export const K1 = 0.9

@@ -19,7 +19,8 @@ import { resolveWorkspaceId } from '../../src/modules/workspaces/workspaces.serv
 import { indexDocument } from '../../src/retrieval/indexing'
 import { chunkText } from '../../src/retrieval/chunking'
 import { analyzeQuery, keywordSearch, snippets } from '../../src/retrieval/keyword'
-import { KeywordMemory, searchUserIndex } from '../../src/retrieval/keyword-memory'
+import { KeywordMemory } from '../../src/retrieval/keyword-memory'
+import { searchUserIndex } from '../../src/retrieval/keyword-memory-rank'
 import { TEXT_CONFIG, TITLE_WEIGHT } from '../../src/retrieval/keyword-index'
 import { loadScifact, type CorpusDoc } from './scifact'
 

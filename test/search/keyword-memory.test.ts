@@ -7,7 +7,7 @@ import { eq, sql } from 'drizzle-orm'
 import { documents } from '../../db/schema'
 import { queryRows } from '../../db/client'
 import { analyzeQuery, keywordSearch } from '../../src/retrieval/keyword'
-import { searchUserIndex, type MemoryFilter } from '../../src/retrieval/keyword-memory'
+import { searchUserIndex, type MemoryFilter } from '../../src/retrieval/keyword-memory-rank'
 import { createTestApp, type TestApp, type TestUser } from '../harness'
 
 let t: TestApp

@@ -2,9 +2,8 @@
 // runs over typed arrays (tens of nanoseconds a posting) instead of SQL rows (~7 µs a posting on PGlite).
 // It is only an accelerator: a copy is used while its version equals keyword_stats.version, which every write
 // changing what ranking reads moves (a trigger; one read per search), and it ranks exactly as the SQL in
-// keyword.ts does (keyword-memory-rank.ts). When
-// it is stale or missing, the SQL ranking answers and a fresh copy is loaded in the background, in pages, so
-// other queries interleave with the load.
+// keyword.ts does (keyword-memory-rank.ts). When it is stale or missing, the SQL ranking answers and a fresh
+// copy is loaded in the background, in pages, so other queries interleave with the load.
 import { sql } from 'drizzle-orm'
 import { queryRows, type Tx } from '../../db/client'
 import type { Logger } from '../log'

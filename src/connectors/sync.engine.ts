@@ -35,10 +35,17 @@ export async function runSync(deps: Deps, runId: string, job: JobRow): Promise<v
     await finishRun(deps, runId, connector, 'succeeded', null)
   } catch (error) {
     if (error instanceof ClaimLost) return
-    const message = error instanceof LimitReached ? `stopped: ${error.message}` : error instanceof AppError || error instanceof ProviderError ? error.message : `sync failed: ${(error as Error).message}`
-    if (!(error instanceof LimitReached || error instanceof AppError || error instanceof ProviderError)) deps.log.error('sync failed', { run_id: runId, error: String(error) })
-    await finishRun(deps, runId, connector, 'failed', message)
+    const expected = error instanceof LimitReached || error instanceof AppError || error instanceof ProviderError
+    if (!expected) deps.log.error('sync failed', { run_id: runId, error: String(error) })
+    await finishRun(deps, runId, connector, 'failed', failureMessage(error))
   }
+}
+
+/** What the run shows: a limit says the sync stopped; the provider's and our refusals speak for themselves. */
+function failureMessage(error: unknown): string {
+  if (error instanceof LimitReached) return `stopped: ${error.message}`
+  if (error instanceof AppError || error instanceof ProviderError) return error.message
+  return `sync failed: ${(error as Error).message}`
 }
 
 export async function finishRun(deps: Deps, runId: string, connector: ConnectorRow, status: 'succeeded' | 'failed', error: string | null): Promise<void> {

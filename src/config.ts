@@ -53,6 +53,8 @@ export interface Config {
   stripe: { secretKey: string | null; webhookSecret: string | null; pricePro: string | null; apiUrl: string }
   /** Run the job worker inside the server process (default); false when `bun run worker` runs it apart. */
   workerInProcess: boolean
+  /** An active connector is synced again this long after its last run started; 0 = only when asked. */
+  connectorSyncIntervalMinutes: number
   /** In-process copies of users' keyword indexes (src/retrieval/keyword-memory.ts). */
   keywordMemory: { minDocuments: number; maxPostings: number }
 }
@@ -162,6 +164,7 @@ export function loadConfig(env: Env = process.env): Config {
       apiUrl: url(env, 'STRIPE_API_URL', 'https://api.stripe.com').replace(/\/+$/, ''),
     },
     workerInProcess: oneOf(env, 'WORKER_IN_PROCESS', ['true', 'false'] as const, 'true') === 'true',
+    connectorSyncIntervalMinutes: int(env, 'CONNECTOR_SYNC_INTERVAL_MINUTES', 60, 0, 7 * 24 * 60),
     keywordMemory: {
       minDocuments: int(env, 'KEYWORD_MEMORY_MIN_DOCUMENTS', 1_000, 1, Number.MAX_SAFE_INTEGER),
       // 0 turns the copies off; 8 bytes a posting (10M ≈ 80 MB, ~100k abstract-sized documents).

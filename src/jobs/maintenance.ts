@@ -1,9 +1,11 @@
-// Planner statistics and visibility for the embedded database. PGlite runs no autovacuum, so without an
+// The periodic tick of a server or worker process: connector syncs that are due (sync.schedule.ts), and
+// planner statistics and visibility for the embedded database. PGlite runs no autovacuum, so without an
 // ANALYZE the planner guesses table sizes and can pick plans hundreds of times slower (a keyword query read
 // every posting), and without a VACUUM no page is marked all-visible, so the postings index (which carries
-// tf and dl) cannot be read index-only. On PostgreSQL autovacuum does both and the tick is a no-op.
+// tf and dl) cannot be read index-only. On PostgreSQL autovacuum does both and the analyzer does nothing.
 import { sql } from 'drizzle-orm'
 import { queryRows } from '../../db/client'
+import { queueDueSyncs } from '../connectors/sync.schedule'
 import type { Deps } from '../deps'
 
 /** Re-ANALYZE once the indexed corpus has changed by this share (or by MIN_CHANGE documents) since the last one. */
@@ -35,6 +37,12 @@ export function startMaintenance(deps: Deps, intervalMs = 10_000): () => void {
       await analyzeIfStale()
     } catch (error) {
       deps.log.warn('maintenance failed', { error: String(error) })
+    }
+    try {
+      const queued = await queueDueSyncs(deps)
+      if (queued) deps.log.info('connector syncs queued', { runs: queued })
+    } catch (error) {
+      deps.log.warn('scheduling connector syncs failed', { error: String(error) })
     } finally {
       running = false
     }

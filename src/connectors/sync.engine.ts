@@ -8,9 +8,9 @@ import type { Deps } from '../deps'
 import { AppError } from '../http/errors'
 import { touchJob, type JobRow } from '../jobs/queue'
 import { MAX_BODY_BYTES } from '../modules/documents/documents.model'
-import { connectionTokens } from './connection-tokens'
 import type { ConnectorConfig, RemoteItem, SyncContext } from './provider'
-import { createProviderApi, ProviderError, SkipItem } from './provider-api'
+import { ProviderError, SkipItem } from './provider-api'
+import { connectionSession } from './provider-session'
 import { providerOf } from './providers'
 import { forgottenItems, knownItems, LimitReached, removeItems, upsertItem, type ConnectorRow } from './sync.documents'
 
@@ -32,12 +32,12 @@ export async function runSync(deps: Deps, runId: string, job: JobRow): Promise<v
   await deps.db.update(syncRuns).set({ status: 'running', started_at: startedAt }).where(eq(syncRuns.id, runId))
   try {
     await syncConnector(deps, runId, connector, job)
-    await finishRun(deps, runId, connector, 'succeeded', null)
+    await finishRun(deps, runId, connector.id, 'succeeded', null)
   } catch (error) {
     if (error instanceof ClaimLost) return
     const expected = error instanceof LimitReached || error instanceof AppError || error instanceof ProviderError
     if (!expected) deps.log.error('sync failed', { run_id: runId, error: String(error) })
-    await finishRun(deps, runId, connector, 'failed', failureMessage(error))
+    await finishRun(deps, runId, connector.id, 'failed', failureMessage(error))
   }
 }
 
@@ -48,11 +48,11 @@ function failureMessage(error: unknown): string {
   return `sync failed: ${(error as Error).message}`
 }
 
-export async function finishRun(deps: Deps, runId: string, connector: ConnectorRow, status: 'succeeded' | 'failed', error: string | null): Promise<void> {
+export async function finishRun(deps: Deps, runId: string, connectorId: string, status: 'succeeded' | 'failed', error: string | null): Promise<void> {
   const now = deps.clock.now()
   await deps.db.transaction(async (tx) => {
     await tx.update(syncRuns).set({ status, error, finished_at: now }).where(and(eq(syncRuns.id, runId), sql`${syncRuns.status} in ('queued', 'running')`))
-    if (status === 'succeeded') await tx.update(connectors).set({ last_sync_at: now, updated_at: now }).where(eq(connectors.id, connector.id))
+    if (status === 'succeeded') await tx.update(connectors).set({ last_sync_at: now, updated_at: now }).where(eq(connectors.id, connectorId))
   })
 }
 
@@ -64,11 +64,8 @@ async function syncConnector(deps: Deps, runId: string, connector: ConnectorRow,
   if (connector.status !== 'active' || !connection) throw new AppError(409, 'the connector is not connected: authorize it again')
   const [user] = await deps.db.select({ id: users.id, email: users.email, name: users.name, plan: users.plan }).from(users).where(eq(users.id, connector.user_id))
   if (!user) return
-  const app = deps.config.oauth[provider.oauth]
-  if (!app) throw new AppError(503, `${provider.oauth} is not configured on this service`)
   const ctx: SyncContext = {
-    api: createProviderApi({ name: provider.type, base: app.apiUrl, tokens: connectionTokens(deps, connection.id), headers: provider.headers }),
-    account: { externalAccountId: connection.external_account_id ?? '', accountName: connection.account_name ?? '', meta: connection.meta },
+    ...connectionSession(deps, provider, connection),
     config: connector.config as ConnectorConfig,
     maxBodyBytes: MAX_BODY_BYTES,
   }

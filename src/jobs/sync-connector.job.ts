@@ -1,7 +1,7 @@
 // sync-connector: runs one connector sync run (src/connectors/sync.engine.ts). A worker that dies mid-run
 // leaves the job claimed; once the claim is stale another worker takes it and the run goes on.
 import { eq } from 'drizzle-orm'
-import { connectors, syncRuns } from '../../db/schema'
+import { syncRuns } from '../../db/schema'
 import { finishRun, runSync } from '../connectors/sync.engine'
 import type { JobDefinition } from './catalog'
 
@@ -9,8 +9,7 @@ export const syncConnectorJob: JobDefinition<{ run_id: string }> = {
   maxAttempts: 3,
   run: (deps, { run_id }, job) => runSync(deps, run_id, job),
   async onFailed(deps, { run_id }, error) {
-    const [run] = await deps.db.select().from(syncRuns).where(eq(syncRuns.id, run_id))
-    const [connector] = run ? await deps.db.select().from(connectors).where(eq(connectors.id, run.connector_id)) : []
-    if (run && connector) await finishRun(deps, run_id, connector, 'failed', `sync failed: ${error}`)
+    const [run] = await deps.db.select({ connector_id: syncRuns.connector_id }).from(syncRuns).where(eq(syncRuns.id, run_id))
+    if (run) await finishRun(deps, run_id, run.connector_id, 'failed', `sync failed: ${error}`)
   },
 }

@@ -32,7 +32,14 @@ export class KeywordMemory {
     return this.options.maxPostings > 0
   }
 
-  /** The user's copy when it is current; otherwise null, and a load is started if worth it. */
+  /** The user's copy if it is current (one read of keyword_stats); otherwise null, and a load is started if worth it. */
+  async current(db: Tx, userId: string): Promise<UserIndex | null> {
+    if (!this.enabled) return null
+    const stats = await statsOf(db, userId)
+    return stats ? this.lookup(db, userId, stats.version, stats.documents) : null
+  }
+
+  /** The user's copy when it is current at `version`; otherwise null, and a load is started if worth it. */
   lookup(db: Tx, userId: string, version: number, documents: number): UserIndex | null {
     const copy = this.copies.get(userId)
     if (copy && copy.version === version) {

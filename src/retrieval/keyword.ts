@@ -92,11 +92,8 @@ export async function keywordSearch(
 ): Promise<{ hits: KeywordHit[]; words: number }> {
   const words = new Set(terms.map((t) => t.idx)).size
   if (words === 0) return { hits: [], words }
-  if (memory && memory.copies.enabled) {
-    const [stats] = await queryRows<{ version: number; documents: number }>(db, sql`select version::float8 as version, documents from keyword_stats where user_id = ${userId}`)
-    const copy = stats ? memory.copies.lookup(db, userId, Number(stats.version), Number(stats.documents)) : null
-    if (copy) return { hits: searchUserIndex(copy, terms, memory.filter, limit), words }
-  }
+  const copy = memory && (await memory.copies.current(db, userId))
+  if (memory && copy) return { hits: searchUserIndex(copy, terms, memory.filter, limit), words }
   const hasPrefix = terms.some((t) => t.prefix)
   // Constants go in as literals: as parameters Postgres would type them from context (integer).
   const [k1, b] = [sql.raw(String(K1)), sql.raw(String(B))]

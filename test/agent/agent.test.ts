@@ -8,6 +8,7 @@ import { MockLanguageModelV4 } from 'ai/test'
 import { NO_ANSWER } from '../../src/ai/extractive-model'
 import {
   addDocuments,
+  BACKUPS,
   answerOf,
   citedNumbers,
   events,
@@ -32,10 +33,6 @@ beforeAll(async () => {
 })
 afterAll(() => s.stop())
 
-const BACKUPS = {
-  title: 'Backup policy',
-  body: 'Backups of the billing database run nightly at 02:00 UTC. They are kept for 35 days in a separate region. Restores are rehearsed every quarter.',
-}
 
 const chat = (u: TestUser | null, body: Record<string, unknown>, init?: RequestInit) => s.post('/api/agent/chat', body, u?.key, init)
 const chatAll = async (u: TestUser, body: Record<string, unknown>) => readAll(await chat(u, body))

@@ -112,6 +112,12 @@ export const shape = (all: StreamEvent[]) => all.map((e) => e.type).filter((type
 export const citedNumbers = (answer: string) => [...answer.matchAll(/\[(\d+(?:\s*,\s*\d+)*)\]/g)].flatMap((m) => m[1]!.split(',').map((n) => Number(n.trim())))
 
 /** Ingests hand-made documents with the user's key; each must be new (201). */
+/** The document most answer tests ask about. */
+export const BACKUPS = {
+  title: 'Backup policy',
+  body: 'Backups of the billing database run nightly at 02:00 UTC. They are kept for 35 days in a separate region. Restores are rehearsed every quarter.',
+}
+
 export async function addDocuments(t: TestApp, user: TestUser, docs: ({ title: string; body: string } & Record<string, unknown>)[]) {
   const out: { id: string; title: string }[] = []
   for (const doc of docs) {

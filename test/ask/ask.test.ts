@@ -7,6 +7,7 @@ import { NO_ANSWER } from '../../src/ai/extractive-model'
 import type { TestUser } from '../harness'
 import {
   addDocuments,
+  BACKUPS,
   answerOf,
   citedNumbers,
   promptTexts,
@@ -28,10 +29,6 @@ beforeAll(async () => {
 })
 afterAll(() => s.stop())
 
-const BACKUPS = {
-  title: 'Backup policy',
-  body: 'Backups of the billing database run nightly at 02:00 UTC. They are kept for 35 days in a separate region. Restores are rehearsed every quarter.',
-}
 const CAKE = { title: 'Lemon cake', body: 'A recipe for lemon cake with a crisp sugar glaze. Bake it for forty minutes.' }
 const ONCALL = { title: 'On-call handbook', body: 'The on-call engineer answers pages within fifteen minutes. Handover happens every Monday at noon.' }
 

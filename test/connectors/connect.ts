@@ -1,9 +1,13 @@
-// The browser's part of connecting a connector: open the consent URL (a local fake consents at once) and
-// follow its redirect back to the service's OAuth return.
+// Connecting a connector as a browser does — open the consent URL (a local fake consents at once) and follow
+// its redirect back to the service's OAuth return — and running the sync jobs that follow.
 import { expect } from 'bun:test'
+import { drainJobs } from '../../src/jobs/worker'
 import { BASE, type TestApp, type TestUser } from '../harness'
 
 export const CONNECTOR_CALLBACK = `${BASE}/api/connectors/oauth/callback`
+
+/** Runs the queued sync jobs (and only those: embedding is not what connector tests are about). */
+export const runSyncs = (t: TestApp) => drainJobs(t.deps, 'test-worker', ['sync-connector'])
 
 export async function consent(t: TestApp, authorizationUrl: string, cookie?: string): Promise<Response> {
   const atProvider = await fetch(authorizationUrl, { redirect: 'manual' })

@@ -3,10 +3,9 @@
 // its consent, and not twice; a failing provider is retried once an interval, not on every tick.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { queueDueSyncs } from '../../src/connectors/sync.schedule'
-import { drainJobs } from '../../src/jobs/worker'
 import { block, startNotionFake, type NotionFake } from '../fakes/notion'
 import { createTestApp, type TestApp } from '../harness'
-import { connectConnector, CONNECTOR_CALLBACK } from './connect'
+import { connectConnector, CONNECTOR_CALLBACK, runSyncs } from './connect'
 
 let t: TestApp
 let notion: NotionFake
@@ -21,7 +20,6 @@ afterAll(async () => {
   await notion.stop()
 })
 
-const runSyncs = () => drainJobs(t.deps, 'test-worker', ['sync-connector'])
 const runsOf = async (key: string, id: string) => (await t.json('GET', `/api/connectors/${id}`, { key })).body.runs as { status: string; added: number; error: string | null }[]
 
 describe('scheduled syncs', () => {
@@ -29,7 +27,7 @@ describe('scheduled syncs', () => {
     const user = await t.signUp()
     const root = notion.addPage({ title: 'Schedule handbook', blocks: [block('paragraph', 'first words')] })
     const connector = await connectConnector(t, user, { type: 'notion', config: { pages: [root] } })
-    await runSyncs()
+    await runSyncs(t)
     expect(await runsOf(user.key, connector.id)).toMatchObject([{ status: 'succeeded', added: 1 }])
 
     // Not due yet: nothing is queued however often the tick runs.
@@ -42,7 +40,7 @@ describe('scheduled syncs', () => {
     expect(await queueDueSyncs(t.deps)).toBe(1)
     // A second tick (or another process) does not add a second run.
     expect(await queueDueSyncs(t.deps)).toBe(0)
-    await runSyncs()
+    await runSyncs(t)
     expect(await runsOf(user.key, connector.id)).toMatchObject([{ status: 'succeeded', added: 1 }, { status: 'succeeded', added: 1 }])
   })
 
@@ -55,7 +53,7 @@ describe('scheduled syncs', () => {
     // Notion refuses (403, not retried): the first sync fails.
     notion.failApi(403)
     try {
-      await runSyncs()
+      await runSyncs(t)
       expect(await latest()).toMatchObject({ status: 'failed' })
       t.clock.advance(5 * MINUTE)
       await queueDueSyncs(t.deps)
@@ -63,14 +61,14 @@ describe('scheduled syncs', () => {
       t.clock.advance(26 * MINUTE)
       await queueDueSyncs(t.deps)
       expect(await latest()).toMatchObject({ status: 'queued' })
-      await runSyncs()
+      await runSyncs(t)
       expect(await latest()).toMatchObject({ status: 'failed' })
     } finally {
       notion.failApi(null)
     }
     t.clock.advance(31 * MINUTE)
     await queueDueSyncs(t.deps)
-    await runSyncs()
+    await runSyncs(t)
     expect(await latest()).toMatchObject({ status: 'succeeded', added: 1 })
     expect(await runsOf(user.key, connector.id)).toHaveLength(3)
     expect(await runsOf(user.key, pending.body.connector.id)).toEqual([])

@@ -6,9 +6,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { eq } from 'drizzle-orm'
 import { connections } from '../../db/schema'
 import { openAccessToken } from '../../src/connectors/connection-tokens'
-import { drainJobs } from '../../src/jobs/worker'
 import { createTestApp, type TestApp, type TestUser } from '../harness'
-import { consent, CONNECTOR_CALLBACK } from './connect'
+import { consent, CONNECTOR_CALLBACK, runSyncs } from './connect'
 import type { ConnectorFake } from '../fakes/connector-fake'
 import type { ProviderCase } from './cases/case'
 import { confluenceCase } from './cases/confluence.case'
@@ -17,8 +16,6 @@ import { notionCase } from './cases/notion.case'
 
 const CASES: ProviderCase<any, any>[] = [confluenceCase, googleDriveCase, notionCase]
 
-/** Runs the queued sync jobs (and only those: embedding is not what these tests are about). */
-const runSyncs = (t: TestApp) => drainJobs(t.deps, 'test-worker', ['sync-connector'])
 
 async function documentsOf(t: TestApp, user: TestUser, connectorId: string) {
   const res = await t.json('GET', '/api/documents?source=connector&limit=100', { key: user.key })

@@ -3,14 +3,10 @@
 import { expect } from 'bun:test'
 import { and, asc, eq } from 'drizzle-orm'
 import { documents } from '../../db/schema'
-import { drainJobs } from '../../src/jobs/worker'
 import type { TestApp, TestUser } from '../harness'
-import { consent } from './connect'
+import { consent, runSyncs } from './connect'
 
-export { CONNECTOR_CALLBACK as CALLBACK, consent } from './connect'
-
-/** Runs the queued sync jobs (and only those: embedding is not what these stories are about). */
-export const runSyncs = (t: TestApp) => drainJobs(t.deps, 'test-worker', ['sync-connector'])
+export { CONNECTOR_CALLBACK as CALLBACK, consent, runSyncs } from './connect'
 
 export interface Connected {
   id: string

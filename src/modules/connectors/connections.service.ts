@@ -5,11 +5,11 @@ import { and, eq, inArray, sql } from 'drizzle-orm'
 import { connections, connectors, syncRuns } from '../../../db/schema'
 import type { OAuthProvider } from '../../config'
 import { openAccessToken, openRefreshToken, sealTokens, type ConnectionRow } from '../../connectors/connection-tokens'
-import { createProviderApi } from '../../connectors/provider-api'
+import { providerApi } from '../../connectors/provider-session'
 import { providerOf } from '../../connectors/providers'
 import type { Deps } from '../../deps'
 import { badRequest, forbidden, notFound } from '../../http/errors'
-import { appOf, exchangeCode, PROVIDER_TRAITS, revokeToken } from '../../oauth/oauth.client'
+import { exchangeCode, PROVIDER_TRAITS, revokeToken } from '../../oauth/oauth.client'
 import { consumeState } from '../../oauth/oauth.state'
 import type { SessionUser } from '../auth/sessions.service'
 import { connectorCallbackUrl, connectorDto, findConnector, queueRun, toRunDto } from './connectors.service'
@@ -46,12 +46,8 @@ export async function completeConnection(deps: Deps, query: CallbackQuery, signe
   if (!query.code) throw badRequest('code is missing from the callback')
   const tokens = await exchangeCode(deps, oauthProvider, connectorCallbackUrl(deps), query.code, codeVerifier)
   const provider = providerOf(connector.type)
-  const app = appOf(deps, oauthProvider)
   const access = tokens.accessToken()
-  const account = await provider.identify(
-    createProviderApi({ name: provider.type, base: app.apiUrl, tokens: { token: async () => access, refresh: async () => null }, headers: provider.headers }),
-    tokens.data as Record<string, unknown>,
-  )
+  const account = await provider.identify(providerApi(deps, provider, { token: async () => access, refresh: async () => null }), tokens.data as Record<string, unknown>)
   const now = deps.clock.now()
   const connectionId = await deps.db.transaction(async (tx) => {
     // The same provider account connected again refreshes its connection instead of adding a second one.

@@ -10,9 +10,8 @@ import { landingUrl } from '../../oauth/landing'
 import { appOf, authorizationUrl } from '../../oauth/oauth.client'
 import { issueState } from '../../oauth/oauth.state'
 import { assertWithinLimit } from '../../plans'
-import { connectionTokens } from '../../connectors/connection-tokens'
 import type { ConnectorConfig, ConnectorType } from '../../connectors/provider'
-import { createProviderApi } from '../../connectors/provider-api'
+import { connectionSession } from '../../connectors/provider-session'
 import { providerOf } from '../../connectors/providers'
 import type { ConnectorRow } from '../../connectors/sync.documents'
 import type { SyncRunRow } from '../../connectors/sync.engine'
@@ -162,11 +161,7 @@ export async function listWikiSpaces(deps: Deps, user: SessionUser, id: string, 
   if (wiki !== connector.type) throw notFound(`connector ${id} is a ${connector.type} connector: use /${connector.type}/spaces`)
   const [connection] = connector.connection_id ? await deps.db.select().from(connections).where(eq(connections.id, connector.connection_id)) : []
   if (connector.status !== 'active' || !connection) throw conflict('the connector is not connected yet: complete its authorization first')
-  const app = appOf(deps, provider.oauth)
-  const spaces = await provider.spaces({
-    api: createProviderApi({ name: provider.type, base: app.apiUrl, tokens: connectionTokens(deps, connection.id), headers: provider.headers }),
-    account: { externalAccountId: connection.external_account_id ?? '', accountName: connection.account_name ?? '', meta: connection.meta },
-  })
+  const spaces = await provider.spaces(connectionSession(deps, provider, connection))
   const selected = new Set((connector.config as ConnectorConfig).spaces ?? [])
   return { data: spaces.map((s) => ({ ...s, selected: selected.has(s.key) })) }
 }

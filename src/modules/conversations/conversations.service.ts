@@ -88,12 +88,14 @@ export async function saveExchange(deps: Deps, user: SessionUser, turn: Turn, qu
         .values({ id: turn.id, user_id: user.id, workspace_id: turn.workspace_id, name: nameFrom(question), created_at: now, updated_at: now })
         .returning()
     }
+    // Deleted while its answer was being written: nothing to add the exchange to.
+    if (!row) throw notFound(`conversation ${turn.id} was deleted`)
     await tx.insert(messages).values([
-      { id: deps.ids.next(), user_id: user.id, conversation_id: row!.id, role: 'user', content: question, sources: [], created_at: now },
-      { id: deps.ids.next(), user_id: user.id, conversation_id: row!.id, role: 'assistant', content: answer, sources, created_at: now },
+      { id: deps.ids.next(), user_id: user.id, conversation_id: row.id, role: 'user', content: question, sources: [], created_at: now },
+      { id: deps.ids.next(), user_id: user.id, conversation_id: row.id, role: 'assistant', content: answer, sources, created_at: now },
     ])
     await tx.insert(events).values({ id: deps.ids.next(), user_id: user.id, type: 'answer', created_at: now })
-    return row!
+    return row
   })
   return toSummaryDto(conversation)
 }

@@ -15,16 +15,16 @@ const JsonRpcMessage = t.Object(
     method: t.Optional(t.String({ description: 'initialize, tools/list, tools/call, …' })),
     params: t.Optional(t.Record(t.String(), t.Unknown())),
   },
-  { additionalProperties: true, title: 'JsonRpcMessage', description: 'A JSON-RPC 2.0 message of the Model Context Protocol' },
+  { additionalProperties: t.Unknown(), title: 'JsonRpcMessage', description: 'A JSON-RPC 2.0 message of the Model Context Protocol' },
 )
 const JsonRpcResponse = t.Object(
   {
     jsonrpc: t.Literal('2.0'),
     id: t.Union([t.String(), t.Number(), t.Null()]),
     result: t.Optional(t.Record(t.String(), t.Unknown())),
-    error: t.Optional(t.Object({ code: t.Integer(), message: t.String() }, { additionalProperties: true })),
+    error: t.Optional(t.Object({ code: t.Integer(), message: t.String() }, { additionalProperties: t.Unknown() })),
   },
-  { additionalProperties: true, title: 'JsonRpcResponse' },
+  { additionalProperties: t.Unknown(), title: 'JsonRpcResponse' },
 )
 
 const STATELESS = 'this MCP endpoint is stateless: POST each JSON-RPC message to /mcp'

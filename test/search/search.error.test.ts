@@ -74,10 +74,14 @@ describe('query cleansing: operators and punctuation are never syntax', () => {
     }
   })
 
-  test('control characters and NUL are treated as spaces', async () => {
-    for (const q of ['\u0000', 'lighthouse\u0000', '\u0007\u001b[31m', 'lighthouse\tkeeper\r\n', '\u007f']) await expectOk({ q })
-    expect(await searchIds(t, u, 'lighthouse\u0000keeper')).toEqual([keeper.id])
+  test('control characters are treated as spaces; NUL, which nothing can store, is 400 naming q', async () => {
+    for (const q of ['\u0007\u001b[31m', 'lighthouse\tkeeper\r\n', '\u007f']) await expectOk({ q })
     expect(await searchIds(t, u, 'lighthouse\tkeeper\n')).toEqual([keeper.id])
+    for (const q of ['\u0000', 'lighthouse\u0000keeper']) {
+      const res = await t.json('GET', `/api/search?q=${encodeURIComponent(q)}`, { key: u.key })
+      expect(res.status).toBe(400)
+      expect(res.body.error).toMatch(/^query\.q contains a NUL/)
+    }
   })
 
   test('a query of stop words only, an empty query and blanks answer 200 with no results', async () => {

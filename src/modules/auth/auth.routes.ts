@@ -11,7 +11,7 @@ import { t } from 'elysia'
 
 const ProviderParams = t.Object({ provider: t.String({ description: 'github or google' }) })
 const StartQuery = t.Object({ redirect_to: t.Optional(t.String({ maxLength: 2000, description: 'Where to land after signing in (this service or an allowed origin)' })) })
-const CallbackQuery = t.Object({ code: t.Optional(t.String()), state: t.Optional(t.String()), error: t.Optional(t.String()) }, { additionalProperties: true })
+const CallbackQuery = t.Object({ code: t.Optional(t.String()), state: t.Optional(t.String()), error: t.Optional(t.String()) }, { additionalProperties: t.Unknown() })
 const Redirect = t.Void({ description: 'Redirect (302) with a Location header' })
 
 const tags = ['auth']

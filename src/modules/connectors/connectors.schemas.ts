@@ -94,7 +94,7 @@ export const ConnectionList = t.Object({ data: t.Array(Connection) }, { title: '
 
 export const CallbackQuery = t.Object(
   { code: t.Optional(t.String()), state: t.Optional(t.String()), error: t.Optional(t.String()), error_description: t.Optional(t.String()) },
-  { additionalProperties: true },
+  { additionalProperties: t.Unknown() },
 )
 export const Connected = t.Object({ connector: Connector, sync_run: t.Nullable(SyncRun) }, { title: 'ConnectorConnected' })
 

@@ -38,14 +38,14 @@ export const EmbeddingsResponse = t.Object(
   { title: 'EmbeddingsResponse' },
 )
 
-const TextPart = t.Object({ type: t.String(), text: t.Optional(t.String()) }, { additionalProperties: true })
+const TextPart = t.Object({ type: t.String(), text: t.Optional(t.String()) }, { additionalProperties: t.Unknown() })
 const ChatMessage = t.Object(
   {
     role: literals(['system', 'developer', 'user', 'assistant', 'tool'] as const),
     content: t.Union([t.String({ maxLength: 100_000 }), t.Array(TextPart, { maxItems: 100 }), t.Null()], { error: 'content must be a string or an array of text parts' }),
     name: t.Optional(t.String()),
   },
-  { additionalProperties: true },
+  { additionalProperties: t.Unknown() },
 )
 
 export const ChatCompletionBody = t.Object(
@@ -53,7 +53,7 @@ export const ChatCompletionBody = t.Object(
     model: t.String({ description: 'service-rag' }),
     messages: t.Array(ChatMessage, { minItems: 1, maxItems: 200, error: 'messages must be an array of 1 to 200 messages' }),
     stream: t.Optional(t.Nullable(t.Boolean())),
-    stream_options: t.Optional(t.Nullable(t.Object({ include_usage: t.Optional(t.Boolean()) }, { additionalProperties: true }))),
+    stream_options: t.Optional(t.Nullable(t.Object({ include_usage: t.Optional(t.Boolean()) }, { additionalProperties: t.Unknown() }))),
     temperature: t.Optional(t.Nullable(t.Number({ minimum: 0, maximum: 2 }))),
     top_p: t.Optional(t.Nullable(t.Number({ minimum: 0, maximum: 1 }))),
     max_tokens: t.Optional(t.Nullable(t.Integer({ minimum: 1 }))),
@@ -62,7 +62,7 @@ export const ChatCompletionBody = t.Object(
     user: t.Optional(t.String()),
     workspace_id: t.Optional(t.String({ format: 'uuid', error: 'workspace_id must be a UUID', description: 'Retrieve only from this workspace (an extension of the OpenAI format)' })),
   },
-  { additionalProperties: true },
+  { additionalProperties: t.Unknown() },
 )
 
 export const Citation = t.Object({ index: t.Integer(), document_id: t.String(), title: t.Nullable(t.String()), url: t.Nullable(t.String()), excerpt: t.Nullable(t.String()) })

@@ -44,7 +44,7 @@ export function apiOf(url: string): Api {
     if (actor && via === 'cookie') headers.cookie = actor.cookie
     if (method !== 'GET') headers.origin = url
     if (body !== undefined) headers['content-type'] = 'application/json'
-    const res = await fetch(url + path, { method, headers, body: raw ?? (body === undefined ? undefined : JSON.stringify(body)), redirect: 'manual', signal: AbortSignal.timeout(15_000) })
+    const res = await fetch(url + path, { method, headers, body: raw ?? (body === undefined ? undefined : JSON.stringify(body)), redirect: 'manual', signal: AbortSignal.timeout(10_000) })
     const text = await res.text()
     let parsed: unknown = text
     try {

@@ -2,6 +2,7 @@
 import { createApp } from './app'
 import { loadConfigOrExit } from './config'
 import { createDeps } from './deps'
+import { serveApp } from './http/serve'
 import { startMaintenance } from './jobs/maintenance'
 import { startWorker } from './jobs/worker'
 
@@ -11,8 +12,13 @@ const deps = await createDeps(config)
 const app = createApp(deps)
 const stopMaintenance = startMaintenance(deps)
 const worker = config.workerInProcess ? startWorker(deps) : null
-// Bun's own limit sits above the app's 2 MiB, so oversized bodies still get the app's 413 `{ error }`.
-const server = Bun.serve({ port: config.port, fetch: app.fetch, maxRequestBodySize: 8 * 1024 * 1024 })
+const server = serveApp(app, { port: config.port })
+// A crashed embedded database cannot be trusted with another statement: exit for the supervisor to restart
+// the service on the files as the last commit left them (db/pglite-guard.ts).
+deps.databaseGuard?.onCrash((reason) => {
+  deps.log.error('the embedded database crashed; exiting so the service restarts', { reason })
+  setTimeout(() => process.exit(70), 100)
+})
 deps.log.info('listening', { url: config.baseUrl, port: server.port, database: deps.dbKind, ready_ms: Math.round(performance.now() - started) })
 
 async function shutdown(signal: string) {

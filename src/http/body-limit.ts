@@ -19,12 +19,18 @@ export function bodyLimit(maxBytes = MAX_BODY_BYTES) {
     if (bytes.byteLength === 0) return undefined
     const type = (contentType ?? '').toLowerCase()
     if (type.startsWith('multipart/form-data') || type.startsWith('application/x-www-form-urlencoded')) return formFields(bytes, request.headers.get('content-type') ?? type)
-    if (type.startsWith('text/')) return new TextDecoder().decode(bytes)
+    if (type.startsWith('text/')) return new TextDecoder().decode(bytes) // refused by every route that takes an object
     if (!isJson(type)) throw new AppError(415, `content-type "${contentType ?? ''}" is not accepted: send application/json`)
     rawBodies.set(request, bytes)
+    let text: string
+    try {
+      text = new TextDecoder('utf-8', { fatal: true }).decode(bytes)
+    } catch {
+      throw badRequest('request body is not valid UTF-8')
+    }
     let parsed: unknown
     try {
-      parsed = JSON.parse(new TextDecoder().decode(bytes))
+      parsed = JSON.parse(text)
     } catch {
       throw badRequest('request body is not valid JSON')
     }

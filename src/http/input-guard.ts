@@ -46,6 +46,29 @@ function stringProblem(value: string, path: string): string | null {
   return null
 }
 
+/** Percent-encoding that does not decode to UTF-8 (`%FF`, or `%ED%BF%BF`, a surrogate's bytes) would be read
+ * as U+FFFD by the router and the query parser: the text the client meant is unknowable, so it is refused. */
+function encodingProblem(pathname: string, search: string): string | null {
+  if (!decodes(pathname)) return 'the path is not valid percent-encoded UTF-8'
+  for (const pair of search.slice(1).split('&')) {
+    const [name = '', value = ''] = pair.split('=', 2)
+    if (!decodes(name)) return 'a query parameter name is not valid percent-encoded UTF-8'
+    if (!decodes(value)) return `query.${decodeURIComponent(name)} is not valid percent-encoded UTF-8`
+  }
+  return null
+}
+
+function decodes(component: string): boolean {
+  if (!component.includes('%')) return true
+  try {
+    // A "%" that starts no escape (`%ZZ`, a trailing `%`) is read as itself, as browsers and the router do.
+    decodeURIComponent(component.replace(/%(?![0-9A-Fa-f]{2})/g, '%25'))
+    return true
+  } catch {
+    return false
+  }
+}
+
 /** Request line plus headers, as HTTP/1.1 sends them ("name: value\r\n"). */
 function headerBytes(request: Request): number {
   let size = request.method.length + request.url.length + 12
@@ -57,10 +80,12 @@ export function inputGuard() {
   return new Elysia({ name: 'input-guard' })
     .onRequest(({ request }) => {
       if (headerBytes(request) > MAX_HEADER_BYTES) throw new AppError(431, `request line and headers are larger than ${MAX_HEADER_BYTES} bytes`)
-      const { pathname } = new URL(request.url)
+      const { pathname, search } = new URL(request.url)
       if (pathname.length > 1 && pathname.endsWith('/')) {
         throw notFound(`no route for ${request.method} ${pathname}: a path never ends with "/" here (an id of "." or ".." is not an id)`)
       }
+      const problem = encodingProblem(pathname, search)
+      if (problem) throw badRequest(problem)
     })
     .onTransform({ as: 'global' }, ({ body, query, params }) => {
       const problem = inputProblem(body, 'body') ?? inputProblem(query, 'query') ?? inputProblem(params, 'params')

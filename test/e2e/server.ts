@@ -1,6 +1,7 @@
 // startServer(): the real service listening on a loopback port (in-memory PGlite clone, as in the harness),
 // for end-to-end tests that go through HTTP, cookies and Origin checks the way a client does.
 import { createTestApp, type TestApp } from '../harness'
+import { serveApp } from '../../src/http/serve'
 
 export interface E2EServer {
   /** `http://127.0.0.1:<port>`, also the app's BASE_URL, so it is the allowed Origin for cookie writes. */
@@ -14,11 +15,8 @@ export interface E2EServer {
 export async function startServer(options: { env?: Record<string, string> } = {}): Promise<E2EServer> {
   // The port is only known once listening, and BASE_URL must name it: listen first, then build the app.
   let handle: ((request: Request) => Response | Promise<Response>) | undefined
-  const server = Bun.serve({
-    hostname: '127.0.0.1',
-    port: 0,
-    fetch: (request) => (handle ? handle(request) : new Response('starting', { status: 503 })),
-  })
+  // The service's own way of serving (src/http/serve.ts): raw paths checked, the app's body limit in charge.
+  const server = serveApp({ fetch: (request) => (handle ? handle(request) : new Response('starting', { status: 503 })) }, { hostname: '127.0.0.1', port: 0 })
   const url = `http://127.0.0.1:${server.port}`
   let t: TestApp
   try {

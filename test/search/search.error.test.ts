@@ -91,10 +91,14 @@ describe('query cleansing: operators and punctuation are never syntax', () => {
     }
   })
 
-  test('malformed percent-encoding and repeated parameters in the raw URL never fail', async () => {
-    for (const qs of ['q=%E0%A4%A', 'q=%ZZ', 'q=%', 'q=lighthouse&q=keeper', 'q=lighthouse&limit=5&limit=6', 'q=lighthouse&unknown=1']) {
+  test('malformed percent-encoding and repeated parameters in the raw URL never fail; escapes of bytes that are not UTF-8 are 400 naming q', async () => {
+    for (const qs of ['q=%ZZ', 'q=%', 'q=lighthouse&q=keeper', 'q=lighthouse&limit=5&limit=6', 'q=lighthouse&unknown=1']) {
       const res = await t.json('GET', `/api/search?${qs}`, { key: u.key })
       expect({ qs, status: res.status }).toEqual({ qs, status: 200 })
+    }
+    for (const qs of ['q=%E0%A4%A', 'q=%FF', 'q=%ED%BF%BF']) {
+      const res = await t.json('GET', `/api/search?${qs}`, { key: u.key })
+      expect({ qs, status: res.status, error: res.body.error }).toEqual({ qs, status: 400, error: 'query.q is not valid percent-encoded UTF-8' })
     }
     expect((await t.json('GET', '/api/search?q=lighthouse+keeper', { key: u.key })).body.query).toBe('lighthouse keeper')
   })

@@ -33,7 +33,9 @@ async function freePort(): Promise<number> {
 export async function startEntry(env: Record<string, string> = {}): Promise<Entry> {
   const port = await freePort()
   const url = `http://127.0.0.1:${port}`
-  const child = Bun.spawn(['bun', 'src/index.ts'], {
+  // Exactly as `bun start` runs it (the start script carries Bun's flags, e.g. its header limit).
+  const start = ((await Bun.file(`${ROOT}/package.json`).json()) as { scripts: { start: string } }).scripts.start.split(' ')
+  const child = Bun.spawn(start, {
     cwd: ROOT,
     env: { ...process.env, PORT: String(port), BASE_URL: url, DATA_DIR: 'memory://', EMBEDDING_PROVIDER: 'hash', LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', ...env },
     stdout: 'ignore',

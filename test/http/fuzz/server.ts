@@ -7,6 +7,7 @@ import { startNotionFake } from '../../fakes/notion'
 import { startFakeGitHub } from '../../fakes/oauth-provider'
 import { startFakeStripe } from '../../fakes/stripe'
 import { createTestApp, type TestApp } from '../../harness'
+import { serveApp } from '../../../src/http/serve'
 
 export interface FuzzServer {
   url: string
@@ -23,11 +24,8 @@ const GENEROUS: Record<string, string> = Object.fromEntries(
 export async function startFuzzServer(): Promise<FuzzServer> {
   // BASE_URL must name the port, which is known only once listening: listen first, then build the app.
   let handle: ((request: Request) => Response | Promise<Response>) | undefined
-  const server = Bun.serve({
-    hostname: '127.0.0.1',
-    port: 0,
-    fetch: (request) => (handle ? handle(request) : new Response('starting', { status: 503 })),
-  })
+  // The service's own way of serving (src/http/serve.ts): raw paths checked, the app's body limit in charge.
+  const server = serveApp({ fetch: (request) => (handle ? handle(request) : new Response('starting', { status: 503 })) }, { hostname: '127.0.0.1', port: 0 })
   const url = `http://127.0.0.1:${server.port}`
   const callbackUrl = `${url}/api/connectors/oauth/callback`
   const stripe = startFakeStripe({ secretKey: 'sk_test_fuzz', prices: ['price_pro_fuzz'] })

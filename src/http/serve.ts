@@ -1,0 +1,60 @@
+// Serving the app over HTTP with Bun.serve, refusing request paths that are not in normal form.
+//
+// Why: Bun builds `request.url` with the URL parser, which resolves "." and ".." segments (also spelt
+// %2e), reads "\" as "/" and cuts the path at "#" — before the app sees anything. A client that interpolates
+// an id into a path template, say `DELETE /api/documents/${doc}/links/${target}` with target "..", would
+// then reach another route entirely (`DELETE /api/documents/${doc}`). Bun.serve's own `routes`, though,
+// match the raw request-target and hand over its segments as params: every path of up to MAX_SEGMENTS
+// segments is routed through one of them, and served only when its raw segments are exactly the segments
+// of the URL the app will see. A path that reaches the fallback with fewer segments than that was longer
+// before the parser shortened it, so it is refused too.
+import type { Server } from 'bun'
+
+const MAX_SEGMENTS = 16
+
+/** The app's own limit (2 MiB) is enforced as the body streams in, with a 413 `{ error }`; Bun's, which answers
+ * with an empty body, is set out of the way. */
+const BUN_BODY_LIMIT = Number.MAX_SAFE_INTEGER
+
+type Fetch = (request: Request, server: Server<undefined>) => Response | Promise<Response>
+
+export function serveApp(app: { fetch: (request: Request) => Response | Promise<Response> }, options: { port: number; hostname?: string }): Server<undefined> {
+  const fetch: Fetch = (request) => app.fetch(request)
+  const routes: Record<string, (request: Request & { params: Record<string, string> }, server: Server<undefined>) => Response | Promise<Response>> = {}
+  let pattern = ''
+  for (let i = 1; i <= MAX_SEGMENTS; i++) {
+    pattern += `/:s${i}`
+    routes[pattern] = (request, server) => (isNormal(request) ? fetch(request, server) : notNormal())
+  }
+  return Bun.serve({
+    ...options,
+    maxRequestBodySize: BUN_BODY_LIMIT,
+    routes,
+    fetch(request, server) {
+      const segments = new URL(request.url).pathname.split('/').length - 1
+      return segments <= 1 || segments > MAX_SEGMENTS ? fetch(request, server) : notNormal()
+    },
+  })
+}
+
+/** The raw segments (as Bun's router split and decoded them) are the parsed URL's segments. */
+function isNormal(request: Request & { params: Record<string, string> }): boolean {
+  const parsed = new URL(request.url).pathname.split('/').slice(1)
+  const raw = Object.values(request.params)
+  return raw.length === parsed.length && raw.every((segment, i) => segment === decode(parsed[i]!))
+}
+
+function decode(segment: string): string {
+  try {
+    return decodeURIComponent(segment)
+  } catch {
+    return segment
+  }
+}
+
+function notNormal(): Response {
+  return Response.json(
+    { error: 'the request path is not in normal form: "." and ".." segments (also encoded), "\\", "#" and empty segments are not allowed, so an id that is not an id never changes which route runs' },
+    { status: 400 },
+  )
+}

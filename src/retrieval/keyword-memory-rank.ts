@@ -67,49 +67,62 @@ export function searchUserIndex(index: UserIndex, terms: QueryTerm[], filter: Me
   const exact = new Set(terms.filter((t) => !t.prefix).map((t) => t.term))
   const idf = (df: number) => Math.log(1 + (index.n - df + 0.5) / (df + 0.5))
 
+  const bit = (idx: number): [number, number] => (idx < 32 ? [(1 << idx) >>> 0, 0] : [0, (1 << (idx - 32)) >>> 0])
+  const tfPart = (tf: number, d: number) => (tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * index.dl[d]!) / index.avgdl))
+  const credit = (d: number, s: number, [lo, hi]: [number, number]) => {
+    if (maskLo[d] === 0 && maskHi[d] === 0) touched.push(d)
+    score[d]! += s
+    maskLo[d]! |= lo
+    maskHi[d]! |= hi
+  }
+
   // Each word's forms: its exact term and the expansions of its prefixes (each expansion once).
   const forms = new Map<number, { exact: PostingList[]; prefixed: Map<string, PostingList> }>()
   const formsOf = (idx: number) => forms.get(idx) ?? forms.set(idx, { exact: [], prefixed: new Map() }).get(idx)!
   for (const t of terms) {
-    if (t.prefix) {
-      for (let i = lowerBound(index.sorted, t.term); i < index.sorted.length; i++) {
-        const candidate = index.sorted[i]!
-        if (!candidate.startsWith(t.term)) break
-        if (candidate.length > t.term.length && !exact.has(candidate)) formsOf(t.idx).prefixed.set(candidate, index.terms.get(candidate)!)
-      }
-    } else {
+    if (!t.prefix) {
       const list = index.terms.get(t.term)
       if (list) formsOf(t.idx).exact.push(list)
-      else formsOf(t.idx)
+      continue
+    }
+    for (let i = lowerBound(index.sorted, t.term); i < index.sorted.length; i++) {
+      const candidate = index.sorted[i]!
+      if (!candidate.startsWith(t.term)) break
+      if (candidate.length > t.term.length && !exact.has(candidate)) formsOf(t.idx).prefixed.set(candidate, index.terms.get(candidate)!)
     }
   }
 
-  // The best form of the word in each document; documents holding it in no form stay at 0.
-  const best = new Float64Array(count).fill(-Infinity)
-  const held = new Uint8Array(count)
+  let best: Float64Array | undefined // the word's best form per document, while one word with forms is scored
+  let held: Uint8Array | undefined
   for (const [idx, { exact: exactLists, prefixed }] of forms) {
+    const mask = bit(idx)
+    if (prefixed.size === 0) {
+      // One form only (the common case): every posting is the word's one contribution to its document.
+      for (const list of exactLists) {
+        const weight = idf(list.docs.length)
+        for (let i = 0; i < list.docs.length; i++) credit(list.docs[i]!, weight * tfPart(list.tf[i]!, list.docs[i]!), mask)
+      }
+      continue
+    }
+    // Several forms: the word's df is that of every document holding any of them, and each document keeps its best.
+    best ??= new Float64Array(count).fill(-Infinity)
+    held ??= new Uint8Array(count)
     const lists = [...exactLists.map((list) => ({ list, prefix: false })), ...[...prefixed.values()].map((list) => ({ list, prefix: true }))]
-    if (lists.length === 0) continue
     const holders: number[] = []
     for (const { list } of lists) for (const d of list.docs) if (!held[d]) (held[d] = 1), holders.push(d)
     const wordIdf = idf(holders.length)
-    const [lo, hi] = idx < 32 ? [(1 << idx) >>> 0, 0] : [0, (1 << (idx - 32)) >>> 0]
     for (const { list, prefix } of lists) {
-      const weighted = prefix ? PREFIX_WEIGHT * wordIdf : idf(list.docs.length)
+      const weight = prefix ? PREFIX_WEIGHT * wordIdf : idf(list.docs.length)
       for (let i = 0; i < list.docs.length; i++) {
         const d = list.docs[i]!
-        const tf = list.tf[i]!
-        const s = weighted * ((tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * index.dl[d]!) / index.avgdl)))
+        const s = weight * tfPart(list.tf[i]!, d)
         if (best[d]! < s) best[d] = s
       }
     }
     for (const d of holders) {
-      if (maskLo[d] === 0 && maskHi[d] === 0) touched.push(d)
-      score[d]! += best[d]!
+      credit(d, best[d]!, mask)
       best[d] = -Infinity
       held[d] = 0
-      maskLo[d]! |= lo
-      maskHi[d]! |= hi
     }
   }
 

@@ -130,6 +130,11 @@ describe('length', () => {
     const past = await expectOk({ q: `${'zzz '.repeat(500)}keeper` })
     expect(past.results).toEqual([])
     expect(past.notice).toContain('cut')
+    // The cut falls inside "lampshade": its first letters ("lamps", the keeper's "lamp") are not searched as a word.
+    const straddling = `${'zz '.repeat(665)}lampshade`
+    expect(straddling.indexOf('lampshade')).toBe(1995)
+    expect((await expectOk({ q: straddling })).results).toEqual([])
+    expect(await searchIds(t, u, `${'zz '.repeat(665)}lamp`)).toEqual([keeper.id])
   })
 
   test('q beyond what HTTP lets through in a request line (16,384 characters) is 400 naming q', async () => {

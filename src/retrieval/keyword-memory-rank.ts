@@ -52,8 +52,9 @@ function lowerBound(sorted: string[], key: string): number {
 
 /**
  * BM25 over the copy, exactly as keywordSearch's SQL: df counted over every posting of the term, exact terms at
- * weight 1, longer terms under the last word's prefixes at PREFIX_WEIGHT (once per document and term, never a
- * term the query has exactly), documents matching every word first, then score × boost, then id.
+ * weight 1, longer terms under the last word's prefixes at PREFIX_WEIGHT with the df of the whole word (never a
+ * term the query has exactly), each word counted once per document (its best-scoring form), documents
+ * matching every word first, then score × boost, then id.
  */
 export function searchUserIndex(index: UserIndex, terms: QueryTerm[], filter: MemoryFilter, limit: number): KeywordHit[] {
   const words = new Set(terms.map((t) => t.idx)).size
@@ -64,36 +65,66 @@ export function searchUserIndex(index: UserIndex, terms: QueryTerm[], filter: Me
   const maskHi = new Uint32Array(count)
   const touched: number[] = []
   const exact = new Set(terms.filter((t) => !t.prefix).map((t) => t.term))
+  const idf = (df: number) => Math.log(1 + (index.n - df + 0.5) / (df + 0.5))
 
-  const add = (list: PostingList, idx: number, weight: number) => {
-    const df = list.docs.length
-    const idf = Math.log(1 + (index.n - df + 0.5) / (df + 0.5))
-    const [lo, hi] = idx < 32 ? [(1 << idx) >>> 0, 0] : [0, (1 << (idx - 32)) >>> 0]
-    for (let i = 0; i < df; i++) {
-      const d = list.docs[i]!
-      const tf = list.tf[i]!
-      if (maskLo[d] === 0 && maskHi[d] === 0) touched.push(d)
-      score[d]! += weight * idf * ((tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * index.dl[d]!) / index.avgdl)))
-      maskLo[d]! |= lo
-      maskHi[d]! |= hi
+  const bit = (idx: number): [number, number] => (idx < 32 ? [(1 << idx) >>> 0, 0] : [0, (1 << (idx - 32)) >>> 0])
+  const tfPart = (tf: number, d: number) => (tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * index.dl[d]!) / index.avgdl))
+  const credit = (d: number, s: number, [lo, hi]: [number, number]) => {
+    if (maskLo[d] === 0 && maskHi[d] === 0) touched.push(d)
+    score[d]! += s
+    maskLo[d]! |= lo
+    maskHi[d]! |= hi
+  }
+
+  // Each word's forms: its exact term and the expansions of its prefixes (each expansion once).
+  const forms = new Map<number, { exact: PostingList[]; prefixed: Map<string, PostingList> }>()
+  const formsOf = (idx: number) => forms.get(idx) ?? forms.set(idx, { exact: [], prefixed: new Map() }).get(idx)!
+  for (const t of terms) {
+    if (!t.prefix) {
+      const list = index.terms.get(t.term)
+      if (list) formsOf(t.idx).exact.push(list)
+      continue
     }
-  }
-
-  for (const t of terms) {
-    if (t.prefix) continue
-    const list = index.terms.get(t.term)
-    if (list) add(list, t.idx, 1)
-  }
-  const prefixed = new Map<string, number>()
-  for (const t of terms) {
-    if (!t.prefix) continue
     for (let i = lowerBound(index.sorted, t.term); i < index.sorted.length; i++) {
       const candidate = index.sorted[i]!
       if (!candidate.startsWith(t.term)) break
-      if (candidate.length > t.term.length && !exact.has(candidate)) prefixed.set(candidate, t.idx)
+      if (candidate.length > t.term.length && !exact.has(candidate)) formsOf(t.idx).prefixed.set(candidate, index.terms.get(candidate)!)
     }
   }
-  for (const [term, idx] of prefixed) add(index.terms.get(term)!, idx, PREFIX_WEIGHT)
+
+  let best: Float64Array | undefined // the word's best form per document, while one word with forms is scored
+  let held: Uint8Array | undefined
+  for (const [idx, { exact: exactLists, prefixed }] of forms) {
+    const mask = bit(idx)
+    if (prefixed.size === 0) {
+      // One form only (the common case): every posting is the word's one contribution to its document.
+      for (const list of exactLists) {
+        const weight = idf(list.docs.length)
+        for (let i = 0; i < list.docs.length; i++) credit(list.docs[i]!, weight * tfPart(list.tf[i]!, list.docs[i]!), mask)
+      }
+      continue
+    }
+    // Several forms: the word's df is that of every document holding any of them, and each document keeps its best.
+    best ??= new Float64Array(count).fill(-Infinity)
+    held ??= new Uint8Array(count)
+    const lists = [...exactLists.map((list) => ({ list, prefix: false })), ...[...prefixed.values()].map((list) => ({ list, prefix: true }))]
+    const holders: number[] = []
+    for (const { list } of lists) for (const d of list.docs) if (!held[d]) (held[d] = 1), holders.push(d)
+    const wordIdf = idf(holders.length)
+    for (const { list, prefix } of lists) {
+      const weight = prefix ? PREFIX_WEIGHT * wordIdf : idf(list.docs.length)
+      for (let i = 0; i < list.docs.length; i++) {
+        const d = list.docs[i]!
+        const s = weight * tfPart(list.tf[i]!, d)
+        if (best[d]! < s) best[d] = s
+      }
+    }
+    for (const d of holders) {
+      credit(d, best[d]!, mask)
+      best[d] = -Infinity
+      held[d] = 0
+    }
+  }
 
   const full = (words >= 32 ? [2 ** 32 - 1, 2 ** (words - 32) - 1] : [2 ** words - 1, 0]) as [number, number]
   const candidates: { d: number; all: boolean; ranked: number; boost: number }[] = []

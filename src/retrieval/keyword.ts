@@ -11,56 +11,15 @@ import { queryRows, type Tx } from '../../db/client'
 import { TEXT_CONFIG } from './keyword-index'
 import type { KeywordMemory } from './keyword-memory'
 import { searchUserIndex, type MemoryFilter } from './keyword-memory-rank'
+import type { QueryTerm } from './keyword-query'
+
+export { analyzeQuery, analyzeSearchQuery, cleanseQuery, type QueryTerm } from './keyword-query'
 
 /** Okapi BM25 parameters: the usual defaults of Lucene and Anserini's BEIR runs (k1 0.9, b 0.4). */
 export const K1 = 0.9
 export const B = 0.4
 /** A word matched only as the prefix of the last, still-being-typed term counts for this much. */
 export const PREFIX_WEIGHT = 0.5
-const MAX_QUERY_CHARS = 2000
-const MAX_WORDS = 62
-
-export interface QueryTerm {
-  /** Position of the query word; AND matching means every position is matched. */
-  idx: number
-  term: string
-  prefix: boolean
-}
-
-/** Strips what is not text, collapses whitespace, caps the length. */
-export function cleanseQuery(q: string): string {
-  return q
-    .replace(/[\u0000-\u001f\u007f]/g, ' ')
-    .replace(/\s+/g, ' ')
-    .trimStart()
-    .slice(0, MAX_QUERY_CHARS)
-}
-
-/**
- * The query's terms as the index knows them (stemmed, stop words dropped), in order, plus prefix terms for
- * the last word when the query does not end with a space — so search-as-you-type finds "vaccination" at "vacc".
- */
-export async function analyzeQuery(db: Tx, raw: string): Promise<QueryTerm[]> {
-  const q = cleanseQuery(raw)
-  const last = /[\p{L}\p{N}]{3,}$/u.exec(q)?.[0]?.toLowerCase() ?? ''
-  const [row] = await queryRows<{ terms: string[] | null; last: string[] | null }>(
-    db,
-    sql`select
-      (select array_agg(lexeme order by positions[1]) from unnest(to_tsvector(${TEXT_CONFIG}::regconfig, ${q}))) as terms,
-      (select array_agg(lexeme) from unnest(to_tsvector(${TEXT_CONFIG}::regconfig, ${last}))) as last`,
-  )
-  // At most MAX_WORDS words (a query's words are a 64-bit mask in the ranking).
-  const terms: QueryTerm[] = (row?.terms ?? []).slice(0, MAX_WORDS).map((term, idx) => ({ idx, term, prefix: false }))
-  // A stop word being typed ("walrus and") is not a word to require; the words before it still count.
-  if (last && row?.last?.length) {
-    const stem = row?.last?.[0]
-    const exact = terms.find((t) => t.term === stem)
-    const idx = exact?.idx ?? terms.length
-    if (idx >= MAX_WORDS) return terms
-    for (const prefix of new Set([stem, last].filter((p): p is string => !!p))) terms.push({ idx, term: prefix, prefix: true })
-  }
-  return terms
-}
 
 /**
  * Pinned documents get +10 %, a thumbs-up +5 %, a thumbs-down −5 %: enough to break near-ties, never to
@@ -97,6 +56,8 @@ export async function keywordSearch(
   const hasPrefix = terms.some((t) => t.prefix)
   // Constants go in as literals: as parameters Postgres would type them from context (integer).
   const [k1, b] = [sql.raw(String(K1)), sql.raw(String(B))]
+  const idf = (df: SQL) => sql`ln(1 + (corpus.n - ${df} + 0.5) / (${df} + 0.5))`
+  const tfPart = sql`w.tf * (${k1} + 1) / (w.tf + ${k1} * (1 - ${b} + ${b} * w.dl / corpus.avgdl))`
   const rows = await queryRows<{ document_id: string; score: number; matched_terms: number; boost: number }>(
     db,
     sql`with q as (
@@ -107,13 +68,13 @@ export async function keywordSearch(
       -- "offset 0" keeps each lateral a per-term index scan: flattened, the planner once read all of a user's
       -- postings and filtered them (10 s a query at 100k documents).
       m as (
-        select p.document_id, p.term, p.tf, p.dl, q.idx, 1::float8 as weight
+        select p.document_id, p.term, p.tf, p.dl, q.idx, 1::float8 as weight, false as prefix
         from q cross join lateral (select * from postings p where p.user_id = ${userId} and p.term = q.term offset 0) p
         where not q.prefix
         ${
           hasPrefix
             ? sql`union all
-        select distinct on (p.document_id, p.term) p.document_id, p.term, p.tf, p.dl, q.idx, ${sql.raw(String(PREFIX_WEIGHT))}::float8
+        select distinct on (p.document_id, p.term) p.document_id, p.term, p.tf, p.dl, q.idx, ${sql.raw(String(PREFIX_WEIGHT))}::float8, true
         from q cross join lateral (
           select * from postings p where p.user_id = ${userId} and p.term > q.term and p.term < q.term || chr(1114111) offset 0) p
         where q.prefix and p.term not in (select term from q where not prefix)`
@@ -121,16 +82,22 @@ export async function keywordSearch(
         }),
       corpus as (select greatest(documents, 1)::float8 as n, greatest(total_len / greatest(documents, 1), 1)::float8 as avgdl
                  from keyword_stats where user_id = ${userId}),
-      -- Document frequency in the same pass (a window), and the words matched as a bit mask: cheaper than a
-      -- join with a grouped df and a count(distinct) per document.
+      -- Document frequency in the same pass (a window): cheaper than a join with a grouped df.
       w as (select m.*, count(*) over (partition by m.term)::float8 as df from m),
-      scored as (
-        select w.document_id,
-               sum(w.weight * ln(1 + (corpus.n - w.df + 0.5) / (w.df + 0.5))
-                   * w.tf * (${k1} + 1) / (w.tf + ${k1} * (1 - ${b} + ${b} * w.dl / corpus.avgdl)))::float8 as score,
-               bit_or(1::bigint << w.idx) as mask
-        from w cross join corpus
-        group by w.document_id)
+      ${
+        hasPrefix
+          ? sql`-- A prefix stands for one word: its expansions share the df of every document holding the word in any
+      -- form (never rarer than the exact word, so a rare expansion cannot outweigh it), and a document counts
+      -- only its best-scoring form of each word — many expansions in one document do not add up.
+      dw as (select idx, count(distinct document_id)::float8 as dfw from m group by idx),
+      per_word as (
+        select w.document_id, w.idx, max(w.weight * ${idf(sql`case when w.prefix then dw.dfw else w.df end`)} * ${tfPart})::float8 as s
+        from w join dw using (idx) cross join corpus
+        group by w.document_id, w.idx),`
+          : sql`per_word as (select w.document_id, w.idx, (${idf(sql`w.df`)} * ${tfPart})::float8 as s from w cross join corpus),`
+      }
+      -- The words matched as a bit mask: cheaper than a count(distinct) per document.
+      scored as (select document_id, sum(s)::float8 as score, bit_or(1::bigint << idx) as mask from per_word group by document_id)
       -- Scored from postings alone; the documents table is read only for the matched ids, by primary key.
       select s.document_id, s.score, length(replace(s.mask::bit(64)::text, '0', ''))::int as matched_terms, ${BOOST} as boost
       from scored s join documents d on d.id = s.document_id
@@ -139,6 +106,31 @@ export async function keywordSearch(
       limit ${limit}`,
   )
   return { hits: rows.map((r) => ({ document_id: r.document_id, score: Number(r.score), matched_terms: Number(r.matched_terms), boost: Number(r.boost) })), words }
+}
+
+/**
+ * How many of the query's words each of these documents holds, by the ranking's rules (exact terms, the last
+ * word's expansions unless another word has them exactly) — for results that semantic search found, so
+ * `matched_terms` is true of every result whatever ranked it.
+ */
+export async function matchedWords(db: Tx, userId: string, terms: QueryTerm[], documentIds: string[]): Promise<Map<string, number>> {
+  if (documentIds.length === 0 || terms.length === 0) return new Map()
+  const ids = sql`${`{${documentIds.join(',')}}`}::uuid[]`
+  const rows = await queryRows<{ document_id: string; words: number }>(
+    db,
+    sql`with q as (
+        select (e->>'idx')::int as idx, e->>'term' as term, (e->>'prefix')::boolean as prefix
+        from jsonb_array_elements(${JSON.stringify(terms)}::jsonb) e)
+      select m.document_id, count(distinct m.idx)::int as words from (
+        select p.document_id, q.idx from q join postings p on p.user_id = ${userId} and p.term = q.term and p.document_id = any(${ids})
+        where not q.prefix
+        union all
+        select p.document_id, q.idx from q join postings p
+          on p.user_id = ${userId} and p.term > q.term and p.term < q.term || chr(1114111) and p.document_id = any(${ids})
+        where q.prefix and p.term not in (select term from q where not prefix)) m
+      group by m.document_id`,
+  )
+  return new Map(rows.map((r) => [r.document_id, Number(r.words)]))
 }
 
 /** A tsquery OR-ing the terms (already lexemes, so quoted rather than re-analysed). */

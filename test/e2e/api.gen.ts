@@ -3934,8 +3934,11 @@ export interface operations {
                         query: string;
                         /** @description The mode that ran: hybrid | keyword | semantic */
                         mode: string;
-                        /** @description all: every result matched every query word; any: OR matches filled the list */
-                        matched: string;
+                        /**
+                         * @description all: every result holds every searched word; any: some results hold only some of them (OR matches filled the list, or semantic neighbours hold fewer); none: no result holds any searched word (no results, no searchable words, or matched by meaning only)
+                         * @enum {string}
+                         */
+                        matched: "all" | "any" | "none";
                         took_ms: number;
                         results: {
                             /** DocumentSummary */
@@ -3974,13 +3977,13 @@ export interface operations {
                                 keyword_score: number | null;
                                 semantic_rank: (number | null) | null;
                                 semantic_score: number | null;
-                                /** @description Query words the document matched */
+                                /** @description Searched query words the document holds (exactly, or the last word as a prefix), whatever ranked it */
                                 matched_terms: number;
                                 /** @description Multiplier from pinned and rating */
                                 boost: number;
                             };
                         }[];
-                        /** @description Why the mode that ran differs from the one asked for */
+                        /** @description What the search did differently from what was asked, clauses joined by "; ": the mode that ran, a query with no searchable words (empty, punctuation, stop words only), a query cut to length, the rarest words kept of too many */
                         notice?: string;
                     };
                 };

@@ -16,7 +16,9 @@ let other: string
 const docs: Record<string, string> = {}
 
 // A small vocabulary, so documents share words (real document frequencies) and queries match many of them.
-const WORDS = ['vaccine', 'vaccination', 'immune', 'response', 'protein', 'cell', 'tumor', 'growth', 'signal', 'pathway', 'mouse', 'patient', 'trial', 'dose', 'risk', 'gene', 'expression', 'receptor', 'binding', 'kinase']
+// Several share a prefix ("ops", "options", "operators", "opsgenie"…), so a prefix expands to many terms of one
+// document, exactly and not.
+const WORDS = ['vaccine', 'vaccination', 'immune', 'response', 'protein', 'cell', 'tumor', 'growth', 'signal', 'pathway', 'mouse', 'patient', 'trial', 'dose', 'risk', 'gene', 'expression', 'receptor', 'binding', 'kinase', 'ops', 'options', 'operators', 'opsgenie', 'optimal', 'rec', 'recall']
 function text(seed: number, length: number): string {
   let x = seed
   const out: string[] = []
@@ -51,7 +53,12 @@ beforeAll(async () => {
 })
 afterAll(() => t.close())
 
-const QUERIES = ['vaccine immune response', 'tumor growth signal pathway kinase', 'mouse', 'patient trial dose risk', 'vacc', 'gene expression recep', 'protein cell binding receptor immune tumor', 'study', 'nothingmatches here']
+const QUERIES = [
+  'vaccine immune response', 'tumor growth signal pathway kinase', 'mouse', 'patient trial dose risk', 'vacc', 'gene expression recep',
+  'protein cell binding receptor immune tumor', 'study', 'nothingmatches here',
+  // Prefixes with an exact term and many expansions; an expansion another word has exactly; a prefix-only word.
+  'ops', 'op', 'opt', 'kinase ops', 'operators ops', 'rec', 'recall rec', 'dose opsg',
+]
 // '' stands for an id known once the corpus exists: the other workspace, a document to leave out, the archived one alone.
 const FILTERS: MemoryFilter[] = [{}, { workspaceId: '' }, { kind: 'note' }, { tag: 'lab' }, { source: 'api' }, { source: 'extension' }, { excludeDocument: '' }, { onlyDocument: '' }]
 
@@ -67,7 +74,7 @@ function sqlFilter(f: MemoryFilter) {
 }
 
 describe('the in-memory copy of the keyword index', () => {
-  test('ranks exactly as the SQL ranking: same documents, order, scores, boosts and matched words', async () => {
+  test('ranks exactly as the SQL ranking: same documents, order, scores, boosts and matched words, prefixes included', async () => {
     const copy = await t.deps.keywordMemory.load(t.deps.db, u.id)
     expect(copy).not.toBeNull()
     let compared = 0

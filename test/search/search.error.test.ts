@@ -26,7 +26,7 @@ const expectOk = async (params: SearchParams) => {
   const res = await searchRaw(t, u, params)
   expect({ q: params.q?.slice(0, 60), status: res.status }).toEqual({ q: params.q?.slice(0, 60), status: 200 })
   expect(Array.isArray(res.body.results)).toBe(true)
-  return res.body as { query: string; results: { document: { id: string } }[]; matched: string }
+  return res.body as { query: string; results: { document: { id: string } }[]; matched: string; notice?: string }
 }
 
 const expect400 = async (params: SearchParams | string, mentions: string) => {
@@ -38,10 +38,12 @@ const expect400 = async (params: SearchParams | string, mentions: string) => {
 }
 
 describe('query cleansing: operators and punctuation are never syntax', () => {
-  test('queries made only of operators, quotes, wildcards or backslashes answer 200 with no results', async () => {
-    for (const q of ['&|!():*<->', "'", "''''", '"', '\\', '\\\\\\', '%_', '%', '_', '*', ':*', '!', '-', '()', '<->', '[]{}', '$1', ';', '--', '/* */', '`', '^~', '&&||', ':*:*'.repeat(200)]) {
-      const body = await expectOk({ q })
-      expect({ q, results: body.results }).toEqual({ q, results: [] })
+  test('queries made only of operators, quotes, wildcards or backslashes answer 200 with no results and a notice saying why', async () => {
+    for (const q of ['&|!():*<->', "'", "''''", '"', '\\', '\\\\\\', '%_', '%', '_', '*', ':*', '!', '-', '()', '<->', '[]{}', ';', '--', '/* */', '`', '^~', '&&||', ':*:*'.repeat(200)]) {
+      const body = await expectOk({ q, mode: 'keyword' })
+      expect({ q, results: body.results, matched: body.matched, notice: body.notice }).toEqual({
+        q, results: [], matched: 'none', notice: 'the query has no letters or digits: there is nothing to search for',
+      })
     }
   })
 
@@ -84,10 +86,11 @@ describe('query cleansing: operators and punctuation are never syntax', () => {
     }
   })
 
-  test('a query of stop words only, an empty query and blanks answer 200 with no results', async () => {
+  test('a query of stop words only, an empty query and blanks answer 200 with no results and a notice saying why', async () => {
     for (const q of ['the of and ', 'the of', 'a an the is', '', ' ', '   \t  ']) {
       const body = await expectOk({ q })
-      expect({ q, results: body.results }).toEqual({ q, results: [] })
+      expect({ q, results: body.results, matched: body.matched }).toEqual({ q, results: [], matched: 'none' })
+      expect(body.notice).toContain(q.trim() ? 'only stop words' : 'the query is empty')
     }
   })
 
@@ -124,10 +127,27 @@ describe('unicode', () => {
 })
 
 describe('length', () => {
-  test('q of more than 2000 characters is 400 naming q; 2000 is accepted', async () => {
-    await expect400({ q: 'x'.repeat(2001) }, 'q')
-    await expect400({ q: 'lighthouse '.repeat(300) }, 'q')
-    await expectOk({ q: 'x'.repeat(2000) })
+  test('q of more than 2000 characters is cut to 2000, not refused, and the notice says so', async () => {
+    const long = await expectOk({ q: 'lighthouse '.repeat(300), mode: 'keyword' })
+    expect(long.results.map((r) => r.document.id)).toEqual([keeper.id])
+    expect(long.notice).toBe('the query was cut to its first 2,000 characters')
+    expect((await expectOk({ q: 'x'.repeat(2001) })).notice).toContain('cut to its first 2,000 characters')
+    // At exactly 2000 nothing is cut.
+    expect((await expectOk({ q: 'x'.repeat(2000), mode: 'keyword' })).notice).toBeUndefined()
+    // A word past the cut is not searched: "keeper" alone at the end finds nothing.
+    const past = await expectOk({ q: `${'zzz '.repeat(500)}keeper` })
+    expect(past.results).toEqual([])
+    expect(past.notice).toContain('cut')
+    // The cut falls inside "lampshade": its first letters ("lamps", the keeper's "lamp") are not searched as a word.
+    const straddling = `${'zz '.repeat(665)}lampshade`
+    expect(straddling.indexOf('lampshade')).toBe(1995)
+    expect((await expectOk({ q: straddling })).results).toEqual([])
+    expect(await searchIds(t, u, `${'zz '.repeat(665)}lamp`)).toEqual([keeper.id])
+  })
+
+  test('q beyond what HTTP lets through in a request line (16,384 characters) is 400 naming q', async () => {
+    await expectOk({ q: 'x'.repeat(16_384) })
+    await expect400({ q: 'x'.repeat(16_385) }, 'q')
   })
 
   test('a 1990-character query works, hostile or not, and still finds its words', async () => {

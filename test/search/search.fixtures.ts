@@ -29,7 +29,7 @@ export interface SearchResult {
 export interface SearchBody {
   query: string
   mode: string
-  matched: 'all' | 'any'
+  matched: 'all' | 'any' | 'none'
   took_ms: number
   results: SearchResult[]
   notice?: string

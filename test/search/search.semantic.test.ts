@@ -67,10 +67,13 @@ describe('semantic mode follows the embed job', () => {
     expect(ids(after.results)).toEqual([doc.id, other.id])
     const expected = await expectedSimilarity(t.deps, [doc.id, other.id], q)
     const [top, second] = after.results as [SearchResult, SearchResult]
+    // Ranked by meaning only, and matched_terms still says which words each holds: the tide table all six
+    // (spring, tide, neap, follow, phase, moon), the bread none — so `matched` is "any".
     expect(top.signals).toEqual({
-      keyword_rank: null, keyword_score: null, semantic_rank: 1, semantic_score: expect.any(Number), matched_terms: 0, boost: 1,
+      keyword_rank: null, keyword_score: null, semantic_rank: 1, semantic_score: expect.any(Number), matched_terms: 6, boost: 1,
     })
-    expect(second.signals).toMatchObject({ keyword_rank: null, keyword_score: null, semantic_rank: 2 })
+    expect(second.signals).toMatchObject({ keyword_rank: null, keyword_score: null, semantic_rank: 2, matched_terms: 0 })
+    expect(after.matched).toBe('any')
     expect(top.signals.semantic_score!).toBeCloseTo(expected.get(doc.id)!, 5)
     expect(second.signals.semantic_score!).toBeCloseTo(expected.get(other.id)!, 5)
     expect(top.score).toBeCloseTo(top.signals.semantic_score! * top.signals.boost, 9)
@@ -103,7 +106,11 @@ describe('semantic mode follows the embed job', () => {
     expect(sem.results[0]!.signals.semantic_score!).toBeCloseTo(expected.get(wordy.id)!, 5)
     const hybrid = await search(t, u, { q, mode: 'hybrid' })
     expect(hybrid.mode).toBe('hybrid')
-    expect(hybrid.notice).toBeUndefined()
+    // Each says the keyword side had no word to look for.
+    for (const res of [kw, sem, hybrid]) expect(res.notice).toContain('only stop words')
+    expect(kw.notice).toContain('nothing to match')
+    expect(hybrid.notice).toContain('ranked by meaning alone')
+    for (const res of [kw, sem, hybrid]) expect(res.matched).toBe('none')
     expect(ids(hybrid.results)[0]).toBe(wordy.id)
     expect(hybrid.results[0]!.signals).toMatchObject({ keyword_rank: null, semantic_rank: 1 })
   })

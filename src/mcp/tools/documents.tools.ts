@@ -33,7 +33,7 @@ export function registerDocumentTools(server: McpServer, api: ApiCaller | null, 
       outputSchema: {
         query: z.string(),
         mode: z.string().describe('The mode that ran'),
-        matched: z.string().describe('all: every result matched every word; any: partial matches filled the list'),
+        matched: z.string().describe('all: every result holds every word; any: some hold only some; none: no result holds any (matched by meaning only, or no searchable words)'),
         notice: z.string().optional(),
         results: z.array(z.object({ ...DocumentRef, snippet: z.string(), score: z.number() })),
       },

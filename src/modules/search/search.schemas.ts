@@ -1,10 +1,19 @@
 // Request and response schemas of GET /api/search.
 import { t } from 'elysia'
 import { Uuid } from '../../http/schemas'
+import { MAX_QUERY_CHARS } from '../../retrieval/keyword-query'
 import { DocumentSummary, KindSchema, literals, SourceSchema } from '../documents/documents.schemas'
 
+/** What q may be at most: HTTP's own limit on a request line. Longer than MAX_QUERY_CHARS is cut, not refused. */
+const MAX_ACCEPTED_QUERY_CHARS = 16_384
+
 export const SearchQuery = t.Object({
-  q: t.String({ maxLength: 2000, description: 'Free text; anything is accepted (it is cleansed, never parsed as syntax)' }),
+  q: t.String({
+    // Over HTTP a request line cannot be much longer (Bun answers 431 past 16 KiB of headers); this bounds in-process callers.
+    maxLength: MAX_ACCEPTED_QUERY_CHARS,
+    error: `q must be at most ${MAX_ACCEPTED_QUERY_CHARS} characters (queries over ${MAX_QUERY_CHARS} are cut to their first ${MAX_QUERY_CHARS})`,
+    description: `Free text; anything is accepted (it is cleansed, never parsed as syntax). Only the first ${MAX_QUERY_CHARS} characters are searched, and the response's notice says so`,
+  }),
   limit: t.Optional(t.Integer({ minimum: 1, maximum: 100, default: 10, error: 'limit must be an integer from 1 to 100' })),
   workspace_id: t.Optional(Uuid()),
   kind: t.Optional(KindSchema),
@@ -22,7 +31,7 @@ export const SearchResult = t.Object({
     keyword_score: t.Nullable(t.Number()),
     semantic_rank: t.Nullable(t.Integer()),
     semantic_score: t.Nullable(t.Number()),
-    matched_terms: t.Integer({ description: 'Query words the document matched' }),
+    matched_terms: t.Integer({ description: 'Searched query words the document holds (exactly, or the last word as a prefix), whatever ranked it' }),
     boost: t.Number({ description: 'Multiplier from pinned and rating' }),
   }),
 })
@@ -31,10 +40,22 @@ export const SearchResponse = t.Object(
   {
     query: t.String(),
     mode: t.String({ description: 'The mode that ran: hybrid | keyword | semantic' }),
-    matched: t.String({ description: 'all: every result matched every query word; any: OR matches filled the list' }),
+    // UnionEnum (not literals): the OpenAPI document keeps its description; required, so no default either.
+    matched: t.UnionEnum(['all', 'any', 'none'], {
+      default: undefined,
+      description:
+        'all: every result holds every searched word; any: some results hold only some of them (OR matches filled the list, ' +
+        'or semantic neighbours hold fewer); none: no result holds any searched word (no results, no searchable words, or matched by meaning only)',
+    }),
     took_ms: t.Number(),
     results: t.Array(SearchResult),
-    notice: t.Optional(t.String({ description: 'Why the mode that ran differs from the one asked for' })),
+    notice: t.Optional(
+      t.String({
+        description:
+          'What the search did differently from what was asked, clauses joined by "; ": the mode that ran, a query with no ' +
+          'searchable words (empty, punctuation, stop words only), a query cut to length, the rarest words kept of too many',
+      }),
+    ),
   },
   { title: 'SearchResponse' },
 )

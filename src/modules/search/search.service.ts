@@ -6,11 +6,12 @@ import { chunks, documents } from '../../../db/schema'
 import { embedQuery } from '../../ai/embeddings'
 import type { Deps } from '../../deps'
 import { fromKeyword, fromSemantic, fuse, type RankedHit } from '../../retrieval/fusion'
-import { analyzeQuery, keywordSearch, snippets } from '../../retrieval/keyword'
+import { analyzeSearchQuery, keywordSearch, matchedWords, snippets } from '../../retrieval/keyword'
 import { semanticSearch } from '../../retrieval/semantic'
 import type { SessionUser } from '../auth/sessions.service'
 import { toSummaryDto } from '../documents/documents.model'
 import { findWorkspace } from '../workspaces/workspaces.service'
+import { matchedOf, searchNotices } from './search.report'
 
 export interface SearchInput {
   q: string
@@ -46,34 +47,40 @@ export async function searchDocuments(deps: Deps, user: SessionUser, input: Sear
   const embedder = deps.embedder
   const mode = embedder ? asked : 'keyword'
   const filter = documentFilter(user.id, input)
+  const query = await analyzeSearchQuery(deps.db, input.q, user.id)
 
   // Semantic side first: if the embedding endpoint fails now, search must not fail with it — it runs by keyword.
+  // A query with no letters or digits is not embedded: it means nothing, and some embedders make it a zero vector.
   let semantic: Awaited<ReturnType<typeof semanticSearch>> = []
   let failure: string | null = null
-  if (mode !== 'keyword' && embedder && input.q.trim()) {
-    const vector = await embedQuery(embedder, input.q).catch((error: Error) => ((failure = error.message), null))
+  if (mode !== 'keyword' && embedder && query.hasWords) {
+    const vector = await embedQuery(embedder, query.text).catch((error: Error) => ((failure = error.message), null))
     if (vector) semantic = await semanticSearch(deps.db, user.id, embedder.id, vector, filter, mode === 'hybrid' ? Math.max(limit, FUSION_POOL) : limit)
   }
   const ran = failure ? 'keyword' : mode
-  const terms = await analyzeQuery(deps.db, input.q)
+  const { terms } = query
   const memory = { copies: deps.keywordMemory, filter: { workspaceId: input.workspace_id, kind: input.kind, source: input.source, tag: input.tag } }
-  const keyword = ran === 'semantic' ? { hits: [], words: 0 } : await keywordSearch(deps.db, user.id, terms, filter, ran === 'hybrid' ? Math.max(limit, FUSION_POOL) : limit, memory)
+  const keyword = ran === 'semantic' ? { hits: [] } : await keywordSearch(deps.db, user.id, terms, filter, ran === 'hybrid' ? Math.max(limit, FUSION_POOL) : limit, memory)
   const ranked: RankedHit[] = (
     ran === 'keyword' ? fromKeyword(keyword.hits) : ran === 'semantic' ? fromSemantic(semantic) : fuse(fromKeyword(keyword.hits), fromSemantic(semantic), embedder!.fusionWeight)
   ).slice(0, limit)
 
   const ids = ranked.map((h) => h.document_id)
-  const [rows, passages, semanticPassages] = await Promise.all([
+  const byMeaning = ranked.filter((h) => h.keyword_rank === null)
+  const [rows, passages, semanticPassages, wordsOf] = await Promise.all([
     ids.length ? deps.db.select(summaryColumns).from(documents).where(inArray(documents.id, ids)) : Promise.resolve([]),
     snippets(deps.db, user.id, ranked.filter((h) => h.keyword_rank !== null).map((h) => h.document_id), terms),
-    chunkPassages(deps, ranked.filter((h) => h.keyword_rank === null && h.chunk_id).map((h) => h.chunk_id!)),
+    chunkPassages(deps, byMeaning.filter((h) => h.chunk_id).map((h) => h.chunk_id!)),
+    // Results semantic search brought hold query words too, or none: say which, as for keyword results.
+    matchedWords(deps.db, user.id, terms, byMeaning.map((h) => h.document_id)),
   ])
   const byId = new Map(rows.map((r) => [r.id, r]))
-  const keywordHits = ranked.filter((h) => h.keyword_rank !== null)
+  const matchedTerms = (h: RankedHit) => (h.keyword_rank === null ? (wordsOf.get(h.document_id) ?? 0) : h.matched_terms)
+  const notices = searchNotices({ asked, offered: mode, ran, unavailable: deps.embeddingStatus.reason, failure, query })
   return {
     query: input.q,
     mode: ran,
-    matched: keywordHits.every((h) => h.matched_terms === keyword.words) ? 'all' : 'any',
+    matched: matchedOf(ranked.map(matchedTerms), query.words),
     took_ms: Math.round((performance.now() - started) * 100) / 100,
     results: ranked.map((h) => {
       const row = byId.get(h.document_id)!
@@ -83,15 +90,11 @@ export async function searchDocuments(deps: Deps, user: SessionUser, input: Sear
         snippet: passages.get(h.document_id) ?? (h.chunk_id ? semanticPassages.get(h.chunk_id) : undefined) ?? row.excerpt,
         signals: {
           keyword_rank: h.keyword_rank, keyword_score: h.keyword_score, semantic_rank: h.semantic_rank,
-          semantic_score: h.semantic_score, matched_terms: h.matched_terms, boost: h.boost,
+          semantic_score: h.semantic_score, matched_terms: matchedTerms(h), boost: h.boost,
         },
       }
     }),
-    ...(failure
-      ? { notice: `the embedding model failed (${failure}); searched by keyword` }
-      : asked !== mode
-        ? { notice: `${asked} search needs an embedding model and none is available (${deps.embeddingStatus.reason}); searched by keyword` }
-        : {}),
+    ...(notices.length ? { notice: notices.join('; ') } : {}),
   }
 }
 

@@ -114,7 +114,7 @@ describe('ingest that lands on an existing document, with a key', () => {
     const drafts = await listIds(t, u, '/api/memories?status=pending_approval')
     expect(drafts).toHaveLength(1)
     await approve(t, u, drafts[0]!)
-    expect(await listIds(t, u, '/api/memories')).toEqual([drafts[0]])
+    expect(await listIds(t, u, '/api/memories')).toEqual([drafts[0]!])
     expect(await getDoc(u, memory.id)).toMatchObject({ status: 'archived', body: 'Restart the worker first.' })
   })
 

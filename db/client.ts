@@ -9,6 +9,7 @@ import { drizzle as drizzlePglite } from 'drizzle-orm/pglite'
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js'
 import postgres from 'postgres'
 import { isInMemory, type Config } from '../src/config'
+import { guardPglite, type PgliteGuard } from './pglite-guard'
 import * as schema from './schema'
 
 export type Schema = typeof schema
@@ -22,6 +23,8 @@ export interface Database {
   close(): Promise<void>
   /** The embedded instance, when there is one (tests clone it). */
   pglite?: PGlite
+  /** Whether the embedded instance has crashed (db/pglite-guard.ts); absent for PostgreSQL. */
+  guard?: PgliteGuard
 }
 
 export interface CreateDbOptions {
@@ -37,7 +40,10 @@ export async function createDb(config: Pick<Config, 'dataDir' | 'databaseUrl'>, 
     return { db: drizzlePostgres(client, { schema }) as unknown as Db, kind: 'postgres', close: () => client.end({ timeout: 5 }) }
   }
   const pglite = options.pglite ?? (await openPglite(config.dataDir))
-  return { db: drizzlePglite(pglite, { schema }) as unknown as Db, kind: 'pglite', close: () => pglite.close(), pglite }
+  const guard = guardPglite(pglite)
+  // A crashed instance cannot run its shutdown statements; its files are left as the last commit wrote them.
+  const close = () => (guard.crashed === null ? pglite.close() : Promise.resolve())
+  return { db: drizzlePglite(pglite, { schema }) as unknown as Db, kind: 'pglite', close, pglite, guard }
 }
 
 export async function openPglite(dataDir: string): Promise<PGlite> {

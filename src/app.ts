@@ -4,6 +4,8 @@ import type { Deps } from './deps'
 import { bodyLimit, MAX_BODY_BYTES } from './http/body-limit'
 import { cors } from './http/cors'
 import { errorHandler } from './http/errors'
+import './http/formats'
+import { inputGuard } from './http/input-guard'
 import { mountOpenApi } from './http/openapi'
 import { mcpRoutes } from './mcp/mcp.routes'
 import { accountRoutes } from './modules/account/account.routes'
@@ -39,9 +41,12 @@ const Health = t.Object(
 
 export function createApp(deps: Deps) {
   let handle: (request: Request) => Promise<Response> = () => Promise.reject(new Error('app not built yet'))
-  const app = new Elysia()
+  // normalize 'typebox': unknown fields are dropped after a type check, never by coercion (Elysia's default
+  // cleaner turned `"metadata": "abc"` into `{"0":"a","1":"b","2":"c"}` and `[]` bodies into `{}`).
+  const app = new Elysia({ normalize: 'typebox' })
     .use(errorHandler(deps.log, MAX_BODY_BYTES))
     .use(cors(deps.config))
+    .use(inputGuard())
     .use(bodyLimit(MAX_BODY_BYTES))
     .get('/', () => ({ status: 'ok' as const, version: deps.config.version, database: deps.dbKind, embeddings: deps.embeddingStatus }), {
       response: { 200: Health },

@@ -1,5 +1,6 @@
 // Deps: everything a service needs, made once at boot (or per test) and passed explicitly.
 import { createDb, type Database, type Db } from '../db/client'
+import type { PgliteGuard } from '../db/pglite-guard'
 import { runMigrations } from '../db/migrate'
 import { loadEmbedder, type Embedder, type EmbeddingStatus } from './ai/embeddings'
 import { loadChatModel, type ChatModel } from './ai/models'
@@ -15,6 +16,8 @@ export interface Deps {
   config: Config
   db: Db
   dbKind: Database['kind']
+  /** The embedded database's crash state (absent on PostgreSQL): health answers 503 and the server exits on a crash. */
+  databaseGuard?: PgliteGuard
   clock: Clock
   ids: { next(): string }
   log: Logger
@@ -45,6 +48,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     config,
     db: database.db,
     dbKind: database.kind,
+    databaseGuard: database.guard,
     clock: overrides.clock ?? systemClock,
     ids: { next: () => Bun.randomUUIDv7() },
     log,

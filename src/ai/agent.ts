@@ -4,7 +4,7 @@
 // and `saved`. A disconnect aborts the loop; a provider failure ends the stream with an `error` event.
 import { isStepCount, streamText } from 'ai'
 import type { Deps } from '../deps'
-import type { Send } from '../http/sse'
+import { type Send, StreamError, streamStep } from '../http/sse'
 import type { AnswerEvent } from '../modules/ask/ask.service'
 import { INTERRUPTED, messageOf } from '../modules/ask/ask.service'
 import type { SessionUser } from '../modules/auth/sessions.service'
@@ -79,13 +79,9 @@ export async function runAgent(deps: Deps, user: SessionUser, message: string, t
     failure = error
   }
   if (signal.aborted) return
-  if (failure) {
-    deps.log.warn('agent run failed', { error: String(failure) })
-    send({ type: 'error', message: `the agent could not finish: ${messageOf(failure)}` })
-    return
-  }
+  if (failure) throw new StreamError(`the agent could not finish: ${messageOf(failure)}`, { cause: failure })
   say(filter.flush())
   send({ type: 'sources', sources: sources.list })
-  const conversation = await saveExchange(deps, user, turn, message, answer.trim(), sources.list)
+  const conversation = await streamStep('the answer could not be saved', () => saveExchange(deps, user, turn, message, answer.trim(), sources.list))
   send({ type: 'saved', conversation })
 }

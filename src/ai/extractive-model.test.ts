@@ -4,7 +4,8 @@
 import { describe, expect, test } from 'bun:test'
 import { streamText, tool } from 'ai'
 import { z } from 'zod'
-import { composeAnswer, extractiveModel, NO_ANSWER, sentences, stems } from './extractive-model'
+import { composeAnswer, extractiveModel, NO_ANSWER, stems } from './extractive-model'
+import { sentences } from './sentences'
 import { groundingInstructions } from './grounding'
 
 const passages = [
@@ -59,17 +60,17 @@ describe('composeAnswer', () => {
     expect(answer).not.toContain('invoices')
 
     const invoices = composeAnswer('When are invoices emailed?', passages)
-    expect(invoices).toContain('Billing invoices are emailed on the first day of each month [3].')
+    expect(invoices).toContain('Billing invoices are emailed on the first day of each month! [3]')
     expect(invoices).not.toContain('Backups')
   })
 
-  test('the most relevant sentences win, at most three, read in source order', () => {
-    const many = Array.from({ length: 6 }, (_, i) => ({ index: i + 1, text: `Deploy rule number ${i + 1} applies to deploys on staging.` }))
-    const answer = composeAnswer('deploy rules for staging', many)
-    const cited = claims(answer).map((c) => c.cites)
-    expect(cited).toHaveLength(3)
-    expect(cited).toEqual([...cited].sort((a, b) => a - b))
-    expect(composeAnswer('deploy rules for staging', many, 1).match(/\[\d+\]/g)).toHaveLength(1)
+  test('the most relevant sentences win, at most three (six when detailed), read in source order', () => {
+    const many = Array.from({ length: 8 }, (_, i) => ({ index: i + 1, text: `Deploy rule number ${i + 1} applies to deploys on staging.` }))
+    for (const [style, max] of [['concise', 3], ['detailed', 6]] as const) {
+      const cited = claims(composeAnswer('deploy rules for staging', many, style)).map((c) => c.cites)
+      expect(cited).toHaveLength(max)
+      expect(cited).toEqual([...cited].sort((a, b) => a - b))
+    }
   })
 
   test('a sentence found in two passages is quoted once', () => {
@@ -97,21 +98,93 @@ describe('composeAnswer', () => {
   })
 })
 
-describe('sentences and stems', () => {
-  test('sentences end at . ! or ?; fragments of a word or two are left out', () => {
-    expect(sentences('First one is here. Second one too!\nOK. Really? Yes it is')).toEqual(['First one is here.', 'Second one too!', 'Yes it is'])
+const REVIEW = {
+  index: 1,
+  text: [
+    '# Annual review',
+    '',
+    'The annual review is with Dr. Lindqvist on 3 March at 10.30. The form, v1.2, is at https://example.com/forms/review.html for everyone.',
+    '',
+    '## Before the review',
+    '- Bring the signed form, e.g. the one from last year.',
+    '- Ask Mr. Smith about the review budget of approx. 3.5 million.',
+    '```',
+    'review. annual. The annual review script is not prose.',
+    '```',
+  ].join('\n'),
+}
+const CERTS = {
+  index: 2,
+  text: 'The TLS certificate is in /etc/ssl/fullchain.pem and renews every 60 days. The review of certificates happens yearly. Run `certbot renew. --force` to renew it by hand.',
+}
+
+describe('quoting whole sentences', () => {
+  test('a period inside a sentence (a title, a time, a version, a file name, an address) never splits the quote: the marker comes at its end', () => {
+    expect(composeAnswer('Who is the annual review with?', [REVIEW, CERTS])).toBe('The annual review is with Dr. Lindqvist on 3 March at 10.30 [1].')
+    expect(composeAnswer('Where is the TLS certificate file?', [REVIEW, CERTS])).toBe('The TLS certificate is in /etc/ssl/fullchain.pem and renews every 60 days [2].')
+    expect(composeAnswer('Where is the review form v1.2?', [REVIEW, CERTS])).toBe('The form, v1.2, is at https://example.com/forms/review.html for everyone [1].')
+    expect(composeAnswer('How do I renew by hand with certbot?', [REVIEW, CERTS])).toBe('Run `certbot renew. --force` to renew it by hand [2].')
+    expect(composeAnswer('What is the budget, and who knows it?', [REVIEW, CERTS])).toBe('Ask Mr. Smith about the review budget of approx. 3.5 million [1].')
   })
 
-  // DEFECT (src/ai/extractive-model.ts, sentences): without the `m` flag, `$` only matches at the end of the
-  // text, so a line that ends without . ! ? — a heading, a bullet, a table row — is dropped entirely unless it
-  // is the last line; an answer can never quote a bulleted list. Remove `.failing` once fixed.
-  test('a line without closing punctuation is a sentence of its own (a line break ends it)', () => {
-    expect(sentences('Retention rules\n- backups are kept for 35 days\n- logs are kept for a year')).toEqual([
-      '- backups are kept for 35 days',
-      '- logs are kept for a year',
-    ])
-    // The best-matching line comes first; a line sharing only "kept" may follow (sentences after the best one are often its context).
-    expect(composeAnswer('How long are logs kept?', [{ index: 1, text: '- logs are kept for a year\n- backups are kept for 35 days' }])).toStartWith('- logs are kept for a year [1].')
+  test('no marker ever sits inside a sentence, whatever is asked', () => {
+    for (const question of ['annual review', 'review form', 'certificate renew', 'review budget Smith', 'What happens yearly?', 'Dr Lindqvist']) {
+      for (const style of ['concise', 'detailed'] as const) {
+        const answer = composeAnswer(question, [REVIEW, CERTS], style)
+        expect({ question, answer }).not.toEqual({ question, answer: NO_ANSWER })
+        // A marker is followed by the end of the answer, or by a period and the next quoted sentence.
+        for (const m of answer.matchAll(/\[\d+\]/g)) expect({ question, after: answer.slice(m.index! + m[0].length) }).toEqual({ question, after: expect.stringMatching(/^(?:\.?$|\.? [A-Z`])/) })
+        expect(answer).not.toMatch(/\b(?:Dr|Mr|v1|example|fullchain|10|3) \[\d+\]\. [A-Za-z0-9]/)
+        expectGrounded(answer, [REVIEW, CERTS])
+      }
+    }
+  })
+
+  test('headings and code blocks are never quoted; a list item is quoted without its marker', () => {
+    for (const style of ['concise', 'detailed'] as const) {
+      const answer = composeAnswer('What is the annual review? What to do before the review?', [REVIEW], style)
+      expect(answer).not.toContain('#')
+      expect(answer).not.toMatch(/Annual review \[|Before the review \[/)
+      expect(answer).not.toContain('script')
+    }
+    expect(composeAnswer('What should I bring, the signed form?', [REVIEW])).toBe('Bring the signed form, e.g. the one from last year [1].')
+  })
+
+  test('a sentence of a second source that only shares a word with the question is not added', () => {
+    // "The review of certificates happens yearly." shares "review", and nothing the question is about.
+    for (const style of ['concise', 'detailed'] as const) expect(composeAnswer('Who is the annual review with?', [REVIEW, CERTS], style)).not.toContain('[2]')
+  })
+
+  test('the next sentence of the same source is quoted when it answers a part of the question the first does not', () => {
+    expect(composeAnswer('How long are billing backups kept?', passages)).toBe('Backups of the billing database run nightly at 02:00 UTC [1]. They are kept for 35 days in a separate region [1].')
+  })
+
+  test('detailed quotes more of the sentences that answer, including every concise one', () => {
+    const notes = [
+      { index: 1, text: 'Billing backups run nightly at two. Billing backups are kept for 35 days. The office plant needs water.' },
+      { index: 2, text: 'Restores of billing backups are rehearsed every quarter. Billing backup restores take forty minutes.' },
+      { index: 3, text: 'Backups of photos are kept for ten years. Failed billing jobs page the on-call engineer.' },
+    ]
+    const concise = claims(composeAnswer('What happens to billing backups?', notes, 'concise'))
+    const detailed = claims(composeAnswer('What happens to billing backups?', notes, 'detailed'))
+    expect(concise.length).toBeGreaterThan(0)
+    expect(detailed.length).toBeGreaterThan(concise.length)
+    for (const c of concise) expect(detailed).toContainEqual(c)
+    // Only sentences about the question, in either style.
+    for (const c of detailed) expect(c.text).not.toContain('plant')
+  })
+
+  test('a sentence keeps its own closing mark when it is more than a period; the marker follows it', () => {
+    const text = 'Is the review on Friday? He said "the review moves." Bring pens, paper for the review, etc.'
+    expect(composeAnswer('Is the review on Friday?', [{ index: 1, text }])).toBe('Is the review on Friday? [1]')
+    expect(composeAnswer('the review moves', [{ index: 1, text }])).toBe('He said "the review moves." [1]')
+    expect(composeAnswer('pens and paper for the review', [{ index: 1, text }])).toBe('Bring pens, paper for the review, etc. [1]')
+  })
+})
+
+describe('stems', () => {
+  test('a list item is quoted without its marker; the best-matching line comes first', () => {
+    expect(composeAnswer('How long are logs kept?', [{ index: 1, text: '- logs are kept for a year\n- backups are kept for 35 days' }])).toBe('logs are kept for a year [1].')
   })
 
   test('-ing and plain plurals meet their stem; stop words and case do not count', () => {
@@ -200,7 +273,7 @@ describe('extractiveModel, through the AI SDK', () => {
     })
     expect(calls).toEqual([{ toolName: 'search', input: { query: 'When are billing invoices emailed?' } }])
     expect(searched).toEqual(['When are billing invoices emailed?'])
-    expect(text).toContain('Billing invoices are emailed on the first day of each month [3].')
+    expect(text).toContain('Billing invoices are emailed on the first day of each month! [3]')
     expectGrounded(text, passages)
   })
 

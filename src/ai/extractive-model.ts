@@ -4,6 +4,7 @@
 // that tool first, so the agent loop works offline too.
 import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4Content, LanguageModelV4Prompt, LanguageModelV4StreamPart } from '@ai-sdk/provider'
 import { DETAILED, parseSourcesBlock } from './grounding'
+import { sentences } from './sentences'
 
 export const NO_ANSWER = 'I found nothing in your documents that answers this.'
 
@@ -32,37 +33,68 @@ export function stems(text: string): string[] {
   return (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => w.length > 1 && !STOP.has(w)).map(stem)
 }
 
-/** Splits a passage into sentences (ends at . ! ? or a line break), trimmed, without fragments of a word or two. */
-export function sentences(text: string): string[] {
-  return (text.replace(/\s*\n+\s*/g, '\n').match(/[^.!?\n]+(?:[.!?]+|(?=\n)|$)/gu) ?? []).map((s) => s.trim()).filter((s) => s.split(/\s+/).length >= 3)
+export type AnswerStyle = 'concise' | 'detailed'
+
+/**
+ * How many sentences an answer quotes, and how close to the best one (in the weight of question words it
+ * holds) another sentence must come to be quoted beside it — unless it adds a question word no quoted
+ * sentence holds yet, from a source already quoted (concise) or from any source (detailed).
+ */
+const STYLES: Record<AnswerStyle, { max: number; near: number; newWordFromAnySource: boolean }> = {
+  concise: { max: 3, near: 0.75, newWordFromAnySource: false },
+  detailed: { max: 6, near: 0.5, newWordFromAnySource: true },
 }
 
-/** The best sentences for the question, each with the [n] of its passage. Deterministic. */
-export function composeAnswer(question: string, passages: Passage[], maxSentences = 3): string {
+/**
+ * The sentences that answer the question, each quoted whole with the [n] of its passage. A sentence is a
+ * candidate when it holds a word of the question; the best one (most question weight for its length) is
+ * quoted; another is quoted only if it answers too — it holds nearly as much of the question as the best
+ * one, or it adds a word of the question the quoted ones lack, from a source already quoted (the sentence
+ * after "Backups run nightly" that says how long they are kept). Deterministic.
+ */
+export function composeAnswer(question: string, passages: Passage[], style: AnswerStyle = 'concise'): string {
   const wanted = new Set(stems(question))
   const candidates = passages.flatMap((p) => sentences(p.text).map((text, position) => ({ text, index: p.index, position, terms: new Set(stems(text)) })))
   if (wanted.size === 0 || candidates.length === 0) return NO_ANSWER
   // Rarer words among the candidate sentences say more about the answer than common ones.
   const df = new Map<string, number>()
   for (const c of candidates) for (const term of c.terms) if (wanted.has(term)) df.set(term, (df.get(term) ?? 0) + 1)
+  const weight = (term: string) => Math.log(1 + candidates.length / df.get(term)!)
   const scored = candidates
     .map((c) => {
-      let score = 0
-      for (const term of c.terms) if (wanted.has(term)) score += Math.log(1 + candidates.length / df.get(term)!)
-      return { ...c, score: score / Math.sqrt(Math.max(c.terms.size, 4)) }
+      const held = [...c.terms].filter((t) => wanted.has(t))
+      const cover = held.reduce((sum, t) => sum + weight(t), 0)
+      return { ...c, held, cover, score: cover / Math.sqrt(Math.max(c.terms.size, 4)) }
     })
-    .filter((c) => c.score > 0)
+    .filter((c) => c.cover > 0)
     .sort((a, b) => b.score - a.score || a.index - b.index || a.position - b.position)
+  const rule = STYLES[style]
   const chosen: typeof scored = []
+  const covered = new Set<string>()
   for (const c of scored) {
+    if (chosen.length === rule.max) break
     if (chosen.some((k) => k.text === c.text)) continue
+    const best = chosen[0]
+    const addsWord = c.held.some((t) => !covered.has(t)) && (rule.newWordFromAnySource || chosen.some((k) => k.index === c.index))
+    if (best && c.cover < rule.near * best.cover && !addsWord) continue
     chosen.push(c)
-    if (chosen.length === maxSentences) break
+    for (const t of c.held) covered.add(t)
   }
   if (chosen.length === 0) return NO_ANSWER
   // Read in the sources' own order: the best sources first, each one's sentences as it wrote them.
   chosen.sort((a, b) => a.index - b.index || a.position - b.position)
-  return chosen.map((c) => `${/[.!?]$/.test(c.text) ? c.text.slice(0, -1) : c.text} [${c.index}].`).join(' ')
+  return chosen.map((c) => quote(c.text, c.index)).join(' ')
+}
+
+/**
+ * A sentence with its citation at its end: "… region [1]." — the marker before the closing period, which the
+ * sentence keeps when it is more than a period (a "?", a quotation's closing mark, the dot of "etc.").
+ * A sentence without closing punctuation (a list item) gets a period after its marker.
+ */
+export function quote(sentence: string, index: number): string {
+  if (/[^.\s]\.$/.test(sentence) && !/(?:^|\s)(?:etc|\p{L})\.$/u.test(sentence)) return `${sentence.slice(0, -1)} [${index}].`
+  if (/[.!?…]["'”’)\]]*$/.test(sentence)) return `${sentence} [${index}]`
+  return `${sentence} [${index}].`
 }
 
 function lastUserText(prompt: LanguageModelV4Prompt): string {
@@ -114,7 +146,7 @@ function respond(options: LanguageModelV4CallOptions): { content: LanguageModelV
     return { content: [{ type: 'tool-call', toolCallId: `call_${crypto.randomUUID()}`, toolName: 'search', input }], text: input }
   }
   const detailed = options.prompt.some((m) => m.role === 'system' && m.content.includes(DETAILED))
-  const text = composeAnswer(question, passages, detailed ? 6 : 3)
+  const text = composeAnswer(question, passages, detailed ? 'detailed' : 'concise')
   return { content: [{ type: 'text', text }], text }
 }
 

@@ -3,6 +3,7 @@
 // gone upstream. What the user changed here (status, pinned, rating, tags) survives an upstream edit.
 import { and, eq, inArray, isNotNull, sql } from 'drizzle-orm'
 import { connectors, documents, events, tombstones } from '../../db/schema'
+import { storableText } from '../lib/storable-text'
 import type { Deps } from '../deps'
 import { AppError } from '../http/errors'
 import { lockUser } from '../lib/locks'
@@ -41,8 +42,9 @@ export async function forgottenItems(deps: Deps, connector: ConnectorRow): Promi
 }
 
 /** Inserts or updates the item's document; answers which it was. Throws LimitReached past a plan limit. */
-export async function upsertItem(deps: Deps, user: SessionUser, connector: ConnectorRow, item: RemoteItem, body: string): Promise<'added' | 'updated'> {
-  const title = item.title.trim().slice(0, 500) || deriveTitle(body, item.url)
+export async function upsertItem(deps: Deps, user: SessionUser, connector: ConnectorRow, item: RemoteItem, fetched: string): Promise<'added' | 'updated'> {
+  const body = storableText(fetched)
+  const title = storableText(item.title).trim().slice(0, 500) || deriveTitle(body, item.url)
   const excerpt = deriveExcerpt(body)
   const remote = { version: item.version, ...(item.container ? { container: item.container } : {}) }
   const metadata = { connector: { id: connector.id, type: connector.type }, remote }

@@ -1,5 +1,6 @@
 // One error shape for the whole API: services throw these; `errorHandler` maps every error to `{ error }`.
 import { Elysia, ValidationError } from 'elysia'
+import { DatabaseCrashedError } from '../../db/pglite-guard'
 import type { Logger } from '../log'
 
 export class AppError extends Error {
@@ -43,6 +44,12 @@ export function errorHandler(log: Logger, maxBodyBytes: number) {
         Object.assign(set.headers, error.headers)
         set.status = error.status
         return { error: error.message }
+      }
+      // The query builder wraps the driver's error; the crash is the cause.
+      const crash = error instanceof DatabaseCrashedError ? error : (error as Error)?.cause instanceof DatabaseCrashedError ? (error as Error).cause : null
+      if (crash) {
+        set.status = 503
+        return { error: 'the database is unavailable: the service must be restarted' }
       }
       if (error instanceof ValidationError && error.type !== 'response') {
         set.status = 400

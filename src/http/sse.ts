@@ -1,16 +1,41 @@
 // Server-sent events: one `data: <json>` line per event. The producer gets an AbortSignal that fires when the
-// client goes away, so a disconnect stops the generation instead of running it to the end for nobody.
+// client goes away, so a disconnect stops the generation instead of running it to the end for nobody. Once
+// the 200 is sent a failure can no longer be a status code: whatever the producer throws ends the stream with
+// the stream's own error event (and a log line with the request id), never a silent end.
 import type { Logger } from '../log'
+import { AppError, requestIdOf } from './errors'
 
 export type Send<E> = (event: E) => void
 
-export function sseResponse<E>(
-  request: Request,
-  log: Logger,
-  produce: (send: Send<E>, signal: AbortSignal) => Promise<void>,
-  headers: Record<string, string | number> = {},
-  encode: (event: E) => string = (event) => `data: ${JSON.stringify(event)}\n\n`,
-): Response {
+export interface SseOptions<E> {
+  headers?: Record<string, string | number>
+  /** How an event is written on the wire; `data: <json>` by default. */
+  encode?: (event: E) => string
+  /** The last event of a stream that failed after it began, from a message the client may read. */
+  failure: (message: string) => E
+}
+
+/** A failure whose message is for the client; its cause (which may hold internals) goes to the log only. */
+export class StreamError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options)
+  }
+}
+
+/** What a client may read of a failure: our own messages, or "internal error" (details are in the log). */
+export const publicReason = (error: unknown) => (error instanceof StreamError || error instanceof AppError ? error.message : 'internal error')
+
+/** Runs one step of a stream; if it fails, the client reads "<what>: <reason>". */
+export async function streamStep<T>(what: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run()
+  } catch (cause) {
+    throw new StreamError(`${what}: ${publicReason(cause)}`, { cause })
+  }
+}
+
+export function sseResponse<E>(request: Request, log: Logger, produce: (send: Send<E>, signal: AbortSignal) => Promise<void>, options: SseOptions<E>): Response {
+  const encode = options.encode ?? ((event: E) => `data: ${JSON.stringify(event)}\n\n`)
   const abort = new AbortController()
   const onClientGone = () => abort.abort(new Error('client disconnected'))
   request.signal.addEventListener('abort', onClientGone, { once: true })
@@ -23,7 +48,11 @@ export function sseResponse<E>(
       try {
         await produce(send, abort.signal)
       } catch (error) {
-        if (!abort.signal.aborted) log.error('stream failed', { error: String(error) })
+        // A client that left needs no error event, and its abort is no failure of ours.
+        if (!abort.signal.aborted) {
+          log.error('stream failed', { request_id: requestIdOf(request), path: new URL(request.url).pathname, error: describe(error) })
+          send(options.failure(publicReason(error)))
+        }
       } finally {
         request.signal.removeEventListener('abort', onClientGone)
         try {
@@ -39,10 +68,17 @@ export function sseResponse<E>(
   })
   return new Response(body, {
     headers: {
-      ...Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, String(v)])),
+      ...Object.fromEntries(Object.entries(options.headers ?? {}).map(([k, v]) => [k, String(v)])),
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-cache, no-transform',
       'x-accel-buffering': 'no',
     },
   })
+}
+
+/** The error and its causes, stack first: what an operator needs to find where a stream broke. */
+function describe(error: unknown): string {
+  const parts: string[] = []
+  for (let e: unknown = error, depth = 0; e !== undefined && depth < 4; e = (e as Error)?.cause, depth++) parts.push(String((e as Error)?.stack ?? e))
+  return parts.join('\ncaused by: ')
 }

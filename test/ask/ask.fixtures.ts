@@ -195,3 +195,36 @@ export function promptTexts(options: LanguageModelV4CallOptions, role: 'system' 
     return [m.content.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('')]
   })
 }
+
+/** Streams `first`, then waits for `gate` before it finishes the answer with `rest` — a model still writing. */
+export function gatedModel(gate: Promise<void>, first: string, rest: string) {
+  return new MockLanguageModelV4({
+    doStream: async () => ({
+      stream: new ReadableStream<LanguageModelV4StreamPart>({
+        async start(controller) {
+          controller.enqueue({ type: 'stream-start', warnings: [] })
+          controller.enqueue({ type: 'text-start', id: 't' })
+          controller.enqueue({ type: 'text-delta', id: 't', delta: first })
+          await gate
+          controller.enqueue({ type: 'text-delta', id: 't', delta: rest })
+          controller.enqueue({ type: 'text-end', id: 't' })
+          controller.enqueue({ type: 'finish', finishReason: { unified: 'stop', raw: undefined }, usage })
+          controller.close()
+        },
+      }),
+    }),
+  })
+}
+
+/** The service's log lines while `fn` runs, as the structured objects it writes. */
+export async function withLogCapture<T>(t: TestApp, fn: () => Promise<T>): Promise<{ result: T; lines: Record<string, unknown>[] }> {
+  const original = t.deps.log
+  const lines: Record<string, unknown>[] = []
+  const at = (level: string) => (message: string, fields: Record<string, unknown> = {}) => void lines.push({ level, message, ...fields })
+  t.deps.log = { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') }
+  try {
+    return { result: await fn(), lines }
+  } finally {
+    t.deps.log = original
+  }
+}

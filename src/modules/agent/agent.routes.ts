@@ -7,7 +7,7 @@ import { authPlugin } from '../../http/auth'
 import { enforceRateLimit } from '../../http/rate-limit'
 import { errors } from '../../http/schemas'
 import { sseResponse } from '../../http/sse'
-import type { AnswerEvent } from '../ask/ask.service'
+import { errorEvent, type AnswerEvent } from '../ask/ask.service'
 import { AgentChatBody, EventStream } from '../conversations/conversations.schemas'
 import { openTurn } from '../conversations/conversations.service'
 
@@ -17,7 +17,7 @@ export function agentRoutes(deps: Deps) {
     async ({ request, user, principal, body, set }) => {
       await enforceRateLimit(deps, principal, 'ask_per_min', set.headers)
       const turn = await openTurn(deps, user, body)
-      return sseResponse<AnswerEvent>(request, deps.log, (send, signal) => runAgent(deps, user, body.message, turn, send, signal), set.headers)
+      return sseResponse<AnswerEvent>(request, deps.log, (send, signal) => runAgent(deps, user, body.message, turn, send, signal), { headers: set.headers, failure: errorEvent })
     },
     {
       auth: true,

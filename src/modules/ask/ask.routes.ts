@@ -6,7 +6,7 @@ import { enforceRateLimit } from '../../http/rate-limit'
 import { errors } from '../../http/schemas'
 import { sseResponse } from '../../http/sse'
 import { AskBody, EventStream } from '../conversations/conversations.schemas'
-import { prepareAsk, streamAnswer, type AnswerEvent } from './ask.service'
+import { errorEvent, prepareAsk, streamAnswer, type AnswerEvent } from './ask.service'
 
 export function askRoutes(deps: Deps) {
   return new Elysia({ prefix: '/api' }).use(authPlugin(deps)).post(
@@ -14,7 +14,7 @@ export function askRoutes(deps: Deps) {
     async ({ request, user, principal, body, set }) => {
       await enforceRateLimit(deps, principal, 'ask_per_min', set.headers)
       const turn = await prepareAsk(deps, user, body)
-      return sseResponse<AnswerEvent>(request, deps.log, (send, signal) => streamAnswer(deps, user, body, turn, send, signal), set.headers)
+      return sseResponse<AnswerEvent>(request, deps.log, (send, signal) => streamAnswer(deps, user, body, turn, send, signal), { headers: set.headers, failure: errorEvent })
     },
     {
       auth: true,

@@ -4,7 +4,7 @@
 import { streamText } from 'ai'
 import { CitationFilter, groundingInstructions, type Source } from '../../ai/grounding'
 import type { Deps } from '../../deps'
-import type { Send } from '../../http/sse'
+import { type Send, StreamError, streamStep } from '../../http/sse'
 import { getSettings } from '../account/settings.service'
 import type { SessionUser } from '../auth/sessions.service'
 import { openTurn, saveExchange, type Turn } from '../conversations/conversations.service'
@@ -16,6 +16,9 @@ export type AnswerEvent =
   | { type: 'saved'; conversation: Awaited<ReturnType<typeof saveExchange>> }
   | { type: 'error'; message: string }
   | { type: 'tool'; tool: { name: string; status: 'call' | 'result' | 'error'; detail: Record<string, unknown> } }
+
+/** How a stream of answer events ends when it fails after it began. */
+export const errorEvent = (message: string): AnswerEvent => ({ type: 'error', message })
 
 export interface AskInput {
   question: string
@@ -29,7 +32,9 @@ export function prepareAsk(deps: Deps, user: SessionUser, input: AskInput): Prom
 }
 
 export async function streamAnswer(deps: Deps, user: SessionUser, input: AskInput, turn: Turn, send: Send<AnswerEvent>, signal: AbortSignal): Promise<void> {
-  const [sources, { answer_style }] = await Promise.all([retrieveSources(deps, user, input.question, { workspace_id: turn.workspace_id }), getSettings(deps.db, user.id)])
+  const [sources, { answer_style }] = await streamStep('the sources could not be found', () =>
+    Promise.all([retrieveSources(deps, user, input.question, { workspace_id: turn.workspace_id }), getSettings(deps.db, user.id)]),
+  )
   const filter = new CitationFilter(sources.length)
   let answer = ''
   const emit = (text: string) => {
@@ -59,14 +64,10 @@ export async function streamAnswer(deps: Deps, user: SessionUser, input: AskInpu
     failure = error
   }
   if (signal.aborted) return
-  if (failure) {
-    deps.log.warn('answer failed', { error: String(failure) })
-    send({ type: 'error', message: `the answer could not be completed: ${messageOf(failure)}` })
-    return
-  }
+  if (failure) throw new StreamError(`the answer could not be completed: ${messageOf(failure)}`, { cause: failure })
   emit(filter.flush())
   send({ type: 'sources', sources })
-  const conversation = await saveExchange(deps, user, turn, input.question, answer.trim(), sources)
+  const conversation = await streamStep('the answer could not be saved', () => saveExchange(deps, user, turn, input.question, answer.trim(), sources))
   send({ type: 'saved', conversation })
 }
 

@@ -2,6 +2,7 @@
 // answer stored with the sources it was given. Another user's conversation is a 404 like a missing one.
 import { and, desc, eq, lt, sql } from 'drizzle-orm'
 import { conversations, events, messages, type MessageSource } from '../../../db/schema'
+import { storableText } from '../../lib/storable-text'
 import type { Deps } from '../../deps'
 import { notFound } from '../../http/errors'
 import { decodeCursor, toPage } from '../../lib/cursor'
@@ -88,12 +89,14 @@ export async function saveExchange(deps: Deps, user: SessionUser, turn: Turn, qu
         .values({ id: turn.id, user_id: user.id, workspace_id: turn.workspace_id, name: nameFrom(question), created_at: now, updated_at: now })
         .returning()
     }
+    // Deleted while its answer was being written: nothing to add the exchange to.
+    if (!row) throw notFound(`conversation ${turn.id} was deleted`)
     await tx.insert(messages).values([
-      { id: deps.ids.next(), user_id: user.id, conversation_id: row!.id, role: 'user', content: question, sources: [], created_at: now },
-      { id: deps.ids.next(), user_id: user.id, conversation_id: row!.id, role: 'assistant', content: answer, sources, created_at: now },
+      { id: deps.ids.next(), user_id: user.id, conversation_id: row.id, role: 'user', content: question, sources: [], created_at: now },
+      { id: deps.ids.next(), user_id: user.id, conversation_id: row.id, role: 'assistant', content: storableText(answer), sources, created_at: now },
     ])
     await tx.insert(events).values({ id: deps.ids.next(), user_id: user.id, type: 'answer', created_at: now })
-    return row!
+    return row
   })
   return toSummaryDto(conversation)
 }

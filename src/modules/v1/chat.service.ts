@@ -7,8 +7,8 @@ import { CitationFilter, filterCitations, groundingInstructions, type Source } f
 import { RAG_MODEL } from '../../ai/models'
 import type { Deps } from '../../deps'
 import { AppError, badRequest } from '../../http/errors'
-import type { Send } from '../../http/sse'
-import { INTERRUPTED } from '../ask/ask.service'
+import { type Send, StreamError, streamStep } from '../../http/sse'
+import { INTERRUPTED, messageOf } from '../ask/ask.service'
 import { retrieveSources } from '../ask/retrieve.service'
 import { getSettings } from '../account/settings.service'
 import type { SessionUser } from '../auth/sessions.service'
@@ -87,6 +87,12 @@ export async function completeChat(deps: Deps, user: SessionUser, chat: Prepared
 
 const finishReason = (reason: string) => (reason === 'length' ? 'length' : reason === 'content-filter' ? 'content_filter' : 'stop')
 
+/**
+ * How a completion stream ends when it fails after it began, as OpenAI ends one: a last `data:` with an
+ * `error` object and no [DONE]. OpenAI's SDKs throw it as an APIError with this message.
+ */
+export const errorChunk = (message: string) => ({ error: { message, type: 'server_error', param: null, code: null } })
+
 /** OpenAI's streaming format: a role chunk, content chunks, the finish chunk with citations, [optionally usage], [DONE]. */
 export async function streamChat(deps: Deps, user: SessionUser, chat: PreparedChat, includeUsage: boolean, send: Send<object | '[DONE]'>, signal: AbortSignal) {
   const chunk = (delta: object, finish: string | null = null, extra: object = {}) => ({
@@ -128,15 +134,12 @@ export async function streamChat(deps: Deps, user: SessionUser, chat: PreparedCh
     failure = error
   }
   if (signal.aborted) return
-  if (failure) {
-    deps.log.warn('chat completion failed', { error: String(failure) })
-    send({ error: `the completion could not be finished: ${(failure as Error).message ?? String(failure)}` })
-    return
-  }
+  if (failure) throw new StreamError(`the completion could not be finished: ${messageOf(failure)}`, { cause: failure })
   const rest = filter.flush()
   if (rest) send(chunk({ content: rest }))
+  // Counted before the finish chunk: a completion that cannot be counted ends in an error, not a finish.
+  await streamStep('the completion could not be recorded', () => recordEvent(deps, user.id, 'answer'))
   send(chunk({}, reason, { citations: citationsOf(chat.sources, filter.cited) }))
   if (includeUsage) send({ ...chunk({}), choices: [], usage: usageOf(usage) })
-  await recordEvent(deps, user.id, 'answer')
   send('[DONE]')
 }

@@ -5,7 +5,7 @@ import { authPlugin } from '../../http/auth'
 import { enforceRateLimit } from '../../http/rate-limit'
 import { errors } from '../../http/schemas'
 import { sseResponse } from '../../http/sse'
-import { completeChat, prepareChat, streamChat } from './chat.service'
+import { completeChat, errorChunk, prepareChat, streamChat } from './chat.service'
 import { createEmbeddings, listModels } from './embeddings.service'
 import { ChatCompletion, ChatCompletionBody, EmbeddingsBody, EmbeddingsResponse, ModelList } from './v1.schemas'
 
@@ -27,9 +27,11 @@ export function v1Routes(deps: Deps) {
         // Both answers are Responses (one JSON, one a stream), so the handler has one return type.
         if (!body.stream) return Response.json(await completeChat(deps, user, chat, request.signal), { headers: set.headers as Record<string, string> })
         const includeUsage = body.stream_options?.include_usage === true
-        return sseResponse<object | '[DONE]'>(request, deps.log, (send, signal) => streamChat(deps, user, chat, includeUsage, send, signal), set.headers, (e) =>
-          e === '[DONE]' ? 'data: [DONE]\n\n' : `data: ${JSON.stringify(e)}\n\n`,
-        )
+        return sseResponse<object | '[DONE]'>(request, deps.log, (send, signal) => streamChat(deps, user, chat, includeUsage, send, signal), {
+          headers: set.headers,
+          encode: (e) => (e === '[DONE]' ? 'data: [DONE]\n\n' : `data: ${JSON.stringify(e)}\n\n`),
+          failure: errorChunk,
+        })
       },
       {
         auth: true,

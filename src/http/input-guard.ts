@@ -1,0 +1,69 @@
+// The edge rule for every request, before any route sees it: what cannot be stored or parsed safely never
+// gets past here. One rule everywhere: such input is refused with a 400 naming the field, never stripped
+// silently (a client that sent a NUL learns it, rather than finding different text stored).
+// - strings (body, query, path parameters, object keys) must be well-formed Unicode without NUL (U+0000):
+//   PostgreSQL cannot store NUL in text or JSON, and an unpaired surrogate is not Unicode at all;
+// - JSON may nest at most MAX_JSON_DEPTH levels: deeper input can exhaust the embedded database's stack
+//   (db/pglite-guard.ts) and no field of this API needs it;
+// - numbers must be finite (`1e309` parses as Infinity, which JSON cannot store);
+// - a path must not end with "/": the URL parser resolves "." and ".." segments (also encoded, %2e%2e)
+//   before routing, so `DELETE /api/documents/X/links/..` arrives as `DELETE /api/documents/X/`; refusing
+//   the trailing slash keeps an id that is not an id from changing which route runs;
+// - request line and headers together stay under MAX_HEADER_BYTES (431 with `{ error }`; Bun's own limit,
+//   which answers with an empty body, is set above it).
+import { Elysia } from 'elysia'
+import { AppError, badRequest, notFound } from './errors'
+
+export const MAX_JSON_DEPTH = 32
+export const MAX_HEADER_BYTES = 12 * 1024
+
+/** What is wrong with one value, or null: the first problem found, named by its path. */
+export function inputProblem(value: unknown, path: string, depth = 0): string | null {
+  if (typeof value === 'string') return stringProblem(value, path)
+  if (typeof value === 'number') return Number.isFinite(value) ? null : `${path} must be a finite number`
+  if (value === null || typeof value !== 'object' || value instanceof Blob) return null
+  // Checked before descending, so even a value nested 100,000 deep costs at most MAX_JSON_DEPTH frames.
+  if (depth >= MAX_JSON_DEPTH) return `${path} is nested more than ${MAX_JSON_DEPTH} levels deep`
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const problem = inputProblem(value[i], `${path}[${i}]`, depth + 1)
+      if (problem) return problem
+    }
+    return null
+  }
+  for (const [key, item] of Object.entries(value)) {
+    const keyProblem = stringProblem(key, `a key of ${path}`)
+    if (keyProblem) return keyProblem
+    const problem = inputProblem(item, `${path}.${key}`, depth + 1)
+    if (problem) return problem
+  }
+  return null
+}
+
+function stringProblem(value: string, path: string): string | null {
+  if (value.includes('\u0000')) return `${path} contains a NUL character (U+0000), which cannot be stored`
+  if (!value.isWellFormed()) return `${path} contains an unpaired UTF-16 surrogate: it is not valid Unicode`
+  return null
+}
+
+/** Request line plus headers, as HTTP/1.1 sends them ("name: value\r\n"). */
+function headerBytes(request: Request): number {
+  let size = request.method.length + request.url.length + 12
+  request.headers.forEach((value, name) => (size += name.length + value.length + 4))
+  return size
+}
+
+export function inputGuard() {
+  return new Elysia({ name: 'input-guard' })
+    .onRequest(({ request }) => {
+      if (headerBytes(request) > MAX_HEADER_BYTES) throw new AppError(431, `request line and headers are larger than ${MAX_HEADER_BYTES} bytes`)
+      const { pathname } = new URL(request.url)
+      if (pathname.length > 1 && pathname.endsWith('/')) {
+        throw notFound(`no route for ${request.method} ${pathname}: a path never ends with "/" here (an id of "." or ".." is not an id)`)
+      }
+    })
+    .onTransform({ as: 'global' }, ({ body, query, params }) => {
+      const problem = inputProblem(body, 'body') ?? inputProblem(query, 'query') ?? inputProblem(params, 'params')
+      if (problem) throw badRequest(problem)
+    })
+}

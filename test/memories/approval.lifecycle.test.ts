@@ -58,16 +58,20 @@ describe('editing an approved memory (PATCH)', () => {
     expect(await getDoc(u, m.id)).toMatchObject({ status: 'archived' })
   })
 
-  test('with a key, each content field goes through a draft; pinning alone is not content and applies in place', async () => {
+  test('with a key, each content field goes through a draft; the same content or pinning alone applies in place', async () => {
     const u = await t.signUp()
     const m = await memory(u)
     for (const change of [{ title: 'Retitled' }, { excerpt: 'Summary' }, { tags: ['new'] }]) {
       const res = await t.json('PATCH', `/api/documents/${m.id}`, { key: u.key, body: change })
       expect({ change, status: res.status }).toEqual({ change, status: 202 })
     }
+    // Re-sending what the memory already says rewrites nothing: no draft.
+    const same = await t.json('PATCH', `/api/documents/${m.id}`, { key: u.key, body: { title: m.title, tags: m.tags } })
+    expect(same.status).toBe(200)
     const pinned = await t.json('PATCH', `/api/documents/${m.id}`, { key: u.key, body: { pinned: true } })
     expect(pinned.status).toBe(200)
     expect(pinned.body).toMatchObject({ id: m.id, pinned: true, status: 'active', title: m.title, excerpt: m.excerpt, tags: m.tags })
+    expect(await listIds(t, u, '/api/memories?status=pending_approval')).toHaveLength(3)
   })
 
   test('with a key, an archived memory is not rewritten either', async () => {

@@ -91,7 +91,8 @@ export async function patchDocument(deps: Deps, user: SessionUser, id: string, i
     const excerpt = input.excerpt?.trim() || (input.body !== undefined && derived ? deriveExcerpt(body) : current.excerpt)
     const tags = input.tags !== undefined ? normalizeTags(input.tags) : current.tags
     const contentChanged = title !== current.title || body !== current.body || input.tags !== undefined || excerpt !== current.excerpt
-    if (contentChanged && needsApproval(writer, current.kind, current.status)) {
+    const rewrites = title !== current.title || body !== current.body || excerpt !== current.excerpt || tags.join('\n') !== current.tags.join('\n')
+    if (rewrites && needsApproval(writer, current.kind, current.status)) {
       const draft = draftRow(deps, user, current.workspace_id, {
         kind: current.kind,
         // Edits come only over REST: MCP and the agent have no edit tool.

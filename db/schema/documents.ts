@@ -31,6 +31,9 @@ export const documents = pgTable(
     kind: text('kind').notNull(),
     /** active | pending_approval | archived — only active rows are retrievable. */
     status: text('status').notNull(),
+    /** The status an archived document had when it was archived: restore returns it there, so a rejected
+     * draft comes back as a draft, never as an active memory. Null on rows that are not archived. */
+    archived_from: text('archived_from'),
     source: text('source').notNull(),
     source_ref: text('source_ref'),
     /** Provider-side id of a connector document (upserts and tombstones match on it). */

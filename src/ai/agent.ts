@@ -20,7 +20,7 @@ const INSTRUCTIONS = [
   "You are the user's memory assistant. Their documents and memories are reachable only through your tools.",
   'Search before answering a question about their knowledge; read a document in full when a passage is not enough.',
   'Answer only from what the tools returned, citing each statement with the [index] of its source. Say so when nothing relevant was found.',
-  'When the user states a durable fact, preference, decision, routine or lesson worth remembering, propose it with save_learnings; it becomes a draft they approve.',
+  'When the user states a durable fact, preference, decision, routine or lesson worth remembering, propose it with save_learnings; it becomes a draft that only they can approve, so tell them it awaits their approval.',
 ].join('\n')
 
 export async function runAgent(deps: Deps, user: SessionUser, message: string, turn: Turn, send: Send<AnswerEvent>, signal: AbortSignal): Promise<void> {

@@ -22,7 +22,8 @@ export interface McpServerOptions {
 const INSTRUCTIONS =
   'A knowledge memory: documents and memories in workspaces. Start with list_workspaces and get_workspace_context, ' +
   'find things with search and read them with get_document, answer questions with ask. Store new material with ' +
-  'add_document; propose what you learned with save_learnings (a person approves drafts before they become memories).'
+  'add_document; propose what you learned with save_learnings. Memories (facts, preferences, decisions, routines, lessons) ' +
+  'written here, by either tool, are drafts until a person approves them: none becomes active directly.'
 
 /** `api` null: no API token was given; the server still starts and every tool says how to give one. */
 export function createMcpServer(api: ApiCaller | null, options: McpServerOptions): McpServer {

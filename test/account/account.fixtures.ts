@@ -1,6 +1,7 @@
 // Helpers of the account suites: ingest, ask and read the streamed answer, upload an avatar, and small images
 // of each accepted type (just their magic bytes and a few more, which is all the service looks at).
 import { expect } from 'bun:test'
+import { isMemoryKind } from '../../src/modules/documents/documents.model'
 import { BASE, type RequestOptions, type TestApp, type TestUser } from '../harness'
 
 export interface Doc {
@@ -12,9 +13,10 @@ export interface Doc {
   [k: string]: unknown
 }
 
-/** Ingests with the user's key and expects a new document (201). */
+/** Ingests with the user's key (a memory as the person signed in, so it is active) and expects a new document (201). */
 export async function ingest(t: TestApp, u: TestUser, body: Record<string, unknown>): Promise<Doc> {
-  const res = await t.json('POST', '/api/documents', { key: u.key, body: { title: 'Note', ...body } })
+  const auth = isMemoryKind(String(body.kind)) ? { cookie: u.cookie } : { key: u.key }
+  const res = await t.json('POST', '/api/documents', { ...auth, body: { title: 'Note', source: 'api', ...body } })
   expect({ status: res.status, error: res.body?.error }).toEqual({ status: 201, error: undefined })
   return res.body
 }

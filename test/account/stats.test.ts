@@ -111,7 +111,7 @@ describe('GET /api/stats', () => {
     })
     expect(drafts.status).toBe(201)
     const [approve, reject] = drafts.body.data as { id: string }[]
-    expect((await t.request('POST', `/api/documents/${approve!.id}/approve`, { key: u.key })).status).toBe(200)
+    expect((await t.request('POST', `/api/documents/${approve!.id}/approve`, { cookie: u.cookie })).status).toBe(200)
     expect((await t.request('POST', `/api/documents/${reject!.id}/reject`, { key: u.key })).status).toBe(200)
 
     // One manual link; the indexer suggests the watering pair.

@@ -24,7 +24,7 @@ import {
   type Served,
   type StreamEvent,
 } from '../ask/ask.fixtures'
-import type { TestUser } from '../harness'
+import { BASE, type TestUser } from '../harness'
 import { deferred, until } from '../jobs/jobs.fixtures'
 
 let s: Served
@@ -132,6 +132,27 @@ describe('with a scripted model', () => {
     expect(scripted.calls).toHaveLength(2)
     expect(JSON.stringify(scripted.calls[1]!.prompt)).toContain(ids[0]!)
     expect((await s.t.json('GET', `/api/conversations/${conversationId}`, { key: u.key })).body.messages[1].content).toBe('I drafted two learnings for you to approve.')
+  })
+
+  test('signed in with a session, the agent still only drafts: save_learnings is never an active memory, and its description says so', async () => {
+    const u = await s.t.signUp()
+    const learnings = [{ kind: 'fact', title: 'Ficus watering', body: 'The office ficus is watered on Mondays.' }]
+    const scripted = scriptedModel(toolStep('save_learnings', { learnings }), textStep(['I drafted it for you to approve.']))
+    const bySession = () =>
+      fetch(`${s.url}/api/agent/chat`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', cookie: u.cookie, origin: BASE },
+        body: JSON.stringify({ message: 'Remember that the ficus is watered on Mondays.' }),
+      })
+    const all = await withModel(s.t, scripted.model, async () => readAll(await bySession()))
+    const result = toolEvents(all).find((e) => e.status === 'result')!
+    expect(result.detail.drafted).toBe(1)
+    const [id] = result.detail.ids as string[]
+    expect((await s.t.json('GET', `/api/documents/${id}`, { key: u.key })).body).toMatchObject({ status: 'pending_approval', source: 'agent' })
+    expect((await s.t.json('GET', '/api/memories', { key: u.key })).body.data).toEqual([])
+    // The model was told, in the tool's description, that it cannot make a memory active itself.
+    const tools = (scripted.calls[0]!.tools ?? []) as { name: string; description?: string }[]
+    expect(tools.find((tool) => tool.name === 'save_learnings')!.description).toContain('approves')
   })
 
   test("get_document with another user's id is a tool error event, leaks nothing, and the run still finishes", async () => {

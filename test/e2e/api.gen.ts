@@ -219,7 +219,10 @@ export interface paths {
         /** List documents, newest first; filter by workspace, tag, source, kind, status (default active) */
         get: operations["getApiDocuments"];
         put?: never;
-        /** Ingest a document: plan limits are checked first; the same URL or content in a workspace updates the existing document (200, deduplicated) */
+        /**
+         * Ingest a document: plan limits are checked first; the same URL, or the same text under the same title, updates the existing document (200, deduplicated)
+         * @description A memory kind (fact, preference, decision, routine, lesson) sent with an API key becomes a pending_approval draft, exactly as POST /api/memories/batch-draft makes one (`status` and `notice` say so); when it would update an existing document, the draft's metadata.supersedes names it and approval replaces it. Only a person signed in with a session writes active memories directly.
+         */
         post: operations["postApiDocuments"];
         delete?: never;
         options?: never;
@@ -234,7 +237,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Dry run: would an ingest of this size (and URL) be allowed? Same verdict as POST, nothing stored */
+        /** Dry run: would an ingest of this size (and URL) be allowed? Same verdict and reason as POST (1 MiB body, 16 KiB metadata, plan caps), nothing stored */
         get: operations["getApiDocumentsCheck"];
         put?: never;
         post?: never;
@@ -276,7 +279,7 @@ export interface paths {
         delete: operations["deleteApiDocumentsById"];
         options?: never;
         head?: never;
-        /** Update title, excerpt, body, tags or pinned; the document is re-indexed */
+        /** Update title, excerpt, body, tags or pinned; the document is re-indexed. With an API key, a change to an approved memory's content is a new draft that supersedes it (202) */
         patch: operations["patchApiDocumentsById"];
         trace?: never;
     };
@@ -306,7 +309,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Restore an archived document to active */
+        /** Restore an archived document: to active, but a rejected draft (and any memory restored with an API key) to pending_approval */
         post: operations["postApiDocumentsByIdRestore"];
         delete?: never;
         options?: never;
@@ -357,7 +360,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Approve a pending memory draft: it becomes an active, retrievable memory */
+        /** Approve a pending memory draft: it becomes an active, retrievable memory. A person signed in only (403 with an API key) */
         post: operations["postApiDocumentsByIdApprove"];
         delete?: never;
         options?: never;
@@ -2290,6 +2293,8 @@ export interface operations {
                             [key: string]: unknown;
                         };
                         deduplicated: boolean;
+                        /** @description Present when the write became a draft pending approval: says so and why */
+                        notice?: string;
                     };
                 };
             };
@@ -2331,6 +2336,8 @@ export interface operations {
                             [key: string]: unknown;
                         };
                         deduplicated: boolean;
+                        /** @description Present when the write became a draft pending approval: says so and why */
+                        notice?: string;
                     };
                 };
             };
@@ -2407,6 +2414,7 @@ export interface operations {
             query?: {
                 workspace_id?: string;
                 size_bytes?: number;
+                metadata_bytes?: number;
                 url?: string;
             };
             header?: never;
@@ -2744,6 +2752,48 @@ export interface operations {
                         metadata: {
                             [key: string]: unknown;
                         };
+                    };
+                };
+            };
+            /** @description Response for status 202 */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: uuid */
+                        workspace_id: string;
+                        title: string;
+                        excerpt: string;
+                        tags: string[];
+                        /** @description document | note | webpage | fact | preference | decision | routine | lesson */
+                        kind: string;
+                        /** @description active | pending_approval | archived */
+                        status: string;
+                        /** @description api | extension | connector | agent | mcp */
+                        source: string;
+                        source_ref: string | null;
+                        url: string | null;
+                        pinned: boolean;
+                        /** @description -1 | 0 | 1 */
+                        rating: number;
+                        /** @description pending | indexed | failed */
+                        index_status: string;
+                        size_bytes: number;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                        body: string;
+                        /** @description Free-form JSON, at most 16 KiB */
+                        metadata: {
+                            [key: string]: unknown;
+                        };
+                        /** @description Present when the write became a draft pending approval: says so and why */
+                        notice: string;
                     };
                 };
             };

@@ -85,6 +85,33 @@ describe('tools over HTTP', () => {
     expect((await s.t.json('GET', '/api/memories', { key: user.key })).body.data).toEqual([])
   })
 
+  test('add_document with a memory kind saves a draft awaiting approval, never an active memory; only a person approves it', async () => {
+    const u = await s.t.signUp()
+    const c = await httpClient(s.url, u.key)
+    try {
+      const url = 'https://example.com/style-guide'
+      const added = structured(await call(c, 'add_document', { kind: 'preference', title: 'Tabs', url, body: 'The user indents with tabs.' }))
+      expect(added).toMatchObject({ kind: 'preference', status: 'pending_approval', deduplicated: false })
+      expect(added.notice).toContain('pending approval')
+      expect((await s.t.json('GET', '/api/memories', { key: u.key })).body.data).toEqual([])
+      // The tool's description says so, for the model that reads it.
+      const { tools } = await c.listTools()
+      expect(tools.find((tool) => tool.name === 'add_document')!.description).toContain('pending approval')
+
+      // The key behind the MCP client cannot approve it; the person signed in can.
+      expect((await s.t.json('POST', `/api/documents/${added.id}/approve`, { key: u.key })).status).toBe(403)
+      expect((await s.t.json('POST', `/api/documents/${added.id}/approve`, { cookie: u.cookie })).body.status).toBe('active')
+
+      // A new text from the same URL is a draft that supersedes the memory; the approved text stays in force.
+      const changed = structured(await call(c, 'add_document', { url, body: 'The user indents with two spaces.' }))
+      expect(changed).toMatchObject({ kind: 'preference', status: 'pending_approval', deduplicated: false })
+      expect((await s.t.json('GET', `/api/documents/${changed.id}`, { key: u.key })).body.metadata).toEqual({ supersedes: added.id })
+      expect((await s.t.json('GET', `/api/documents/${added.id}`, { key: u.key })).body).toMatchObject({ status: 'active', body: 'The user indents with tabs.' })
+    } finally {
+      await c.close()
+    }
+  })
+
   test('list_workspaces and get_workspace_context read what the REST API has', async () => {
     const u = await s.t.signUp()
     const c = await httpClient(s.url, u.key)

@@ -36,6 +36,21 @@ describe('stdio', () => {
     }
   })
 
+  test('add_document with a memory kind answers that it is a draft awaiting approval, and no active memory exists', async () => {
+    const u = await s.t.signUp()
+    const { client, protocolErrors } = await stdioClient(['--url', s.url, '--token', u.key])
+    try {
+      const added = structured(await call(client, 'add_document', { kind: 'lesson', title: 'Small PRs', body: 'Small pull requests merge faster.' }))
+      expect(added).toMatchObject({ kind: 'lesson', status: 'pending_approval' })
+      expect(added.notice).toContain('pending approval')
+      expect((await s.t.json('GET', '/api/memories', { key: u.key })).body.data).toEqual([])
+      expect((await s.t.json('GET', '/api/memories?status=pending_approval', { key: u.key })).body.data.map((d: { id: string }) => d.id)).toEqual([added.id])
+      expect(protocolErrors()).toEqual([])
+    } finally {
+      await client.close()
+    }
+  })
+
   test('SERVICE_TOKEN and SERVICE_URL work as the flags do; a wrong key is a tool error, not a crash', async () => {
     const { client, protocolErrors } = await stdioClient([], { SERVICE_URL: s.url, SERVICE_TOKEN: 'svc_wrong' })
     try {

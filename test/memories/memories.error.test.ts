@@ -152,8 +152,8 @@ describe('approving and rejecting', () => {
   test('approving twice: the second is 409 and the memory stays active', async () => {
     const draft = await t.json('POST', '/api/memories/batch-draft', { key: u.key, body: { workspace_id: ws, learnings: [learning()] } })
     const id = draft.body.data[0].id
-    expect((await t.json('POST', `/api/documents/${id}/approve`, { key: u.key })).status).toBe(200)
-    expect((await t.json('POST', `/api/documents/${id}/approve`, { key: u.key })).status).toBe(409)
+    expect((await t.json('POST', `/api/documents/${id}/approve`, { cookie: u.cookie })).status).toBe(200)
+    expect((await t.json('POST', `/api/documents/${id}/approve`, { cookie: u.cookie })).status).toBe(409)
     expect((await t.json('POST', `/api/documents/${id}/reject`, { key: u.key })).status).toBe(409)
     expect((await t.json('GET', `/api/documents/${id}`, { key: u.key })).body.status).toBe('active')
   })

@@ -15,8 +15,9 @@ export async function saveDrafts(t: TestApp, user: TestUser, workspaceId: string
   return res.body.data as any[]
 }
 
+/** Approves as the person signed in (the dashboard): an API key may only propose. */
 export async function approve(t: TestApp, user: TestUser, id: string) {
-  const res = await t.json('POST', `/api/documents/${id}/approve`, { key: user.key })
+  const res = await t.json('POST', `/api/documents/${id}/approve`, { cookie: user.cookie })
   expect(res.status).toBe(200)
   return res.body
 }

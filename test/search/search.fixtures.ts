@@ -1,5 +1,6 @@
 // Helpers of the search suites: add a hand-made document, search as a user, read ids and scores back.
 import { expect } from 'bun:test'
+import { isMemoryKind } from '../../src/modules/documents/documents.model'
 import type { TestApp, TestUser } from '../harness'
 
 export interface SearchParams {
@@ -54,9 +55,9 @@ export async function search(t: TestApp, user: TestUser, params: SearchParams | 
 /** Ids of the results of a search, in rank order. */
 export const searchIds = async (t: TestApp, user: TestUser, params: SearchParams | string) => (await search(t, user, params)).results.map((r) => r.document.id)
 
-/** Ingests a hand-made document with the user's key and expects a new one (201). */
+/** Ingests a hand-made document with the user's key (a memory as the person signed in, so it is active) and expects a new one (201). */
 export async function add(t: TestApp, user: TestUser, doc: { title: string; body: string } & Record<string, unknown>): Promise<{ id: string } & Record<string, any>> {
-  const res = await t.json('POST', '/api/documents', { key: user.key, body: doc })
+  const res = await t.json('POST', '/api/documents', { ...(isMemoryKind(String(doc.kind)) ? { cookie: user.cookie } : { key: user.key }), body: { source: 'api', ...doc } })
   expect({ status: res.status, error: res.body?.error }).toEqual({ status: 201, error: undefined })
   return res.body
 }

@@ -302,7 +302,7 @@ describe('memories', () => {
     expectStatus(draftContext, 200)
     expect(draftContext.body.stats).toEqual({ documents: 0, memories: 0, pending_drafts: 2, links: 0, last_updated: null })
 
-    const approved = await w.json('POST', `/api/documents/${fact.id}/approve`, { key: u.key })
+    const approved = await w.json('POST', `/api/documents/${fact.id}/approve`, { cookie: u.cookie })
     expectStatus(approved, 200)
     expect(approved.body).toMatchObject({ id: fact.id, status: 'active', kind: 'fact' })
     const fetched = await w.json('GET', `/api/documents/${fact.id}`, { key: u.key })

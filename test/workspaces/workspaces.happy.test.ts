@@ -1,5 +1,6 @@
 // /api/workspaces: list, create, rename, delete (cascading), active document counts, and the context pack.
 import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test'
+import { isMemoryKind } from '../../src/modules/documents/documents.model'
 import { createTestApp, type TestApp, type TestUser } from '../harness'
 
 // test/setup.ts sets 30 s, but that default is lost for files that run after a src/*.test.ts file; the first
@@ -21,7 +22,8 @@ interface Doc {
 }
 
 async function ingest(u: TestUser, body: Record<string, unknown>): Promise<Doc> {
-  const res = await t.json('POST', '/api/documents', { key: u.key, body })
+  // Active memories are written by the person signed in: with a key they would be drafts.
+  const res = await t.json('POST', '/api/documents', { ...(isMemoryKind(String(body.kind)) ? { cookie: u.cookie } : { key: u.key }), body: { source: 'api', ...body } })
   if (res.status !== 201) throw new Error(`ingest failed: ${res.status} ${JSON.stringify(res.body)}`)
   t.clock.advance(1000) // distinct updated_at, so "recent" has a defined order
   return res.body
@@ -128,7 +130,7 @@ describe('document_count', () => {
     expect(page.data.find((x: { id: string }) => x.id === other.id).document_count).toBe(1)
 
     // approving the draft and restoring the archived one bring the count to 4
-    await t.request('POST', `/api/documents/${drafts.body.data[0].id}/approve`, { key: u.key })
+    await t.request('POST', `/api/documents/${drafts.body.data[0].id}/approve`, { cookie: u.cookie })
     await t.request('POST', `/api/documents/${archived.id}/restore`, { key: u.key })
     expect((await list(u)).data.find((x: { id: string }) => x.id === w.id).document_count).toBe(4)
   })

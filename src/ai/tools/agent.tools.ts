@@ -61,7 +61,9 @@ export function agentTools(scope: AgentScope) {
     }),
     save_learnings: tool({
       description:
-        'Propose durable learnings (facts, preferences, decisions, routines, lessons) from this conversation. They are saved as drafts the user must approve; never claim they are already memories.',
+        'Propose durable learnings (facts, preferences, decisions, routines, lessons) from this conversation. They are saved as ' +
+        'drafts (status pending_approval) that become memories only when the user approves them; you cannot make a memory ' +
+        'active yourself, so never claim they are already memories.',
       inputSchema: z.object({
         learnings: z
           .array(z.object({ kind: z.enum(MEMORY_KINDS), title: z.string().min(1).max(500), body: z.string().min(1).max(20_000), tags: z.array(z.string().max(64)).max(50).optional() }))

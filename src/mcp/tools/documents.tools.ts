@@ -1,5 +1,5 @@
 // MCP tools over documents: search (GET /api/search), get_document (GET /api/documents/:id) and
-// add_document (POST /api/documents, source "mcp").
+// add_document (POST /api/documents, source "mcp"), where a memory kind becomes a draft a person approves.
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { z } from 'zod'
 import type { Logger } from '../../log'
@@ -79,24 +79,31 @@ export function registerDocumentTools(server: McpServer, api: ApiCaller | null, 
     {
       title: 'Add a document',
       description:
-        'Store a document or note, searchable right away. Saving the same URL or the same text again in a workspace ' +
-        'updates the existing document instead of making a copy. For learnings that a person should approve, use save_learnings.',
+        'Store a document or note, searchable right away. Saving the same URL, or the same text under the same title, again in a ' +
+        'workspace updates the existing document instead of making a copy. A memory kind (fact, preference, decision, routine, ' +
+        'lesson) is never stored active from here: it becomes a draft pending approval (status pending_approval) that appears as ' +
+        'a memory only once a person approves it, and a change to an existing memory becomes a draft that replaces it when ' +
+        'approved. To propose several learnings at once, use save_learnings.',
       inputSchema: {
         body: z.string().min(1).describe('The text (at most 1 MiB)'),
         title: z.string().min(1).max(500).optional().describe('Default: the first line of the body'),
         workspace_id: Id('Where to store it (default: your default workspace)').optional(),
         url: z.url().max(2048).optional().describe('Where the text comes from'),
         tags: Tags.optional(),
-        kind: Kind.optional().describe('Default document'),
+        kind: Kind.optional().describe('Default document (webpage with a url); a memory kind becomes a draft pending approval'),
         excerpt: z.string().max(1000).optional().describe('A short summary (default: the start of the body)'),
         pinned: z.boolean().optional().describe('Pinned items lead the workspace context'),
       },
-      outputSchema: { ...DocumentRef, deduplicated: z.boolean().describe('true: an existing document was updated') },
+      outputSchema: {
+        ...DocumentRef,
+        deduplicated: z.boolean().describe('true: an existing document (or pending draft) was updated'),
+        notice: z.string().optional().describe('Present when it became a draft awaiting approval'),
+      },
       annotations: ADDITIVE(true),
     },
     toolHandler('add_document', api, log, async (api, input, signal) => {
-      const d = await callJson<ApiDocument & { deduplicated: boolean }>(api, 'POST', '/api/documents', { ...input, source: 'mcp' }, signal)
-      return { ...documentRef(d), deduplicated: d.deduplicated }
+      const d = await callJson<ApiDocument & { deduplicated: boolean; notice?: string }>(api, 'POST', '/api/documents', { ...input, source: 'mcp' }, signal)
+      return { ...documentRef(d), deduplicated: d.deduplicated, ...(d.notice ? { notice: d.notice } : {}) }
     }),
   )
 }

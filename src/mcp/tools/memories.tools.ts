@@ -29,7 +29,8 @@ export function registerMemoryTools(server: McpServer, api: ApiCaller | null, lo
       title: 'Propose learnings',
       description:
         'Save 1 to 25 things learned (facts, preferences, decisions, routines, lessons) as drafts pending approval: ' +
-        'they appear as memories only once a person approves them. All are saved or none.',
+        'they appear as memories only once a person signed in approves them; nothing written with an API key becomes an ' +
+        'active memory directly. To correct a memory, give its id as metadata.supersedes: approval replaces it. All are saved or none.',
       inputSchema: {
         workspace_id: Id('The workspace they belong to (from list_workspaces)'),
         learnings: z.array(Learning).min(1).max(25),

@@ -41,15 +41,23 @@ export const normalizeTags = (tags: string[] | undefined) => [...new Set((tags ?
 
 export const contentHash = (body: string) => sha256Hex(body)
 
+/** Why a body of `n` bytes is refused (413), or null: one text for ingest and for GET /check. */
+export const bodySizeProblem = (n: number, field = 'body') =>
+  n > MAX_BODY_BYTES ? `${field} is ${n} bytes of UTF-8; a document body may be at most ${MAX_BODY_BYTES} (1 MiB)` : null
+
 export function assertBodySize(body: string, field = 'body'): void {
-  const n = bytes(body)
-  if (n > MAX_BODY_BYTES) throw payloadTooLarge(`${field} is ${n} bytes of UTF-8; a document body may be at most ${MAX_BODY_BYTES} (1 MiB)`)
+  const problem = bodySizeProblem(bytes(body), field)
+  if (problem) throw payloadTooLarge(problem)
 }
+
+/** Why metadata of `n` bytes of JSON is refused (400), or null: one text for ingest and for GET /check. */
+export const metadataSizeProblem = (n: number, field = 'metadata') =>
+  n > MAX_METADATA_BYTES ? `${field} is ${n} bytes of JSON; at most ${MAX_METADATA_BYTES} (16 KiB) are allowed` : null
 
 export function assertMetadataSize(metadata: Record<string, unknown> | undefined, field = 'metadata'): void {
   if (metadata === undefined) return
-  const n = bytes(JSON.stringify(metadata))
-  if (n > MAX_METADATA_BYTES) throw badRequest(`${field} is ${n} bytes of JSON; at most ${MAX_METADATA_BYTES} (16 KiB) are allowed`)
+  const problem = metadataSizeProblem(bytes(JSON.stringify(metadata)), field)
+  if (problem) throw badRequest(problem)
 }
 
 /** What a document costs against the storage limit. */

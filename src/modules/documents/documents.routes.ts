@@ -5,7 +5,9 @@ import { authPlugin } from '../../http/auth'
 import { errors, IdParams, NoContent } from '../../http/schemas'
 import { toDocumentDto } from './documents.model'
 import * as S from './documents.schemas'
-import { bulkDeleteDocuments, checkIngest, deleteDocument, getDocument, ingestDocument, listDocuments, patchDocument } from './documents.service'
+import { DRAFT_NOTICE, writerOf } from './approval'
+import { bulkDeleteDocuments, deleteDocument, getDocument, listDocuments, patchDocument } from './documents.service'
+import { checkIngest, ingestDocument } from './ingest.service'
 import { approveDraft, archiveDocument, forgetDocument, rateDocument, rejectDraft, restoreDocument } from './lifecycle.service'
 import { linkDocuments, listLinks, unlinkDocuments } from './links.service'
 
@@ -19,22 +21,29 @@ export function documentsRoutes(deps: Deps) {
       '',
       async ({ user, principal, body, set }) => {
         const source = body.source ?? (principal.via === 'session' ? 'extension' : 'api')
-        const { document, deduplicated } = await ingestDocument(deps, user, { ...body, source })
+        const { document, deduplicated } = await ingestDocument(deps, user, { ...body, source, writer: writerOf(principal) })
         set.status = deduplicated ? 200 : 201
-        return { ...toDocumentDto(document), deduplicated }
+        return { ...toDocumentDto(document), deduplicated, ...(document.status === 'pending_approval' ? { notice: DRAFT_NOTICE } : {}) }
       },
       {
         auth: true,
         body: S.IngestBody,
         response: { 201: S.IngestedDocument, 200: S.IngestedDocument, ...errors(400, 401, 402, 403, 404, 413) },
-        detail: { tags, summary: 'Ingest a document: plan limits are checked first; the same URL or content in a workspace updates the existing document (200, deduplicated)' },
+        detail: {
+          tags,
+          summary: 'Ingest a document: plan limits are checked first; the same URL, or the same text under the same title, updates the existing document (200, deduplicated)',
+          description:
+            'A memory kind (fact, preference, decision, routine, lesson) sent with an API key becomes a pending_approval draft, exactly as ' +
+            'POST /api/memories/batch-draft makes one (`status` and `notice` say so); when it would update an existing document, the ' +
+            "draft's metadata.supersedes names it and approval replaces it. Only a person signed in with a session writes active memories directly.",
+        },
       },
     )
     .get('/check', ({ user, query }) => checkIngest(deps, user, query), {
       auth: true,
       query: S.CheckQuery,
       response: { 200: S.CheckResult, ...errors(400, 401, 404) },
-      detail: { tags, summary: 'Dry run: would an ingest of this size (and URL) be allowed? Same verdict as POST, nothing stored' },
+      detail: { tags, summary: 'Dry run: would an ingest of this size (and URL) be allowed? Same verdict and reason as POST (1 MiB body, 16 KiB metadata, plan caps), nothing stored' },
     })
     .get('', ({ user, query }) => listDocuments(deps, user, query), {
       auth: true,
@@ -53,12 +62,24 @@ export function documentsRoutes(deps: Deps) {
       response: { 200: S.Document, ...errors(400, 401, 404) },
       detail: { tags, summary: 'Fetch one document with its body and metadata' },
     })
-    .patch('/:id', ({ user, params, body }) => patchDocument(deps, user, params.id, body), {
-      ...one,
-      body: S.PatchBody,
-      response: { 200: S.Document, ...errors(400, 401, 402, 403, 404, 413) },
-      detail: { tags, summary: 'Update title, excerpt, body, tags or pinned; the document is re-indexed' },
-    })
+    .patch(
+      '/:id',
+      async ({ user, principal, params, body, set }) => {
+        const { document, drafted } = await patchDocument(deps, user, params.id, body, writerOf(principal))
+        if (!drafted) return document
+        set.status = 202
+        return { ...document, notice: DRAFT_NOTICE }
+      },
+      {
+        ...one,
+        body: S.PatchBody,
+        response: { 200: S.Document, 202: S.DraftedDocument, ...errors(400, 401, 402, 403, 404, 413) },
+        detail: {
+          tags,
+          summary: "Update title, excerpt, body, tags or pinned; the document is re-indexed. With an API key, a change to an approved memory's content is a new draft that supersedes it (202)",
+        },
+      },
+    )
     .delete(
       '/:id',
       async ({ user, params, set }) => {
@@ -72,10 +93,13 @@ export function documentsRoutes(deps: Deps) {
       response: { 200: S.Document, ...errors(400, 401, 403, 404) },
       detail: { tags, summary: 'Archive: hidden from retrieval and lists, recoverable' },
     })
-    .post('/:id/restore', ({ user, params }) => restoreDocument(deps, user, params.id), {
+    .post('/:id/restore', ({ user, principal, params }) => restoreDocument(deps, user, params.id, writerOf(principal)), {
       ...one,
       response: { 200: S.Document, ...errors(400, 401, 403, 404, 409) },
-      detail: { tags, summary: 'Restore an archived document to active' },
+      detail: {
+        tags,
+        summary: 'Restore an archived document: to active, but a rejected draft (and any memory restored with an API key) to pending_approval',
+      },
     })
     .post(
       '/:id/forget',
@@ -95,10 +119,10 @@ export function documentsRoutes(deps: Deps) {
       response: { 200: S.Document, ...errors(400, 401, 403, 404) },
       detail: { tags, summary: 'Rate a document or memory: 1 up, -1 down, 0 cleared (a mild ranking signal)' },
     })
-    .post('/:id/approve', ({ user, params }) => approveDraft(deps, user, params.id), {
+    .post('/:id/approve', ({ user, principal, params }) => approveDraft(deps, user, params.id, writerOf(principal)), {
       ...one,
       response: { 200: S.Document, ...errors(400, 401, 403, 404, 409) },
-      detail: { tags, summary: 'Approve a pending memory draft: it becomes an active, retrievable memory' },
+      detail: { tags, summary: 'Approve a pending memory draft: it becomes an active, retrievable memory. A person signed in only (403 with an API key)' },
     })
     .post('/:id/reject', ({ user, params }) => rejectDraft(deps, user, params.id), {
       ...one,

@@ -40,7 +40,12 @@ const summaryFields = {
 
 export const DocumentSummary = t.Object(summaryFields, { title: 'DocumentSummary' })
 export const Document = t.Object({ ...summaryFields, body: t.String(), metadata: Metadata }, { title: 'Document' })
-export const IngestedDocument = t.Object({ ...summaryFields, body: t.String(), metadata: Metadata, deduplicated: t.Boolean() }, { title: 'IngestedDocument' })
+const notice = t.String({ description: 'Present when the write became a draft pending approval: says so and why' })
+export const IngestedDocument = t.Object(
+  { ...summaryFields, body: t.String(), metadata: Metadata, deduplicated: t.Boolean(), notice: t.Optional(notice) },
+  { title: 'IngestedDocument' },
+)
+export const DraftedDocument = t.Object({ ...summaryFields, body: t.String(), metadata: Metadata, notice }, { title: 'DraftedDocument' })
 export const DocumentPage = Page(DocumentSummary, 'DocumentPage')
 
 export const IngestBody = t.Object({
@@ -79,7 +84,8 @@ export const ListQuery = t.Object({
 
 export const CheckQuery = t.Object({
   workspace_id: t.Optional(Uuid()),
-  size_bytes: t.Optional(t.Integer({ minimum: 0, default: 0, error: 'size_bytes must be a non-negative integer' })),
+  size_bytes: t.Optional(t.Integer({ minimum: 0, default: 0, error: 'size_bytes must be a non-negative integer', description: 'UTF-8 bytes of the body' })),
+  metadata_bytes: t.Optional(t.Integer({ minimum: 0, error: 'metadata_bytes must be a non-negative integer', description: 'Bytes of the metadata as JSON' })),
   url: t.Optional(t.String({ maxLength: 2048 })),
 })
 

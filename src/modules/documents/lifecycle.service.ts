@@ -5,12 +5,15 @@ import { documents, jobs, messages, tombstones } from '../../../db/schema'
 import type { Deps } from '../../deps'
 import { conflict } from '../../http/errors'
 import type { SessionUser } from '../auth/sessions.service'
+import { assertMayApprove, restoreTarget, type Writer } from './approval'
 import { isMemoryKind, toDocumentDto, type DocumentRow, type Status } from './documents.model'
 import { findDocument } from './documents.service'
 
 async function setStatus(deps: Deps, row: DocumentRow, status: Status) {
   if (row.status === status) return toDocumentDto(row)
-  const [updated] = await deps.db.update(documents).set({ status, updated_at: deps.clock.now() }).where(eq(documents.id, row.id)).returning()
+  // An archived document remembers what it was, so restore can return it there.
+  const archived_from = status === 'archived' ? row.status : null
+  const [updated] = await deps.db.update(documents).set({ status, archived_from, updated_at: deps.clock.now() }).where(eq(documents.id, row.id)).returning()
   return toDocumentDto(updated!)
 }
 
@@ -19,27 +22,33 @@ export async function archiveDocument(deps: Deps, user: SessionUser, id: string)
   return setStatus(deps, await findDocument(deps.db, user.id, id), 'archived')
 }
 
-/** Back to retrieval and lists. A pending draft is not restored but approved. */
-export async function restoreDocument(deps: Deps, user: SessionUser, id: string) {
+/**
+ * Back to retrieval and lists — or, for a memory, back to what approval.ts allows: a rejected draft returns
+ * to pending_approval, and so does any memory an agent restores. A pending draft is not restored but approved.
+ */
+export async function restoreDocument(deps: Deps, user: SessionUser, id: string, writer: Writer) {
   const row = await findDocument(deps.db, user.id, id)
   if (row.status === 'pending_approval') throw conflict(`document ${id} is a pending draft: approve it instead`)
-  return setStatus(deps, row, 'active')
+  if (row.status !== 'archived') return toDocumentDto(row)
+  return setStatus(deps, row, restoreTarget(row, writer))
 }
 
-/** A pending memory draft becomes an active memory; the memory it supersedes (if any) is archived. */
-export async function approveDraft(deps: Deps, user: SessionUser, id: string) {
+/** A pending memory draft becomes an active memory; the memory it supersedes (if any) is archived. Only a
+ * person approves: a key that could approve its own drafts would make approval meaningless. */
+export async function approveDraft(deps: Deps, user: SessionUser, id: string, writer: Writer) {
   const row = await findDocument(deps.db, user.id, id)
   if (row.status !== 'pending_approval' || !isMemoryKind(row.kind)) throw conflict(`document ${id} is not a pending memory draft (status ${row.status})`)
+  assertMayApprove(writer, id)
   const supersedes = typeof row.metadata.supersedes === 'string' ? row.metadata.supersedes : null
   return deps.db.transaction(async (tx) => {
     const now = deps.clock.now()
     if (supersedes && /^[0-9a-f-]{36}$/.test(supersedes)) {
       await tx
         .update(documents)
-        .set({ status: 'archived', updated_at: now })
+        .set({ status: 'archived', archived_from: 'active', updated_at: now })
         .where(and(eq(documents.id, supersedes), eq(documents.user_id, user.id), eq(documents.status, 'active')))
     }
-    const [updated] = await tx.update(documents).set({ status: 'active', updated_at: now }).where(eq(documents.id, id)).returning()
+    const [updated] = await tx.update(documents).set({ status: 'active', archived_from: null, updated_at: now }).where(eq(documents.id, id)).returning()
     return toDocumentDto(updated!)
   })
 }

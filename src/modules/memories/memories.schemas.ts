@@ -14,6 +14,7 @@ export const DraftMetadata = t.Object(
     conversation_id: t.Optional(t.String({ maxLength: 100 })),
     supersedes: t.Optional(Uuid('The id of a memory this one replaces; archived when this one is approved')),
   },
+  // A schema, not `true`: the app's typebox normalizer drops keys that `additionalProperties: true` lets through.
   { additionalProperties: t.Unknown(), description: 'Unknown keys are kept; at most 16 KiB of JSON' },
 )
 

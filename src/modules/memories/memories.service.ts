@@ -1,13 +1,12 @@
 // Memories: agent-written learnings saved as pending_approval drafts (all of a batch or none), and the
 // memory list. Drafts stay invisible to lists and search until a person approves them.
-import { documents } from '../../../db/schema'
 import type { Deps } from '../../deps'
 import { lockUser } from '../../lib/locks'
 import { assertWithinLimit } from '../../plans'
 import type { SessionUser } from '../auth/sessions.service'
-import { assertBodySize, assertMetadataSize, contentHash, deriveExcerpt, MEMORY_KINDS, normalizeTags, sizeOf, toDocumentDto } from '../documents/documents.model'
+import { draftRow, insertDrafts } from '../documents/approval'
+import { assertBodySize, assertMetadataSize, MEMORY_KINDS, toDocumentDto } from '../documents/documents.model'
 import { listDocuments, type ListFilters } from '../documents/documents.service'
-import { indexDocument } from '../../retrieval/indexing'
 import { storedTotals } from '../usage/usage.service'
 import { findWorkspace } from '../workspaces/workspaces.service'
 
@@ -25,41 +24,17 @@ export async function saveDrafts(deps: Deps, user: SessionUser, input: { workspa
     assertBodySize(l.body, `learnings[${i}].body`)
     assertMetadataSize(l.metadata, `learnings[${i}].metadata`)
   })
-  const now = deps.clock.now()
-  const rows = input.learnings.map((l) => {
-    const title = l.title.trim()
-    const excerpt = deriveExcerpt(l.body)
-    const metadata = l.metadata ?? {}
-    const conversation = typeof metadata.conversation_id === 'string' ? metadata.conversation_id : null
-    return {
-      id: deps.ids.next(),
-      user_id: user.id,
-      workspace_id: input.workspace_id,
-      title,
-      excerpt,
-      body: l.body,
-      tags: normalizeTags(l.tags),
-      kind: l.kind,
-      status: 'pending_approval',
-      source: input.source ?? 'agent',
-      source_ref: conversation,
-      content_hash: contentHash(l.body),
-      size_bytes: sizeOf({ title, excerpt, body: l.body, metadata }),
-      metadata,
-      created_at: now,
-      updated_at: now,
-    }
-  })
+  // Batch drafts carry no excerpt of their own: it is derived from the body.
+  const rows = input.learnings.map(({ kind, title, body, tags, metadata }) =>
+    draftRow(deps, user, input.workspace_id, { kind, title, body, tags, metadata, source: input.source ?? 'agent' }),
+  )
   const stored = await deps.db.transaction(async (tx) => {
     await lockUser(tx, user.id, 'documents')
     await findWorkspace(tx, user.id, input.workspace_id)
     const totals = await storedTotals(tx, user.id)
     assertWithinLimit(deps, user.plan, 'documents', totals.documents, rows.length)
     assertWithinLimit(deps, user.plan, 'storage_bytes', totals.storage_bytes, rows.reduce((sum, r) => sum + r.size_bytes, 0))
-    const stored = await tx.insert(documents).values(rows).returning()
-    // Indexed now, filtered out by status until approved: approval makes a memory searchable at once.
-    for (const row of stored) await indexDocument(tx, deps, row)
-    return stored
+    return insertDrafts(tx, deps, rows)
   })
   return { data: stored.map(toDocumentDto) }
 }

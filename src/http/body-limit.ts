@@ -2,6 +2,7 @@
 // every body is read as a stream and refused as soon as it passes the limit (never buffered whole), then
 // parsed by its content type: JSON (an object), forms and multipart uploads, text; anything else is 415.
 import { Elysia } from 'elysia'
+import { drainBody } from './drain'
 import { AppError, badRequest, payloadTooLarge } from './errors'
 
 export const MAX_BODY_BYTES = 2 * 1024 * 1024
@@ -57,7 +58,7 @@ async function formFields(bytes: Uint8Array, contentType: string): Promise<Recor
   return fields
 }
 
-/** The whole stream, or 413 as soon as it passes `maxBytes` (the rest is never read). */
+/** The whole stream, or 413 as soon as it passes `maxBytes` (the rest is drained, never kept). */
 async function readAtMost(stream: ReadableStream<Uint8Array>, maxBytes: number): Promise<Uint8Array> {
   const reader = stream.getReader()
   const chunks: Uint8Array[] = []
@@ -67,7 +68,7 @@ async function readAtMost(stream: ReadableStream<Uint8Array>, maxBytes: number):
     if (done) break
     size += value.byteLength
     if (size > maxBytes) {
-      void reader.cancel().catch(() => {})
+      await drainBody(null, reader)
       throw payloadTooLarge(`request body is larger than ${maxBytes} bytes`)
     }
     chunks.push(value)

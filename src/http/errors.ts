@@ -2,6 +2,7 @@
 import { Elysia, ValidationError } from 'elysia'
 import { DatabaseCrashedError } from '../../db/pglite-guard'
 import type { Logger } from '../log'
+import { drainBody } from './drain'
 
 export class AppError extends Error {
   constructor(
@@ -28,12 +29,15 @@ export const requestIdOf = (request: Request) => requestIds.get(request) ?? 'unk
 
 export function errorHandler(log: Logger, maxBodyBytes: number) {
   return new Elysia({ name: 'error-handler' })
-    .onRequest(({ request, set }) => {
+    .onRequest(async ({ request, set }) => {
       const id = crypto.randomUUID()
       requestIds.set(request, id)
       set.headers['x-request-id'] = id
       const length = Number(request.headers.get('content-length') ?? 0)
-      if (length > maxBodyBytes) throw payloadTooLarge(`request body is larger than ${maxBodyBytes} bytes`)
+      if (length > maxBodyBytes) {
+        await drainBody(request.body)
+        throw payloadTooLarge(`request body is larger than ${maxBodyBytes} bytes`)
+      }
     })
     .onError({ as: 'global' }, ({ code, error: thrown, set, request }) => {
       let error: unknown = thrown

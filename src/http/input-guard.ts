@@ -15,7 +15,8 @@ import { Elysia } from 'elysia'
 import { AppError, badRequest, notFound } from './errors'
 
 export const MAX_JSON_DEPTH = 32
-export const MAX_HEADER_BYTES = 12 * 1024
+// Room for a long search query in the URL (q is accepted up to 16,384 characters, percent-encoded).
+export const MAX_HEADER_BYTES = 32 * 1024
 
 /** What is wrong with one value, or null: the first problem found, named by its path. */
 export function inputProblem(value: unknown, path: string, depth = 0): string | null {

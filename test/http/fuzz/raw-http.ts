@@ -45,18 +45,20 @@ export function rawRequest(base: URL, request: RawRequest, timeoutMs: number): P
       }
     }
     const timer = setTimeout(() => finish(new RequestTimeout(`no complete answer within ${timeoutMs} ms`)), timeoutMs)
-    socket.on('connect', () => {
-      socket.write(Buffer.from(head, 'latin1'))
-      if (body && request.chunked) {
-        for (let i = 0; i < body.byteLength; i += 64 * 1024) {
-          const part = body.subarray(i, i + 64 * 1024)
-          socket.write(`${part.byteLength.toString(16)}\r\n`)
-          socket.write(part)
-          socket.write('\r\n')
-        }
-        socket.write('0\r\n\r\n')
-      } else if (body) socket.write(body)
-    })
+    // The body goes out piece by piece, each after the last has drained, and stops as soon as an answer begins:
+    // a server may answer (413) and close before reading a body, and writing on would only hit a reset.
+    const pieces: (string | Buffer)[] = [Buffer.from(head, 'latin1')]
+    if (body && request.chunked) {
+      for (let i = 0; i < body.byteLength; i += 64 * 1024) {
+        const part = body.subarray(i, i + 64 * 1024)
+        pieces.push(`${part.byteLength.toString(16)}\r\n`, part, '\r\n')
+      }
+      pieces.push('0\r\n\r\n')
+    } else if (body) for (let i = 0; i < body.byteLength; i += 64 * 1024) pieces.push(body.subarray(i, i + 64 * 1024))
+    const writeNext = () => {
+      while (pieces.length && !chunks.length && !settled) if (!socket.write(pieces.shift()!)) return void socket.once('drain', writeNext)
+    }
+    socket.on('connect', writeNext)
     socket.on('data', (data: Buffer) => {
       chunks.push(data)
       if (complete(Buffer.concat(chunks))) finish(null)

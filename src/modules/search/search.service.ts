@@ -7,6 +7,7 @@ import { embedQuery } from '../../ai/embeddings'
 import type { Deps } from '../../deps'
 import { fromKeyword, fromSemantic, fuse, type RankedHit } from '../../retrieval/fusion'
 import { analyzeQuery, keywordSearch, snippets } from '../../retrieval/keyword'
+import { countUnembedded, unembeddedNotice } from '../../retrieval/embedding-backlog'
 import { semanticSearch } from '../../retrieval/semantic'
 import type { SessionUser } from '../auth/sessions.service'
 import { toSummaryDto } from '../documents/documents.model'
@@ -55,6 +56,8 @@ export async function searchDocuments(deps: Deps, user: SessionUser, input: Sear
     if (vector) semantic = await semanticSearch(deps.db, user.id, embedder.id, vector, filter, mode === 'hybrid' ? Math.max(limit, FUSION_POOL) : limit)
   }
   const ran = failure ? 'keyword' : mode
+  // Documents not embedded by the loaded model yet are invisible to semantic ranking: say how many.
+  const unembedded = ran === 'keyword' ? undefined : unembeddedNotice(await countUnembedded(deps.db, filter))
   const terms = await analyzeQuery(deps.db, input.q)
   const memory = { copies: deps.keywordMemory, filter: { workspaceId: input.workspace_id, kind: input.kind, source: input.source, tag: input.tag } }
   const keyword = ran === 'semantic' ? { hits: [], words: 0 } : await keywordSearch(deps.db, user.id, terms, filter, ran === 'hybrid' ? Math.max(limit, FUSION_POOL) : limit, memory)
@@ -91,7 +94,9 @@ export async function searchDocuments(deps: Deps, user: SessionUser, input: Sear
       ? { notice: `the embedding model failed (${failure}); searched by keyword` }
       : asked !== mode
         ? { notice: `${asked} search needs an embedding model and none is available (${deps.embeddingStatus.reason}); searched by keyword` }
-        : {}),
+        : unembedded
+          ? { notice: unembedded }
+          : {}),
   }
 }
 

@@ -13,7 +13,7 @@ import { loadConfig } from '../../src/config'
 import { createDeps } from '../../src/deps'
 import { createMaintenance, startMaintenance } from '../../src/jobs/maintenance'
 import { SWEEP_BATCH } from '../../src/jobs/reembed.job'
-import { drainJobs, runNextJob } from '../../src/jobs/worker'
+import { drainJobs, runNextJob, startWorker } from '../../src/jobs/worker'
 import { FakeClock } from '../fakes/clock'
 import { BASE, createTestApp, migratedTemplate, type TestApp, type TestUser } from '../harness'
 import { search } from '../search/search.fixtures'
@@ -197,6 +197,30 @@ describe('idempotent across processes and restarts; people’s jobs are not star
     expect(await modelsOf(second, [...ids, fresh!])).toEqual(['hash-512/512'])
     const statuses = await second.deps.db.select({ s: documents.index_status }).from(documents).where(eq(documents.user_id, u.id))
     expect(statuses.filter((r) => r.s !== 'indexed')).toEqual([])
+  })
+})
+
+describe('the worker loop, busy with a backlog', () => {
+  test('hands the event loop back between jobs: a timer set as it starts fires long before the backlog is done', async () => {
+    const before = await processOn({ EMBEDDING_PROVIDER: 'none' })
+    const u = await before.signUp()
+    const ids = await ingestAll(before, u, Array.from({ length: 40 }, (_, i) => `Page ${i} of the ${TOPICS[i % 4]} handbook.`))
+    await drainJobs(before.deps)
+    const app = await processOn({ EMBEDDING_PROVIDER: 'hash' })
+    await boot(app, ids.length)
+
+    const counter = instrument('reembed-document')
+    const worker = startWorker(app.deps, { pollMs: 10 })
+    try {
+      // On PGlite every query settles as a microtask: without a yield, timers and incoming requests wait for the whole backlog.
+      const doneWhenTimerFired = await new Promise<number>((resolve) => setTimeout(() => resolve(counter.runs.length), 0))
+      expect(doneWhenTimerFired).toBeLessThan(ids.length / 4)
+      await until(async () => (await backlog(app)) === 0, 30_000, 'the backlog to be embedded')
+    } finally {
+      await worker.stop()
+      counter.restore()
+    }
+    expect(counter.runs).toHaveLength(ids.length)
   })
 })
 

@@ -17,13 +17,13 @@ const staleChunk = (model: string) =>
 /** Not already in someone's hands: a queued or running embedding job for this document (and model). */
 const notQueued = (model: string) =>
   sql`d.id not in (select (j.payload->>'document_id')::uuid from jobs j
-        where j.status in ('queued', 'running')
+        where j.status in ('queued', 'running') and j.payload->>'document_id' is not null
           and (j.kind = 'embed-document' or (j.kind = 'reembed-document' and j.payload->>'model' = ${model})))`
 
 /** Not given up on lately: its re-embedding for this model did not fail within RETRY_FAILED_MS. */
 const notFailedLately = (model: string, now: Date) =>
   sql`d.id not in (select (j.payload->>'document_id')::uuid from jobs j
-        where j.status = 'failed' and j.kind = 'reembed-document' and j.payload->>'model' = ${model}
+        where j.status = 'failed' and j.kind = 'reembed-document' and j.payload->>'model' = ${model} and j.payload->>'document_id' is not null
           and j.updated_at > ${new Date(now.getTime() - RETRY_FAILED_MS).toISOString()}::timestamptz)`
 
 /** Marks every stale document `pending` (the moment a model is switched in); answers how many changed. */

@@ -22,6 +22,7 @@ import { memoriesRoutes } from './modules/memories/memories.routes'
 import { searchRoutes } from './modules/search/search.routes'
 import { usageRoutes } from './modules/usage/usage.routes'
 import { v1Routes } from './modules/v1/v1.routes'
+import { embeddingHealth } from './retrieval/embedding-backlog'
 import { workspacesRoutes } from './modules/workspaces/workspaces.routes'
 
 const Health = t.Object(
@@ -30,10 +31,13 @@ const Health = t.Object(
     version: t.String(),
     database: t.Union([t.Literal('pglite'), t.Literal('postgres')]),
     embeddings: t.Object({
-      provider: t.String(),
-      model: t.String(),
-      available: t.Boolean({ description: 'false: search runs by keyword only' }),
-      reason: t.Optional(t.String()),
+      provider: t.String({ description: 'The provider actually loaded: local | openai | hash, or none when no model is' }),
+      model: t.Nullable(t.String({ description: 'The model actually loaded; null when none is' })),
+      configured: t.Object({ provider: t.String(), model: t.String() }, { description: 'EMBEDDING_PROVIDER and EMBEDDING_MODEL' }),
+      available: t.Boolean({ description: 'false: search runs by keyword only (an unavailable model is retried in the background)' }),
+      reason: t.Optional(t.String({ description: 'Why no model is loaded' })),
+      backlog: t.Nullable(t.Integer({ description: 'Documents not embedded by the loaded model yet (re-embedded in the background); null when no model is loaded' })),
+      failed: t.Nullable(t.Integer({ description: 'Documents whose embedding failed (tried again hourly); null when no model is loaded' })),
     }),
   },
   { title: 'Health' },
@@ -48,7 +52,7 @@ export function createApp(deps: Deps) {
     .use(cors(deps.config))
     .use(inputGuard())
     .use(bodyLimit(MAX_BODY_BYTES))
-    .get('/', () => ({ status: 'ok' as const, version: deps.config.version, database: deps.dbKind, embeddings: deps.embeddingStatus }), {
+    .get('/', async () => ({ status: 'ok' as const, version: deps.config.version, database: deps.dbKind, embeddings: await embeddingHealth(deps) }), {
       response: { 200: Health },
       detail: { tags: ['health'], summary: 'Health: status, version and database kind' },
     })

@@ -21,24 +21,33 @@ export interface Embedder {
   linkThreshold: number
 }
 
+type Provider = Config['embeddings']['provider']
+
+/** What was configured and what is actually loaded: `provider` is `none` whenever no model is. */
 export interface EmbeddingStatus {
-  provider: Config['embeddings']['provider']
-  model: string
+  configured: { provider: Provider; model: string }
+  provider: Provider
+  /** The loaded model (`hash-512` for the hash embedder); null when none is. */
+  model: string | null
   available: boolean
   reason?: string
+  /** The reason cannot go away by retrying (EMBEDDING_PROVIDER=none, nowhere to download to). */
+  permanent?: boolean
 }
 
 export async function loadEmbedder(config: Config, log: Logger): Promise<{ embedder: Embedder | null; status: EmbeddingStatus }> {
   const { provider, model } = config.embeddings
-  const unavailable = (reason: string) => {
-    log.warn('embeddings unavailable: searching by keyword only', { provider, model, reason })
-    return { embedder: null, status: { provider, model, available: false, reason } }
+  const configured = { provider, model }
+  const loaded = (embedder: Embedder, name: string) => ({ embedder, status: { configured, provider, model: name, available: true } })
+  const unavailable = (reason: string, permanent = false) => {
+    if (provider !== 'none') log.warn('embeddings unavailable: searching by keyword only', { provider, model, reason })
+    return { embedder: null, status: { configured, provider: 'none' as const, model: null, available: false, reason, ...(permanent ? { permanent } : {}) } }
   }
-  if (provider === 'none') return { embedder: null, status: { provider, model, available: false, reason: 'EMBEDDING_PROVIDER=none' } }
+  if (provider === 'none') return unavailable('EMBEDDING_PROVIDER=none', true)
   if (provider === 'hash') {
     const dims = config.embeddings.dimensions
     const embedder: Embedder = { id: `hash-${dims}`, provider, model: hashEmbeddingModel(dims), queryPrefix: '', fusionWeight: 0.1, linkThreshold: 0.5 }
-    return { embedder, status: { provider, model: embedder.id, available: true } }
+    return loaded(embedder, embedder.id)
   }
   if (provider === 'openai') {
     const openai = createOpenAI({ baseURL: config.embeddings.openaiBaseUrl ?? undefined, apiKey: config.embeddings.openaiApiKey ?? 'unset' })
@@ -48,7 +57,10 @@ export async function loadEmbedder(config: Config, log: Logger): Promise<{ embed
     } catch (error) {
       return unavailable(`the embedding endpoint did not answer: ${(error as Error).message}`)
     }
-    return { embedder, status: { provider, model, available: true } }
+    return loaded(embedder, model)
+  }
+  if (!config.embeddings.modelPath && !modelCacheDir(config.dataDir)) {
+    return unavailable('the model could not be loaded from the Hugging Face hub: DATA_DIR is in memory, so there is nowhere to download the model to; set EMBEDDING_MODEL_PATH', true)
   }
   try {
     const started = performance.now()
@@ -56,21 +68,37 @@ export async function loadEmbedder(config: Config, log: Logger): Promise<{ embed
     const { queryPrefix } = localModelTraits(model)
     const embedder: Embedder = { id: `local:${model}`, provider, model: local, queryPrefix, fusionWeight: 1, linkThreshold: 0.8 }
     log.info('embedding model loaded', { model, ms: Math.round(performance.now() - started) })
-    return { embedder, status: { provider, model, available: true } }
+    return loaded(embedder, model)
   } catch (error) {
     const where = config.embeddings.modelPath ? `from ${config.embeddings.modelPath}` : 'from the Hugging Face hub'
     return unavailable(`the model could not be loaded ${where}: ${(error as Error).message}`)
   }
 }
 
-export async function embedDocuments(embedder: Embedder, values: string[]): Promise<number[][]> {
-  if (values.length === 0) return []
-  const { embeddings } = await embedMany({ model: embedder.model, values, maxRetries: 2 })
-  return embeddings
+/**
+ * A vector cosine similarity can use: finite and not zero. A text with nothing the model can embed (no
+ * letters or digits, for the hash embedder) comes back as a zero vector, whose cosine is NaN — such a text
+ * has no vector at all, rather than one that poisons every ranking it enters.
+ */
+export function usableVector(vector: number[]): number[] | null {
+  let norm = 0
+  for (const v of vector) {
+    if (!Number.isFinite(v)) return null
+    norm += v * v
+  }
+  return norm > 0 && Number.isFinite(norm) ? vector : null
 }
 
-export async function embedQuery(embedder: Embedder, text: string): Promise<number[]> {
+/** One vector per value, or null for a value with nothing to embed. */
+export async function embedDocuments(embedder: Embedder, values: string[]): Promise<(number[] | null)[]> {
+  if (values.length === 0) return []
+  const { embeddings } = await embedMany({ model: embedder.model, values, maxRetries: 2 })
+  return embeddings.map(usableVector)
+}
+
+/** The query's vector, or null when it has nothing to embed (`?!`): semantic ranking then finds nothing. */
+export async function embedQuery(embedder: Embedder, text: string): Promise<number[] | null> {
   const { embedding } = await embed({ model: embedder.model, value: embedder.queryPrefix + text, maxRetries: 1 })
-  return embedding
+  return usableVector(embedding)
 }
 

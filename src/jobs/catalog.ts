@@ -3,6 +3,7 @@ import type { Tx } from '../../db/client'
 import type { Deps } from '../deps'
 import { embedDocumentJob } from './embed-document.job'
 import { enqueue, type JobRow } from './queue'
+import { reembedDocumentJob, reembedSweepJob } from './reembed.job'
 import { suggestLinksJob } from './suggest-links.job'
 import { syncConnectorJob } from './sync-connector.job'
 
@@ -15,6 +16,8 @@ export interface JobDefinition<P> {
 
 export const catalog = {
   'embed-document': embedDocumentJob,
+  'reembed-sweep': reembedSweepJob,
+  'reembed-document': reembedDocumentJob,
   'suggest-links': suggestLinksJob,
   'sync-connector': syncConnectorJob,
 } satisfies Record<string, JobDefinition<any>>

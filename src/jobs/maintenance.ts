@@ -1,5 +1,6 @@
-// The periodic tick of a server or worker process: connector syncs that are due (sync.schedule.ts), and
-// planner statistics and visibility for the embedded database. PGlite runs no autovacuum, so without an
+// The periodic tick of a server or worker process: embeddings kept current (embedding-upkeep.ts: a model
+// switched in once available, background re-embedding started), connector syncs that are due
+// (sync.schedule.ts), and planner statistics and visibility for the embedded database. PGlite runs no autovacuum, so without an
 // ANALYZE the planner guesses table sizes and can pick plans hundreds of times slower (a keyword query read
 // every posting), and without a VACUUM no page is marked all-visible, so the postings index (which carries
 // tf and dl) cannot be read index-only. On PostgreSQL autovacuum does both and the analyzer does nothing.
@@ -7,6 +8,7 @@ import { sql } from 'drizzle-orm'
 import { queryRows } from '../../db/client'
 import { queueDueSyncs } from '../connectors/sync.schedule'
 import type { Deps } from '../deps'
+import { createEmbeddingUpkeep } from './embedding-upkeep'
 
 /** Re-ANALYZE once the indexed corpus has changed by this share (or by MIN_CHANGE documents) since the last one. */
 const CHANGE_SHARE = 0.1
@@ -27,12 +29,19 @@ export function createAnalyzer(deps: Deps) {
   }
 }
 
-export function startMaintenance(deps: Deps, intervalMs = 10_000): () => void {
+/** One tick's work; the first call is what a process does at boot. */
+export function createMaintenance(deps: Deps) {
   const analyzeIfStale = createAnalyzer(deps)
+  const keepEmbeddingsCurrent = createEmbeddingUpkeep(deps)
   let running = false
-  const tick = async () => {
+  return async function tick(): Promise<void> {
     if (running) return
     running = true
+    try {
+      await keepEmbeddingsCurrent()
+    } catch (error) {
+      deps.log.warn('keeping embeddings current failed', { error: String(error) })
+    }
     try {
       await analyzeIfStale()
     } catch (error) {
@@ -47,6 +56,10 @@ export function startMaintenance(deps: Deps, intervalMs = 10_000): () => void {
       running = false
     }
   }
+}
+
+export function startMaintenance(deps: Deps, intervalMs = 10_000): () => void {
+  const tick = createMaintenance(deps)
   void tick()
   const timer = setInterval(tick, intervalMs)
   return () => clearInterval(timer)

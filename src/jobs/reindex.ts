@@ -1,12 +1,11 @@
-// `bun run reindex`: after a change of embedding model, queues an embed-document job for every document
-// with a chunk not embedded by the current model, and runs them here (stop the server first on the embedded
-// database; with PostgreSQL, running workers share the queue). Queries only ever compare one model's vectors,
-// so search stays correct — with fewer semantic matches — until this finishes.
-import { sql } from 'drizzle-orm'
-import { queryRows } from '../../db/client'
+// `bun run reindex`: the background re-embedding (reembed.job.ts) run in the foreground — it starts a chain
+// for the configured model, if none is under way, and runs the queue here until it is empty. Servers and
+// workers do the same on their own (at boot and whenever a model becomes available), so this is only for
+// re-embedding with no server running; with PostgreSQL, running workers share the queue.
 import { loadConfigOrExit } from '../config'
 import { createDeps } from '../deps'
-import { enqueueJob } from './catalog'
+import { countBacklog } from '../retrieval/embedding-backlog'
+import { startReembedding } from './reembed.job'
 import { drainJobs } from './worker'
 
 const config = loadConfigOrExit()
@@ -16,16 +15,10 @@ if (!deps.embedder) {
   await deps.close()
   process.exit(1)
 }
-const stale = await queryRows<{ id: string; user_id: string }>(
-  deps.db,
-  sql`select distinct d.id, d.user_id from documents d join chunks c on c.document_id = d.id
-      where c.embedding_model is distinct from ${deps.embedder.id}`,
-)
-await deps.db.transaction(async (tx) => {
-  for (const doc of stale) await enqueueJob(tx, deps, 'embed-document', { document_id: doc.id }, doc.user_id)
-})
-console.log(`queued ${stale.length} documents for ${deps.embedder.id}`)
+const marked = await startReembedding(deps)
+console.log(marked === null ? `re-embedding for ${deps.embedder.id} was already under way; running its jobs` : `${marked} documents to re-embed for ${deps.embedder.id}`)
 const started = performance.now()
 const ran = await drainJobs(deps)
-console.log(`ran ${ran} jobs in ${((performance.now() - started) / 1000).toFixed(1)} s`)
+const { pending, failed } = await countBacklog(deps.db)
+console.log(`ran ${ran} jobs in ${((performance.now() - started) / 1000).toFixed(1)} s; ${pending} documents pending, ${failed} failed`)
 await deps.close()

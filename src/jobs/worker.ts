@@ -61,6 +61,10 @@ export function startWorker(deps: Deps, { pollMs = 500 }: { pollMs?: number } = 
         deps.log.error('worker loop error', { error: String(error) })
       }
       if (!ran && !stopping) await idle()
+      // Between jobs, let timers and I/O run: on PGlite every query settles as a microtask, so a worker going
+      // straight from job to job would never hand the event loop back — an in-process API would not answer
+      // until a whole backlog was done.
+      else await new Promise<void>((resolve) => setImmediate(resolve))
     }
   })()
   deps.log.info('worker started', { worker: id })

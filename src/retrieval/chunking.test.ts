@@ -35,4 +35,15 @@ describe('chunkText', () => {
     expect(chunks).toHaveLength(5)
     expect(chunks.map((c) => c.end)).toEqual([1000, 2000, 3000, 4000, 5000])
   })
+
+  test('whitespace after the last words belongs to the last chunk: no chunk is whitespace alone', () => {
+    // 2,386 characters: the 1,200-character limit of the second chunk falls just before the final space.
+    const body = `${'x'.repeat(24)}\n\n${'Paragraph about concurrency and queues. '.repeat(59)}`
+    const chunks = chunkText(body)
+    expect(chunks).toHaveLength(2)
+    expect(chunks.map((c) => body.slice(c.start, c.end)).join('')).toBe(body)
+    for (const c of chunks) expect(c.content.trim()).not.toBe('')
+    expect(chunks.at(-1)!.end).toBe(body.length)
+    expect(chunkText('   ')).toEqual([{ ordinal: 0, start: 0, end: 3, content: '   ' }])
+  })
 })

@@ -18,12 +18,16 @@ export interface ChunkOptions {
 
 export function chunkText(body: string, { size = 1200, overlap = 200 }: ChunkOptions = {}): Chunk[] {
   const out: Chunk[] = []
+  // Past this, only whitespace: a chunk reaching it owns the rest, so no chunk is whitespace alone (it would
+  // have nothing to embed and nothing to find).
+  const textEnd = body.trimEnd().length
   let start = 0
   while (start < body.length || out.length === 0) {
     let end = Math.min(body.length, start + size)
     if (end < body.length) end = boundaryBefore(body, start + Math.floor(size * 0.6), end)
-    out.push({ ordinal: out.length, start, end, content: body.slice(start, Math.min(body.length, end + overlap)) })
-    if (end >= body.length) break
+    const last = end >= textEnd
+    out.push({ ordinal: out.length, start, end: last ? body.length : end, content: body.slice(start, Math.min(body.length, end + overlap)) })
+    if (last) break
     start = end
   }
   return out

@@ -13,19 +13,21 @@ export interface SemanticHit {
 }
 
 export async function semanticSearch(db: Tx, userId: string, model: string, vector: number[], filter: SQL, limit: number): Promise<SemanticHit[]> {
+  // A zero vector (stored before zero vectors were refused) has a NaN cosine distance, and PostgreSQL ranks
+  // NaN above every number: such chunks are left out, never ranked.
   const rows = await queryRows<SemanticHit>(
     db,
     sql`with q as (select ${`[${vector.join(',')}]`}::vector as v),
       best as (
-        select distinct on (c.document_id) c.document_id, c.id as chunk_id, (1 - (c.embedding <=> q.v))::float8 as similarity
-        from chunks c cross join q
-        where c.user_id = ${userId} and c.embedding_model = ${model}
-        order by c.document_id, c.embedding <=> q.v)
+        select distinct on (c.document_id) c.document_id, c.id as chunk_id, 1 - s.distance as similarity
+        from chunks c cross join q cross join lateral (select (c.embedding <=> q.v)::float8 as distance) s
+        where c.user_id = ${userId} and c.embedding_model = ${model} and c.embedding is not null and s.distance <> 'NaN'::float8
+        order by c.document_id, s.distance)
       select b.document_id, b.chunk_id, b.similarity, ${BOOST}::float8 as boost
       from best b join documents d on d.id = b.document_id
       where ${filter}
       order by b.similarity * ${BOOST} desc, b.document_id
       limit ${limit}`,
   )
-  return rows.map((r) => ({ ...r, similarity: Number(r.similarity), boost: Number(r.boost) }))
+  return rows.map((r) => ({ ...r, similarity: Number(r.similarity), boost: Number(r.boost) })).filter((r) => Number.isFinite(r.similarity * r.boost))
 }

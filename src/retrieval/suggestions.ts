@@ -2,7 +2,7 @@
 // from "more like this" by keyword — the document's most distinctive terms as a BM25 query, scores scaled by
 // the document's own score; with embeddings they are re-scored by best chunk-to-chunk cosine similarity. Links a person completed
 // or removed (dismissed) are never touched.
-import { and, eq, or, sql } from 'drizzle-orm'
+import { and, eq, or, sql, type AnyColumn } from 'drizzle-orm'
 import { queryRows } from '../../db/client'
 import { documents, links } from '../../db/schema'
 import type { Deps } from '../deps'
@@ -35,6 +35,7 @@ export async function suggestLinks(deps: Deps, documentId: string): Promise<numb
     await tx.delete(links).where(and(eq(links.status, 'pending'), eq(links.origin, 'suggested'), or(eq(links.source_id, doc.id), eq(links.target_id, doc.id))))
     let made = 0
     for (const n of neighbours) {
+      if (!Number.isFinite(n.score)) continue
       const inserted = await tx
         .insert(links)
         .values({ id: deps.ids.next(), user_id: doc.user_id, source_id: doc.id, target_id: n.document_id, score: Math.min(1, n.score), status: 'pending', origin: 'suggested', created_at: deps.clock.now() })
@@ -51,19 +52,24 @@ const sameWorkspace = (doc: Doc) => sql`d.user_id = ${doc.user_id} and d.workspa
 
 async function semanticNeighbours(deps: Deps, doc: Doc, model: string, threshold: number, candidates: string[]): Promise<Neighbour[]> {
   if (candidates.length === 0) return []
-  return queryRows<Neighbour>(
+  const rows = await queryRows<Neighbour>(
     deps.db,
-    sql`select d.id as document_id, max(1 - (o.embedding <=> c.embedding))::float8 as score
+    // Chunks with no vector are left out, and so is a NaN cosine (a zero vector stored before they were
+    // refused): PostgreSQL's max() and >= rank NaN above every number, so one would win every pair.
+    sql`select d.id as document_id, max(s.similarity) as score
         from chunks c
         join chunks o on o.document_id in (select (jsonb_array_elements_text(${JSON.stringify(candidates)}::jsonb))::uuid)
-          and o.embedding_model = c.embedding_model
+          and o.embedding_model = c.embedding_model and o.embedding is not null
+        cross join lateral (select (1 - (o.embedding <=> c.embedding))::float8 as similarity) s
         join documents d on d.id = o.document_id
-        where c.document_id = ${doc.id} and c.embedding_model = ${model} and ${sameWorkspace(doc)}
+        where c.document_id = ${doc.id} and c.embedding_model = ${model} and c.embedding is not null and s.similarity <> 'NaN'::float8
+          and ${sameWorkspace(doc)}
         group by d.id
-        having max(1 - (o.embedding <=> c.embedding)) >= ${threshold}
-        order by score desc
+        having max(s.similarity) >= ${threshold}
+        order by score desc, d.id
         limit ${MAX_SUGGESTIONS}`,
   )
+  return rows.map((r) => ({ document_id: r.document_id, score: Number(r.score) }))
 }
 
 /** The documents most like this one by keyword, scored as a share of its own score (best first). */
@@ -93,3 +99,10 @@ async function keywordNeighbours(deps: Deps, doc: Doc, limit: number): Promise<N
   })
   return hits.map((h) => ({ document_id: h.document_id, score: h.score / selfScore }))
 }
+
+/**
+ * A link's score as it may be shown and ranked: a NaN (or infinite) score stored before scores were guarded
+ * reads as 0, so it neither serialises as null nor sorts above every real score.
+ */
+export const shownLinkScore = (score: AnyColumn) =>
+  sql<number>`(case when ${score} in ('NaN'::real, 'Infinity'::real, '-Infinity'::real) then 0 else ${score} end)`

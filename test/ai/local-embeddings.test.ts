@@ -26,7 +26,7 @@ afterAll(() => t?.close())
 describe('a model in EMBEDDING_MODEL_PATH', () => {
   test('loads at boot: GET / says available, vectors will be recorded as local:<model>', async () => {
     const res = await t.json('GET', '/')
-    expect(res.body.embeddings).toEqual({ provider: 'local', model: MODEL, available: true })
+    expect(res.body.embeddings).toEqual({ provider: 'local', model: MODEL, configured: { provider: 'local', model: MODEL }, available: true, backlog: 0, failed: 0 })
     expect(t.deps.embedder?.id).toBe(`local:${MODEL}`)
   })
 
@@ -42,7 +42,7 @@ describe('a model in EMBEDDING_MODEL_PATH', () => {
   test('queries carry the bge instruction; documents do not', async () => {
     const { queryPrefix } = localModelTraits(MODEL)
     expect(queryPrefix).toStartWith('Represent this sentence for searching relevant passages')
-    const query = await embedQuery(t.deps.embedder!, 'cat food')
+    const query = (await embedQuery(t.deps.embedder!, 'cat food'))!
     const [plain, prefixed] = await embedDocuments(t.deps.embedder!, ['cat food', queryPrefix + 'cat food'])
     // Same text → same vector up to float noise (a batch pads its shorter texts).
     expect(cosine(query, prefixed!)).toBeCloseTo(1, 5)
@@ -90,7 +90,7 @@ describe('a model that is not in EMBEDDING_MODEL_PATH', () => {
   test('the service starts and says why in GET /; search runs by keyword with a notice', async () => {
     const res = await missing.json('GET', '/')
     expect(res.status).toBe(200)
-    expect(res.body.embeddings).toMatchObject({ provider: 'local', model: MODEL, available: false })
+    expect(res.body.embeddings).toMatchObject({ provider: 'none', model: null, configured: { provider: 'local', model: MODEL }, available: false })
     expect(res.body.embeddings.reason).toContain(`from ${dir}`)
     expect(missing.deps.embedder).toBeNull()
 

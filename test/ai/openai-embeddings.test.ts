@@ -40,7 +40,9 @@ describe('a healthy OpenAI-compatible endpoint', () => {
   test('GET / shows embeddings available; boot sent one ping in the real wire format with the Bearer key', async () => {
     const res = await t.json('GET', '/')
     expect(res.status).toBe(200)
-    expect(res.body.embeddings).toEqual({ provider: 'openai', model: 'fake-embed', available: true })
+    expect(res.body.embeddings).toEqual({
+      provider: 'openai', model: 'fake-embed', configured: { provider: 'openai', model: 'fake-embed' }, available: true, backlog: 0, failed: 0,
+    })
     expect(t.deps.embedder?.id).toBe('openai:fake-embed')
 
     const [ping] = fake.embeddingRequests()
@@ -175,7 +177,7 @@ describe('an endpoint that does not answer at boot', () => {
   const expectKeywordOnly = async (app: TestApp, reasonPart: string) => {
     const health = await app.json('GET', '/')
     expect(health.status).toBe(200)
-    expect(health.body.embeddings).toMatchObject({ provider: 'openai', model: 'fake-embed', available: false })
+    expect(health.body.embeddings).toMatchObject({ provider: 'none', model: null, configured: { provider: 'openai', model: 'fake-embed' }, available: false, backlog: null })
     expect(health.body.embeddings.reason).toContain('did not answer')
     expect(health.body.embeddings.reason).toContain(reasonPart)
     expect(app.deps.embedder).toBeNull()
@@ -199,7 +201,7 @@ describe('an endpoint that does not answer at boot', () => {
     try {
       expect(down.requests).toHaveLength(1)
       await expectKeywordOnly(app, 'upstream exploded')
-      // Nothing is sent later either: there is no embedder to send it.
+      // Nothing is sent later either (until the maintenance tick retries loading it, test/ai/embedder-reload.test.ts).
       expect(down.requests).toHaveLength(1)
     } finally {
       await app.close()

@@ -57,7 +57,7 @@ describe('health', () => {
     expect(res.status).toBe(200)
     expect(res.body).toMatchObject({ status: 'ok', version: t.config.version, database: 'pglite' })
     // The default local model cannot be downloaded into an in-memory DATA_DIR: the service says so instead of switching models.
-    expect(res.body.embeddings).toMatchObject({ provider: 'local', model: 'Xenova/bge-small-en-v1.5', available: false })
+    expect(res.body.embeddings).toMatchObject({ provider: 'none', configured: { provider: 'local', model: 'Xenova/bge-small-en-v1.5' }, available: false })
     expect(res.body.embeddings.reason).toContain('DATA_DIR is in memory')
     expect([pkg.version, process.env.npm_package_version]).toContain(res.body.version)
   })

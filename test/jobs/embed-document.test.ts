@@ -126,7 +126,7 @@ describe('with the hash embedder', () => {
 describe('without an embedder (default env: the local provider is unavailable)', () => {
   test('the job marks the document indexed and writes no vectors', async () => {
     expect(plain.deps.embedder).toBeNull()
-    expect(plain.deps.embeddingStatus).toMatchObject({ provider: 'local', available: false })
+    expect(plain.deps.embeddingStatus).toMatchObject({ provider: 'none', configured: { provider: 'local' }, available: false })
     const u = await plain.signUp()
     const doc = await ingest(plain, u, { body: `${uniqueBody()}\n\n${longBody(5_000)}` })
     expect(await indexStatus(plain.deps, doc.id)).toBe('pending')

@@ -107,7 +107,11 @@ describe('without an embedding model (default env: the local model cannot be dow
   test('GET / says embeddings are unavailable, with the reason', async () => {
     const res = await plain.json('GET', '/')
     expect(res.status).toBe(200)
-    expect(res.body.embeddings).toEqual({ provider: 'local', model: 'Xenova/bge-small-en-v1.5', available: false, reason: expect.any(String) })
+    // The provider is what is loaded (none), beside what was configured; no model, so no backlog to report.
+    expect(res.body.embeddings).toEqual({
+      provider: 'none', model: null, configured: { provider: 'local', model: 'Xenova/bge-small-en-v1.5' },
+      available: false, reason: expect.any(String), backlog: null, failed: null,
+    })
     expect(res.body.embeddings.reason).toContain('DATA_DIR is in memory')
     expect(plain.deps.embedder).toBeNull()
   })
@@ -145,7 +149,7 @@ describe('without an embedding model (default env: the local model cannot be dow
     const none = await createTestApp({ env: { EMBEDDING_PROVIDER: 'none' } })
     try {
       const res = await none.json('GET', '/')
-      expect(res.body.embeddings).toMatchObject({ provider: 'none', available: false, reason: 'EMBEDDING_PROVIDER=none' })
+      expect(res.body.embeddings).toMatchObject({ provider: 'none', model: null, configured: { provider: 'none' }, available: false, reason: 'EMBEDDING_PROVIDER=none' })
       const u = await none.signUp()
       const s = await search(none, u, { q: 'anything', mode: 'semantic' })
       expect(s).toMatchObject({ mode: 'keyword', results: [] })

@@ -56,14 +56,15 @@ describe('semantic mode follows the embed job', () => {
     expect(await indexStatusOf(t, u, doc.id)).toBe('pending')
     const before = await semantic(t, u, { q })
     expect(before.mode).toBe('semantic')
-    expect(before.notice).toBeUndefined()
-    // Only the embedded document is ranked; the new one has no vector yet.
+    // Only the embedded document is ranked; the new one has no vector yet, and the notice says so.
     expect(ids(before.results)).toEqual([other.id])
+    expect(before.notice).toStartWith('1 of the documents searched is not embedded')
 
     await drainJobs(t.deps)
     expect(await indexStatusOf(t, u, doc.id)).toBe('indexed')
     const after = await semantic(t, u, { q })
     expect(after.mode).toBe('semantic')
+    expect(after.notice).toBeUndefined()
     expect(ids(after.results)).toEqual([doc.id, other.id])
     const expected = await expectedSimilarity(t.deps, [doc.id, other.id], q)
     const [top, second] = after.results as [SearchResult, SearchResult]
@@ -338,7 +339,7 @@ describe('vectors never mix models', () => {
       const app128 = await createTestApp({ deps: { ...app64.deps, config: config128, embedder, embeddingStatus: status } })
       // (not closed: it shares app64's database)
       const health = await app128.json('GET', '/')
-      expect(health.body.embeddings).toMatchObject({ provider: 'hash', model: 'hash-128', available: true })
+      expect(health.body.embeddings).toMatchObject({ provider: 'hash', model: 'hash-128', available: true, configured: { provider: 'hash', model: 'hash' } })
 
       const sem = await searchRaw(app128, u, { q, mode: 'semantic' })
       expect(sem.status).toBe(200)

@@ -3,6 +3,7 @@
 import { aliasedTable, and, desc, eq, inArray, ne, or, sql } from 'drizzle-orm'
 import { documents, links } from '../../../db/schema'
 import type { Deps } from '../../deps'
+import { shownLinkScore } from '../../retrieval/suggestions'
 import { badRequest, notFound } from '../../http/errors'
 import type { SessionUser } from '../auth/sessions.service'
 import { findDocument } from './documents.service'
@@ -13,7 +14,7 @@ const toLinkDto = (row: LinkRow, other: { id: string; title: string; kind: strin
   id: row.id,
   source_id: row.source_id,
   target_id: row.target_id,
-  score: row.score,
+  score: Number.isFinite(row.score) ? row.score : 0,
   status: row.status,
   origin: row.origin,
   created_at: row.created_at.toISOString(),
@@ -32,7 +33,7 @@ export async function listLinks(deps: Deps, user: SessionUser, id: string) {
     .from(links)
     .innerJoin(other, eq(other.id, sql`case when ${links.source_id} = ${id} then ${links.target_id} else ${links.source_id} end`))
     .where(and(eq(links.user_id, user.id), or(eq(links.source_id, id), eq(links.target_id, id)), inArray(links.status, ['pending', 'completed']), eq(other.status, 'active')))
-    .orderBy(desc(links.score), desc(links.id))
+    .orderBy(desc(shownLinkScore(links.score)), desc(links.id))
   return { data: rows.map((r) => toLinkDto(r.link, r.other)) }
 }
 

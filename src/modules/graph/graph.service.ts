@@ -3,6 +3,7 @@
 import { and, desc, eq, inArray } from 'drizzle-orm'
 import { documents, links } from '../../../db/schema'
 import type { Deps } from '../../deps'
+import { shownLinkScore } from '../../retrieval/suggestions'
 import type { SessionUser } from '../auth/sessions.service'
 import { findWorkspace } from '../workspaces/workspaces.service'
 
@@ -18,9 +19,9 @@ export async function getGraph(deps: Deps, user: SessionUser, workspaceId: strin
   const ids = nodes.map((n) => n.id)
   if (ids.length === 0) return { nodes, edges: [], truncated: false }
   const edges = await deps.db
-    .select({ id: links.id, source: links.source_id, target: links.target_id, score: links.score, status: links.status, origin: links.origin })
+    .select({ id: links.id, source: links.source_id, target: links.target_id, score: shownLinkScore(links.score), status: links.status, origin: links.origin })
     .from(links)
     .where(and(eq(links.user_id, user.id), inArray(links.status, ['pending', 'completed']), inArray(links.source_id, ids), inArray(links.target_id, ids)))
-    .orderBy(desc(links.score))
+    .orderBy(desc(shownLinkScore(links.score)), links.id)
   return { nodes, edges, truncated: nodes.length === limit }
 }

@@ -6,6 +6,7 @@ import { chunks, documents } from '../../../db/schema'
 import { embedQuery } from '../../ai/embeddings'
 import type { Deps } from '../../deps'
 import { fromKeyword, fromSemantic, fuse, type RankedHit } from '../../retrieval/fusion'
+import { countUnembedded, unembeddedNotice } from '../../retrieval/embedding-backlog'
 import { analyzeSearchQuery, keywordSearch, matchedWords, snippets } from '../../retrieval/keyword'
 import { semanticSearch } from '../../retrieval/semantic'
 import type { SessionUser } from '../auth/sessions.service'
@@ -59,6 +60,8 @@ export async function searchDocuments(deps: Deps, user: SessionUser, input: Sear
   }
   const ran = failure ? 'keyword' : mode
   const { terms } = query
+  // Documents not embedded by the loaded model yet are invisible to semantic ranking: say how many.
+  const unembedded = ran === 'keyword' ? undefined : unembeddedNotice(await countUnembedded(deps.db, filter))
   const memory = { copies: deps.keywordMemory, filter: { workspaceId: input.workspace_id, kind: input.kind, source: input.source, tag: input.tag } }
   const keyword = ran === 'semantic' ? { hits: [] } : await keywordSearch(deps.db, user.id, terms, filter, ran === 'hybrid' ? Math.max(limit, FUSION_POOL) : limit, memory)
   const ranked: RankedHit[] = (
@@ -76,7 +79,7 @@ export async function searchDocuments(deps: Deps, user: SessionUser, input: Sear
   ])
   const byId = new Map(rows.map((r) => [r.id, r]))
   const matchedTerms = (h: RankedHit) => (h.keyword_rank === null ? (wordsOf.get(h.document_id) ?? 0) : h.matched_terms)
-  const notices = searchNotices({ asked, offered: mode, ran, unavailable: deps.embeddingStatus.reason, failure, query })
+  const notices = [...searchNotices({ asked, offered: mode, ran, unavailable: deps.embeddingStatus.reason, failure, query }), ...(unembedded ? [unembedded] : [])]
   return {
     query: input.q,
     mode: ran,

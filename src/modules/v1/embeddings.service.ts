@@ -44,7 +44,11 @@ export async function createEmbeddings(deps: Deps, body: { model: string; input:
   if (!deps.embedder) throw unavailable(`no embedding model is available: ${deps.embeddingStatus.reason}`)
   const inputs = Array.isArray(body.input) ? body.input : [body.input]
   if (inputs.some((i) => i.length === 0)) throw badRequest('input must not contain empty strings')
-  const vectors = await embedDocuments(deps.embedder, inputs)
+  const embedded = await embedDocuments(deps.embedder, inputs)
+  // No vector (a zero one, whose cosine is NaN) for a text with nothing to embed: refused like an empty string.
+  const empty = embedded.findIndex((v) => v === null)
+  if (empty >= 0) throw badRequest(`${inputs.length > 1 ? `input[${empty}]` : 'input'} has nothing to embed (no letters or digits)`)
+  const vectors = embedded as number[][]
   if (body.dimensions !== undefined && body.dimensions !== vectors[0]?.length) {
     throw badRequest(`dimensions: ${deps.embedder.id} makes ${vectors[0]?.length}-dimensional vectors and cannot shorten them`)
   }

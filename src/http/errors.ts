@@ -1,6 +1,7 @@
 // One error shape for the whole API: services throw these; `errorHandler` maps every error to `{ error }`.
 import { Elysia, ValidationError } from 'elysia'
 import type { Logger } from '../log'
+import { requestIdFor } from './request-id'
 
 export class AppError extends Error {
   constructor(
@@ -28,7 +29,7 @@ export const requestIdOf = (request: Request) => requestIds.get(request) ?? 'unk
 export function errorHandler(log: Logger, maxBodyBytes: number) {
   return new Elysia({ name: 'error-handler' })
     .onRequest(({ request, set }) => {
-      const id = crypto.randomUUID()
+      const id = requestIdFor(request)
       requestIds.set(request, id)
       set.headers['x-request-id'] = id
       const length = Number(request.headers.get('content-length') ?? 0)

@@ -5,12 +5,13 @@
 import { sql } from 'drizzle-orm'
 import { queryRows } from '../../db/client'
 import { loadConfigOrExit } from '../config'
-import { createDeps } from '../deps'
+import { createDepsOrExit } from '../boot'
 import { enqueueJob } from './catalog'
 import { drainJobs } from './worker'
 
 const config = loadConfigOrExit()
-const deps = await createDeps(config)
+// On the embedded database this refuses to run beside a server (one process per DATA_DIR).
+const deps = await createDepsOrExit(config)
 if (!deps.embedder) {
   console.error(`no embedding model is available (${deps.embeddingStatus.reason}); nothing to re-embed`)
   await deps.close()

@@ -176,7 +176,7 @@ describe('sign-out', () => {
 
   test('with the cookie but a foreign or missing Origin it is 403 and the session lives on, like every cookie write', async () => {
     const u = await t.signUp({ withKey: false })
-    for (const headers of [{ origin: 'https://evil.example' }, { origin: 'null' }, {}]) {
+    for (const headers of [{ origin: 'https://evil.example' }, { origin: 'null' }, {}] as Record<string, string>[]) {
       // The harness adds the service's own Origin to cookie writes unless one is given: {} must mean none.
       const res = await t.app.handle(new Request(`${BASE}/api/auth/sign-out`, { method: 'POST', headers: { cookie: u.cookie, ...headers } }))
       expect(res.status, JSON.stringify(headers)).toBe(403)

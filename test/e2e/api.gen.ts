@@ -8,7 +8,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Health: status, version and database kind */
+        /** Health: status, version and database kind; 503 with the reason when the database does not answer (select 1, 2 s) */
         get: operations["getIndex"];
         put?: never;
         post?: never;
@@ -61,7 +61,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** End the current session and clear its cookie */
+        /** End the current session and clear its cookie (403 without an allowed Origin, as every cookie write) */
         post: operations["postApiAuthSign-out"];
         delete?: never;
         options?: never;
@@ -542,7 +542,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Conversations, newest first */
+        /** Conversations, newest first (404 when workspace_id is not one of yours) */
         get: operations["getApiConversations"];
         put?: never;
         post?: never;
@@ -1095,6 +1095,23 @@ export interface operations {
                     };
                 };
             };
+            /** @description Response for status 503 */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Why the service cannot serve, e.g. "database did not answer within 2 s" */
+                        error: string;
+                        /** @constant */
+                        status: "unavailable";
+                        version: string;
+                        /** @enum {string} */
+                        database: "pglite" | "postgres";
+                    };
+                };
+            };
         };
     };
     "postApiAuthSign-up": {
@@ -1128,8 +1145,11 @@ export interface operations {
                             id: string;
                             email: string;
                             name: string | null;
-                            /** @description free | pro */
-                            plan: string;
+                            /**
+                             * @description The plan every limit is read from: free, pro or unlimited
+                             * @enum {string}
+                             */
+                            plan: "free" | "pro" | "unlimited";
                             avatar_url: string | null;
                             /** Format: date-time */
                             created_at: string;
@@ -1201,8 +1221,11 @@ export interface operations {
                             id: string;
                             email: string;
                             name: string | null;
-                            /** @description free | pro */
-                            plan: string;
+                            /**
+                             * @description The plan every limit is read from: free, pro or unlimited
+                             * @enum {string}
+                             */
+                            plan: "free" | "pro" | "unlimited";
                             avatar_url: string | null;
                             /** Format: date-time */
                             created_at: string;
@@ -1493,8 +1516,11 @@ export interface operations {
                             id: string;
                             email: string;
                             name: string | null;
-                            /** @description free | pro */
-                            plan: string;
+                            /**
+                             * @description The plan every limit is read from: free, pro or unlimited
+                             * @enum {string}
+                             */
+                            plan: "free" | "pro" | "unlimited";
                             avatar_url: string | null;
                             /** Format: date-time */
                             created_at: string;
@@ -1539,8 +1565,11 @@ export interface operations {
                             /** @description The first 16 characters of the key, for identification */
                             prefix: string;
                             label: string | null;
-                            /** @description The account's plan */
-                            tier: string;
+                            /**
+                             * @description The plan every limit is read from: free, pro or unlimited
+                             * @enum {string}
+                             */
+                            tier: "free" | "pro" | "unlimited";
                             /** Format: date-time */
                             created_at: string;
                             /** Format: date-time */
@@ -1589,8 +1618,11 @@ export interface operations {
                         /** @description The first 16 characters of the key, for identification */
                         prefix: string;
                         label: string | null;
-                        /** @description The account's plan */
-                        tier: string;
+                        /**
+                         * @description The plan every limit is read from: free, pro or unlimited
+                         * @enum {string}
+                         */
+                        tier: "free" | "pro" | "unlimited";
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
@@ -2429,11 +2461,11 @@ export interface operations {
                         usage: {
                             documents: {
                                 used: number;
-                                limit: number;
+                                limit: (number | null) | null;
                             };
                             storage_bytes: {
                                 used: number;
-                                limit: number;
+                                limit: (number | null) | null;
                             };
                         };
                     };
@@ -4316,6 +4348,17 @@ export interface operations {
                     };
                 };
             };
+            /** @description Response for status 404 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
         };
     };
     getApiConversationsById: {
@@ -4628,16 +4671,20 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        plan: string;
+                        /**
+                         * @description The plan every limit is read from: free, pro or unlimited
+                         * @enum {string}
+                         */
+                        plan: "free" | "pro" | "unlimited";
                         /** @description Calendar month (UTC) of api_calls, YYYY-MM */
                         period: string;
                         documents: {
                             used: number;
-                            limit: number;
+                            limit: (number | null) | null;
                         };
                         storage_bytes: {
                             used: number;
-                            limit: number;
+                            limit: (number | null) | null;
                         };
                         api_calls: {
                             used: number;
@@ -5191,8 +5238,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description free | pro — the plan every limit is read from */
-                        plan: string;
+                        /**
+                         * @description The plan every limit is read from: free, pro or unlimited
+                         * @enum {string}
+                         */
+                        plan: "free" | "pro" | "unlimited";
                         /** @enum {string} */
                         status: "none" | "active" | "trialing" | "past_due" | "canceled";
                         /** Format: date-time */
@@ -5242,8 +5292,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description free | pro — the plan every limit is read from */
-                        plan: string;
+                        /**
+                         * @description The plan every limit is read from: free, pro or unlimited
+                         * @enum {string}
+                         */
+                        plan: "free" | "pro" | "unlimited";
                         /** @enum {string} */
                         status: "none" | "active" | "trialing" | "past_due" | "canceled";
                         /** Format: date-time */
@@ -5387,8 +5440,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description free | pro — the plan every limit is read from */
-                        plan: string;
+                        /**
+                         * @description The plan every limit is read from: free, pro or unlimited
+                         * @enum {string}
+                         */
+                        plan: "free" | "pro" | "unlimited";
                         /** @enum {string} */
                         status: "none" | "active" | "trialing" | "past_due" | "canceled";
                         /** Format: date-time */
@@ -5566,8 +5622,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description free | pro — the plan every limit is read from */
-                        plan: string;
+                        /**
+                         * @description The plan every limit is read from: free, pro or unlimited
+                         * @enum {string}
+                         */
+                        plan: "free" | "pro" | "unlimited";
                         /** @enum {string} */
                         status: "none" | "active" | "trialing" | "past_due" | "canceled";
                         /** Format: date-time */

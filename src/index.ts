@@ -2,5 +2,7 @@
 import { onSignals, startServer } from './boot'
 import { loadConfigOrExit } from './config'
 
-const { shutdown } = await startServer(loadConfigOrExit())
-onSignals(shutdown)
+const running = startServer(loadConfigOrExit())
+// Listened for from the start: a stop asked for during boot is a clean shutdown once boot is done.
+onSignals(async (signal) => (await running).shutdown(signal))
+await running

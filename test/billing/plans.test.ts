@@ -1,11 +1,14 @@
 // Plans for self-hosters: without Stripe an account without a paying subscription is on DEFAULT_PLAN as
 // configured now (unlimited unless set), a 402 names the setting that lifts the cap, and with Stripe the
 // default stays free. A "restart" is a new service over the same database with another environment.
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test'
 import { subscriptions } from '../../db/schema'
 import { loadConfig } from '../../src/config'
 import { createDeps } from '../../src/deps'
 import { BASE, createTestApp, type TestApp, type TestUser } from '../harness'
+
+// The preload's 30 s is lost for files that run after a src/*.test.ts file.
+setDefaultTimeout(30_000)
 
 const BASE_ENV = { EMBEDDING_PROVIDER: 'none' }
 

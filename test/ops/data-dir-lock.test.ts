@@ -1,12 +1,14 @@
 // One writer per embedded DATA_DIR, with real processes: a second server, `bun run worker` or `bun run reindex`
 // on a directory in use refuses in one line naming it and the holder; a lock left by kill -9 (or naming a
 // reused PID) is taken over; SIGTERM frees it; a port in use is one line too, before anything is opened.
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { afterAll, setDefaultTimeout, beforeAll, describe, expect, test } from 'bun:test'
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { LOCK_FILE } from '../../src/lib/data-dir-lock'
 import { removeTempDataDirs, spawnService, startService, tempDataDir } from './processes'
 
+// Each case starts real processes (a boot migrates a fresh database); the preload's 30 s is lost after src/*.test.ts files.
+setDefaultTimeout(60_000)
 afterAll(removeTempDataDirs)
 
 const lockOf = (dir: string) => JSON.parse(readFileSync(join(dir, LOCK_FILE), 'utf8')) as { pid: number; command: string }
@@ -102,6 +104,20 @@ describe('stale locks are taken over', () => {
       await next.exited
     }
   })
+})
+
+test('two servers started at the same moment on a fresh DATA_DIR: exactly one serves, the other refuses', async () => {
+  const dir = tempDataDir()
+  const both = [spawnService('src/index.ts', { DATA_DIR: dir, PORT: '0' }), spawnService('src/index.ts', { DATA_DIR: dir, PORT: '0' })]
+  const first = await Promise.race(both.map((p) => p.exited.then(() => p)))
+  expect(await first.exited).toBe(1)
+  expect(first.lines()).toHaveLength(1)
+  expect(first.lines()[0]).toStartWith(`DATA_DIR ${dir} is in use by process `)
+  const winner = both.find((p) => p !== first)!
+  await winner.waitFor(/"message":"listening"/)
+  expect(lockOf(dir).pid).toBe(winner.pid)
+  winner.proc.kill('SIGTERM')
+  expect(await winner.exited).toBe(0)
 })
 
 test('a port in use: one line naming it and PORT, exit 1, and neither the lock nor the database is touched', async () => {

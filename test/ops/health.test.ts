@@ -1,12 +1,15 @@
 // GET / asks the database (select 1, 2 s): 200 while it answers, 503 with the reason when it is closed or
 // does not answer; and one access-log line per request, under the client's x-request-id when it is safe.
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test'
 import type { PGlite } from '@electric-sql/pglite'
 import { createDb } from '../../db/client'
 import { loadConfig } from '../../src/config'
 import { createDeps } from '../../src/deps'
 import { createLogger } from '../../src/log'
 import { BASE, createTestApp, migratedTemplate, type TestApp } from '../harness'
+
+// The preload's 30 s is lost for files that run after a src/*.test.ts file.
+setDefaultTimeout(30_000)
 
 const ENV = { EMBEDDING_PROVIDER: 'none' }
 

@@ -1,7 +1,10 @@
 // Every list that takes ?workspace_id= answers 404 for another user's workspace or a missing one, never an
 // empty page (which would tell that the workspace exists, and is empty).
-import { afterAll, beforeAll, expect, test } from 'bun:test'
+import { afterAll, beforeAll, expect, test, setDefaultTimeout } from 'bun:test'
 import { createTestApp, type TestApp, type TestUser } from '../harness'
+
+// The preload's 30 s is lost for files that run after a src/*.test.ts file.
+setDefaultTimeout(30_000)
 
 let t: TestApp
 let me: TestUser

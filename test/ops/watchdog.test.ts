@@ -1,9 +1,11 @@
 // The database watchdog, on a real server process whose embedded database really stops answering: it logs
 // one error line and exits non-zero (for a supervisor to restart it) instead of hanging silently — whether the
 // database holds the thread in a busy loop or leaves every query waiting while the process idles.
-import { afterAll, expect, test } from 'bun:test'
+import { afterAll, setDefaultTimeout, expect, test } from 'bun:test'
 import { removeTempDataDirs, startService, tempDataDir } from './processes'
 
+// Each case starts real processes (a boot migrates a fresh database); the preload's 30 s is lost after src/*.test.ts files.
+setDefaultTimeout(60_000)
 afterAll(removeTempDataDirs)
 
 test.each(['busy', 'idle'])('a database that stops answering (%s): one error line, exit 70', async (wedge) => {

@@ -7,8 +7,9 @@ import type { PGlite } from '@electric-sql/pglite'
 import { onSignals, startServer } from '../../src/boot'
 import { loadConfigOrExit } from '../../src/config'
 
-const running = await startServer(loadConfigOrExit())
-onSignals(running.shutdown)
+const booting = startServer(loadConfigOrExit())
+onSignals(async (signal) => (await booting).shutdown(signal))
+const running = await booting
 // Wedged on the next turn of the event loop, as a request would, not inside the signal's dispatch.
 process.on('SIGUSR2', () => setTimeout(wedge, 0))
 

@@ -1,4 +1,5 @@
-// createDb(config): embedded PGlite under DATA_DIR by default, postgres.js when DATABASE_URL is set — one Db type.
+// createDb(config): embedded PGlite under DATA_DIR by default (one process at a time: it holds the directory's
+// lock), postgres.js when DATABASE_URL is set — one Db type.
 import { mkdirSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
@@ -9,6 +10,7 @@ import { drizzle as drizzlePglite } from 'drizzle-orm/pglite'
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js'
 import postgres from 'postgres'
 import { isInMemory, type Config } from '../src/config'
+import { lockDataDir, type DataDirLock, type LockOwner } from '../src/lib/data-dir-lock'
 import { guardPglite, type PgliteGuard } from './pglite-guard'
 import * as schema from './schema'
 
@@ -32,6 +34,8 @@ export interface CreateDbOptions {
   pglite?: PGlite
   /** postgres.js pool size; 10 by default. */
   poolSize?: number
+  /** Told when DATA_DIR's lock was left by a process that is gone (kill -9, a crash) and is taken over. */
+  onStaleLock?: (stale: LockOwner) => void
 }
 
 export async function createDb(config: Pick<Config, 'dataDir' | 'databaseUrl'>, options: CreateDbOptions = {}): Promise<Database> {
@@ -39,13 +43,31 @@ export async function createDb(config: Pick<Config, 'dataDir' | 'databaseUrl'>, 
     const client = postgres(config.databaseUrl, { max: options.poolSize ?? 10, onnotice: () => {} })
     return { db: drizzlePostgres(client, { schema }) as unknown as Db, kind: 'postgres', close: () => client.end({ timeout: 5 }) }
   }
-  const pglite = options.pglite ?? (await openPglite(config.dataDir))
+  if (options.pglite) return pgliteDatabase(options.pglite, null)
+  // The lock is taken before PGlite touches the directory, and let go only once it is closed.
+  const lock = isInMemory(config) ? null : lockDataDir(resolve(config.dataDir), options.onStaleLock)
+  try {
+    return pgliteDatabase(await openPglite(config.dataDir), lock)
+  } catch (error) {
+    lock?.release()
+    throw error
+  }
+}
+
+function pgliteDatabase(pglite: PGlite, lock: DataDirLock | null): Database {
   const guard = guardPglite(pglite)
-  // A crashed instance cannot run its shutdown statements; its files are left as the last commit wrote them.
-  const close = () => (guard.crashed === null ? pglite.close() : Promise.resolve())
+  const close = async () => {
+    try {
+      // A crashed instance cannot run its shutdown statements; its files stay as the last commit left them.
+      if (!pglite.closed && guard.crashed === null) await pglite.close()
+    } finally {
+      lock?.release()
+    }
+  }
   return { db: drizzlePglite(pglite, { schema }) as unknown as Db, kind: 'pglite', close, pglite, guard }
 }
 
+/** PGlite on DATA_DIR (or in memory). Callers other than createDb hold the directory's lock themselves. */
 export async function openPglite(dataDir: string): Promise<PGlite> {
   if (isInMemory({ dataDir })) return PGlite.create({ extensions: { vector } })
   const dir = join(resolve(dataDir), 'pglite')

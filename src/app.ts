@@ -1,11 +1,13 @@
 // createApp(deps): cross-cutting plugins, error mapping, and every module mounted. Never listens.
 import { Elysia, t } from 'elysia'
 import type { Deps } from './deps'
+import { accessLog } from './http/access-log'
 import { bodyLimit, MAX_BODY_BYTES } from './http/body-limit'
 import { cors } from './http/cors'
 import { errorHandler } from './http/errors'
 import './http/formats'
 import { inputGuard } from './http/input-guard'
+import { checkDatabase } from './lib/database-check'
 import { mountOpenApi } from './http/openapi'
 import { mcpRoutes } from './mcp/mcp.routes'
 import { accountRoutes } from './modules/account/account.routes'
@@ -43,19 +45,41 @@ const Health = t.Object(
   { title: 'Health' },
 )
 
+const HealthUnavailable = t.Object(
+  {
+    error: t.String({ description: 'Why the service cannot serve, e.g. "database did not answer within 2 s"' }),
+    status: t.Literal('unavailable'),
+    version: t.String(),
+    database: t.Union([t.Literal('pglite'), t.Literal('postgres')]),
+  },
+  { title: 'HealthUnavailable' },
+)
+
 export function createApp(deps: Deps) {
   let handle: (request: Request) => Promise<Response> = () => Promise.reject(new Error('app not built yet'))
   // normalize 'typebox': unknown fields are dropped after a type check, never by coercion (Elysia's default
   // cleaner turned `"metadata": "abc"` into `{"0":"a","1":"b","2":"c"}` and `[]` bodies into `{}`).
   const app = new Elysia({ normalize: 'typebox' })
+    .use(accessLog(deps.log))
     .use(errorHandler(deps.log, MAX_BODY_BYTES))
     .use(cors(deps.config))
     .use(inputGuard())
     .use(bodyLimit(MAX_BODY_BYTES))
-    .get('/', async () => ({ status: 'ok' as const, version: deps.config.version, database: deps.dbKind, embeddings: await embeddingHealth(deps) }), {
-      response: { 200: Health },
-      detail: { tags: ['health'], summary: 'Health: status, version and database kind' },
-    })
+    .get(
+      '/',
+      async ({ set }) => {
+        const down = await checkDatabase(deps.db)
+        if (down) {
+          set.status = 503
+          return { error: down, status: 'unavailable' as const, version: deps.config.version, database: deps.dbKind }
+        }
+        return { status: 'ok' as const, version: deps.config.version, database: deps.dbKind, embeddings: await embeddingHealth(deps) }
+      },
+      {
+        response: { 200: Health, 503: HealthUnavailable },
+        detail: { tags: ['health'], summary: 'Health: status, version and database kind; 503 with the reason when the database does not answer (select 1, 2 s)' },
+      },
+    )
     .use(authRoutes(deps))
     .use(keysRoutes(deps))
     .use(workspacesRoutes(deps))

@@ -38,9 +38,11 @@ describe('defaults', () => {
     expect(config.baseUrl).toBe('http://localhost:3000')
     expect(config.dataDir).toBe('./data')
     expect(config.databaseUrl).toBeNull()
-    expect(config.defaultPlan).toBe('free')
+    // Without Stripe nobody can buy past a cap: the self-hoster's accounts have none.
+    expect(config.defaultPlan).toBe('unlimited')
     expect(config.allowedOrigins).toEqual(['http://localhost:3000'])
     expect(config.sessionTtlDays).toBe(30)
+    expect(config.dbWatchdogSeconds).toBe(60)
     expect(config.logLevel).toBe('info')
     expect(config.encryptionKey).toEqual(new Uint8Array(Buffer.from(HEX_KEY, 'hex')))
   })
@@ -61,6 +63,11 @@ describe('defaults', () => {
       api_keys: 10, workspaces: 20, documents: 100_000, storage_bytes: 10 * 1024 ** 3, connectors: 10,
       search_per_min: 600, ask_per_min: 200, embeddings_per_min: 600, api_calls_per_month: null,
     })
+    // unlimited: no caps, the rates of pro.
+    expect(plans.unlimited).toEqual({
+      api_keys: null, workspaces: null, documents: null, storage_bytes: null, connectors: null,
+      search_per_min: 600, ask_per_min: 200, embeddings_per_min: 600, api_calls_per_month: null,
+    })
   })
 
   test('BASE_URL follows PORT when unset, and loses a trailing slash when set', () => {
@@ -72,9 +79,15 @@ describe('defaults', () => {
     const config = loadConfig({ ...base, PORT: '  ', BASE_URL: '', DEFAULT_PLAN: ' ', DATABASE_URL: '', ALLOWED_ORIGINS: ' , ' })
     expect(config.port).toBe(3000)
     expect(config.baseUrl).toBe('http://localhost:3000')
-    expect(config.defaultPlan).toBe('free')
+    expect(config.defaultPlan).toBe('unlimited')
     expect(config.databaseUrl).toBeNull()
     expect(config.allowedOrigins).toEqual(['http://localhost:3000'])
+  })
+
+  test('DEFAULT_PLAN defaults to free once billing is configured (STRIPE_SECRET_KEY), as before', () => {
+    expect(loadConfig({ ...base, STRIPE_SECRET_KEY: 'sk_test_x' }).defaultPlan).toBe('free')
+    expect(loadConfig({ ...base, STRIPE_SECRET_KEY: 'sk_test_x', DEFAULT_PLAN: 'unlimited' }).defaultPlan).toBe('unlimited')
+    expect(configError({ ...base, DEFAULT_PLAN: 'gold' }).message).toBe('DEFAULT_PLAN must be one of free, pro, unlimited, got "gold"')
   })
 
   test('valid settings are read', () => {
@@ -146,6 +159,20 @@ describe('every bad variable fails with a ConfigError that names it', () => {
   test('PLAN_*_API_CALLS_PER_MONTH accepts "unlimited" but not other words', () => {
     expect(loadConfig({ ...base, PLAN_FREE_API_CALLS_PER_MONTH: 'unlimited' }).plans.free.api_calls_per_month).toBeNull()
     expect(configError({ ...base, PLAN_FREE_API_CALLS_PER_MONTH: 'lots' }).message).toContain('PLAN_FREE_API_CALLS_PER_MONTH')
+  })
+
+  test('every limit accepts "unlimited"; the unlimited plan\'s rates are set like any other', () => {
+    const { plans } = loadConfig({ ...base, PLAN_FREE_DOCUMENTS: 'unlimited', PLAN_PRO_SEARCH_PER_MIN: 'unlimited', PLAN_UNLIMITED_ASK_PER_MIN: '5', PLAN_UNLIMITED_API_KEYS: '3' })
+    expect(plans.free.documents).toBeNull()
+    expect(plans.pro.search_per_min).toBeNull()
+    expect(plans.unlimited.ask_per_min).toBe(5)
+    expect(plans.unlimited.api_keys).toBe(3)
+    expect(configError({ ...base, PLAN_UNLIMITED_SEARCH_PER_MIN: 'fast' }).message).toContain('PLAN_UNLIMITED_SEARCH_PER_MIN')
+  })
+
+  test('DB_WATCHDOG_SECONDS: 0 turns the watchdog off; not a number is refused', () => {
+    expect(loadConfig({ ...base, DB_WATCHDOG_SECONDS: '0' }).dbWatchdogSeconds).toBe(0)
+    expect(configError({ ...base, DB_WATCHDOG_SECONDS: '-1' }).message).toContain('DB_WATCHDOG_SECONDS')
   })
 })
 

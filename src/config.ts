@@ -2,19 +2,20 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 
-export const PLANS = ['free', 'pro'] as const
+export const PLANS = ['free', 'pro', 'unlimited'] as const
 export type Plan = (typeof PLANS)[number]
 
+/** Each limit of a plan; null = unlimited (any of them can be set so, e.g. PLAN_FREE_DOCUMENTS=unlimited). */
 export interface PlanLimits {
-  api_keys: number
-  workspaces: number
-  documents: number
-  storage_bytes: number
-  connectors: number
-  search_per_min: number
-  ask_per_min: number
-  embeddings_per_min: number
-  /** null = unlimited; DESIGN.md §7 sets no monthly cap by default. */
+  api_keys: number | null
+  workspaces: number | null
+  documents: number | null
+  storage_bytes: number | null
+  connectors: number | null
+  search_per_min: number | null
+  ask_per_min: number | null
+  embeddings_per_min: number | null
+  /** DESIGN.md §7 sets no monthly cap by default. */
   api_calls_per_month: number | null
 }
 
@@ -27,6 +28,12 @@ const DEFAULT_LIMITS: Record<Plan, PlanLimits> = {
     api_keys: 10, workspaces: 20, documents: 100_000, storage_bytes: 10 * 1024 ** 3, connectors: 10,
     search_per_min: 600, ask_per_min: 200, embeddings_per_min: 600, api_calls_per_month: null,
   },
+  // The self-hoster's plan (the default without billing): no caps; the rates stay as pro's, to keep a runaway
+  // client from starving the others, and are set like any limit (PLAN_UNLIMITED_SEARCH_PER_MIN=…).
+  unlimited: {
+    api_keys: null, workspaces: null, documents: null, storage_bytes: null, connectors: null,
+    search_per_min: 600, ask_per_min: 200, embeddings_per_min: 600, api_calls_per_month: null,
+  },
 }
 
 export interface Config {
@@ -37,6 +44,7 @@ export interface Config {
   databaseUrl: string | null
   /** 32 bytes for AES-256-GCM. */
   encryptionKey: Uint8Array
+  /** The plan of every account without a paid subscription, read at each request (not stored with the account). */
   defaultPlan: Plan
   /** Origins allowed to send cookie-authenticated state-changing requests (the service's own is always allowed). */
   allowedOrigins: string[]
@@ -55,6 +63,8 @@ export interface Config {
   workerInProcess: boolean
   /** An active connector is synced again this long after its last run started; 0 = only when asked. */
   connectorSyncIntervalMinutes: number
+  /** A server or worker whose database has not answered for this long exits (a supervisor restarts it); 0 = never. */
+  dbWatchdogSeconds: number
   /** In-process copies of users' keyword indexes (src/retrieval/keyword-memory.ts). */
   keywordMemory: { minDocuments: number; maxPostings: number }
 }
@@ -136,7 +146,9 @@ export function loadConfig(env: Env = process.env): Config {
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new ConfigError('DATABASE_URL must be a postgres:// or postgresql:// URL')
   }
-  const defaultPlan = oneOf(env, 'DEFAULT_PLAN', PLANS, 'free')
+  const stripeSecretKey = env.STRIPE_SECRET_KEY?.trim() || null
+  // Without billing nobody can buy their way past a cap, so a self-hosted account has none unless asked.
+  const defaultPlan = oneOf(env, 'DEFAULT_PLAN', PLANS, stripeSecretKey ? 'free' : 'unlimited')
   const allowedOrigins = (env.ALLOWED_ORIGINS ?? '')
     .split(',')
     .map((o) => o.trim())
@@ -158,13 +170,14 @@ export function loadConfig(env: Env = process.env): Config {
     chat: { model: env.CHAT_MODEL?.trim() || null, openaiBaseUrl: env.OPENAI_BASE_URL?.trim() ? url(env, 'OPENAI_BASE_URL', '') : null, openaiApiKey: env.OPENAI_API_KEY?.trim() || null },
     oauth: oauthApps(env),
     stripe: {
-      secretKey: env.STRIPE_SECRET_KEY?.trim() || null,
+      secretKey: stripeSecretKey,
       webhookSecret: env.STRIPE_WEBHOOK_SECRET?.trim() || null,
       pricePro: env.STRIPE_PRICE_PRO?.trim() || null,
       apiUrl: url(env, 'STRIPE_API_URL', 'https://api.stripe.com').replace(/\/+$/, ''),
     },
     workerInProcess: oneOf(env, 'WORKER_IN_PROCESS', ['true', 'false'] as const, 'true') === 'true',
     connectorSyncIntervalMinutes: int(env, 'CONNECTOR_SYNC_INTERVAL_MINUTES', 60, 0, 7 * 24 * 60),
+    dbWatchdogSeconds: int(env, 'DB_WATCHDOG_SECONDS', 60, 0, 24 * 60 * 60),
     keywordMemory: {
       minDocuments: int(env, 'KEYWORD_MEMORY_MIN_DOCUMENTS', 1_000, 1, Number.MAX_SAFE_INTEGER),
       // 0 turns the copies off; 8 bytes a posting (10M ≈ 80 MB, ~100k abstract-sized documents).
@@ -227,7 +240,7 @@ function planLimits(env: Env): Record<Plan, PlanLimits> {
     for (const limit of Object.keys(plans[plan]) as (keyof PlanLimits)[]) {
       const name = `PLAN_${plan.toUpperCase()}_${limit.toUpperCase()}`
       if (env[name] === undefined || env[name] === '') continue
-      if (limit === 'api_calls_per_month' && env[name] === 'unlimited') {
+      if (env[name]!.trim() === 'unlimited') {
         plans[plan][limit] = null
         continue
       }
@@ -251,7 +264,13 @@ function encryptionKey(env: Env, dataDir: string, databaseUrl: string | null): U
   if (existsSync(file)) return parseKey(readFileSync(file, 'utf8').trim(), file)
   mkdirSync(resolve(dataDir), { recursive: true })
   const key = crypto.getRandomValues(new Uint8Array(32))
-  writeFileSync(file, Buffer.from(key).toString('base64') + '\n', { mode: 0o600 })
+  try {
+    // Exclusive: of two first starts at once, one key wins and both read it.
+    writeFileSync(file, Buffer.from(key).toString('base64') + '\n', { mode: 0o600, flag: 'wx' })
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+    return parseKey(readFileSync(file, 'utf8').trim(), file)
+  }
   return key
 }
 

@@ -40,9 +40,10 @@ export interface DepsOverrides {
 export const systemClock: Clock = { now: () => new Date() }
 
 export async function createDeps(config: Config, overrides: DepsOverrides = {}): Promise<Deps> {
-  const database = overrides.database ?? (await createDb(config))
-  if (!overrides.database) await runMigrations(database, config.databaseUrl)
   const log = overrides.log ?? createLogger(config.logLevel)
+  const onStaleLock = (stale: { pid: number; command: string }) => log.warn('took over the lock of a process that is gone', { data_dir: config.dataDir, pid: stale.pid, command: stale.command })
+  const database = overrides.database ?? (await createDb(config, { onStaleLock }))
+  if (!overrides.database) await runMigrations(database, config.databaseUrl)
   const { embedder, status } = await loadEmbedder(config, log)
   return {
     config,

@@ -49,8 +49,12 @@ export interface TestApp {
 
 let counter = 0
 
+/** Tests are written against the free plan's caps (the default without billing is unlimited): `DEFAULT_PLAN: ''`
+ * gives a test the service's own default. */
+export const TEST_ENV = { DEFAULT_PLAN: 'free' }
+
 export async function createTestApp(options: { env?: Record<string, string>; deps?: Deps } = {}): Promise<TestApp> {
-  const config = loadConfig({ DATA_DIR: 'memory://', LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', BASE_URL: BASE, ...options.env })
+  const config = loadConfig({ DATA_DIR: 'memory://', LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', BASE_URL: BASE, ...TEST_ENV, ...options.env })
   const clock = new FakeClock()
   const deps = options.deps ?? (await createDeps(config, { database: await createDb(config, { pglite: (await (await migratedTemplate()).clone()) as PGlite }), clock }))
   const app = createApp(deps)

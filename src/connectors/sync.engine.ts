@@ -6,6 +6,7 @@ import { and, eq, sql } from 'drizzle-orm'
 import { connections, connectors, syncRuns, users } from '../../db/schema'
 import type { Deps } from '../deps'
 import { AppError } from '../http/errors'
+import { accountPlan } from '../plans'
 import { touchJob, type JobRow } from '../jobs/queue'
 import { MAX_BODY_BYTES } from '../modules/documents/documents.model'
 import type { ConnectorConfig, RemoteItem, SyncContext } from './provider'
@@ -62,7 +63,7 @@ async function syncConnector(deps: Deps, runId: string, connector: ConnectorRow,
     ? (await deps.db.select().from(connections).where(eq(connections.id, connector.connection_id)))[0]
     : undefined
   if (connector.status !== 'active' || !connection) throw new AppError(409, 'the connector is not connected: authorize it again')
-  const [user] = await deps.db.select({ id: users.id, email: users.email, name: users.name, plan: users.plan }).from(users).where(eq(users.id, connector.user_id))
+  const [user] = await deps.db.select({ id: users.id, email: users.email, name: users.name, plan: accountPlan(deps.config) }).from(users).where(eq(users.id, connector.user_id))
   if (!user) return
   const ctx: SyncContext = {
     ...connectionSession(deps, provider, connection),

@@ -3,6 +3,7 @@ import { Elysia, ValidationError } from 'elysia'
 import { DatabaseCrashedError } from '../../db/pglite-guard'
 import type { Logger } from '../log'
 import { drainBody } from './drain'
+import { requestIdFor } from './request-id'
 
 export class AppError extends Error {
   constructor(
@@ -30,7 +31,7 @@ export const requestIdOf = (request: Request) => requestIds.get(request) ?? 'unk
 export function errorHandler(log: Logger, maxBodyBytes: number) {
   return new Elysia({ name: 'error-handler' })
     .onRequest(async ({ request, set }) => {
-      const id = crypto.randomUUID()
+      const id = requestIdFor(request)
       requestIds.set(request, id)
       set.headers['x-request-id'] = id
       const length = Number(request.headers.get('content-length') ?? 0)

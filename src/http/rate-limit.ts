@@ -23,6 +23,8 @@ export async function enforceRateLimit(
   perKey = false,
 ): Promise<void> {
   const limit = limitsOf(deps, principal.user.plan)[bucket]
+  // A plan without this rate (set to `unlimited`): nothing to count.
+  if (limit === null) return
   const now = deps.clock.now().getTime()
   const windowStart = new Date(now - (now % WINDOW_MS))
   const key = `${bucket}:${perKey && principal.via === 'key' ? `key:${principal.credentialId}` : `user:${principal.user.id}`}`

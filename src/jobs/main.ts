@@ -1,21 +1,22 @@
 // `bun run worker`: the job worker alone, no HTTP — run as many as the queue needs, beside any number of
-// API processes started with WORKER_IN_PROCESS=false.
+// API processes started with WORKER_IN_PROCESS=false (PostgreSQL only: an embedded DATA_DIR has one process).
+import { createDepsOrExit, exitOnDatabaseCrash, onSignals, watchDatabase } from '../boot'
 import { loadConfigOrExit } from '../config'
-import { createDeps } from '../deps'
 import { startMaintenance } from './maintenance'
 import { startWorker } from './worker'
 
 const config = loadConfigOrExit()
-const deps = await createDeps(config)
+const deps = await createDepsOrExit(config)
+exitOnDatabaseCrash(deps)
+const stopWatchdog = await watchDatabase(deps, 'worker')
 const stopMaintenance = startMaintenance(deps)
 const worker = startWorker(deps)
 
-async function shutdown(signal: string) {
+onSignals(async (signal) => {
   deps.log.info('worker shutting down', { signal })
+  stopWatchdog()
   stopMaintenance()
   await worker.stop()
   await deps.close()
   process.exit(0)
-}
-process.on('SIGINT', () => void shutdown('SIGINT'))
-process.on('SIGTERM', () => void shutdown('SIGTERM'))
+})

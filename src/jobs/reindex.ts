@@ -3,13 +3,14 @@
 // workers do the same on their own (at boot and whenever a model becomes available), so this is only for
 // re-embedding with no server running; with PostgreSQL, running workers share the queue.
 import { loadConfigOrExit } from '../config'
-import { createDeps } from '../deps'
+import { createDepsOrExit } from '../boot'
 import { countBacklog } from '../retrieval/embedding-backlog'
 import { startReembedding } from './reembed.job'
 import { drainJobs } from './worker'
 
 const config = loadConfigOrExit()
-const deps = await createDeps(config)
+// On the embedded database this refuses to run beside a server (one process per DATA_DIR).
+const deps = await createDepsOrExit(config)
 if (!deps.embedder) {
   console.error(`no embedding model is available (${deps.embeddingStatus.reason}); nothing to re-embed`)
   await deps.close()

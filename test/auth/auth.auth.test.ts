@@ -1,7 +1,7 @@
 // Credentials: session cookies (attributes, sliding expiry, expiry, sign-out), bearer keys, and the
 // Origin rule for cookie-authenticated writes.
 import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test'
-import { createTestApp, type TestApp } from '../harness'
+import { BASE, createTestApp, type TestApp } from '../harness'
 
 // test/setup.ts sets 30 s, but that default is lost for files that run after a src/*.test.ts file; the first
 // app of a process migrates the template database, which can take longer than Bun's own 5 s.
@@ -172,6 +172,18 @@ describe('sign-out', () => {
     expect((await t.request('POST', '/api/auth/sign-out', { cookie: u.cookie })).status).toBe(204)
     expect((await session(u.cookie)).status).toBe(401)
     expect((await session(other)).status).toBe(200)
+  })
+
+  test('with the cookie but a foreign or missing Origin it is 403 and the session lives on, like every cookie write', async () => {
+    const u = await t.signUp({ withKey: false })
+    for (const headers of [{ origin: 'https://evil.example' }, { origin: 'null' }, {}] as Record<string, string>[]) {
+      // The harness adds the service's own Origin to cookie writes unless one is given: {} must mean none.
+      const res = await t.app.handle(new Request(`${BASE}/api/auth/sign-out`, { method: 'POST', headers: { cookie: u.cookie, ...headers } }))
+      expect(res.status, JSON.stringify(headers)).toBe(403)
+      expect((await res.json()).error).toContain('origin')
+      expect(res.headers.get('set-cookie')).toBeNull()
+      expect((await session(u.cookie)).status).toBe(200)
+    }
   })
 
   test('without a session it is a harmless 204', async () => {

@@ -127,7 +127,7 @@ describe('without Stripe configured', () => {
     }
   })
 
-  test('accounts are on DEFAULT_PLAN: free by default, pro when the self-hoster says so', async () => {
+  test('accounts are on DEFAULT_PLAN (free here, pro when the self-hoster says so; plans.test.ts covers the unlimited default)', async () => {
     const a = await bare.signUp()
     const b = await bareProDefault.signUp()
     expect((await bare.json('GET', '/api/auth/session', { cookie: a.cookie })).body.user.plan).toBe('free')

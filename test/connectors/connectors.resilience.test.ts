@@ -5,7 +5,7 @@
 // page, a Confluence space, a Drive folder), so one fake per provider serves every story.
 import { afterAll, afterEach, beforeAll, describe, expect, spyOn, test } from 'bun:test'
 import { eq, sql } from 'drizzle-orm'
-import { connections, jobs, users } from '../../db/schema'
+import { connections, jobs, subscriptions } from '../../db/schema'
 import { openAccessToken, openRefreshToken } from '../../src/connectors/connection-tokens'
 import { drainJobs, runNextJob, STALE_AFTER_MS } from '../../src/jobs/worker'
 import { startConfluenceFake, type ConfluenceFake } from '../fakes/confluence'
@@ -103,7 +103,8 @@ describe('plan limits reached mid-sync', () => {
     limited = await createTestApp({ env: { ...notion.env, PLAN_FREE_DOCUMENTS: '3', PLAN_FREE_STORAGE_BYTES: '20000' } })
   })
   afterAll(() => limited.close())
-  const upgrade = (userId: string) => limited.deps.db.update(users).set({ plan: 'pro' }).where(eq(users.id, userId))
+  // An upgrade is a paying subscription (the plan stored with the account at sign-up is not read).
+  const upgrade = (userId: string) => limited.deps.db.insert(subscriptions).values({ user_id: userId, plan: 'pro', status: 'active' })
 
   test('the document limit stops the run with a message naming it, the documents in are whole, and an upgrade brings in the rest', async () => {
     const user = await limited.signUp()

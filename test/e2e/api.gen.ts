@@ -8,7 +8,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Health: status, version and database kind */
+        /** Health: status, version and database kind; 503 with the reason when the database does not answer (select 1, 2 s) */
         get: operations["getIndex"];
         put?: never;
         post?: never;
@@ -61,7 +61,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** End the current session and clear its cookie */
+        /** End the current session and clear its cookie (403 without an allowed Origin, as every cookie write) */
         post: operations["postApiAuthSign-out"];
         delete?: never;
         options?: never;
@@ -545,7 +545,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Conversations, newest first */
+        /** Conversations, newest first (404 when workspace_id is not one of yours) */
         get: operations["getApiConversations"];
         put?: never;
         post?: never;
@@ -1089,12 +1089,39 @@ export interface operations {
                         /** @enum {string} */
                         database: "pglite" | "postgres";
                         embeddings: {
+                            /** @description The provider actually loaded: local | openai | hash, or none when no model is */
                             provider: string;
-                            model: string;
-                            /** @description false: search runs by keyword only */
+                            /** @description The model actually loaded; null when none is */
+                            model: string | null;
+                            /** @description EMBEDDING_PROVIDER and EMBEDDING_MODEL */
+                            configured: {
+                                provider: string;
+                                model: string;
+                            };
+                            /** @description false: search runs by keyword only (an unavailable model is retried in the background) */
                             available: boolean;
+                            /** @description Why no model is loaded */
                             reason?: string;
+                            backlog: (number | null) | null;
+                            failed: (number | null) | null;
                         };
+                    };
+                };
+            };
+            /** @description Response for status 503 */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Why the service cannot serve, e.g. "database did not answer within 2 s" */
+                        error: string;
+                        /** @constant */
+                        status: "unavailable";
+                        version: string;
+                        /** @enum {string} */
+                        database: "pglite" | "postgres";
                     };
                 };
             };
@@ -1131,8 +1158,11 @@ export interface operations {
                             id: string;
                             email: string;
                             name: string | null;
-                            /** @description free | pro */
-                            plan: string;
+                            /**
+                             * @description The plan every limit is read from: free, pro or unlimited
+                             * @enum {string}
+                             */
+                            plan: "free" | "pro" | "unlimited";
                             avatar_url: string | null;
                             /** Format: date-time */
                             created_at: string;
@@ -1204,8 +1234,11 @@ export interface operations {
                             id: string;
                             email: string;
                             name: string | null;
-                            /** @description free | pro */
-                            plan: string;
+                            /**
+                             * @description The plan every limit is read from: free, pro or unlimited
+                             * @enum {string}
+                             */
+                            plan: "free" | "pro" | "unlimited";
                             avatar_url: string | null;
                             /** Format: date-time */
                             created_at: string;
@@ -1496,8 +1529,11 @@ export interface operations {
                             id: string;
                             email: string;
                             name: string | null;
-                            /** @description free | pro */
-                            plan: string;
+                            /**
+                             * @description The plan every limit is read from: free, pro or unlimited
+                             * @enum {string}
+                             */
+                            plan: "free" | "pro" | "unlimited";
                             avatar_url: string | null;
                             /** Format: date-time */
                             created_at: string;
@@ -1542,8 +1578,11 @@ export interface operations {
                             /** @description The first 16 characters of the key, for identification */
                             prefix: string;
                             label: string | null;
-                            /** @description The account's plan */
-                            tier: string;
+                            /**
+                             * @description The plan every limit is read from: free, pro or unlimited
+                             * @enum {string}
+                             */
+                            tier: "free" | "pro" | "unlimited";
                             /** Format: date-time */
                             created_at: string;
                             /** Format: date-time */
@@ -1592,8 +1631,11 @@ export interface operations {
                         /** @description The first 16 characters of the key, for identification */
                         prefix: string;
                         label: string | null;
-                        /** @description The account's plan */
-                        tier: string;
+                        /**
+                         * @description The plan every limit is read from: free, pro or unlimited
+                         * @enum {string}
+                         */
+                        tier: "free" | "pro" | "unlimited";
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
@@ -2437,11 +2479,11 @@ export interface operations {
                         usage: {
                             documents: {
                                 used: number;
-                                limit: number;
+                                limit: (number | null) | null;
                             };
                             storage_bytes: {
                                 used: number;
-                                limit: number;
+                                limit: (number | null) | null;
                             };
                         };
                     };
@@ -4369,6 +4411,17 @@ export interface operations {
                     };
                 };
             };
+            /** @description Response for status 404 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
         };
     };
     getApiConversationsById: {
@@ -4681,16 +4734,20 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        plan: string;
+                        /**
+                         * @description The plan every limit is read from: free, pro or unlimited
+                         * @enum {string}
+                         */
+                        plan: "free" | "pro" | "unlimited";
                         /** @description Calendar month (UTC) of api_calls, YYYY-MM */
                         period: string;
                         documents: {
                             used: number;
-                            limit: number;
+                            limit: (number | null) | null;
                         };
                         storage_bytes: {
                             used: number;
-                            limit: number;
+                            limit: (number | null) | null;
                         };
                         api_calls: {
                             used: number;
@@ -5244,8 +5301,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description free | pro — the plan every limit is read from */
-                        plan: string;
+                        /**
+                         * @description The plan every limit is read from: free, pro or unlimited
+                         * @enum {string}
+                         */
+                        plan: "free" | "pro" | "unlimited";
                         /** @enum {string} */
                         status: "none" | "active" | "trialing" | "past_due" | "canceled";
                         /** Format: date-time */
@@ -5295,8 +5355,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description free | pro — the plan every limit is read from */
-                        plan: string;
+                        /**
+                         * @description The plan every limit is read from: free, pro or unlimited
+                         * @enum {string}
+                         */
+                        plan: "free" | "pro" | "unlimited";
                         /** @enum {string} */
                         status: "none" | "active" | "trialing" | "past_due" | "canceled";
                         /** Format: date-time */
@@ -5440,8 +5503,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description free | pro — the plan every limit is read from */
-                        plan: string;
+                        /**
+                         * @description The plan every limit is read from: free, pro or unlimited
+                         * @enum {string}
+                         */
+                        plan: "free" | "pro" | "unlimited";
                         /** @enum {string} */
                         status: "none" | "active" | "trialing" | "past_due" | "canceled";
                         /** Format: date-time */
@@ -5619,8 +5685,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description free | pro — the plan every limit is read from */
-                        plan: string;
+                        /**
+                         * @description The plan every limit is read from: free, pro or unlimited
+                         * @enum {string}
+                         */
+                        plan: "free" | "pro" | "unlimited";
                         /** @enum {string} */
                         status: "none" | "active" | "trialing" | "past_due" | "canceled";
                         /** Format: date-time */

@@ -5,7 +5,7 @@ import { PGLiteSocketServer } from '@electric-sql/pglite-socket'
 import { openPglite } from '../../db/client'
 import { loadConfig } from '../../src/config'
 import { createDeps } from '../../src/deps'
-import { createTestApp, type TestApp } from '../harness'
+import { createTestApp, TEST_ENV, type TestApp } from '../harness'
 import { startWireGate, type WireGate } from './wire-gate'
 
 // Room for the app's postgres.js pool (10) plus runMigrations' dedicated connections.
@@ -43,6 +43,7 @@ export async function startWireApp({ env = {}, gate: useGate = true }: WireOptio
       ENCRYPTION_KEY: 'ab'.repeat(32),
       LOG_LEVEL: 'silent',
       BASE_URL: 'http://localhost:3000',
+      ...TEST_ENV,
       ...env,
     })
     // No database override: the boot path itself opens the postgres.js pool and migrates over the wire.

@@ -62,13 +62,14 @@ export function authRoutes(deps: Deps) {
       async ({ request, set }) => {
         const token = readCookie(request.headers.get('cookie'), SESSION_COOKIE)
         if (token) {
-          assertAllowedOrigin(deps, request, false)
+          // A cookie write like any other: without an allowed Origin another site could sign the user out.
+          assertAllowedOrigin(deps, request)
           await invalidateSession(deps, token)
         }
         set.headers['set-cookie'] = sessionCookie(deps, '', null)
         set.status = 204
       },
-      { response: { 204: NoContent, ...errors(403) }, detail: { tags, summary: 'End the current session and clear its cookie' } },
+      { response: { 204: NoContent, ...errors(403) }, detail: { tags, summary: 'End the current session and clear its cookie (403 without an allowed Origin, as every cookie write)' } },
     )
     .get(
       '/oauth/:provider',

@@ -1,12 +1,13 @@
 // Request and response schemas of /api/auth.
 import { t } from 'elysia'
+import { PlanName } from '../../plans'
 
 export const User = t.Object(
   {
     id: t.String({ format: 'uuid' }),
     email: t.String(),
     name: t.Nullable(t.String()),
-    plan: t.String({ description: 'free | pro' }),
+    plan: PlanName,
     avatar_url: t.Nullable(t.String()),
     created_at: t.String({ format: 'date-time' }),
   },

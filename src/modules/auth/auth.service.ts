@@ -1,27 +1,32 @@
 // Accounts: sign-up (with a default workspace and settings), sign-in by password, the public user view.
-import { eq } from 'drizzle-orm'
+import { eq, getTableColumns } from 'drizzle-orm'
 import { settings, users, workspaces } from '../../../db/schema'
 import type { Deps } from '../../deps'
 import { conflict, unauthorized } from '../../http/errors'
+import { accountPlan, asPlan } from '../../plans'
+import type { Plan } from '../../config'
 import { createSession } from './sessions.service'
 
 export interface UserDto {
   id: string
   email: string
   name: string | null
-  plan: string
+  plan: Plan
   avatar_url: string | null
   created_at: string
 }
 
 type UserRow = typeof users.$inferSelect
 
+/** users' columns, with the plan the account is on now rather than the one stored at sign-up. */
+const withPlan = (deps: Deps) => ({ ...getTableColumns(users), plan: accountPlan(deps.config) })
+
 export function toUserDto(deps: Deps, user: Pick<UserRow, 'id' | 'email' | 'name' | 'plan' | 'avatar_type' | 'created_at' | 'updated_at'>): UserDto {
   return {
     id: user.id,
     email: user.email,
     name: user.name,
-    plan: user.plan,
+    plan: asPlan(user.plan),
     avatar_url: user.avatar_type ? `${deps.config.baseUrl}/api/avatar/${user.id}?v=${user.updated_at.getTime()}` : null,
     created_at: user.created_at.toISOString(),
   }
@@ -55,7 +60,7 @@ export async function signUp(deps: Deps, input: { email: string; password: strin
 
 /** Wrong password and unknown email answer the same 401, after the same hashing work. */
 export async function signIn(deps: Deps, input: { email: string; password: string }) {
-  const [user] = await deps.db.select().from(users).where(eq(users.email, input.email.trim().toLowerCase()))
+  const [user] = await deps.db.select(withPlan(deps)).from(users).where(eq(users.email, input.email.trim().toLowerCase()))
   const hash = user?.password_hash ?? DUMMY_HASH
   const ok = await Bun.password.verify(input.password, await hash)
   if (!user || !user.password_hash || !ok) throw unauthorized('wrong email or password')
@@ -66,7 +71,7 @@ export async function signIn(deps: Deps, input: { email: string; password: strin
 const DUMMY_HASH = Bun.password.hash('not-a-real-password', { algorithm: 'argon2id' })
 
 export async function getUser(deps: Deps, id: string): Promise<UserRow> {
-  const [user] = await deps.db.select().from(users).where(eq(users.id, id))
+  const [user] = await deps.db.select(withPlan(deps)).from(users).where(eq(users.id, id))
   if (!user) throw unauthorized()
   return user
 }

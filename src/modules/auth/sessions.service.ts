@@ -4,6 +4,7 @@ import { and, eq, gt } from 'drizzle-orm'
 import { sessions, users } from '../../../db/schema'
 import type { Deps } from '../../deps'
 import { randomToken, sha256Hex } from '../../lib/crypto'
+import { accountPlan } from '../../plans'
 
 export const SESSION_COOKIE = 'session'
 const DAY = 86_400_000
@@ -12,6 +13,7 @@ export interface SessionUser {
   id: string
   email: string
   name: string | null
+  /** Resolved at each request (plans.ts accountPlan), never the value stored at sign-up. */
   plan: string
 }
 
@@ -27,7 +29,7 @@ export async function validateSession(deps: Deps, token: string): Promise<{ user
   const id = sha256Hex(token)
   const now = deps.clock.now()
   const [row] = await deps.db
-    .select({ user: { id: users.id, email: users.email, name: users.name, plan: users.plan }, expires_at: sessions.expires_at })
+    .select({ user: { id: users.id, email: users.email, name: users.name, plan: accountPlan(deps.config) }, expires_at: sessions.expires_at })
     .from(sessions)
     .innerJoin(users, eq(users.id, sessions.user_id))
     .where(and(eq(sessions.id, id), gt(sessions.expires_at, now)))

@@ -1,10 +1,11 @@
 // Request and response schemas of /api/billing and the Stripe webhook.
 import { t } from 'elysia'
 import { Timestamp } from '../../http/schemas'
+import { PlanName } from '../../plans'
 
 export const Subscription = t.Object(
   {
-    plan: t.String({ description: 'free | pro — the plan every limit is read from' }),
+    plan: PlanName,
     status: t.Union([t.Literal('none'), t.Literal('active'), t.Literal('trialing'), t.Literal('past_due'), t.Literal('canceled')]),
     current_period_end: t.Nullable(Timestamp),
     cancel_at_period_end: t.Boolean(),

@@ -1,7 +1,9 @@
 // Billing: a Stripe subscription moves the account between plans. Checkout and the portal are Stripe's
 // hosted pages; the plan changes only on state read from Stripe (verify, sync) or on a verified webhook,
-// never on the client's word. Every limit is read from users.plan, so one update moves all of them at once.
+// never on the client's word. An account's plan is its paying subscription's, else DEFAULT_PLAN (plans.ts
+// accountPlan): one update of the subscription moves every limit at once.
 import { eq } from 'drizzle-orm'
+import { accountPlan, asPlan } from '../../plans'
 import { subscriptions, users } from '../../../db/schema'
 import type { Tx } from '../../../db/client'
 import type { Deps } from '../../deps'
@@ -20,7 +22,7 @@ export function stripeOf(deps: Deps): StripeClient {
 }
 
 const toDto = (deps: Deps, row: SubscriptionRow | undefined, plan: string) => ({
-  plan,
+  plan: asPlan(plan),
   status: (row?.status ?? 'none') as SubscriptionStatus,
   current_period_end: row?.current_period_end?.toISOString() ?? null,
   cancel_at_period_end: row?.cancel_at_period_end ?? false,
@@ -30,7 +32,7 @@ const toDto = (deps: Deps, row: SubscriptionRow | undefined, plan: string) => ({
 export async function getSubscription(deps: Deps, user: SessionUser) {
   stripeOf(deps)
   const [row] = await deps.db.select().from(subscriptions).where(eq(subscriptions.user_id, user.id))
-  const [account] = await deps.db.select({ plan: users.plan }).from(users).where(eq(users.id, user.id))
+  const [account] = await deps.db.select({ plan: accountPlan(deps.config) }).from(users).where(eq(users.id, user.id))
   return toDto(deps, row, account?.plan ?? user.plan)
 }
 

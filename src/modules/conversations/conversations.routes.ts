@@ -20,8 +20,8 @@ export function conversationsRoutes(deps: Deps) {
     .get('/conversations', ({ user, query }) => listConversations(deps, user, query), {
       auth: true,
       query: ConversationListQuery,
-      response: { 200: ConversationPage, ...errors(400, 401) },
-      detail: { tags, summary: 'Conversations, newest first' },
+      response: { 200: ConversationPage, ...errors(400, 401, 404) },
+      detail: { tags, summary: 'Conversations, newest first (404 when workspace_id is not one of yours)' },
     })
     .get('/conversations/:id', ({ user, params }) => getConversation(deps, user, params.id), {
       auth: true,

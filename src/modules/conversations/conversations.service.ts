@@ -104,6 +104,8 @@ export async function saveExchange(deps: Deps, user: SessionUser, turn: Turn, qu
 export async function listConversations(deps: Deps, user: SessionUser, q: { limit?: number; cursor?: string; workspace_id?: string }) {
   const limit = q.limit ?? 20
   const after = decodeCursor(q.cursor)
+  // Another user's workspace is a 404, as on every list: an empty page would say it exists and is empty.
+  if (q.workspace_id) await findWorkspace(deps.db, user.id, q.workspace_id)
   const rows = await deps.db
     .select()
     .from(conversations)

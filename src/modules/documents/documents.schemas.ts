@@ -95,8 +95,8 @@ export const CheckResult = t.Object(
     reason: t.Optional(t.String()),
     deduplicated: t.Boolean({ description: 'true when the ingest would update an existing document (same URL)' }),
     usage: t.Object({
-      documents: t.Object({ used: t.Integer(), limit: t.Integer() }),
-      storage_bytes: t.Object({ used: t.Integer(), limit: t.Integer() }),
+      documents: t.Object({ used: t.Integer(), limit: t.Nullable(t.Integer({ description: 'null = unlimited' })) }),
+      storage_bytes: t.Object({ used: t.Integer(), limit: t.Nullable(t.Integer({ description: 'null = unlimited' })) }),
     }),
   },
   { title: 'IngestCheck' },

@@ -7,7 +7,7 @@ import type { Deps } from '../../deps'
 import { notFound, paymentRequired } from '../../http/errors'
 import { decodeCursor, toPage } from '../../lib/cursor'
 import { lockUser } from '../../lib/locks'
-import { assertWithinLimit, limitMessage, limitsOf } from '../../plans'
+import { assertWithinLimit, exceeds, limitMessage, limitsOf } from '../../plans'
 import type { SessionUser } from '../auth/sessions.service'
 import { indexDocument } from '../../retrieval/indexing'
 import { storedTotals } from '../usage/usage.service'
@@ -20,8 +20,8 @@ export async function limitVerdict(deps: Deps, db: Tx, user: SessionUser, sizeBy
   const totals = await storedTotals(db, user.id, replacing?.id)
   const limits = limitsOf(deps, user.plan)
   let reason: string | null = null
-  if (!replacing && totals.documents + 1 > limits.documents) reason = limitMessage(deps, user.plan, 'documents')
-  else if (totals.storage_bytes + sizeBytes > limits.storage_bytes) reason = limitMessage(deps, user.plan, 'storage_bytes')
+  if (!replacing && exceeds(totals.documents + 1, limits.documents)) reason = limitMessage(deps, user.plan, 'documents')
+  else if (exceeds(totals.storage_bytes + sizeBytes, limits.storage_bytes)) reason = limitMessage(deps, user.plan, 'storage_bytes')
   const used = { documents: totals.documents + (replacing ? 1 : 0), storage_bytes: totals.storage_bytes + (replacing?.size_bytes ?? 0) }
   return {
     reason,

@@ -1,13 +1,14 @@
 // Request and response schemas of /api/keys.
 import { t } from 'elysia'
 import { Timestamp, Uuid } from '../../http/schemas'
+import { PlanName } from '../../plans'
 
 export const ApiKey = t.Object(
   {
     id: Uuid(),
     prefix: t.String({ description: 'The first 16 characters of the key, for identification' }),
     label: t.Nullable(t.String()),
-    tier: t.String({ description: "The account's plan" }),
+    tier: PlanName,
     created_at: Timestamp,
     last_used_at: t.Nullable(Timestamp),
   },

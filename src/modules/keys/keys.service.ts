@@ -5,7 +5,8 @@ import type { Deps } from '../../deps'
 import { notFound } from '../../http/errors'
 import { randomBase62, sha256Hex } from '../../lib/crypto'
 import { lockUser } from '../../lib/locks'
-import { assertWithinLimit } from '../../plans'
+import { accountPlan, asPlan, assertWithinLimit } from '../../plans'
+import type { Plan } from '../../config'
 import type { SessionUser } from '../auth/sessions.service'
 
 export const KEY_PREFIX = 'svc_'
@@ -15,7 +16,7 @@ export interface KeyDto {
   id: string
   prefix: string
   label: string | null
-  tier: string
+  tier: Plan
   created_at: string
   last_used_at: string | null
 }
@@ -27,7 +28,7 @@ const toKeyDto = (row: KeyRow, plan: string): KeyDto => ({
   id: row.id,
   prefix: row.prefix,
   label: row.label,
-  tier: plan,
+  tier: asPlan(plan),
   created_at: row.created_at.toISOString(),
   last_used_at: row.last_used_at?.toISOString() ?? null,
 })
@@ -65,7 +66,7 @@ const LAST_USED_RESOLUTION_MS = 60_000
 export async function verifyKey(deps: Deps, key: string): Promise<{ user: SessionUser; keyId: string } | null> {
   if (!KEY_PATTERN.test(key)) return null
   const [row] = await deps.db
-    .select({ keyId: apiKeys.id, lastUsedAt: apiKeys.last_used_at, id: users.id, email: users.email, name: users.name, plan: users.plan })
+    .select({ keyId: apiKeys.id, lastUsedAt: apiKeys.last_used_at, id: users.id, email: users.email, name: users.name, plan: accountPlan(deps.config) })
     .from(apiKeys)
     .innerJoin(users, eq(users.id, apiKeys.user_id))
     .where(eq(apiKeys.key_hash, sha256Hex(key)))

@@ -3,13 +3,14 @@ import { Elysia, t } from 'elysia'
 import type { Deps } from '../../deps'
 import { authPlugin } from '../../http/auth'
 import { errors } from '../../http/schemas'
+import { PlanName } from '../../plans'
 import { getUsage } from './usage.service'
 
-const Counter = t.Object({ used: t.Integer(), limit: t.Integer() })
+const Counter = t.Object({ used: t.Integer(), limit: t.Nullable(t.Integer({ description: 'null = unlimited' })) })
 
 export const Usage = t.Object(
   {
-    plan: t.String(),
+    plan: PlanName,
     period: t.String({ description: 'Calendar month (UTC) of api_calls, YYYY-MM' }),
     documents: Counter,
     storage_bytes: Counter,

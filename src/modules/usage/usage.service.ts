@@ -3,7 +3,8 @@ import { and, eq, sql } from 'drizzle-orm'
 import { documents, events, storageTotals, usageCounters } from '../../../db/schema'
 import { queryRows, type Tx } from '../../../db/client'
 import type { Deps } from '../../deps'
-import { limitsOf } from '../../plans'
+import { asPlan, limitsOf } from '../../plans'
+import type { Plan } from '../../config'
 import type { SessionUser } from '../auth/sessions.service'
 
 export const periodOf = (date: Date) => date.toISOString().slice(0, 7)
@@ -32,10 +33,10 @@ export async function storedTotals(db: Tx, userId: string, excludeId?: string): 
 }
 
 export interface UsageDto {
-  plan: string
+  plan: Plan
   period: string
-  documents: { used: number; limit: number }
-  storage_bytes: { used: number; limit: number }
+  documents: { used: number; limit: number | null }
+  storage_bytes: { used: number; limit: number | null }
   api_calls: { used: number; limit: number | null }
 }
 
@@ -48,7 +49,7 @@ export async function getUsage(deps: Deps, user: SessionUser): Promise<UsageDto>
     .from(usageCounters)
     .where(and(eq(usageCounters.user_id, user.id), eq(usageCounters.period, period)))
   return {
-    plan: user.plan,
+    plan: asPlan(user.plan),
     period,
     documents: { used: totals.documents, limit: limits.documents },
     storage_bytes: { used: totals.storage_bytes, limit: limits.storage_bytes },

@@ -67,7 +67,9 @@ export function buildDocument(app: AnyElysia, config: Config) {
     getGlobalRoutes: () =>
       internals.getGlobalRoutes().map((route) => {
         const named = ((route.hooks?.parse ?? []) as { fn: unknown }[]).filter((p) => typeof p.fn === 'string')
-        return { ...route, hooks: { ...route.hooks, parse: named.length ? named : route.hooks?.body ? [{ fn: 'json' }] : undefined } }
+        // A body with a file in it (t.File) is an upload: multipart/form-data, as the body parser reads it.
+        const implied = route.hooks?.body ? [{ fn: JSON.stringify(route.hooks.body).includes('"format":"binary"') ? 'formdata' : 'json' }] : undefined
+        return { ...route, hooks: { ...route.hooks, parse: named.length ? named : implied } }
       }),
   } as unknown as AnyElysia
   const { paths, components } = toOpenAPISchema(view)
@@ -89,7 +91,8 @@ export function buildDocument(app: AnyElysia, config: Config) {
 
 /**
  * Elysia's schemas carry details that are not OpenAPI: its `error` messages, `nullable` beside a
- * `null` type, the string branch it accepts for numbers in query strings, and a `void` content for 204.
+ * `null` type, the string branch it accepts for numbers in query strings, number enums typed as strings,
+ * and a `void` content for 204.
  */
 function tidy(node: unknown, key?: string): any {
   if (Array.isArray(node)) return node.map((n) => tidy(n))
@@ -104,6 +107,12 @@ function tidy(node: unknown, key?: string): any {
       Object.assign(obj, numeric)
     }
   }
+  // A union of number literals comes out as `type: string` with numbers in its enum.
+  if (Array.isArray(obj.enum) && obj.type === 'string' && obj.enum.length && obj.enum.every((v) => typeof v === 'number')) {
+    obj.type = obj.enum.every((v) => Number.isInteger(v)) ? 'integer' : 'number'
+  }
+  // t.File's default is the word "File", not a value.
+  if (obj.format === 'binary' && obj.default === 'File') delete obj.default
   if (typeof obj.error === 'string' || typeof obj.error === 'function') delete obj.error
   if (obj.nullable === true && Array.isArray(obj.type) && obj.type.includes('null')) delete obj.nullable
   if (key === 'responses') {

@@ -3188,7 +3188,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @enum {string} */
+                    /** @enum {integer} */
                     rating: -1 | 0 | 1;
                 };
             };
@@ -5000,11 +5000,10 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
+                "multipart/form-data": {
                     /**
                      * Format: binary
                      * @description PNG, JPEG, WebP or GIF, at most 1 MiB
-                     * @default File
                      */
                     file: string;
                 };

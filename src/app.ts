@@ -35,6 +35,7 @@ const Health = t.Object(
     embeddings: t.Object({
       provider: t.String({ description: 'The provider actually loaded: local | openai | hash, or none when no model is' }),
       model: t.Nullable(t.String({ description: 'The model actually loaded; null when none is' })),
+      dtype: t.Nullable(t.String({ description: 'The weights a local model runs on: q8 (int8), fp32 or fp16; null for other providers and when none is loaded' })),
       configured: t.Object({ provider: t.String(), model: t.String() }, { description: 'EMBEDDING_PROVIDER and EMBEDDING_MODEL' }),
       available: t.Boolean({ description: 'false: search runs by keyword only (an unavailable model is retried in the background)' }),
       reason: t.Optional(t.String({ description: 'Why no model is loaded' })),

@@ -113,6 +113,12 @@ describe('defaults', () => {
     expect(loadConfig({ ...base, DATABASE_URL: 'postgres://localhost/memory' }).databaseUrl).toBe('postgres://localhost/memory')
   })
 
+  test('EMBEDDING_DTYPE: unset leaves the choice to the model folder; q8, fp32 and fp16 are read', () => {
+    expect(loadConfig(base).embeddings.dtype).toBeNull()
+    expect(loadConfig({ ...base, EMBEDDING_DTYPE: ' ' }).embeddings.dtype).toBeNull()
+    for (const dtype of ['q8', 'fp32', 'fp16']) expect(loadConfig({ ...base, EMBEDDING_DTYPE: dtype }).embeddings.dtype).toBe(dtype as never)
+  })
+
   test('ALLOWED_ORIGINS are reduced to origins, de-duplicated, and always include the service itself', () => {
     const config = loadConfig({ ...base, ALLOWED_ORIGINS: 'http://localhost:5173/app, https://app.example.com ,http://localhost:3000' })
     expect(config.allowedOrigins).toEqual(['http://localhost:3000', 'http://localhost:5173', 'https://app.example.com'])
@@ -148,6 +154,8 @@ describe('every bad variable fails with a ConfigError that names it', () => {
     ['PLAN_PRO_API_KEYS', 'ten'],
     ['LOG_LEVEL', 'verbose'],
     ['SESSION_TTL_DAYS', '0'],
+    ['EMBEDDING_DTYPE', 'int4'],
+    ['EMBEDDING_PROVIDER', 'cohere'],
   ]
   for (const [name, value] of cases) {
     test(`${name}=${JSON.stringify(value)}`, () => {

@@ -70,6 +70,9 @@ export interface Config {
 }
 
 export const EMBEDDING_PROVIDERS = ['local', 'openai', 'hash', 'none'] as const
+/** Weights of a local ONNX model: int8 (`onnx/model_quantized.onnx`), float32 (`model.onnx`), float16 (`model_fp16.onnx`). */
+export const EMBEDDING_DTYPES = ['q8', 'fp32', 'fp16'] as const
+export type EmbeddingDtype = (typeof EMBEDDING_DTYPES)[number]
 
 export interface EmbeddingConfig {
   /** local (in-process transformers.js), openai (any OpenAI-compatible endpoint), hash (tests), none. */
@@ -77,6 +80,8 @@ export interface EmbeddingConfig {
   model: string
   /** A directory holding the local model's files; else it is downloaded once into DATA_DIR/models. */
   modelPath: string | null
+  /** EMBEDDING_DTYPE; null → the file the model folder holds (q8 first), or q8 when downloading. */
+  dtype: EmbeddingDtype | null
   /** Dimensions of the hash embedder. */
   dimensions: number
   openaiBaseUrl: string | null
@@ -228,6 +233,7 @@ function embeddingConfig(env: Env): EmbeddingConfig {
     provider,
     model,
     modelPath: env.EMBEDDING_MODEL_PATH?.trim() || null,
+    dtype: env.EMBEDDING_DTYPE?.trim() ? oneOf(env, 'EMBEDDING_DTYPE', EMBEDDING_DTYPES, 'q8') : null,
     dimensions: int(env, 'EMBEDDING_DIMENSIONS', 512, 8, 4096),
     openaiBaseUrl,
     openaiApiKey: env.OPENAI_API_KEY?.trim() || null,

@@ -3,7 +3,7 @@
 // said in GET /, in search responses and in the log, never replaced silently by another model.
 import { createOpenAI } from '@ai-sdk/openai'
 import { embed, embedMany } from 'ai'
-import type { Config } from '../config'
+import type { Config, EmbeddingDtype } from '../config'
 import type { Logger } from '../log'
 import { hashEmbeddingModel, type EmbeddingModelV4 } from './hash-embedding'
 import { loadLocalEmbeddingModel, localModelTraits, modelCacheDir } from './local-embedding'
@@ -23,12 +23,21 @@ export interface Embedder {
 
 type Provider = Config['embeddings']['provider']
 
+/**
+ * Cosine from which a local model's documents are suggested as linked. Calibrated for bge-small-en-v1.5,
+ * whose cosines crowd into 0.3–0.9 (unrelated texts still score 0.3–0.5), on the labelled pairs in
+ * test/fixtures/link-pairs.ts; README "Link suggestions" records its precision and recall.
+ */
+export const LOCAL_LINK_THRESHOLD = 0.66
+
 /** What was configured and what is actually loaded: `provider` is `none` whenever no model is. */
 export interface EmbeddingStatus {
   configured: { provider: Provider; model: string }
   provider: Provider
   /** The loaded model (`hash-512` for the hash embedder); null when none is. */
   model: string | null
+  /** The weights a local model runs on (q8, fp32, fp16); null for other providers and when none is loaded. */
+  dtype: EmbeddingDtype | null
   available: boolean
   reason?: string
   /** The reason cannot go away by retrying (EMBEDDING_PROVIDER=none, nowhere to download to). */
@@ -38,10 +47,10 @@ export interface EmbeddingStatus {
 export async function loadEmbedder(config: Config, log: Logger): Promise<{ embedder: Embedder | null; status: EmbeddingStatus }> {
   const { provider, model } = config.embeddings
   const configured = { provider, model }
-  const loaded = (embedder: Embedder, name: string) => ({ embedder, status: { configured, provider, model: name, available: true } })
+  const loaded = (embedder: Embedder, name: string, dtype: EmbeddingDtype | null = null) => ({ embedder, status: { configured, provider, model: name, dtype, available: true } })
   const unavailable = (reason: string, permanent = false) => {
     if (provider !== 'none') log.warn('embeddings unavailable: searching by keyword only', { provider, model, reason })
-    return { embedder: null, status: { configured, provider: 'none' as const, model: null, available: false, reason, ...(permanent ? { permanent } : {}) } }
+    return { embedder: null, status: { configured, provider: 'none' as const, model: null, dtype: null, available: false, reason, ...(permanent ? { permanent } : {}) } }
   }
   if (provider === 'none') return unavailable('EMBEDDING_PROVIDER=none', true)
   if (provider === 'hash') {
@@ -64,11 +73,11 @@ export async function loadEmbedder(config: Config, log: Logger): Promise<{ embed
   }
   try {
     const started = performance.now()
-    const local = await loadLocalEmbeddingModel({ model, modelPath: config.embeddings.modelPath, cacheDir: modelCacheDir(config.dataDir) })
+    const local = await loadLocalEmbeddingModel({ model, modelPath: config.embeddings.modelPath, cacheDir: modelCacheDir(config.dataDir), dtype: config.embeddings.dtype })
     const { queryPrefix } = localModelTraits(model)
-    const embedder: Embedder = { id: `local:${model}`, provider, model: local, queryPrefix, fusionWeight: 1, linkThreshold: 0.8 }
-    log.info('embedding model loaded', { model, ms: Math.round(performance.now() - started) })
-    return loaded(embedder, model)
+    const embedder: Embedder = { id: `local:${model}`, provider, model: local.model, queryPrefix, fusionWeight: 1, linkThreshold: LOCAL_LINK_THRESHOLD }
+    log.info('embedding model loaded', { model, dtype: local.dtype, ms: Math.round(performance.now() - started) })
+    return loaded(embedder, model, local.dtype)
   } catch (error) {
     const where = config.embeddings.modelPath ? `from ${config.embeddings.modelPath}` : 'from the Hugging Face hub'
     return unavailable(`the model could not be loaded ${where}: ${(error as Error).message}`)

@@ -1,15 +1,46 @@
 // The in-process embedder: a transformers.js feature-extraction pipeline (ONNX Runtime on the CPU) behind the
 // AI SDK's embedding-model interface. The model is read from EMBEDDING_MODEL_PATH, or downloaded once from the
-// Hugging Face hub into DATA_DIR/models and read from there on every later start.
-import { join } from 'node:path'
+// Hugging Face hub into DATA_DIR/models and read from there on every later start. int8 weights by default:
+// 4× smaller than float32 and, for bge-small on SciFact, 0.710 nDCG@10 against fp32's published 0.713.
+import { existsSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import type { EmbeddingDtype } from '../config'
 import type { EmbeddingModelV4 } from './hash-embedding'
 
 export interface LocalModelOptions {
   model: string
-  /** A folder holding `<model>/{config.json,tokenizer.json,onnx/model.onnx}`; set → never download. */
+  /** A folder holding `<model>/{config.json,tokenizer.json,tokenizer_config.json,onnx/<weights>}`; set → never download. */
   modelPath: string | null
   /** Where downloads are cached; null → downloading is not possible (an in-memory DATA_DIR). */
   cacheDir: string | null
+  /** EMBEDDING_DTYPE; null → whichever weights the folder holds (int8 first), or int8 from the hub. */
+  dtype: EmbeddingDtype | null
+}
+
+/** The weights file transformers.js reads for each dtype, in the order an unset EMBEDDING_DTYPE looks for them. */
+export const DTYPE_FILES: Record<EmbeddingDtype, string> = {
+  q8: 'onnx/model_quantized.onnx',
+  fp32: 'onnx/model.onnx',
+  fp16: 'onnx/model_fp16.onnx',
+}
+const REQUIRED_FILES = ['config.json', 'tokenizer.json', 'tokenizer_config.json']
+
+/**
+ * Which weights to load, checked before ONNX Runtime is touched so that a missing file is reported by its
+ * name and folder (transformers.js would only say it could not locate "onnx/…" somewhere).
+ */
+export function resolveLocalDtype(model: string, modelPath: string | null, dtype: EmbeddingDtype | null): EmbeddingDtype {
+  if (!modelPath) return dtype ?? 'q8'
+  const folder = resolve(modelPath, model)
+  const missing = (file: string) => new Error(`${file} is missing from the model folder ${folder}`)
+  for (const file of REQUIRED_FILES) if (!existsSync(join(folder, file))) throw missing(file)
+  if (dtype) {
+    if (!existsSync(join(folder, DTYPE_FILES[dtype]))) throw missing(`${DTYPE_FILES[dtype]} (EMBEDDING_DTYPE=${dtype})`)
+    return dtype
+  }
+  const found = (Object.keys(DTYPE_FILES) as EmbeddingDtype[]).find((d) => existsSync(join(folder, DTYPE_FILES[d])))
+  if (!found) throw missing(`${DTYPE_FILES.q8} (or ${DTYPE_FILES.fp32})`)
+  return found
 }
 
 /** bge models pool on [CLS] and want this instruction in front of queries (not documents). */
@@ -25,22 +56,23 @@ export function localModelTraits(model: string): { pooling: 'cls' | 'mean'; quer
 // chunks stays well under a few hundred MB of activations.
 const BATCH = 16
 
-export async function loadLocalEmbeddingModel(options: LocalModelOptions): Promise<EmbeddingModelV4> {
+export async function loadLocalEmbeddingModel(options: LocalModelOptions): Promise<{ model: EmbeddingModelV4; dtype: EmbeddingDtype }> {
   if (!options.modelPath && !options.cacheDir) {
     throw new Error('DATA_DIR is in memory, so there is nowhere to download the model to; set EMBEDDING_MODEL_PATH')
   }
+  const dtype = resolveLocalDtype(options.model, options.modelPath, options.dtype)
   // Imported here so a service that does not embed locally never loads ONNX Runtime.
   const { pipeline, env } = await import('@huggingface/transformers')
   if (options.modelPath) {
     env.allowLocalModels = true
-    env.localModelPath = options.modelPath
+    env.localModelPath = resolve(options.modelPath)
     env.allowRemoteModels = false
   } else {
     env.allowLocalModels = false
     env.allowRemoteModels = true
     env.cacheDir = options.cacheDir!
   }
-  const extract = await pipeline('feature-extraction', options.model, { dtype: 'fp32' })
+  const extract = await pipeline('feature-extraction', options.model, { dtype })
   const { pooling } = localModelTraits(options.model)
 
   // One forward pass at a time: ONNX Runtime already uses every core, so overlapping calls only queue.
@@ -51,7 +83,7 @@ export async function loadLocalEmbeddingModel(options: LocalModelOptions): Promi
     return next
   }
 
-  return {
+  const model = {
     specificationVersion: 'v4',
     provider: 'transformers.js',
     modelId: options.model,
@@ -63,6 +95,7 @@ export async function loadLocalEmbeddingModel(options: LocalModelOptions): Promi
       return { embeddings: output.tolist() as number[][], warnings: [] }
     },
   } as EmbeddingModelV4
+  return { model, dtype }
 }
 
 export function modelCacheDir(dataDir: string): string | null {

@@ -68,11 +68,12 @@ export async function countUnembedded(db: Tx, filter: SQL): Promise<number> {
 
 /** The `embeddings` part of GET /: configured and loaded model, and the backlog of the loaded one. */
 export async function embeddingHealth(deps: Deps) {
-  const { configured, provider, model, available, reason } = deps.embeddingStatus
+  const { configured, provider, model, dtype, available, reason } = deps.embeddingStatus
   const backlog = deps.embedder ? await countBacklog(deps.db) : null
   return {
     provider,
     model,
+    dtype,
     configured,
     available,
     ...(reason ? { reason } : {}),

@@ -41,7 +41,7 @@ describe('a healthy OpenAI-compatible endpoint', () => {
     const res = await t.json('GET', '/')
     expect(res.status).toBe(200)
     expect(res.body.embeddings).toEqual({
-      provider: 'openai', model: 'fake-embed', configured: { provider: 'openai', model: 'fake-embed' }, available: true, backlog: 0, failed: 0,
+      provider: 'openai', model: 'fake-embed', dtype: null, configured: { provider: 'openai', model: 'fake-embed' }, available: true, backlog: 0, failed: 0,
     })
     expect(t.deps.embedder?.id).toBe('openai:fake-embed')
 

@@ -1093,6 +1093,8 @@ export interface operations {
                             provider: string;
                             /** @description The model actually loaded; null when none is */
                             model: string | null;
+                            /** @description The weights a local model runs on: q8 (int8), fp32 or fp16; null for other providers and when none is loaded */
+                            dtype: string | null;
                             /** @description EMBEDDING_PROVIDER and EMBEDDING_MODEL */
                             configured: {
                                 provider: string;

@@ -109,7 +109,7 @@ describe('without an embedding model (default env: the local model cannot be dow
     expect(res.status).toBe(200)
     // The provider is what is loaded (none), beside what was configured; no model, so no backlog to report.
     expect(res.body.embeddings).toEqual({
-      provider: 'none', model: null, configured: { provider: 'local', model: 'Xenova/bge-small-en-v1.5' },
+      provider: 'none', model: null, dtype: null, configured: { provider: 'local', model: 'Xenova/bge-small-en-v1.5' },
       available: false, reason: expect.any(String), backlog: null, failed: null,
     })
     expect(res.body.embeddings.reason).toContain('DATA_DIR is in memory')

@@ -53,7 +53,7 @@ describe('an OpenAI-compatible endpoint down at boot', () => {
     expect(attempts()).toBe(3)
     expect(app.deps.embedder?.id).toBe('openai:fake-embed')
     expect(await health(app)).toEqual({
-      provider: 'openai', model: 'fake-embed', configured: { provider: 'openai', model: 'fake-embed' }, available: true, backlog: 1, failed: 0,
+      provider: 'openai', model: 'fake-embed', dtype: null, configured: { provider: 'openai', model: 'fake-embed' }, available: true, backlog: 1, failed: 0,
     })
     expect(await indexStatus(app.deps, doc.id)).toBe('pending')
     expect((await search(app, u, { q: 'ferry', mode: 'semantic' })).notice).toStartWith('1 of the documents searched is not embedded')

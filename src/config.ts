@@ -67,6 +67,7 @@ export interface Config {
   dbWatchdogSeconds: number
   /** In-process copies of users' keyword indexes (src/retrieval/keyword-memory.ts). */
   keywordMemory: { minDocuments: number; maxPostings: number }
+  vectorMemory: { minDocuments: number; maxMegabytes: number }
 }
 
 export const EMBEDDING_PROVIDERS = ['local', 'openai', 'hash', 'none'] as const
@@ -187,6 +188,11 @@ export function loadConfig(env: Env = process.env): Config {
       minDocuments: int(env, 'KEYWORD_MEMORY_MIN_DOCUMENTS', 1_000, 1, Number.MAX_SAFE_INTEGER),
       // 0 turns the copies off; 8 bytes a posting (10M ≈ 80 MB, ~100k abstract-sized documents).
       maxPostings: int(env, 'KEYWORD_MEMORY_MAX_POSTINGS', 10_000_000, 0, Number.MAX_SAFE_INTEGER),
+    },
+    vectorMemory: {
+      minDocuments: int(env, 'VECTOR_MEMORY_MIN_DOCUMENTS', 1_000, 1, Number.MAX_SAFE_INTEGER),
+      // 0 turns the copies off; ~1.6 KB a 384-dimension chunk (512 MB ≈ 300k chunks, ~200k abstract-sized documents).
+      maxMegabytes: int(env, 'VECTOR_MEMORY_MAX_MB', 512, 0, 1_000_000),
     },
   }
 }

@@ -7,6 +7,7 @@ import { loadChatModel, type ChatModel } from './ai/models'
 import type { Config } from './config'
 import { createLogger, type Logger } from './log'
 import { KeywordMemory } from './retrieval/keyword-memory'
+import { VectorMemory } from './retrieval/vector-memory'
 
 export interface Clock {
   now(): Date
@@ -28,6 +29,8 @@ export interface Deps {
   chat: ChatModel
   /** In-process copies of users' keyword indexes: an exact accelerator of keyword ranking. */
   keywordMemory: KeywordMemory
+  /** In-process copies of users' chunk vectors: an exact accelerator of semantic ranking. */
+  vectorMemory: VectorMemory
   close(): Promise<void>
 }
 
@@ -57,6 +60,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     embeddingStatus: status,
     chat: loadChatModel(config),
     keywordMemory: new KeywordMemory({ ...config.keywordMemory, log }),
+    vectorMemory: new VectorMemory({ minDocuments: config.vectorMemory.minDocuments, maxBytes: config.vectorMemory.maxMegabytes * 1024 * 1024, log }),
     close: () => database.close(),
   }
 }

@@ -32,4 +32,6 @@ export const keywordStats = pgTable('keyword_stats', {
   total_len: doublePrecision('total_len').notNull().default(0),
   /** Moves on every write to the user's documents (trigger): an in-process copy of the index is current while it matches. */
   version: bigint('version', { mode: 'number' }).notNull().default(0),
+  /** Moves on every write to the user's chunk embeddings (trigger): with `version`, an in-process copy of the vectors is current. */
+  embedding_version: bigint('embedding_version', { mode: 'number' }).notNull().default(0),
 })

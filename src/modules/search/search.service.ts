@@ -49,6 +49,8 @@ export async function searchDocuments(deps: Deps, user: SessionUser, input: Sear
   const mode = embedder ? asked : 'keyword'
   const filter = documentFilter(user.id, input)
   const query = await analyzeSearchQuery(deps.db, input.q, user.id)
+  // The same filter for the in-memory copies (keyword postings, chunk vectors).
+  const memoryFilter = { workspaceId: input.workspace_id, kind: input.kind, source: input.source, tag: input.tag }
 
   // Semantic side first: if the embedding endpoint fails now, search must not fail with it — it runs by keyword.
   // A query with no letters or digits is not embedded: it means nothing, and some embedders make it a zero vector.
@@ -56,13 +58,13 @@ export async function searchDocuments(deps: Deps, user: SessionUser, input: Sear
   let failure: string | null = null
   if (mode !== 'keyword' && embedder && query.hasWords) {
     const vector = await embedQuery(embedder, query.text).catch((error: Error) => ((failure = error.message), null))
-    if (vector) semantic = await semanticSearch(deps.db, user.id, embedder.id, vector, filter, mode === 'hybrid' ? Math.max(limit, FUSION_POOL) : limit)
+    if (vector) semantic = await semanticSearch(deps.db, user.id, embedder.id, vector, filter, mode === 'hybrid' ? Math.max(limit, FUSION_POOL) : limit, { copies: deps.vectorMemory, filter: memoryFilter })
   }
   const ran = failure ? 'keyword' : mode
   const { terms } = query
   // Documents not embedded by the loaded model yet are invisible to semantic ranking: say how many.
   const unembedded = ran === 'keyword' ? undefined : unembeddedNotice(await countUnembedded(deps.db, filter))
-  const memory = { copies: deps.keywordMemory, filter: { workspaceId: input.workspace_id, kind: input.kind, source: input.source, tag: input.tag } }
+  const memory = { copies: deps.keywordMemory, filter: memoryFilter }
   const keyword = ran === 'semantic' ? { hits: [] } : await keywordSearch(deps.db, user.id, terms, filter, ran === 'hybrid' ? Math.max(limit, FUSION_POOL) : limit, memory)
   const ranked: RankedHit[] = (
     ran === 'keyword' ? fromKeyword(keyword.hits) : ran === 'semantic' ? fromSemantic(semantic) : fuse(fromKeyword(keyword.hits), fromSemantic(semantic), embedder!.fusionWeight)

@@ -3,6 +3,8 @@
 // same queries. The corpus is SciFact replicated with variations, seeded without HTTP (~80 docs/s there): in bulk
 // by default, checked against the API's own indexDocument on a sample, or with BENCH_SEED=api through indexDocument.
 // BENCH_SIZES (10000,100000), BENCH_QUERIES (all 150), BENCH_ROUNDS, BENCH_BUDGET_S (90) and BENCH_SEED (bulk | api) override.
+// --mode semantic|hybrid (or BENCH_MODE) measures those modes instead, with and without the in-memory vector copy,
+// and recall@10 against the exact ranking (search-vectors.ts: hash vectors at 384 dimensions).
 import { getTableColumns, inArray, sql } from 'drizzle-orm'
 import { chunks, documents, postings } from '../../db/schema'
 import { queryRows } from '../../db/client'
@@ -23,12 +25,16 @@ import { KeywordMemory } from '../../src/retrieval/keyword-memory'
 import { searchUserIndex } from '../../src/retrieval/keyword-memory-rank'
 import { TEXT_CONFIG, TITLE_WEIGHT } from '../../src/retrieval/keyword-index'
 import { loadScifact, type CorpusDoc } from './scifact'
+import { BENCH_DIMENSIONS, embedChunksInBulk, measureVectors } from './search-vectors'
 
 const SIZES = (process.env.BENCH_SIZES ?? '10000,100000').split(',').map(Number)
 /** Passes over the queries per measurement: two at up to 20k documents, one above (a query takes ~10× longer at 100k). */
 const roundsFor = (size: number) => Number(process.env.BENCH_ROUNDS ?? (size <= 20_000 ? 2 : 1))
 const BATCH = 1000
 const SEED = process.env.BENCH_SEED ?? 'bulk'
+const modeArg = process.argv.indexOf('--mode')
+const MODE = (modeArg > 0 ? process.argv[modeArg + 1] : process.env.BENCH_MODE) ?? 'keyword'
+if (!['keyword', 'semantic', 'hybrid'].includes(MODE)) throw new Error(`--mode must be keyword, semantic or hybrid, not ${MODE}`)
 const LIMIT = 10
 /** Wall-time cap per measurement (BENCH_BUDGET_S seconds). */
 const BUDGET_MS = Number(process.env.BENCH_BUDGET_S ?? 90) * 1000
@@ -159,7 +165,7 @@ const rate = (r: Run) => `${(r.stats.n / r.seconds).toFixed(1)} req/s`
 
 /** Runs `total` calls of `once(k)` from `concurrency` clients pulling from one counter, issuing none after BUDGET_MS
  * (so a pathological plan cannot make the bench run for hours); latencies and wall time. */
-async function drive(concurrency: number, total: number, once: (k: number) => Promise<void>) {
+async function drive(concurrency: number, total: number, once: (k: number) => Promise<unknown>) {
   const took: number[] = []
   let next = 0
   const started = performance.now()
@@ -178,7 +184,8 @@ async function drive(concurrency: number, total: number, once: (k: number) => Pr
 
 async function run(size: number) {
   const deps = await createDeps(loadConfig({
-    DATA_DIR: 'memory://', LOG_LEVEL: 'warn', DEFAULT_PLAN: 'pro', EMBEDDING_PROVIDER: 'none', WORKER_IN_PROCESS: 'false',
+    DATA_DIR: 'memory://', LOG_LEVEL: 'warn', DEFAULT_PLAN: 'pro', WORKER_IN_PROCESS: 'false',
+    ...(MODE === 'keyword' ? { EMBEDDING_PROVIDER: 'none' } : { EMBEDDING_PROVIDER: 'hash', EMBEDDING_DIMENSIONS: String(BENCH_DIMENSIONS) }),
     PLAN_PRO_DOCUMENTS: '10000000', PLAN_PRO_STORAGE_BYTES: String(1e12), PLAN_PRO_SEARCH_PER_MIN: '100000000',
   }))
   const server = Bun.serve({ port: 0, fetch: createApp(deps).fetch })
@@ -197,6 +204,12 @@ async function run(size: number) {
   t0 = performance.now()
   const verified = await verifySeed(deps, user.id, size)
   const verifySeconds = (performance.now() - t0) / 1000
+  if (MODE !== 'keyword') {
+    // After the check: re-indexing the sample through indexDocument replaces its chunks, vectors and all.
+    t0 = performance.now()
+    const embedded = await embedChunksInBulk(deps, user.id)
+    console.log(`${embedded} chunks embedded by ${deps.embedder!.id} in ${((performance.now() - t0) / 1000).toFixed(1)} s`)
+  }
   t0 = performance.now()
   await createAnalyzer(deps)() // what the server's maintenance tick does after a bulk ingest (PGlite has no autovacuum)
   const analyzeSeconds = (performance.now() - t0) / 1000
@@ -215,7 +228,20 @@ async function run(size: number) {
   if (!copy) throw new Error('the in-memory keyword index did not load')
   console.log(`in-memory keyword index: ${copy.postings} postings, ${copy.terms.size} terms, loaded in ${((performance.now() - t0) / 1000).toFixed(1)} s`)
 
-  const url = (k: number) => `${base}/api/search?${new URLSearchParams({ q: queries[k % queries.length]!, mode: 'keyword', limit: String(LIMIT) })}`
+  const url = (k: number) => `${base}/api/search?${new URLSearchParams({ q: queries[k % queries.length]!, mode: MODE, limit: String(LIMIT) })}`
+  if (MODE === 'semantic' || MODE === 'hybrid') {
+    const idsOnce = async (k: number) => {
+      const res = await fetch(url(k), { headers: auth })
+      if (res.status !== 200) throw new Error(`search: ${res.status} ${await res.text()}`)
+      const body = (await res.json()) as { mode: string; results: { document: { id: string } }[] }
+      if (body.mode !== MODE) throw new Error(`search ran ${body.mode}, not ${MODE}`)
+      return body.results.map((r) => r.document.id)
+    }
+    await measureVectors({ deps, userId: user.id, mode: MODE, queries, total: queries.length * roundsFor(size), drive, fmt, httpOnce: idsOnce, exactQueries: size <= 20_000 ? 150 : 30 })
+    await server.stop()
+    await deps.close()
+    return
+  }
   const httpOnce = async (k: number) => {
     const res = await fetch(url(k), { headers: auth })
     if (res.status !== 200) throw new Error(`search: ${res.status} ${await res.text()}`)
@@ -276,7 +302,7 @@ async function run(size: number) {
 }
 
 console.log(
-  `bench:search — GET /api/search?mode=keyword&limit=${LIMIT} on PGlite (embedded, in memory), ${navigator.hardwareConcurrency} cores, ` +
+  `bench:search — GET /api/search?mode=${MODE}&limit=${LIMIT} on PGlite (embedded, in memory), ${navigator.hardwareConcurrency} cores, ` +
     `${queries.length} SciFact dev queries × BENCH_ROUNDS (2 up to 20k documents, 1 above) per measurement after one warm-up pass; corpus: ${corpus.length} SciFact abstracts replicated to ${SIZES.join(', ')} documents`,
 )
 for (const size of SIZES) await run(size)

@@ -17,15 +17,16 @@ import { KeywordMemory } from '../../src/retrieval/keyword-memory'
 export const BENCH_DIMENSIONS = 384
 const PAGE = 2_000
 
-/** Embeds every chunk of the user with the hash embedder, PAGE chunks per statement, and marks the documents indexed (as the embed job does). */
+/** Embeds the user's chunks without a vector (those the seed check re-indexed) with the hash embedder, PAGE chunks per
+ * statement, and marks the documents indexed (as the embed job does). The bulk seed writes the others' with the chunks. */
 export async function embedChunksInBulk(deps: Deps, userId: string): Promise<number> {
   const model = deps.embedder!.id
-  let after = ''
+  let after = '00000000-0000-0000-0000-000000000000'
   let total = 0
   for (;;) {
     const rows = await queryRows<{ id: string; content: string }>(
       deps.db,
-      sql`select id, content from chunks where user_id = ${userId} and id::text > ${after} order by id::text limit ${PAGE}`,
+      sql`select id, content from chunks where user_id = ${userId} and embedding_model is null and id > ${after}::uuid order by id limit ${PAGE}`,
     )
     if (rows.length === 0) break
     const values = JSON.stringify(rows.map((r) => ({ id: r.id, e: `[${hashEmbed(r.content, BENCH_DIMENSIONS).join(',')}]` })))

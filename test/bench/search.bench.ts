@@ -26,6 +26,7 @@ import { searchUserIndex } from '../../src/retrieval/keyword-memory-rank'
 import { TEXT_CONFIG, TITLE_WEIGHT } from '../../src/retrieval/keyword-index'
 import { loadScifact, type CorpusDoc } from './scifact'
 import { BENCH_DIMENSIONS, embedChunksInBulk, measureVectors } from './search-vectors'
+import { hashEmbed } from '../../src/ai/hash-embedding'
 
 const SIZES = (process.env.BENCH_SIZES ?? '10000,100000').split(',').map(Number)
 /** Passes over the queries per measurement: two at up to 20k documents, one above (a query takes ~10× longer at 100k). */
@@ -99,6 +100,8 @@ async function seedInBulk(deps: Deps, userId: string, workspaceId: string, n: nu
           chunkText(doc.body).map((c) => ({
             id: deps.ids.next(), user_id: doc.user_id, document_id: doc.id, workspace_id: doc.workspace_id, ordinal: c.ordinal,
             start_offset: c.start, content: c.content, tsv: sql`to_tsvector(${TEXT_CONFIG}::regconfig, ${doc.body.slice(c.start, c.end)})`,
+            // Vectors written with the chunks: updating 175k chunk rows afterwards bloated the in-memory database out of RAM.
+            ...(deps.embedder ? { embedding: hashEmbed(c.content, BENCH_DIMENSIONS), embedding_model: deps.embedder.id } : {}),
           })),
         ),
       )

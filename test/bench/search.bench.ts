@@ -187,7 +187,8 @@ async function drive(concurrency: number, total: number, once: (k: number) => Pr
 
 async function run(size: number) {
   const deps = await createDeps(loadConfig({
-    DATA_DIR: 'memory://', LOG_LEVEL: 'warn', DEFAULT_PLAN: 'pro', WORKER_IN_PROCESS: 'false',
+    // BENCH_DATA_DIR: PGlite on disk (a fresh folder), for sizes whose in-memory database would not fit in RAM.
+    DATA_DIR: process.env.BENCH_DATA_DIR ?? 'memory://', LOG_LEVEL: 'warn', DEFAULT_PLAN: 'pro', WORKER_IN_PROCESS: 'false',
     ...(MODE === 'keyword' ? { EMBEDDING_PROVIDER: 'none' } : { EMBEDDING_PROVIDER: 'hash', EMBEDDING_DIMENSIONS: String(BENCH_DIMENSIONS) }),
     PLAN_PRO_DOCUMENTS: '10000000', PLAN_PRO_STORAGE_BYTES: String(1e12), PLAN_PRO_SEARCH_PER_MIN: '100000000',
   }))

@@ -306,7 +306,7 @@ async function run(size: number) {
 }
 
 console.log(
-  `bench:search — GET /api/search?mode=${MODE}&limit=${LIMIT} on PGlite (embedded, in memory), ${navigator.hardwareConcurrency} cores, ` +
+  `bench:search — GET /api/search?mode=${MODE}&limit=${LIMIT} on PGlite (embedded, ${process.env.BENCH_DATA_DIR ? `on disk at ${process.env.BENCH_DATA_DIR}` : 'in memory'}), ${navigator.hardwareConcurrency} cores, ` +
     `${queries.length} SciFact dev queries × BENCH_ROUNDS (2 up to 20k documents, 1 above) per measurement after one warm-up pass; corpus: ${corpus.length} SciFact abstracts replicated to ${SIZES.join(', ')} documents`,
 )
 for (const size of SIZES) await run(size)

@@ -190,6 +190,8 @@ async function run(size: number) {
     // BENCH_DATA_DIR: PGlite on disk (a fresh folder), for sizes whose in-memory database would not fit in RAM.
     DATA_DIR: process.env.BENCH_DATA_DIR ?? 'memory://', LOG_LEVEL: 'warn', DEFAULT_PLAN: 'pro', WORKER_IN_PROCESS: 'false',
     ...(MODE === 'keyword' ? { EMBEDDING_PROVIDER: 'none' } : { EMBEDDING_PROVIDER: 'hash', EMBEDDING_DIMENSIONS: String(BENCH_DIMENSIONS) }),
+    // 100k documents hold ~10.7M postings: above the default budget of the keyword copy.
+    KEYWORD_MEMORY_MAX_POSTINGS: process.env.KEYWORD_MEMORY_MAX_POSTINGS ?? '20000000',
     PLAN_PRO_DOCUMENTS: '10000000', PLAN_PRO_STORAGE_BYTES: String(1e12), PLAN_PRO_SEARCH_PER_MIN: '100000000',
   }))
   const server = Bun.serve({ port: 0, fetch: createApp(deps).fetch })

@@ -1,6 +1,6 @@
 // Embedding many documents together: the pending chunks of every document claimed (any users), sorted by
-// length so that a forward pass pads little, embedded MODEL_BATCH at a time, and each document written in its
-// own short transaction the moment its last chunk is embedded — so one document that fails (its embedding or
+// length so that a forward pass pads little, embedded in passes of up to MODEL_BATCH texts and BATCH_CHARS
+// characters, and each document written in its own short transaction the moment its last chunk is embedded — so one document that fails (its embedding or
 // its write) fails alone, and the others keep their vectors. A document deleted or edited meanwhile simply
 // gets nothing written: its chunks are gone, and an edit queued a job of its own.
 import { and, eq, inArray, isNull, ne, not, or, sql } from 'drizzle-orm'
@@ -9,8 +9,15 @@ import { embedDocuments, type Embedder } from '../ai/embeddings'
 import type { Deps } from '../deps'
 import { enqueueJob } from './catalog'
 
-/** Texts per forward pass: past ~32, a pass on two cores is no faster per text and only holds more memory. */
+/** Texts per forward pass at most. */
 export const MODEL_BATCH = 32
+/**
+ * Characters per forward pass at most (a longer text goes alone). Measured on bge-small int8 (ONNX Runtime,
+ * 2 shared cores, SciFact chunks sorted by length): one text per pass embeds 12–13 texts/s, 8 per pass 7, 32
+ * per pass 6.2–6.5 — large passes lose more to their attention over the whole padded batch than they win in
+ * per-call overhead, so texts are grouped only while short (README "Embedding throughput").
+ */
+export const BATCH_CHARS = 1_500
 
 interface PendingChunk {
   id: string
@@ -42,7 +49,13 @@ export async function embedDocumentsTogether(deps: Deps, documentIds: string[], 
 
   const sorted = [...pending].sort((a, b) => a.content.length - b.content.length)
   const batches: PendingChunk[][] = []
-  for (let i = 0; i < sorted.length; i += MODEL_BATCH) batches.push(sorted.slice(i, i + MODEL_BATCH))
+  let chars = 0
+  for (const c of sorted) {
+    const last = batches.at(-1)
+    if (last && last.length < MODEL_BATCH && chars + c.content.length <= BATCH_CHARS) last.push(c)
+    else batches.push([c]), (chars = 0)
+    chars += c.content.length
+  }
   // The next pass runs while the finished documents are written: inference is on ONNX Runtime's threads.
   const start = (batch: PendingChunk[]) => embedBatch(embedder, batch.filter((c) => !outcomes.has(c.document_id)))
   let inflight = start(batches[0]!)

@@ -90,7 +90,7 @@ describe('with the hash embedder', () => {
       await drainJobs(t.deps, undefined, EMBED)
       const rows = await chunksOf(t.deps, doc.id)
       expect(rows.length).toBeGreaterThan(MODEL_BATCH)
-      expect(counting.calls).toBe(Math.ceil(rows.length / MODEL_BATCH))
+      expect(counting.calls).toBeGreaterThanOrEqual(Math.ceil(rows.length / MODEL_BATCH))
       expectEmbeddedAsContent(rows)
       expect(await indexStatus(t.deps, doc.id)).toBe('indexed')
     } finally {

@@ -9,15 +9,18 @@ import { embedDocuments, type Embedder } from '../ai/embeddings'
 import type { Deps } from '../deps'
 import { enqueueJob } from './catalog'
 
-/** Texts per forward pass at most. */
+/** Texts per forward pass (or request) at most. */
 export const MODEL_BATCH = 32
 /**
- * Characters per forward pass at most (a longer text goes alone). Measured on bge-small int8 (ONNX Runtime,
- * 2 shared cores, SciFact chunks sorted by length): one text per pass embeds 12–13 texts/s, 8 per pass 7, 32
- * per pass 6.2–6.5 — large passes lose more to their attention over the whole padded batch than they win in
- * per-call overhead, so texts are grouped only while short (README "Embedding throughput").
+ * Characters per forward pass of the local model at most (a longer text goes alone). Measured on bge-small
+ * int8 (ONNX Runtime, 2 shared cores, SciFact chunks sorted by length): one text per pass embeds 12–13
+ * texts/s, 8 per pass 7, 32 per pass 6.2–6.5 — large passes lose more to attention over the whole padded batch
+ * than they win in per-call overhead, so texts are grouped only while short (README "Embedding throughput").
+ * An endpoint (or the hash embedder) takes MODEL_BATCH texts per request, whatever their length.
  */
 export const BATCH_CHARS = 1_500
+
+const passChars = (embedder: Embedder) => (embedder.provider === 'local' ? BATCH_CHARS : Infinity)
 
 interface PendingChunk {
   id: string
@@ -52,7 +55,7 @@ export async function embedDocumentsTogether(deps: Deps, documentIds: string[], 
   let chars = 0
   for (const c of sorted) {
     const last = batches.at(-1)
-    if (last && last.length < MODEL_BATCH && chars + c.content.length <= BATCH_CHARS) last.push(c)
+    if (last && last.length < MODEL_BATCH && chars + c.content.length <= passChars(embedder)) last.push(c)
     else batches.push([c]), (chars = 0)
     chars += c.content.length
   }

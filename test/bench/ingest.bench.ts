@@ -3,8 +3,9 @@
 // With EMBEDDING_PROVIDER set (e.g. `EMBEDDING_PROVIDER=local EMBEDDING_MODEL_PATH=../shared/models`), only that
 // embedder is measured: chunks/s, tokens/s and documents/s through the service's embedding path (the queue's
 // embedding jobs), beside what the model alone reaches on the same texts in the same run (sorted by length,
-// in batches of 32 before and after the service, and one text per pass; no database). BENCH_DOCS (2,000) sets how many SciFact abstracts; BENCH_RESPONSIVENESS=1 adds
-// keyword search latency and ingest rate while the in-process worker drains a backlog (responsiveness.ts).
+// in batches of 32 before and after the service, and one text per pass; no database). BENCH_DOCS (2,000) sets
+// how many SciFact abstracts; BENCH_RESPONSIVENESS=1 adds keyword search latency and ingest rate while the
+// in-process worker drains a backlog (responsiveness.ts).
 import { sql } from 'drizzle-orm'
 import { queryRows } from '../../db/client'
 import { createApp } from '../../src/app'

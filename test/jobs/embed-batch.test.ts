@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test
 import { jobs } from '../../db/schema'
 import type { Embedder } from '../../src/ai/embeddings'
 import { hashEmbed } from '../../src/ai/hash-embedding'
-import { BATCH_CHARS, MODEL_BATCH } from '../../src/jobs/embed-batch'
+import { MODEL_BATCH } from '../../src/jobs/embed-batch'
 import { runNextJob } from '../../src/jobs/worker'
 import { createTestApp, type TestApp } from '../harness'
 import { chunksOf, EMBED, indexStatus, ingest, jobsFor, realEmbed, uniqueBody, withDoEmbed } from './jobs.fixtures'
@@ -63,16 +63,13 @@ describe('one claim, many documents', () => {
     expect(await runNextJob(t.deps, 'w', EMBED)).toBe(true)
     for (const doc of docs) await expectIndexedWithOwnVectors(doc.id)
     const chunkCount = (await Promise.all(docs.map((d) => chunksOf(t.deps, d.id)))).reduce((n, rows) => n + rows.length, 0)
-    // Passes span documents: short texts of different documents (and users) share one, up to the pass's limits.
+    // Full passes over everyone's chunks (the hash embedder takes MODEL_BATCH texts of any length per pass).
     expect(passes.flat()).toHaveLength(chunkCount)
-    expect(passes.length).toBeLessThan(chunkCount)
-    for (const pass of passes) {
-      expect(pass.length).toBeLessThanOrEqual(MODEL_BATCH)
-      if (pass.length > 1) expect(pass.reduce((n, text) => n + text.length, 0)).toBeLessThanOrEqual(BATCH_CHARS)
-    }
+    expect(passes.map((p) => p.length)).toEqual(Array.from({ length: Math.ceil(chunkCount / MODEL_BATCH) }, (_, i) => Math.min(MODEL_BATCH, chunkCount - i * MODEL_BATCH)))
     const topicOf = (text: string) => ['tides', 'harbours', 'lanterns', 'orchards'].find((topic) => text.includes(topic))
     expect(new Set(passes[0]!.map(topicOf)).size).toBeGreaterThan(1)
     // Shortest first, so each pass pads its texts to about their own length.
+    expect(chunkCount).toBeGreaterThan(MODEL_BATCH)
     const lengths = passes.flat().map((text) => text.length)
     expect(lengths).toEqual([...lengths].sort((a, b) => a - b))
   })

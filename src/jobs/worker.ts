@@ -1,5 +1,6 @@
 // The worker loop: claims due jobs from the shared queue (any number of workers, in any number of processes)
-// and runs them through the catalog; failures retry with backoff until the job's attempts are spent.
+// and runs them through the catalog — kinds that share a JobBatch (embedding) claimed and run many at a time;
+// failures retry with backoff until the job's attempts are spent.
 import type { Deps } from '../deps'
 import { catalog, type JobDefinition } from './catalog'
 import { claimDue, claimNext, completeJob, failAbandoned, failJob, touchJob, type JobRow } from './queue'

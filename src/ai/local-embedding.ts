@@ -52,9 +52,9 @@ export function localModelTraits(model: string): { pooling: 'cls' | 'mean'; quer
   return { pooling: name.includes('bge-') ? 'cls' : 'mean', queryPrefix: '' }
 }
 
-// Texts per forward pass: enough to keep ONNX Runtime busy, small enough that a batch of 1,200-character
-// chunks stays well under a few hundred MB of activations.
-const BATCH = 16
+// Texts per forward pass: enough to keep ONNX Runtime busy (the job worker sends batches of this size, sorted
+// by length so they pad little), small enough that a batch of 512-token chunks stays within a few hundred MB.
+const BATCH = 32
 
 export async function loadLocalEmbeddingModel(options: LocalModelOptions): Promise<{ model: EmbeddingModelV4; dtype: EmbeddingDtype }> {
   if (!options.modelPath && !options.cacheDir) {

@@ -12,6 +12,18 @@ export interface JobDefinition<P> {
   run(deps: Deps, payload: P, job: JobRow): Promise<void>
   /** Called once the last attempt failed. */
   onFailed?(deps: Deps, payload: P, error: string): Promise<void>
+  /** Kinds sharing one batch are claimed together (up to its size) and run by it, not one by one by `run`. */
+  batch?: JobBatch
+}
+
+/** Work that goes faster many jobs at a time (embedding: one forward pass over many documents' chunks). */
+export interface JobBatch {
+  size: number
+  /**
+   * Runs the claimed jobs together; answers each job's error message, or null when it succeeded, in order.
+   * `keepAlive` renews the claims: called while the work goes on, so a long batch is not taken for a crash.
+   */
+  run(deps: Deps, jobs: JobRow[], keepAlive: () => Promise<void>): Promise<(string | null)[]>
 }
 
 export const catalog = {

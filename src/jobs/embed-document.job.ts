@@ -1,21 +1,46 @@
 // embed-document: embeds the chunks of a document with service-embed and marks it indexed. Chunks and the
-// keyword index were written with the document; this adds what semantic search needs. A document edited
-// meanwhile has new chunks and a job of its own, so stale work is simply not written. A chunk with nothing
-// to embed (no letters or digits, for the hash embedder) is recorded as processed by the model with no
-// vector: it is neither retried nor `failed`, and never enters a cosine (a zero vector's is NaN).
-import { and, eq, isNull, ne, not, or, sql } from 'drizzle-orm'
-import { chunks, documents } from '../../db/schema'
-import { embedDocuments } from '../ai/embeddings'
+// keyword index were written with the document; this adds what semantic search needs. The worker runs these
+// jobs many at a time with re-embedding's (embeddingBatch, over embed-batch.ts): one document's failure is its
+// job's alone. A chunk with nothing to embed (no letters or digits, for the hash embedder) is recorded as
+// processed by the model with no vector: it is neither retried nor `failed`, and never enters a cosine (a
+// zero vector's is NaN).
+import { eq } from 'drizzle-orm'
+import { documents } from '../../db/schema'
 import type { Deps } from '../deps'
-import { enqueueJob, type JobDefinition } from './catalog'
+import type { JobBatch, JobDefinition } from './catalog'
+import { embedDocumentsTogether } from './embed-batch'
+import type { JobRow } from './queue'
 
-const BATCH = 64
+/** Documents claimed at once: enough for full, evenly padded forward passes; few enough to finish in seconds. */
+export const EMBED_CLAIM = 64
+
+/** embed-document and reembed-document jobs, claimed together and embedded in shared forward passes. */
+export const embeddingBatch: JobBatch = {
+  size: EMBED_CLAIM,
+  async run(deps, jobs, keepAlive) {
+    const targets = jobs.map((job) => documentToEmbed(deps, job))
+    const ids = targets.filter((t): t is { id: string } => typeof t === 'object' && t !== null).map((t) => t.id)
+    const outcomes = await embedDocumentsTogether(deps, ids, keepAlive)
+    return targets.map((t) => (typeof t === 'string' ? t : t === null ? null : (outcomes.get(t.id) ?? null)))
+  },
+}
+
+/** The document a job embeds; null when it has nothing to do here, a string when it cannot run here (why). */
+function documentToEmbed(deps: Deps, job: JobRow): { id: string } | null | string {
+  const payload = job.payload as { document_id: string; model?: string }
+  if (job.kind === 'reembed-document') {
+    // No model here (a process configured without one): retried later, or by a worker that has it.
+    if (!deps.embedder) return `no embedding model is loaded in this process (${deps.embeddingStatus.reason})`
+    // Superseded by another model: that model's chain re-embeds the document.
+    if (deps.embedder.id !== payload.model) return null
+  }
+  return { id: payload.document_id }
+}
 
 export const embedDocumentJob: JobDefinition<{ document_id: string }> = {
   maxAttempts: 5,
-  async run(deps, { document_id }) {
-    await embedDocument(deps, document_id)
-  },
+  batch: embeddingBatch,
+  run: (deps, _payload, job) => runAlone(deps, job),
   async onFailed(deps, { document_id }) {
     await markFailed(deps, document_id)
   },
@@ -25,38 +50,8 @@ export async function markFailed(deps: Deps, documentId: string): Promise<void> 
   await deps.db.update(documents).set({ index_status: 'failed' }).where(eq(documents.id, documentId))
 }
 
-/** Embeds what the loaded model has not processed of the document, then marks it indexed (see above). */
-export async function embedDocument(deps: Deps, documentId: string): Promise<void> {
-  const [doc] = await deps.db.select({ id: documents.id }).from(documents).where(eq(documents.id, documentId))
-  if (!doc) return // deleted or forgotten since: nothing to do
-  const embedder = deps.embedder
-  if (embedder) {
-    const pending = await deps.db
-      .select({ id: chunks.id, content: chunks.content })
-      .from(chunks)
-      .where(and(eq(chunks.document_id, documentId), or(isNull(chunks.embedding_model), ne(chunks.embedding_model, embedder.id))))
-      .orderBy(chunks.ordinal)
-    for (let i = 0; i < pending.length; i += BATCH) {
-      const batch = pending.slice(i, i + BATCH)
-      const vectors = await embedDocuments(embedder, batch.map((c) => c.content))
-      await deps.db.transaction(async (tx) => {
-        for (const [j, c] of batch.entries()) {
-          await tx.update(chunks).set({ embedding: vectors[j] ?? null, embedding_model: embedder.id }).where(eq(chunks.id, c.id))
-        }
-      })
-    }
-  }
-  // Indexed once every current chunk carries this model's vector: an edit meanwhile replaced the chunks
-  // (and queued its own job), so a stale run leaves the status to that job. Then look for neighbours.
-  await deps.db.transaction(async (tx) => {
-    const stale = embedder
-      ? sql`exists (select 1 from ${chunks} where ${chunks.document_id} = ${documentId} and ${chunks.embedding_model} is distinct from ${embedder.id})`
-      : sql`false`
-    const done = await tx
-      .update(documents)
-      .set({ index_status: 'indexed' })
-      .where(and(eq(documents.id, documentId), not(stale)))
-      .returning({ user_id: documents.user_id })
-    if (done[0]) await enqueueJob(tx, deps, 'suggest-links', { document_id: documentId }, done[0].user_id)
-  })
+/** One embedding job run as a batch of one; throws its failure. */
+export async function runAlone(deps: Deps, job: JobRow): Promise<void> {
+  const [error] = await embeddingBatch.run(deps, [job], async () => {})
+  if (error) throw new Error(error)
 }

@@ -46,28 +46,34 @@ export async function failAbandoned(db: Tx, now: Date, staleAfterMs: number): Pr
 /**
  * Claims the next due job. A job left `running` past `staleAfterMs` (its worker crashed) is claimable
  * again, so work is picked up, not lost; SKIP LOCKED keeps two workers from claiming the same row.
+ * `kinds` restricts the claim to those job kinds (a worker dedicated to some work); all kinds by default.
  */
-/** `kinds` restricts the claim to those job kinds (a worker dedicated to some work); all kinds by default. */
 export async function claimNext(db: Tx, workerId: string, now: Date, staleAfterMs: number, kinds?: readonly string[]): Promise<JobRow | null> {
+  const [job] = await claimDue(db, workerId, now, staleAfterMs, kinds, 1)
+  return job ?? null
+}
+
+/** Claims up to `limit` due jobs at once, oldest first, on the same terms as claimNext. */
+export async function claimDue(db: Tx, workerId: string, now: Date, staleAfterMs: number, kinds: readonly string[] | undefined, limit: number): Promise<JobRow[]> {
   // Timestamps as ISO text: postgres.js does not bind Date values inside raw SQL.
   const [at, stale] = [now.toISOString(), new Date(now.getTime() - staleAfterMs).toISOString()]
-  const [row] = await queryRows<Record<string, unknown>>(
+  const rows = await queryRows<{ id: string }>(
     db,
     sql`update ${jobs} set status = 'running', locked_at = ${at}::timestamptz, locked_by = ${workerId},
           attempts = ${jobs.attempts} + 1, updated_at = ${at}::timestamptz
-        where ${jobs.id} = (
+        where ${jobs.id} in (
           select id from ${jobs}
           where ((${jobs.status} = 'queued' and ${jobs.run_at} <= ${at}::timestamptz)
              or (${jobs.status} = 'running' and ${jobs.locked_at} < ${stale}::timestamptz and ${jobs.attempts} < ${jobs.max_attempts}))
             ${kinds ? sql`and ${jobs.kind} in (select jsonb_array_elements_text(${JSON.stringify(kinds)}::jsonb))` : sql``}
           order by ${jobs.run_at}, ${jobs.id}
-          limit 1
+          limit ${limit}
           for update skip locked)
         returning ${jobs.id} as id`,
   )
-  if (!row) return null
-  const [job] = await db.select().from(jobs).where(eq(jobs.id, row.id as string))
-  return job ?? null
+  if (!rows.length) return []
+  const claimed = await db.select().from(jobs).where(inArray(jobs.id, rows.map((r) => r.id)))
+  return claimed.sort((a, b) => a.run_at.getTime() - b.run_at.getTime() || a.id.localeCompare(b.id))
 }
 
 export async function completeJob(db: Tx, job: JobRow, now: Date): Promise<void> {

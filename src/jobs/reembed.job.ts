@@ -11,7 +11,7 @@ import { queryRows, type Tx } from '../../db/client'
 import type { Deps } from '../deps'
 import { markStalePending, nextStaleBatch } from '../retrieval/embedding-backlog'
 import { enqueueJob, type JobDefinition } from './catalog'
-import { embedDocument, markFailed } from './embed-document.job'
+import { embeddingBatch, markFailed, runAlone } from './embed-document.job'
 
 export const SWEEP_BATCH = 32
 
@@ -37,13 +37,9 @@ export const reembedSweepJob: JobDefinition<{ model: string; after: string | nul
 
 export const reembedDocumentJob: JobDefinition<{ document_id: string; model: string }> = {
   maxAttempts: 3,
-  async run(deps, { document_id, model }) {
-    // No model here (a process configured without one): retried later, or by a worker that has it.
-    if (!deps.embedder) throw new Error(`no embedding model is loaded in this process (${deps.embeddingStatus.reason})`)
-    // Superseded by another model: that model's chain re-embeds the document.
-    if (deps.embedder.id !== model) return
-    await embedDocument(deps, document_id)
-  },
+  batch: embeddingBatch,
+  // Alone or in the worker's batch, by the same rules (embed-document.job.ts documentToEmbed).
+  run: (deps, _payload, job) => runAlone(deps, job),
   async onFailed(deps, { document_id }) {
     await markFailed(deps, document_id)
   },

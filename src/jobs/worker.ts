@@ -1,32 +1,70 @@
 // The worker loop: claims due jobs from the shared queue (any number of workers, in any number of processes)
-// and runs them through the catalog; failures retry with backoff until the job's attempts are spent.
+// and runs them through the catalog — kinds that share a JobBatch (embedding) claimed and run many at a time;
+// failures retry with backoff until the job's attempts are spent.
 import type { Deps } from '../deps'
 import { catalog, type JobDefinition } from './catalog'
-import { claimNext, completeJob, failAbandoned, failJob } from './queue'
+import { claimDue, claimNext, completeJob, failAbandoned, failJob, touchJob, type JobRow } from './queue'
 
 /** A job still `running` this long after its claim is taken to belong to a crashed worker. */
 export const STALE_AFTER_MS = 5 * 60_000
 
-/** Claims and runs one due job; answers false when none was due. */
+/** Claims and runs one due job — with the jobs that batch with it (catalog JobBatch); false when none was due. */
 export async function runNextJob(deps: Deps, workerId: string, kinds?: readonly string[]): Promise<boolean> {
+  return (await runNextJobs(deps, workerId, kinds)) > 0
+}
+
+/** runNextJob, answering how many jobs ran. */
+async function runNextJobs(deps: Deps, workerId: string, kinds?: readonly string[]): Promise<number> {
   for (const abandoned of await failAbandoned(deps.db, deps.clock.now(), STALE_AFTER_MS)) {
     deps.log.warn('job failed', { job_id: abandoned.id, kind: abandoned.kind, attempt: abandoned.attempts, outcome: 'failed', error: abandoned.last_error })
     await definitionOf(abandoned.kind)?.onFailed?.(deps, abandoned.payload, abandoned.last_error ?? '')
   }
   const job = await claimNext(deps.db, workerId, deps.clock.now(), STALE_AFTER_MS, kinds)
-  if (!job) return false
+  if (!job) return 0
   const definition = definitionOf(job.kind)
-  try {
-    if (!definition) throw new Error(`unknown job kind ${job.kind}`)
-    await definition.run(deps, job.payload, job)
-    await completeJob(deps.db, job, deps.clock.now())
-  } catch (error) {
-    const message = error instanceof Error ? error.message : String(error)
-    const outcome = await failJob(deps.db, job, message, deps.clock.now())
-    deps.log.warn('job failed', { job_id: job.id, kind: job.kind, attempt: job.attempts, outcome, error: message })
-    if (outcome === 'failed') await definition?.onFailed?.(deps, job.payload, message)
+  const batch = definition?.batch
+  if (!batch) {
+    let error: string | null = null
+    try {
+      if (!definition) throw new Error(`unknown job kind ${job.kind}`)
+      await definition.run(deps, job.payload, job)
+    } catch (e) {
+      error = e instanceof Error ? e.message : String(e)
+    }
+    await settle(deps, job, error)
+    return 1
   }
-  return true
+  const together = Object.entries(catalog as Record<string, JobDefinition<unknown>>)
+    .filter(([kind, d]) => d.batch === batch && (!kinds || kinds.includes(kind)))
+    .map(([kind]) => kind)
+  const more = batch.size > 1 ? await claimDue(deps.db, workerId, deps.clock.now(), STALE_AFTER_MS, together, batch.size - 1) : []
+  const claimed = [job, ...more]
+  let errors: (string | null)[]
+  try {
+    errors = await batch.run(deps, claimed, keepAlive(deps, claimed))
+  } catch (e) {
+    errors = claimed.map(() => (e instanceof Error ? e.message : String(e)))
+  }
+  for (const [i, j] of claimed.entries()) await settle(deps, j, errors[i] ?? null)
+  return claimed.length
+}
+
+/** Completes the job, or fails it (retry or `failed`, then onFailed) with its error. */
+async function settle(deps: Deps, job: JobRow, error: string | null): Promise<void> {
+  if (error === null) return completeJob(deps.db, job, deps.clock.now())
+  const outcome = await failJob(deps.db, job, error, deps.clock.now())
+  deps.log.warn('job failed', { job_id: job.id, kind: job.kind, attempt: job.attempts, outcome, error })
+  if (outcome === 'failed') await definitionOf(job.kind)?.onFailed?.(deps, job.payload, error)
+}
+
+/** Renews a batch's claims once a minute of work has passed, well within STALE_AFTER_MS. */
+function keepAlive(deps: Deps, jobs: JobRow[]): () => Promise<void> {
+  let last = Date.now()
+  return async () => {
+    if (Date.now() - last < 60_000) return
+    last = Date.now()
+    for (const job of jobs) await touchJob(deps.db, job, deps.clock.now())
+  }
 }
 
 const definitionOf = (kind: string) => (catalog as Record<string, JobDefinition<unknown> | undefined>)[kind]
@@ -34,7 +72,7 @@ const definitionOf = (kind: string) => (catalog as Record<string, JobDefinition<
 /** Runs due jobs until none is left (tests, scripts); answers how many ran. */
 export async function drainJobs(deps: Deps, workerId = `drain-${process.pid}`, kinds?: readonly string[]): Promise<number> {
   let ran = 0
-  while (await runNextJob(deps, workerId, kinds)) ran++
+  for (let n; (n = await runNextJobs(deps, workerId, kinds)); ) ran += n
   return ran
 }
 

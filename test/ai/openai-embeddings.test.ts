@@ -68,7 +68,9 @@ describe('a healthy OpenAI-compatible endpoint', () => {
     const sent = fake.embeddingRequests().slice(before)
     expect(sent).toHaveLength(1)
     expect(sent[0]!.headers.authorization).toBe('Bearer sk-test')
-    expect(sent[0]!.body).toEqual({ model: 'fake-embed', input: rows.map((c) => c.content), encoding_format: 'float' })
+    // Shortest first (the worker sorts what it embeds by length), every chunk in the one request.
+    const sortedByLength = rows.map((c) => c.content).sort((a, b) => a.length - b.length)
+    expect(sent[0]!.body).toEqual({ model: 'fake-embed', input: sortedByLength, encoding_format: 'float' })
     for (const c of rows) {
       expect(c.embedding_model).toBe('openai:fake-embed')
       expect(c.embedding).toHaveLength(48)

@@ -3,17 +3,25 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { eq } from 'drizzle-orm'
 import { jobs } from '../../db/schema'
+import { EMBED_CLAIM, embeddingBatch } from '../../src/jobs/embed-document.job'
 import { claimNext } from '../../src/jobs/queue'
 import { drainJobs, STALE_AFTER_MS, startWorker } from '../../src/jobs/worker'
 import { createTestApp, type TestApp } from '../harness'
 import { captureLog, enqueueEmbedJobs, expectEachRanOnce, instrument, until, EMBED } from './jobs.fixtures'
 
 const N = 50
+// Embedding jobs are claimed many at a time; claims of 8 make each worker come back for more, so the two
+// really contend for the queue.
+const CLAIM = 8
 let t: TestApp
 beforeAll(async () => {
+  embeddingBatch.size = CLAIM
   t = await createTestApp({ env: { EMBEDDING_PROVIDER: 'hash' } })
 })
-afterAll(() => t.close())
+afterAll(async () => {
+  embeddingBatch.size = EMBED_CLAIM
+  await t.close()
+})
 
 describe('two workers on one PGlite', () => {
   test('concurrent claims never hand the same job to two workers', async () => {

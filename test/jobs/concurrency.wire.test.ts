@@ -3,20 +3,26 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createDb } from '../../db/client'
 import { createDeps, type Deps } from '../../src/deps'
+import { EMBED_CLAIM, embeddingBatch } from '../../src/jobs/embed-document.job'
 import { drainJobs, startWorker } from '../../src/jobs/worker'
 import { startWireApp, type WireApp } from '../wire/wire-harness'
 import { captureLog, enqueueEmbedJobs, expectEachRanOnce, instrument, until, EMBED } from './jobs.fixtures'
 
 const N = 50
+// Embedding jobs are claimed many at a time; claims of 8 make each worker come back for more, so the two
+// really contend for the queue.
+const CLAIM = 8
 let w: WireApp
 let second: Deps
 // Booting PGlite with pgvector and migrating over the wire takes several seconds on a loaded machine.
 beforeAll(async () => {
+  embeddingBatch.size = CLAIM
   w = await startWireApp({ env: { EMBEDDING_PROVIDER: 'hash' } })
   // A second pool on the same database, as a second worker process would open (already migrated).
   second = await createDeps(w.config, { database: await createDb(w.config) })
 }, 60_000)
 afterAll(async () => {
+  embeddingBatch.size = EMBED_CLAIM
   await second?.close()
   await w?.close()
 }, 30_000)

@@ -6,7 +6,7 @@ import { chunks, documents, jobs } from '../../db/schema'
 import type { Embedder } from '../../src/ai/embeddings'
 import type { EmbeddingModelV4 } from '../../src/ai/hash-embedding'
 import type { Deps } from '../../src/deps'
-import { catalog, type JobDefinition } from '../../src/jobs/catalog'
+import { catalog, type JobBatch, type JobDefinition } from '../../src/jobs/catalog'
 import { enqueue, type JobRow } from '../../src/jobs/queue'
 import type { TestApp, TestUser } from '../harness'
 
@@ -63,24 +63,53 @@ type AnyDefinition = JobDefinition<any>
 const kinds = catalog as unknown as Record<string, AnyDefinition>
 
 /**
- * Wraps a catalog kind's run so the test can count (and delay) each real run; restore() puts it back.
- * The JobRow passed to run carries locked_by, i.e. the worker that claimed it.
+ * Wraps a catalog kind's run (and its batch's, for jobs of that kind) so the test can count (and delay) each
+ * real run; restore() puts it back. The JobRow passed to run carries locked_by, i.e. the worker that claimed it.
  */
 export function instrument(kind: string, before?: (job: JobRow) => Promise<void> | void) {
   const definition = kinds[kind]
   if (!definition) throw new Error(`no job kind ${kind}`)
   const original = definition.run
   const runs: { jobId: string; worker: string | null; attempt: number }[] = []
-  definition.run = async (deps, payload, job) => {
+  const record = async (job: JobRow) => {
+    if (job.kind !== kind) return
     runs.push({ jobId: job.id, worker: job.locked_by, attempt: job.attempts })
     await before?.(job)
+  }
+  definition.run = async (deps, payload, job) => {
+    await record(job)
     return original.call(definition, deps, payload, job)
   }
+  const unhook = definition.batch ? hookBatch(definition.batch, record) : () => {}
   return {
     runs,
     restore: () => {
       definition.run = original
+      unhook()
     },
+  }
+}
+
+/** Batches shared by several kinds are wrapped once, whatever order their instruments are restored in. */
+const batchHooks = new Map<JobBatch, { original: JobBatch['run']; hooks: Set<(job: JobRow) => Promise<void>> }>()
+
+function hookBatch(batch: JobBatch, hook: (job: JobRow) => Promise<void>): () => void {
+  let entry = batchHooks.get(batch)
+  if (!entry) {
+    const created = { original: batch.run, hooks: new Set<(job: JobRow) => Promise<void>>() }
+    batch.run = async (deps, jobs, keepAlive) => {
+      for (const job of jobs) for (const h of created.hooks) await h(job)
+      return created.original.call(batch, deps, jobs, keepAlive)
+    }
+    batchHooks.set(batch, (entry = created))
+  }
+  entry.hooks.add(hook)
+  return () => {
+    entry.hooks.delete(hook)
+    if (entry.hooks.size === 0) {
+      batch.run = entry.original
+      batchHooks.delete(batch)
+    }
   }
 }
 

@@ -61,7 +61,6 @@ describe('startWorker', () => {
   test('stop() during a job waits for that job to finish, and the next due job is left queued', async () => {
     const u = await t.signUp()
     const first = await ingest(t, u)
-    const second = await ingest(t, u)
     const gate = deferred<void>()
     let calls = 0
     t.deps.embedder = withDoEmbed(original, async (values) => {
@@ -71,6 +70,8 @@ describe('startWorker', () => {
 
     const worker = startWorker(t.deps, { pollMs: 10 })
     await until(() => calls === 1, 5_000, 'the first job to start embedding')
+    // Queued once the first job's batch was claimed, so it is due but in no worker's hands.
+    const second = await ingest(t, u)
     const stopping = worker.stop()
     expect(await timed(stopping, 100)).toBe('timeout') // still inside the first job
     gate.resolve()

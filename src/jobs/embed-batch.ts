@@ -1,0 +1,145 @@
+// Embedding many documents together: the pending chunks of every document claimed (any users), sorted by
+// length so that a forward pass pads little, embedded in passes of up to MODEL_BATCH texts and BATCH_CHARS
+// characters, and each document written in its own short transaction the moment its last chunk is embedded — so one document that fails (its embedding or
+// its write) fails alone, and the others keep their vectors. A document deleted or edited meanwhile simply
+// gets nothing written: its chunks are gone, and an edit queued a job of its own.
+import { and, eq, inArray, isNull, ne, not, or, sql } from 'drizzle-orm'
+import { chunks, documents } from '../../db/schema'
+import { embedDocuments, type Embedder } from '../ai/embeddings'
+import type { Deps } from '../deps'
+import { enqueueJob } from './catalog'
+
+/** Texts per forward pass (or request) at most. */
+export const MODEL_BATCH = 32
+/**
+ * Characters per forward pass of the local model at most (a longer text goes alone). Measured on bge-small
+ * int8 (ONNX Runtime, 2 shared cores, SciFact chunks sorted by length): one text per pass embeds 12–13
+ * texts/s, 8 per pass 7, 32 per pass 6.2–6.5 — large passes lose more to attention over the whole padded batch
+ * than they win in per-call overhead, so texts are grouped only while short (README "Embedding throughput").
+ * An endpoint (or the hash embedder) takes MODEL_BATCH texts per request, whatever their length.
+ */
+export const BATCH_CHARS = 1_500
+
+const passChars = (embedder: Embedder) => (embedder.provider === 'local' ? BATCH_CHARS : Infinity)
+
+interface PendingChunk {
+  id: string
+  document_id: string
+  content: string
+}
+
+/** What became of each document: null when it was done (or had nothing to do), else why it failed. */
+export type Outcomes = Map<string, string | null>
+
+export async function embedDocumentsTogether(deps: Deps, documentIds: string[], keepAlive: () => Promise<void> = async () => {}): Promise<Outcomes> {
+  const ids = [...new Set(documentIds)]
+  const outcomes: Outcomes = new Map()
+  const embedder = deps.embedder
+  const pending = embedder ? await pendingChunks(deps, embedder, ids) : []
+  const byDocument = Map.groupBy(pending, (c) => c.document_id)
+  const left = new Map([...byDocument].map(([id, list]) => [id, list.length]))
+  const vectors = new Map<string, number[] | null>()
+  const finish = async (documentId: string) => {
+    const list = byDocument.get(documentId) ?? []
+    outcomes.set(documentId, await writeDocument(deps, embedder, documentId, list.map((c) => ({ id: c.id, vector: vectors.get(c.id) ?? null }))))
+    // On PGlite every query settles as a microtask: hand the event loop back between documents, so requests
+    // (and timers) are answered while a batch is written, not after it.
+    await new Promise<void>((resolve) => setImmediate(resolve))
+  }
+  // Documents with nothing left to embed (or no model to embed with) are finished at once.
+  for (const id of ids) if (!left.has(id)) await finish(id)
+  if (!embedder || !pending.length) return outcomes
+
+  const sorted = [...pending].sort((a, b) => a.content.length - b.content.length)
+  const batches: PendingChunk[][] = []
+  let chars = 0
+  for (const c of sorted) {
+    const last = batches.at(-1)
+    if (last && last.length < MODEL_BATCH && chars + c.content.length <= passChars(embedder)) last.push(c)
+    else batches.push([c]), (chars = 0)
+    chars += c.content.length
+  }
+  // The next pass runs while the finished documents are written: inference is on ONNX Runtime's threads.
+  const start = (batch: PendingChunk[]) => embedBatch(embedder, batch.filter((c) => !outcomes.has(c.document_id)))
+  let inflight = start(batches[0]!)
+  for (let b = 0; b < batches.length; b++) {
+    const result = await inflight
+    if (b + 1 < batches.length) inflight = start(batches[b + 1]!)
+    for (const [documentId, error] of result.failed) if (!outcomes.has(documentId)) outcomes.set(documentId, error)
+    const done: string[] = []
+    for (const [chunk, vector] of result.vectors) {
+      if (outcomes.has(chunk.document_id)) continue
+      vectors.set(chunk.id, vector)
+      const remaining = left.get(chunk.document_id)! - 1
+      left.set(chunk.document_id, remaining)
+      if (remaining === 0) done.push(chunk.document_id)
+    }
+    for (const documentId of done) await finish(documentId)
+    await keepAlive()
+  }
+  return outcomes
+}
+
+/** The chunks of these documents the loaded model has not processed, in document order. */
+async function pendingChunks(deps: Deps, embedder: Embedder, ids: string[]): Promise<PendingChunk[]> {
+  if (!ids.length) return []
+  return deps.db
+    .select({ id: chunks.id, document_id: chunks.document_id, content: chunks.content })
+    .from(chunks)
+    .where(and(inArray(chunks.document_id, ids), or(isNull(chunks.embedding_model), ne(chunks.embedding_model, embedder.id))))
+    .orderBy(chunks.document_id, chunks.ordinal)
+}
+
+/**
+ * One forward pass over the batch; never rejects. When a pass over several documents fails, each document is
+ * tried alone, so a text the model (or an endpoint) refuses fails its own document only.
+ */
+async function embedBatch(embedder: Embedder, batch: PendingChunk[]) {
+  const vectors = new Map<PendingChunk, number[] | null>()
+  const failed = new Map<string, string>()
+  const attempt = async (part: PendingChunk[]) => {
+    const result = await embedDocuments(embedder, part.map((c) => c.content))
+    part.forEach((c, i) => vectors.set(c, result[i] ?? null))
+  }
+  const documentIds = [...new Set(batch.map((c) => c.document_id))]
+  try {
+    await attempt(batch)
+  } catch (error) {
+    if (documentIds.length === 1) failed.set(documentIds[0]!, messageOf(error))
+    else
+      for (const documentId of documentIds) {
+        await attempt(batch.filter((c) => c.document_id === documentId)).catch((e) => failed.set(documentId, messageOf(e)))
+      }
+  }
+  return { vectors, failed }
+}
+
+/**
+ * Writes a document's vectors and marks it indexed in one transaction. Indexed only once every current chunk
+ * carries this model's vector: an edit meanwhile replaced the chunks (and queued its own job), so a stale run
+ * leaves the status to that job. Then its neighbours are looked for.
+ */
+async function writeDocument(deps: Deps, embedder: Embedder | null, documentId: string, embedded: { id: string; vector: number[] | null }[]): Promise<string | null> {
+  try {
+    await deps.db.transaction(async (tx) => {
+      if (embedder)
+        for (const c of embedded) {
+          await tx.update(chunks).set({ embedding: c.vector, embedding_model: embedder.id }).where(eq(chunks.id, c.id))
+        }
+      const stale = embedder
+        ? sql`exists (select 1 from ${chunks} where ${chunks.document_id} = ${documentId} and ${chunks.embedding_model} is distinct from ${embedder.id})`
+        : sql`false`
+      const done = await tx
+        .update(documents)
+        .set({ index_status: 'indexed' })
+        .where(and(eq(documents.id, documentId), not(stale)))
+        .returning({ user_id: documents.user_id })
+      if (done[0]) await enqueueJob(tx, deps, 'suggest-links', { document_id: documentId }, done[0].user_id)
+    })
+    return null
+  } catch (error) {
+    return messageOf(error)
+  }
+}
+
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error))

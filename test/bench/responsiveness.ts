@@ -1,0 +1,65 @@
+// bench:ingest's responsiveness part: keyword search latency and ingest rate through the API while the
+// in-process worker drains an embedding backlog, against the same with no worker running (idle).
+import { sql } from 'drizzle-orm'
+import { queryRows } from '../../db/client'
+import type { Deps } from '../../src/deps'
+import { enqueueJob } from '../../src/jobs/catalog'
+import { startWorker } from '../../src/jobs/worker'
+import type { CorpusDoc } from './scifact'
+
+interface Api {
+  base: string
+  headers: Record<string, string>
+}
+
+const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!
+
+async function searchLatencies(api: Api, queries: string[]): Promise<number[]> {
+  const took: number[] = []
+  for (const q of queries) {
+    const started = performance.now()
+    const res = await fetch(`${api.base}/api/search?q=${encodeURIComponent(q)}&mode=keyword&limit=10`, { headers: api.headers })
+    if (res.status !== 200) throw new Error(`search: ${res.status} ${await res.text()}`)
+    await res.arrayBuffer()
+    took.push(performance.now() - started)
+  }
+  return took
+}
+
+async function ingestRate(api: Api, docs: CorpusDoc[]): Promise<number> {
+  const started = performance.now()
+  for (const doc of docs) {
+    const res = await fetch(`${api.base}/api/documents`, { method: 'POST', headers: api.headers, body: JSON.stringify({ title: doc.title, body: `${doc.text} (copy ${crypto.randomUUID()})` }) })
+    if (res.status !== 201) throw new Error(`ingest: ${res.status} ${await res.text()}`)
+  }
+  return docs.length / ((performance.now() - started) / 1000)
+}
+
+/** Every document stale again, with an embedding job each: the backlog the worker drains while we measure. */
+async function makeBacklog(deps: Deps): Promise<number> {
+  const docs = await queryRows<{ id: string; user_id: string }>(deps.db, sql`select id, user_id from documents`)
+  await deps.db.transaction(async (tx) => {
+    await tx.execute(sql`update chunks set embedding = null, embedding_model = null`)
+    await tx.execute(sql`update documents set index_status = 'pending'`)
+    for (const doc of docs) await enqueueJob(tx, deps, 'embed-document', { document_id: doc.id }, doc.user_id)
+  })
+  return docs.length
+}
+
+export async function measureResponsiveness(deps: Deps, api: Api, queries: string[], extra: CorpusDoc[]) {
+  const half = Math.floor(extra.length / 2)
+  const backlog = await makeBacklog(deps)
+  const idleSearch = await searchLatencies(api, queries)
+  const idleIngest = await ingestRate(api, extra.slice(0, half))
+  const worker = startWorker(deps, { pollMs: 50 })
+  await Bun.sleep(1_000) // the worker has claimed its first batch and is embedding
+  const busySearch = await searchLatencies(api, queries)
+  const busyIngest = await ingestRate(api, extra.slice(half))
+  const [left] = await queryRows<{ n: number }>(deps.db, sql`select count(*)::int as n from documents where index_status = 'pending'`)
+  await worker.stop()
+  const ms = (xs: number[]) => `p50 ${pct(xs, 0.5).toFixed(1)} ms, p99 ${pct(xs, 0.99).toFixed(1)} ms`
+  console.log(`  responsiveness (${queries.length} keyword searches, then ${half} documents ingested, one at a time):`)
+  console.log(`    idle (no worker running):           search ${ms(idleSearch)}; ingest ${idleIngest.toFixed(1)} docs/s`)
+  console.log(`    draining a backlog of ${backlog} documents: search ${ms(busySearch)}; ingest ${busyIngest.toFixed(1)} docs/s (${Number(left?.n ?? 0)} still pending after)`)
+  console.log(`    p99 busy / idle: ${(pct(busySearch, 0.99) / pct(idleSearch, 0.99)).toFixed(1)}×; ingest busy / idle: ${((100 * busyIngest) / idleIngest).toFixed(0)} %`)
+}

@@ -39,7 +39,9 @@ async function saveWithBadge(what: SaveWhat, tab?: Tab) {
   await ext.action.setBadgeText({ tabId, text: reply.ok ? '✓' : '!' })
   await ext.action.setTitle({
     tabId,
-    title: reply.ok ? `${reply.document.deduplicated ? 'Updated' : 'Saved'}: ${reply.document.title}` : `Not saved: ${reply.problem.message}`,
+    title: reply.ok
+      ? `${reply.document.deduplicated ? 'Updated' : 'Saved'}: ${reply.document.title}`
+      : `Not saved: ${reply.problem.message}${reply.problem.kind === 'origin-refused' ? ` ${reply.problem.setting}` : ''}`,
   })
 }
 

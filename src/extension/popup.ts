@@ -8,6 +8,8 @@ import { dashboard, getLastWorkspace, getServiceUrl, hasHostPermission, originPa
 
 let service = ''
 let tab: Tab | undefined
+/** Whether the target tab has a selection (checked when the popup opens). */
+let selectionAvailable = false
 
 /** The tab to save: `?tab=<id>` when the popup is opened as a page (tests, a pinned tab), else the active tab. */
 async function targetTab(): Promise<Tab | undefined> {
@@ -28,6 +30,7 @@ function showProblem(problem: Problem) {
   if (problem.kind === 'origin-refused') {
     setting.textContent = problem.setting
     copy.onclick = () => void navigator.clipboard.writeText(problem.setting).then(() => (copy.textContent = 'Copied'))
+    copy.className = 'primary'
   }
   show(action, problem.kind === 'signed-out' || problem.kind === 'unreachable')
   if (problem.kind === 'signed-out') {
@@ -72,7 +75,8 @@ async function saveFromPopup(what: SaveWhat) {
   status.textContent = what === 'page' ? 'Saving the page…' : 'Saving the selection…'
   const workspaceId = byId<HTMLSelectElement>('workspace').value || null
   const reply = (await ext.runtime.sendMessage({ type: 'save', what, tabId: tab.id, tags: tagsOf(byId<HTMLInputElement>('tags').value), workspaceId })) as SaveReply
-  buttons.forEach((b) => (b.disabled = false))
+  buttons[0]!.disabled = false
+  buttons[1]!.disabled = !selectionAvailable
   if (!reply.ok) {
     if (reply.problem.kind === 'failed') {
       status.className = 'status error'
@@ -139,10 +143,10 @@ async function start() {
     void runSearch(byId<HTMLInputElement>('q').value)
   }
   if (tab?.id !== undefined) {
-    const selected = await captureTab(tab.id, 'has-selection').catch(() => false)
+    selectionAvailable = (await captureTab(tab.id, 'has-selection').catch(() => false)) === true
     const button = byId<HTMLButtonElement>('save-selection')
-    button.disabled = selected !== true
-    button.title = selected === true ? '' : 'Select text on the page first'
+    button.disabled = !selectionAvailable
+    button.title = selectionAvailable ? '' : 'Select text on the page first'
   }
 }
 

@@ -10,6 +10,8 @@ export const BUILT_IN_ORIGINS = ['http://localhost/*', 'http://127.0.0.1/*']
 /** A service URL as typed → `scheme://host[:port][/path]` without a trailing slash, or an error naming what is wrong. */
 export function normalizeServiceUrl(input: string): { url: string } | { error: string } {
   let u: URL
+  // "localhost:3000" parses as a URL of scheme "localhost:": an address needs its scheme spelled out.
+  if (!/^[a-z][a-z\d+.-]*:\/\//i.test(input.trim())) return { error: 'Enter a full address, such as http://localhost:3000' }
   try {
     u = new URL(input.trim())
   } catch {

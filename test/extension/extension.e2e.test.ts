@@ -21,12 +21,11 @@ interface Account {
   email: string
 }
 
-async function signUp(server: E2EServer, serviceUrl: string): Promise<Account> {
+async function signUp(server: E2EServer): Promise<Account> {
   const email = `ext-${crypto.randomUUID().slice(0, 8)}@example.com`
   const res = await fetch(`${server.url}/api/auth/sign-up`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password: 'correct horse battery' }) })
   if (res.status !== 201) throw new Error(`sign-up failed: ${res.status} ${await res.text()}`)
   const cookie = res.headers.get('set-cookie')!.split(';')[0]!
-  void serviceUrl
   return { cookie, email }
 }
 
@@ -68,7 +67,7 @@ describe.skipIf(skipReason !== null)('browser extension in Chromium', () => {
     browser = await launchWithExtension(built.dir)
     allowed = await startServer({ env: { ALLOWED_ORIGINS: `chrome-extension://${browser.extensionId}` } })
     refusing = await startServer()
-    account = await signUp(allowed, allowed.url)
+    account = await signUp(allowed)
     await browser.context.addCookies([{ name: 'session', value: account.cookie.split('=')[1]!, url: allowed.url, httpOnly: true, sameSite: 'Lax' }])
     articleTab = await browser.context.newPage()
     await articleTab.goto(articleUrl)
@@ -87,15 +86,16 @@ describe.skipIf(skipReason !== null)('browser extension in Chromium', () => {
     await page.waitForFunction(() => (document.getElementById('origin-setting')?.textContent ?? '') !== '')
     expect(await page.inputValue('#service-url')).toBe('http://localhost:3000')
     expect(await page.textContent('#origin-setting')).toBe(`ALLOWED_ORIGINS=chrome-extension://${browser.extensionId}`)
+    await page.fill('#service-url', 'ftp://example.com')
+    await page.click('button[type=submit]')
+    await page.waitForSelector('#status.error')
+    expect(await page.textContent('#status')).toBe('The address must start with http:// or https://')
+    expect(await browser.worker.evaluate(() => (globalThis as any).chrome.storage.local.get(['serviceUrl']))).toEqual({})
     await page.fill('#service-url', `${allowed.url}/`)
     await page.click('button[type=submit]')
     await page.waitForSelector('#status.ok')
     expect(await page.textContent('#status')).toBe(`Saved. Signed in as ${account.email}.`)
     expect(await browser.worker.evaluate(() => (globalThis as any).chrome.storage.local.get(['serviceUrl']))).toEqual({ serviceUrl: allowed.url })
-    await page.fill('#service-url', 'ftp://example.com')
-    await page.click('button[type=submit]')
-    expect(await page.textContent('#status')).toBe('The address must start with http:// or https://')
-    await page.fill('#service-url', allowed.url)
     await screenshot(page, SCREENSHOTS, 'options')
     await page.close()
   })
@@ -159,5 +159,69 @@ describe.skipIf(skipReason !== null)('browser extension in Chromium', () => {
     const pages = await api('/api/documents?source=extension&kind=webpage')
     expect(pages.body.data.map((d: { url: string }) => d.url)).toEqual([articleUrl])
     await popup.close()
+  })
+
+  test('the popup searches the memory; results open in the dashboard and hostile titles render as text', async () => {
+    await setServiceUrl(allowed.url)
+    const hostile = '<img src=x onerror="window.__pwned=1">Volcano <script>window.__pwned=2</script> notes'
+    const evil = await api('/api/documents', { method: 'POST', body: { title: hostile, body: 'Io volcano eruptions observed by <b>Galileo</b> <a href="javascript:alert(1)">probe</a>.' } })
+    expect(evil.status).toBe(201)
+    const popup = await openPopup()
+    await popup.waitForSelector('#search:not([hidden])')
+    await popup.fill('#q', 'volcano')
+    await popup.press('#q', 'Enter')
+    await popup.waitForSelector('#results li')
+    const titles = await popup.locator('#results .result-title').allTextContents()
+    expect(titles).toContain(hostile)
+    expect(titles).toContain(ARTICLE_TITLE)
+    expect(await popup.locator('#results img, #results script, #results b').count()).toBe(0)
+    expect(await popup.evaluate(() => (window as { __pwned?: number }).__pwned)).toBeUndefined()
+    const evilLink = popup.locator('#results .result-title', { hasText: 'Volcano' })
+    expect(await evilLink.getAttribute('href')).toBe(`${allowed.url}/app/documents/${evil.body.id}`)
+    expect(await popup.getAttribute('#all-results', 'href')).toBe(`${allowed.url}/app/search?q=volcano`)
+    await screenshot(popup, SCREENSHOTS, 'popup-search')
+    const [opened] = await Promise.all([browser.context.waitForEvent('page'), evilLink.click()])
+    expect(opened.url()).toBe(`${allowed.url}/app/documents/${evil.body.id}`)
+    await opened.close()
+    await popup.close()
+  })
+
+  test('without a session the popup offers the dashboard sign-in', async () => {
+    // The refusing service on "localhost": a host with no session cookie in this browser.
+    const service = refusing.url.replace('127.0.0.1', 'localhost')
+    await setServiceUrl(service)
+    const popup = await openPopup()
+    await popup.waitForSelector('#problem:not([hidden])')
+    expect(await popup.textContent('#problem-text')).toBe(`You are not signed in to ${service}. Sign in to its dashboard, then open this again.`)
+    expect(await popup.textContent('#problem-action')).toBe('Sign in')
+    expect(await popup.isHidden('#save')).toBe(true)
+    await screenshot(popup, SCREENSHOTS, 'popup-signed-out')
+    const [opened] = await Promise.all([browser.context.waitForEvent('page'), popup.click('#problem-action')])
+    expect(opened.url()).toBe(`${service}/app/sign-in`)
+    await opened.close()
+  })
+
+  test('a service that does not allow the extension origin: the popup names the exact ALLOWED_ORIGINS line, and nothing is saved', async () => {
+    const service = refusing.url.replace('127.0.0.1', 'localhost')
+    await setServiceUrl(service)
+    const other = await signUp(refusing)
+    await browser.context.addCookies([{ name: 'session', value: other.cookie.split('=')[1]!, url: service, httpOnly: true, sameSite: 'Lax' }])
+    const popup = await openPopup()
+    await popup.waitForSelector('#problem:not([hidden])')
+    const setting = `ALLOWED_ORIGINS=chrome-extension://${browser.extensionId}`
+    expect(await popup.textContent('#problem-setting')).toBe(setting)
+    expect(await popup.textContent('#problem-text')).toContain('Add this line to its environment')
+    expect(await popup.isHidden('#save')).toBe(true)
+    await screenshot(popup, SCREENSHOTS, 'popup-origin-refused')
+    await popup.close()
+    // The background refuses the same way when asked directly (the path of the context menu and the shortcut).
+    const tabId = await tabIdOf(browser.worker, articleUrl)
+    const options = await browser.context.newPage()
+    await options.goto(`chrome-extension://${browser.extensionId}/options.html`)
+    const reply = await options.evaluate((id) => (globalThis as any).chrome.runtime.sendMessage({ type: 'save', what: 'page', tabId: id }), tabId)
+    expect(reply).toMatchObject({ ok: false, problem: { kind: 'origin-refused', setting } })
+    await options.close()
+    const res = await fetch(`${refusing.url}/api/documents`, { headers: { cookie: other.cookie } })
+    expect((await res.json()).data).toEqual([])
   })
 })

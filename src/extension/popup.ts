@@ -143,7 +143,15 @@ async function start() {
     void runSearch(byId<HTMLInputElement>('q').value)
   }
   if (tab?.id !== undefined) {
-    selectionAvailable = (await captureTab(tab.id, 'has-selection').catch(() => false)) === true
+    let readable = true
+    selectionAvailable = (await captureTab(tab.id, 'has-selection').catch(() => (readable = false))) === true
+    if (!readable) {
+      // Browser pages, extension stores, the PDF viewer: say so now rather than after a click.
+      byId<HTMLButtonElement>('save-page').disabled = true
+      const status = byId('save-status')
+      status.className = 'status error'
+      status.textContent = 'This page cannot be read by the extension (browser pages and extension stores are off limits).'
+    }
     const button = byId<HTMLButtonElement>('save-selection')
     button.disabled = !selectionAvailable
     button.title = selectionAvailable ? '' : 'Select text on the page first'

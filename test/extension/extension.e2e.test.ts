@@ -180,6 +180,8 @@ describe.skipIf(skipReason !== null)('browser extension in Chromium', () => {
     expect(await evilLink.getAttribute('href')).toBe(`${allowed.url}/app/documents/${evil.body.id}`)
     expect(await popup.getAttribute('#all-results', 'href')).toBe(`${allowed.url}/app/search?q=volcano`)
     await screenshot(popup, SCREENSHOTS, 'popup-search')
+    await popup.emulateMedia({ colorScheme: 'dark' })
+    await screenshot(popup, SCREENSHOTS, 'popup-search-dark')
     const [opened] = await Promise.all([browser.context.waitForEvent('page'), evilLink.click()])
     expect(opened.url()).toBe(`${allowed.url}/app/documents/${evil.body.id}`)
     await opened.close()

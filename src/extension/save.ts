@@ -1,0 +1,92 @@
+// Saving a tab's page or selection to the service: capture in the page, shape the ingest body, post it.
+// Used by the background for the popup's buttons, the context menu and the keyboard shortcut alike.
+import { saveDocument, type IngestInput, type SavedDocument } from './api'
+import { ext } from './browser'
+import type { Captured } from './capture'
+import { getLastWorkspace, getServiceUrl } from './settings'
+
+export type SaveWhat = 'page' | 'selection'
+
+export interface SaveRequest {
+  what: SaveWhat
+  tabId: number
+  tags?: string[]
+  /** Omitted: the workspace saved to last; null: the account's default. */
+  workspaceId?: string | null
+}
+
+const MAX_BODY_BYTES = 1024 * 1024
+const MAX_URL = 2048
+
+export class CaptureError extends Error {}
+
+/** Runs the capture script in the tab's main frame; restricted pages (browser pages, the web store) refuse it. */
+export async function captureTab(tabId: number, what: SaveWhat | 'has-selection'): Promise<unknown> {
+  try {
+    await ext.scripting.executeScript({ target: { tabId }, files: ['capture.js'] })
+    const [frame] = await ext.scripting.executeScript({
+      target: { tabId },
+      func: ((w: string) => (globalThis as unknown as { __memoryCapture: (w: string) => unknown }).__memoryCapture(w)) as (...args: never[]) => unknown,
+      args: [what],
+    })
+    return frame?.result ?? null
+  } catch (error) {
+    throw new CaptureError(`This page cannot be read by the extension (browser pages and extension stores are off limits): ${error instanceof Error ? error.message : error}`)
+  }
+}
+
+export async function saveFromTab(request: SaveRequest): Promise<SavedDocument> {
+  const captured = (await captureTab(request.tabId, request.what)) as Captured | null
+  if (!captured) throw new CaptureError(request.what === 'selection' ? 'Nothing is selected on the page: select some text first.' : 'The page has no text to save.')
+  const workspaceId = request.workspaceId === undefined ? await getLastWorkspace() : request.workspaceId
+  const input = request.what === 'page' ? pageInput(captured) : selectionInput(captured)
+  if (request.tags?.length) input.tags = request.tags
+  if (workspaceId) input.workspace_id = workspaceId
+  return saveDocument(await getServiceUrl(), input)
+}
+
+export function pageInput(page: Captured): IngestInput {
+  return {
+    title: cut(page.title, 500),
+    body: cutBytes(page.body),
+    kind: 'webpage',
+    ...(page.url.length <= MAX_URL ? { url: page.url } : {}),
+    ...(page.excerpt ? { excerpt: cut(page.excerpt, 1000) } : {}),
+  }
+}
+
+/**
+ * A selection is its own note whose URL points at the passage (a text fragment, `#:~:text=start,end`): it opens
+ * scrolled to the quote, never replaces the page's own document, and saving the same passage again updates it.
+ */
+export function selectionInput(selection: Captured): IngestInput {
+  const words = selection.body.split(/\s+/).filter(Boolean)
+  const quote = words.slice(0, 8).join(' ') + (words.length > 8 ? '…' : '')
+  const url = selection.url + textFragment(words)
+  return {
+    title: cut(`“${quote}” — ${selection.pageTitle || selection.url}`, 500),
+    body: cutBytes(selection.body),
+    kind: 'note',
+    ...(url.length <= MAX_URL ? { url } : {}),
+    metadata: { page_url: selection.url, page_title: selection.pageTitle ?? '' },
+  }
+}
+
+/** A text fragment for these words: all of them when few, else the first and last four. */
+export function textFragment(words: string[]): string {
+  // encodeURIComponent leaves "-" alone, but in a text directive it marks a prefix or suffix.
+  const enc = (ws: string[]) => encodeURIComponent(ws.join(' ')).replace(/-/g, '%2D')
+  if (words.length <= 8) return `#:~:text=${enc(words)}`
+  return `#:~:text=${enc(words.slice(0, 4))},${enc(words.slice(-4))}`
+}
+
+function cut(text: string, max: number): string {
+  return text.length <= max ? text : text.slice(0, max - 1) + '…'
+}
+
+/** The service takes bodies of at most 1 MiB of UTF-8; a longer article is cut, not refused. */
+function cutBytes(text: string): string {
+  const bytes = new TextEncoder().encode(text)
+  if (bytes.length <= MAX_BODY_BYTES) return text
+  return new TextDecoder().decode(bytes.slice(0, MAX_BODY_BYTES - 4)).replace(/\uFFFD$/, '')
+}

@@ -1,0 +1,229 @@
+// The browser extension loaded unpacked into Debian's Chromium, saving a local article and a selection to a real
+// listening service with the dashboard's session cookie; everything read back through the API.
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
+import { mkdirSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { Page } from 'playwright-core'
+import { buildExtension } from '../../src/extension/build'
+import { startServer, type E2EServer } from '../e2e/server'
+import { ARTICLE_TITLE, BOILERPLATE, PARAGRAPHS, articleHtml } from './article'
+import { chromiumMissing, launchWithExtension, screenshot, tabIdOf, type ExtensionBrowser } from './chromium'
+
+setDefaultTimeout(60_000)
+
+const SCREENSHOTS = join(import.meta.dir, '../../test-results/extension')
+const skipReason = chromiumMissing()
+if (skipReason) console.warn(`extension browser tests skipped: ${skipReason}`)
+
+interface Account {
+  cookie: string
+  email: string
+}
+
+async function signUp(server: E2EServer): Promise<Account> {
+  const email = `ext-${crypto.randomUUID().slice(0, 8)}@example.com`
+  const res = await fetch(`${server.url}/api/auth/sign-up`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password: 'correct horse battery' }) })
+  if (res.status !== 201) throw new Error(`sign-up failed: ${res.status} ${await res.text()}`)
+  const cookie = res.headers.get('set-cookie')!.split(';')[0]!
+  return { cookie, email }
+}
+
+describe.skipIf(skipReason !== null)('browser extension in Chromium', () => {
+  let browser: ExtensionBrowser
+  let allowed: E2EServer
+  let refusing: E2EServer
+  let articles: ReturnType<typeof Bun.serve>
+  let articleUrl: string
+  let account: Account
+  let articleTab: Page
+
+  /** The API as the dashboard's user: GETs with the cookie, writes with the service's own Origin. */
+  const api = async (path: string, init: { method?: string; body?: unknown } = {}) => {
+    const res = await fetch(allowed.url + path, {
+      method: init.method ?? 'GET',
+      headers: { cookie: account.cookie, origin: allowed.url, ...(init.body ? { 'content-type': 'application/json' } : {}) },
+      body: init.body ? JSON.stringify(init.body) : undefined,
+    })
+    return { status: res.status, body: (await res.json()) as any }
+  }
+
+  const setServiceUrl = (url: string) => browser.worker.evaluate((u) => (globalThis as any).chrome.storage.local.set({ serviceUrl: u }), url)
+
+  /** The popup as a tab, aimed at the article's tab (a toolbar popup cannot be opened by a test). */
+  async function openPopup(): Promise<Page> {
+    const page = await browser.context.newPage()
+    await page.setViewportSize({ width: 380, height: 560 })
+    await page.goto(`chrome-extension://${browser.extensionId}/popup.html?tab=${await tabIdOf(browser.worker, articleUrl)}`)
+    return page
+  }
+
+  beforeAll(async () => {
+    mkdirSync(SCREENSHOTS, { recursive: true })
+    console.log(`extension screenshots: ${SCREENSHOTS}`)
+    const built = await buildExtension(join(tmpdir(), `extension-build-${process.pid}`))
+    articles = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response(articleHtml(), { headers: { 'content-type': 'text/html; charset=utf-8' } }) })
+    articleUrl = `http://127.0.0.1:${articles.port}/science/tidal-locking`
+    browser = await launchWithExtension(built.dir)
+    allowed = await startServer({ env: { ALLOWED_ORIGINS: `chrome-extension://${browser.extensionId}` } })
+    refusing = await startServer()
+    account = await signUp(allowed)
+    await browser.context.addCookies([{ name: 'session', value: account.cookie.split('=')[1]!, url: allowed.url, httpOnly: true, sameSite: 'Lax' }])
+    articleTab = await browser.context.newPage()
+    await articleTab.goto(articleUrl)
+  })
+
+  afterAll(async () => {
+    await browser?.close()
+    articles?.stop(true)
+    await allowed?.stop()
+    await refusing?.stop()
+  })
+
+  test('the options page stores the service address and checks the session', async () => {
+    const page = await browser.context.newPage()
+    await page.goto(`chrome-extension://${browser.extensionId}/options.html`)
+    await page.waitForFunction(() => (document.getElementById('origin-setting')?.textContent ?? '') !== '')
+    expect(await page.inputValue('#service-url')).toBe('http://localhost:3000')
+    expect(await page.textContent('#origin-setting')).toBe(`ALLOWED_ORIGINS=chrome-extension://${browser.extensionId}`)
+    await page.fill('#service-url', 'ftp://example.com')
+    await page.click('button[type=submit]')
+    await page.waitForSelector('#status.error')
+    expect(await page.textContent('#status')).toBe('The address must start with http:// or https://')
+    expect(await browser.worker.evaluate(() => (globalThis as any).chrome.storage.local.get(['serviceUrl']))).toEqual({})
+    await page.fill('#service-url', `${allowed.url}/`)
+    await page.click('button[type=submit]')
+    await page.waitForSelector('#status.ok')
+    expect(await page.textContent('#status')).toBe(`Saved. Signed in as ${account.email}.`)
+    expect(await browser.worker.evaluate(() => (globalThis as any).chrome.storage.local.get(['serviceUrl']))).toEqual({ serviceUrl: allowed.url })
+    await screenshot(page, SCREENSHOTS, 'options')
+    await page.close()
+  })
+
+  test('the popup saves the readable article with its URL, tags and workspace; saving it again updates the same document', async () => {
+    await setServiceUrl(allowed.url)
+    const reading = await api('/api/workspaces', { method: 'POST', body: { name: 'Reading' } })
+    expect(reading.status).toBe(201)
+    const popup = await openPopup()
+    await popup.waitForSelector('#save:not([hidden])')
+    expect(await popup.textContent('#account')).toBe(account.email)
+    expect(await popup.textContent('#page-title')).toBe(`${ARTICLE_TITLE} | Example Science`)
+    await popup.selectOption('#workspace', { label: 'Reading' })
+    await popup.fill('#tags', 'astronomy, moons , astronomy')
+    await screenshot(popup, SCREENSHOTS, 'popup-signed-in')
+    await popup.click('#save-page')
+    await popup.waitForSelector('#save-status.ok')
+    expect(await popup.textContent('#save-status')).toBe(`Saved: ${ARTICLE_TITLE}`)
+    await screenshot(popup, SCREENSHOTS, 'popup-saved')
+
+    const listed = await api(`/api/documents?source=extension&workspace_id=${reading.body.id}`)
+    expect(listed.body.data).toHaveLength(1)
+    const doc = (await api(`/api/documents/${listed.body.data[0].id}`)).body
+    expect(doc).toMatchObject({ title: ARTICLE_TITLE, url: articleUrl, source: 'extension', kind: 'webpage', tags: ['astronomy', 'moons'], workspace_id: reading.body.id })
+    for (const paragraph of PARAGRAPHS) expect(doc.body).toContain(paragraph)
+    expect(doc.body).toContain("## Io's volcanoes")
+    expect(doc.body).toContain('- Io: locked')
+    for (const boilerplate of BOILERPLATE) expect(doc.body).not.toContain(boilerplate)
+    // The link in the status opens the document in the dashboard.
+    expect(await popup.getAttribute('#save-status a', 'href')).toBe(`${allowed.url}/app/documents/${doc.id}`)
+
+    await popup.click('#save-page')
+    await popup.waitForSelector('#save-status.ok >> text=Updated')
+    expect(await popup.textContent('#save-status')).toBe(`Updated: ${ARTICLE_TITLE}`)
+    const again = await api(`/api/documents?source=extension`)
+    expect(again.body.data.filter((d: { url: string }) => d.url === articleUrl).map((d: { id: string }) => d.id)).toEqual([doc.id])
+    await popup.close()
+  })
+
+  test('the popup saves the selection as its own note pointing at the passage, leaving the page document alone', async () => {
+    await setServiceUrl(allowed.url)
+    await articleTab.evaluate(() => {
+      const range = document.createRange()
+      range.selectNodeContents(document.getElementById('p1')!)
+      getSelection()!.removeAllRanges()
+      getSelection()!.addRange(range)
+    })
+    const popup = await openPopup()
+    await popup.waitForSelector('#save-selection:not([disabled])')
+    await popup.click('#save-selection')
+    await popup.waitForSelector('#save-status.ok')
+    expect(await popup.textContent('#save-status')).toStartWith('Saved: “Tidal forces from the giant planet stretched each…” — Tidal Locking of the Galilean Moons | Example Science')
+
+    const notes = await api('/api/documents?source=extension&kind=note')
+    expect(notes.body.data).toHaveLength(1)
+    const note = (await api(`/api/documents/${notes.body.data[0].id}`)).body
+    expect(note.body).toBe(PARAGRAPHS[1])
+    expect(note).toMatchObject({ source: 'extension', kind: 'note', metadata: { page_url: articleUrl } })
+    // A text fragment: the first and last four words, so the link opens scrolled to the passage.
+    expect(note.url).toBe(`${articleUrl}#:~:text=Tidal%20forces%20from%20the,took%20exactly%20one%20orbit.`)
+    const pages = await api('/api/documents?source=extension&kind=webpage')
+    expect(pages.body.data.map((d: { url: string }) => d.url)).toEqual([articleUrl])
+    await popup.close()
+  })
+
+  test('the popup searches the memory; results open in the dashboard and hostile titles render as text', async () => {
+    await setServiceUrl(allowed.url)
+    const hostile = '<img src=x onerror="window.__pwned=1">Volcano <script>window.__pwned=2</script> notes'
+    const evil = await api('/api/documents', { method: 'POST', body: { title: hostile, body: 'Io volcano eruptions observed by <b>Galileo</b> <a href="javascript:alert(1)">probe</a>.' } })
+    expect(evil.status).toBe(201)
+    const popup = await openPopup()
+    await popup.waitForSelector('#search:not([hidden])')
+    await popup.fill('#q', 'volcano')
+    await popup.press('#q', 'Enter')
+    await popup.waitForSelector('#results li')
+    const titles = await popup.locator('#results .result-title').allTextContents()
+    expect(titles).toContain(hostile)
+    expect(titles).toContain(ARTICLE_TITLE)
+    expect(await popup.locator('#results img, #results script, #results b').count()).toBe(0)
+    expect(await popup.evaluate(() => (window as { __pwned?: number }).__pwned)).toBeUndefined()
+    const evilLink = popup.locator('#results .result-title', { hasText: 'Volcano' })
+    expect(await evilLink.getAttribute('href')).toBe(`${allowed.url}/app/documents/${evil.body.id}`)
+    expect(await popup.getAttribute('#all-results', 'href')).toBe(`${allowed.url}/app/search?q=volcano`)
+    await screenshot(popup, SCREENSHOTS, 'popup-search')
+    await popup.emulateMedia({ colorScheme: 'dark' })
+    await screenshot(popup, SCREENSHOTS, 'popup-search-dark')
+    const [opened] = await Promise.all([browser.context.waitForEvent('page'), evilLink.click()])
+    expect(opened.url()).toBe(`${allowed.url}/app/documents/${evil.body.id}`)
+    await opened.close()
+    await popup.close()
+  })
+
+  test('without a session the popup offers the dashboard sign-in', async () => {
+    // The refusing service on "localhost": a host with no session cookie in this browser.
+    const service = refusing.url.replace('127.0.0.1', 'localhost')
+    await setServiceUrl(service)
+    const popup = await openPopup()
+    await popup.waitForSelector('#problem:not([hidden])')
+    expect(await popup.textContent('#problem-text')).toBe(`You are not signed in to ${service}. Sign in to its dashboard, then open this again.`)
+    expect(await popup.textContent('#problem-action')).toBe('Sign in')
+    expect(await popup.isHidden('#save')).toBe(true)
+    await screenshot(popup, SCREENSHOTS, 'popup-signed-out')
+    const [opened] = await Promise.all([browser.context.waitForEvent('page'), popup.click('#problem-action')])
+    expect(opened.url()).toBe(`${service}/app/sign-in`)
+    await opened.close()
+  })
+
+  test('a service that does not allow the extension origin: the popup names the exact ALLOWED_ORIGINS line, and nothing is saved', async () => {
+    const service = refusing.url.replace('127.0.0.1', 'localhost')
+    await setServiceUrl(service)
+    const other = await signUp(refusing)
+    await browser.context.addCookies([{ name: 'session', value: other.cookie.split('=')[1]!, url: service, httpOnly: true, sameSite: 'Lax' }])
+    const popup = await openPopup()
+    await popup.waitForSelector('#problem:not([hidden])')
+    const setting = `ALLOWED_ORIGINS=chrome-extension://${browser.extensionId}`
+    expect(await popup.textContent('#problem-setting')).toBe(setting)
+    expect(await popup.textContent('#problem-text')).toContain('Add this line to its environment')
+    expect(await popup.isHidden('#save')).toBe(true)
+    await screenshot(popup, SCREENSHOTS, 'popup-origin-refused')
+    await popup.close()
+    // The background refuses the same way when asked directly (the path of the context menu and the shortcut).
+    const tabId = await tabIdOf(browser.worker, articleUrl)
+    const options = await browser.context.newPage()
+    await options.goto(`chrome-extension://${browser.extensionId}/options.html`)
+    const reply = await options.evaluate((id) => (globalThis as any).chrome.runtime.sendMessage({ type: 'save', what: 'page', tabId: id }), tabId)
+    expect(reply).toMatchObject({ ok: false, problem: { kind: 'origin-refused', setting } })
+    await options.close()
+    const res = await fetch(`${refusing.url}/api/documents`, { headers: { cookie: other.cookie } })
+    expect((await res.json()).data).toEqual([])
+  })
+})

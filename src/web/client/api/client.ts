@@ -8,6 +8,10 @@ export type { paths }
 /** Same origin as the page: the session cookie goes along, and writes carry this Origin (the CSRF rule). */
 export const api = createClient<paths>({ baseUrl: location.origin, credentials: 'include' })
 
+/** What the dashboard writes is typed by a person, not saved by the extension (the API's default for cookie
+ * callers): `api` is the closest of the sources the API takes. */
+export const DASHBOARD = { source: 'api' as const }
+
 export class ApiError extends Error {
   constructor(
     readonly status: number,

@@ -110,3 +110,11 @@ export function parseInline(text: string, depth = 0): Inline[] {
   if (at < text.length) push({ type: 'text', text: text.slice(at) })
   return out
 }
+
+/** The words of a Markdown text without its markers, for excerpts and snippets shown as one line. */
+export function markdownToText(source: string): string {
+  const inline = (items: Inline[]): string => items.map((i) => (i.type === 'text' || i.type === 'code' ? i.text : i.type === 'break' ? ' ' : inline(i.children))).join('')
+  const block = (b: Block): string =>
+    b.type === 'heading' || b.type === 'paragraph' ? inline(b.children) : b.type === 'code' ? b.text : b.type === 'quote' ? b.children.map(block).join(' ') : b.type === 'list' ? b.items.map((item) => item.map(block).join(' ')).join(' ') : ''
+  return parseMarkdown(source).map(block).join(' ').replace(/\s+/g, ' ').trim()
+}

@@ -4,6 +4,7 @@ import { useState } from 'preact/hooks'
 import { api, unwrap } from '../api/client'
 import { announce } from '../lib/announce'
 import { plural } from '../lib/format'
+import { markdownToText } from '../lib/markdown'
 import { KINDS, oneOf, SOURCES, STATUSES } from '../lib/kinds'
 import { navigate, usePlace, withQuery } from '../lib/router'
 import { useAction, useApi } from '../lib/use-api'
@@ -121,7 +122,7 @@ export function Documents() {
                           {doc.title}
                         </Link>
                         <DocMeta doc={doc} />
-                        <p class="excerpt">{doc.excerpt}</p>
+                        <p class="excerpt">{markdownToText(doc.excerpt)}</p>
                         <Tags tags={doc.tags} />
                       </td>
                     </tr>

@@ -1,6 +1,6 @@
 // A new document: typed or pasted, or uploaded from .md / .txt files (chosen or dropped), each file one document.
 import { useState } from 'preact/hooks'
-import { api, unwrap } from '../api/client'
+import { api, DASHBOARD, unwrap } from '../api/client'
 import { announce } from '../lib/announce'
 import { KINDS, type Kind } from '../lib/kinds'
 import { navigate } from '../lib/router'
@@ -36,7 +36,7 @@ export function NewDocument() {
   const [uploads, setUploads] = useState<Uploaded[]>([])
   const [dragging, setDragging] = useState(false)
   const action = useAction()
-  const common = () => ({ workspace_id: workspace || undefined, tags: parseTags(tags), kind })
+  const common = () => ({ ...DASHBOARD, workspace_id: workspace || undefined, tags: parseTags(tags), kind })
 
   const save = async (event: Event) => {
     event.preventDefault()

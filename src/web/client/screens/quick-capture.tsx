@@ -1,6 +1,6 @@
 // Quick capture: paste text (saved as a note) or a URL (saved as a webpage link) into the chosen workspace.
 import { useState } from 'preact/hooks'
-import { api, unwrap } from '../api/client'
+import { api, DASHBOARD, unwrap } from '../api/client'
 import { announce } from '../lib/announce'
 import { useAction } from '../lib/use-api'
 import { useWorkspaces } from '../lib/workspaces'
@@ -21,7 +21,7 @@ export function QuickCapture({ onSaved }: { onSaved: () => void }) {
     if (!trimmed) return
     const workspace_id = current || undefined
     // The service does not fetch pages (the extension sends their text): a URL is kept as a link to it.
-    const body = isUrl(trimmed) ? { workspace_id, url: trimmed, title: trimmed, body: trimmed, kind: 'webpage' as const } : { workspace_id, body: trimmed, kind: 'note' as const }
+    const body = isUrl(trimmed) ? { ...DASHBOARD, workspace_id, url: trimmed, title: trimmed, body: trimmed, kind: 'webpage' as const } : { ...DASHBOARD, workspace_id, body: trimmed, kind: 'note' as const }
     const doc = await action.run(() => unwrap(api.POST('/api/documents', { body })))
     if (!doc) return
     setSaved({ id: doc.id, title: doc.title, deduplicated: doc.deduplicated })

@@ -5,6 +5,7 @@ import { api, unwrap } from '../api/client'
 import type { paths } from '../api/schema'
 import { formatScore, plural } from '../lib/format'
 import { highlight } from '../lib/highlight'
+import { markdownToText } from '../lib/markdown'
 import { KINDS, oneOf, SOURCES } from '../lib/kinds'
 import { navigate, usePlace, withQuery } from '../lib/router'
 import { useApi } from '../lib/use-api'
@@ -97,7 +98,7 @@ function ResultItem({ result, q }: { result: Result; q: string }) {
       </Link>
       <DocMeta doc={result.document} />
       <p class="snippet">
-        {highlight(result.snippet, q).map((piece, i) => (piece.hit ? <mark key={i}>{piece.text}</mark> : piece.text))}
+        {highlight(markdownToText(result.snippet), q).map((piece, i) => (piece.hit ? <mark key={i}>{piece.text}</mark> : piece.text))}
       </p>
       <Tags tags={result.document.tags} />
       <Why result={result} />

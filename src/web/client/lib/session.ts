@@ -37,10 +37,11 @@ export function useUser(): User | null | undefined {
 }
 
 export const SIGN_IN = `${BASE}/sign-in`
+export const SIGN_UP = `${BASE}/sign-up`
 
 /** The sign-in page, remembering where to come back to (only a path of this app: never another site). */
 export function signInPath(next = location.pathname + location.search): string {
-  return withQuery(SIGN_IN, { next: next.startsWith(`${BASE}/`) && !next.startsWith(SIGN_IN) && !next.startsWith(`${BASE}/sign-up`) ? next : undefined })
+  return withQuery(SIGN_IN, { next: next.startsWith(`${BASE}/`) && !next.startsWith(SIGN_IN) && !next.startsWith(SIGN_UP) ? next : undefined })
 }
 
 /** Where to go after signing in: the remembered page of this app, else Home. */
@@ -51,7 +52,8 @@ export function afterSignIn(query: URLSearchParams): string {
 
 /** A 401 anywhere: the session ended; sign in again and come back. */
 export function sessionExpired(): void {
-  if (current === null && location.pathname === SIGN_IN) return
+  // Signed out already (a wrong password on the sign-in form is a 401 too): nothing to end, nowhere to go.
+  if (current === null) return
   const target = signInPath()
   setUser(null)
   navigate(target, { replace: true })

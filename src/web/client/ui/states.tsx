@@ -1,6 +1,7 @@
 // Loading, empty, error and rate-limited states, the same on every screen.
 import type { ComponentChildren } from 'preact'
 import type { ApiError } from '../api/client'
+import { useUser } from '../lib/session'
 import type { Action, Query } from '../lib/use-api'
 
 export function Loading({ label = 'Loading…' }: { label?: string }) {
@@ -21,7 +22,9 @@ export function Waiting({ seconds }: { seconds: number }) {
 }
 
 export function ErrorNote({ error, retry }: { error: ApiError; retry?: () => void }) {
-  if (error.status === 401) return <Loading label="Your session ended: taking you to sign in…" />
+  const user = useUser()
+  // A signed-in screen's 401 is on its way to sign-in (lib/session.ts); a sign-in form's 401 is its answer.
+  if (error.status === 401 && user) return <Loading label="Your session ended: taking you to sign in…" />
   return (
     <div class="state error" role="alert">
       <p>

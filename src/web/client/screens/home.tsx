@@ -19,7 +19,7 @@ export function Home() {
   return (
     <section class="home">
       <PageTitle title="Home" />
-      <QuickCapture onSaved={recent.reload} />
+      <QuickCapture onSaved={() => (recent.reload(), usage.reload())} />
       <div class="grid">
         <section class="card" aria-labelledby="recent-heading">
           <h2 id="recent-heading">Recent documents</h2>

@@ -142,7 +142,7 @@ describe.skipIf(!!missing)('a first session', () => {
     expect(gone.status).toBe(404)
   })
 
-  test('the list filters by kind, pages by cursor and archives in bulk', async () => {
+  test('the list filters by kind and status and archives in bulk', async () => {
     const { page } = s
     await s.go('/app/documents?kind=note')
     expect(await page.locator('table.documents tbody tr').count()).toBe(1)

@@ -26,6 +26,7 @@ import { usageRoutes } from './modules/usage/usage.routes'
 import { v1Routes } from './modules/v1/v1.routes'
 import { embeddingHealth } from './retrieval/embedding-backlog'
 import { workspacesRoutes } from './modules/workspaces/workspaces.routes'
+import { webRoutes } from './web/web.routes'
 
 const Health = t.Object(
   {
@@ -96,6 +97,8 @@ export function createApp(deps: Deps) {
     .use(billingRoutes(deps))
     .use(connectorsRoutes(deps))
     .use(v1Routes(deps))
+    // The dashboard (/app): the same origin as the API, so its session cookie and Origin rule hold as they are.
+    .use(webRoutes())
     // MCP tools call the REST API in-process, through the same auth, validation and rate limits.
     .use(mcpRoutes(deps, (request): Promise<Response> => handle(request)))
   const mounted = mountOpenApi(app, deps.config)

@@ -1,7 +1,10 @@
-// `bun run openapi:generate`: rewrites test/e2e/api.gen.ts from the OpenAPI document of a fresh in-memory app.
+// `bun run openapi:generate`: rewrites the generated types — test/e2e/api.gen.ts and the dashboard's
+// src/web/client/api/schema.d.ts — from the OpenAPI document of a fresh in-memory app.
 import { fileURLToPath } from 'node:url'
-import { GENERATED_FILE, loadDocument, renderTypes } from './codegen'
+import { GENERATED_FILE, loadDocument, renderTypes, WEB_TYPES_FILE } from './codegen'
 
 const source = await renderTypes(await loadDocument())
-await Bun.write(GENERATED_FILE, source)
-console.log(`wrote ${fileURLToPath(GENERATED_FILE)} (${source.length} characters)`)
+for (const file of [GENERATED_FILE, WEB_TYPES_FILE]) {
+  await Bun.write(file, source)
+  console.log(`wrote ${fileURLToPath(file)} (${source.length} characters)`)
+}

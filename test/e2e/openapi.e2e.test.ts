@@ -13,6 +13,7 @@ const PUBLIC = new Set([
   'POST /api/auth/sign-up',
   'POST /api/auth/sign-in',
   'POST /api/auth/sign-out',
+  'GET /api/auth/providers',
   'GET /api/auth/oauth/{provider}',
   'GET /api/auth/oauth/{provider}/callback',
   'POST /api/auth/oauth/{provider}/callback',

@@ -4,8 +4,8 @@ import type { Deps } from '../../deps'
 import { assertAllowedOrigin, authPlugin } from '../../http/auth'
 import { errors, NoContent } from '../../http/schemas'
 import { getUser, signIn, signUp, toUserDto } from './auth.service'
-import { SessionResponse, SignInBody, SignUpBody, UserResponse } from './auth.schemas'
-import { asSignInProvider, finishSignIn, startSignIn, STATE_COOKIE, stateCookie } from './oauth.service'
+import { ProvidersResponse, SessionResponse, SignInBody, SignUpBody, UserResponse } from './auth.schemas'
+import { asSignInProvider, finishSignIn, SIGN_IN_PROVIDERS, startSignIn, STATE_COOKIE, stateCookie } from './oauth.service'
 import { invalidateSession, readCookie, SESSION_COOKIE, sessionCookie } from './sessions.service'
 import { t } from 'elysia'
 
@@ -71,6 +71,10 @@ export function authRoutes(deps: Deps) {
       },
       { response: { 204: NoContent, ...errors(403) }, detail: { tags, summary: 'End the current session and clear its cookie (403 without an allowed Origin, as every cookie write)' } },
     )
+    .get('/providers', () => ({ providers: SIGN_IN_PROVIDERS.filter((provider) => deps.config.oauth[provider] !== null) }), {
+      response: { 200: ProvidersResponse },
+      detail: { tags, summary: 'The sign-in providers configured here (GitHub, Google), so a sign-in page shows only the buttons that work' },
+    })
     .get(
       '/oauth/:provider',
       async ({ params, query, set }) => {

@@ -31,3 +31,8 @@ export const SessionResponse = t.Object({
   user: User,
   via: t.Union([t.Literal('key'), t.Literal('session')]),
 })
+
+export const ProvidersResponse = t.Object(
+  { providers: t.Array(t.Union([t.Literal('github'), t.Literal('google')]), { description: 'Configured sign-in providers (GITHUB_CLIENT_ID/SECRET, GOOGLE_CLIENT_ID/SECRET)' }) },
+  { title: 'SignInProviders' },
+)

@@ -1,0 +1,48 @@
+// The dashboard: who is signed in decides between the sign-in screens and the shell; the path picks the screen.
+import { useEffect } from 'preact/hooks'
+import { match, navigate, usePlace, type Place } from './lib/router'
+import { afterSignIn, loadSession, signInPath, useUser } from './lib/session'
+import { loadWorkspaces } from './lib/workspaces'
+import { DocumentPage } from './screens/document'
+import { Documents } from './screens/documents'
+import { Home } from './screens/home'
+import { SCREENS } from './screens/nav'
+import { NewDocument } from './screens/new-document'
+import { NotFound, Placeholder } from './screens/placeholder'
+import { Search } from './screens/search'
+import { SignIn } from './screens/sign-in'
+import { Shell } from './ui/shell'
+import { Loading } from './ui/states'
+
+const AUTH_PATHS = { '/app/sign-in': 'sign-in', '/app/sign-up': 'sign-up' } as const
+
+function screenFor({ path }: Place) {
+  if (path === '/app' || path === '/app/') return <Home />
+  if (path === '/app/documents') return <Documents />
+  if (path === '/app/documents/new') return <NewDocument />
+  const doc = match('/app/documents/:id', path)
+  if (doc) return <DocumentPage key={doc.id} id={doc.id!} />
+  if (path === '/app/search') return <Search />
+  const later = SCREENS.find((s) => !s.ready && (path === s.path || path.startsWith(`${s.path}/`)))
+  if (later) return <Placeholder screen={later} />
+  return <NotFound />
+}
+
+export function App() {
+  const place = usePlace()
+  const user = useUser()
+  const auth = AUTH_PATHS[place.path as keyof typeof AUTH_PATHS]
+  useEffect(() => void loadSession(), [])
+  useEffect(() => {
+    if (user) loadWorkspaces().catch(() => {})
+  }, [user?.id])
+  useEffect(() => {
+    if (user === null && !auth) navigate(signInPath(), { replace: true })
+    if (user && auth) navigate(afterSignIn(place.query), { replace: true })
+  }, [user, auth])
+
+  if (user === undefined) return <Loading label="Loading the dashboard…" />
+  if (auth) return user ? <Loading /> : <SignIn key={auth} mode={auth} />
+  if (!user) return <Loading label="Taking you to sign in…" />
+  return <Shell>{screenFor(place)}</Shell>
+}

@@ -1,0 +1,98 @@
+// A document's page: its body as safe Markdown, metadata, tags and links; edit, pin, rate, archive or
+// restore, and forget (permanent, confirmed first).
+import { useState } from 'preact/hooks'
+import { api, unwrap } from '../api/client'
+import type { paths } from '../api/schema'
+import { announce } from '../lib/announce'
+import { navigate } from '../lib/router'
+import { useAction, useApi } from '../lib/use-api'
+import { Confirm } from '../ui/confirm'
+import { DocMeta, Tags } from '../ui/doc-list'
+import { Markdown } from '../ui/markdown'
+import { PageTitle } from '../ui/page'
+import { ActionStatus, Loaded } from '../ui/states'
+import { DocumentDetails } from './document-details'
+import { DocumentEdit } from './document-edit'
+import { DocumentLinks } from './document-links'
+
+export type Doc = paths['/api/documents/{id}']['get']['responses']['200']['content']['application/json']
+
+export function DocumentPage({ id }: { id: string }) {
+  const doc = useApi((signal) => unwrap(api.GET('/api/documents/{id}', { params: { path: { id } }, signal })), [id])
+  return <Loaded query={doc}>{(loaded) => <DocumentView doc={loaded} reload={doc.reload} />}</Loaded>
+}
+
+function DocumentView({ doc, reload }: { doc: Doc; reload(): void }) {
+  const [editing, setEditing] = useState(false)
+  const [forgetting, setForgetting] = useState(false)
+  const action = useAction()
+  const path = { params: { path: { id: doc.id } } }
+
+  const act = async (call: () => Promise<unknown>, message: string) => {
+    if ((await action.run(async () => (await call(), true))) === undefined) return
+    announce(message)
+    reload()
+  }
+  const pin = () => act(() => unwrap(api.PATCH('/api/documents/{id}', { ...path, body: { pinned: !doc.pinned } })), doc.pinned ? 'Unpinned' : 'Pinned')
+  const rate = (rating: -1 | 0 | 1) => act(() => unwrap(api.POST('/api/documents/{id}/rate', { ...path, body: { rating } })), rating ? 'Rated' : 'Rating cleared')
+  const archive = () =>
+    doc.status === 'archived'
+      ? act(() => unwrap(api.POST('/api/documents/{id}/restore', path)), 'Restored')
+      : act(() => unwrap(api.POST('/api/documents/{id}/archive', path)), 'Archived: hidden from search and lists until restored')
+  const forget = async () => {
+    const ok = await action.run(async () => (await unwrap(api.POST('/api/documents/{id}/forget', path)), true))
+    setForgetting(false)
+    if (!ok) return
+    announce('Forgotten: permanently deleted')
+    navigate('/app/documents', { replace: true })
+  }
+
+  if (editing) return <DocumentEdit doc={doc} onDone={(saved) => (setEditing(false), saved && reload())} />
+  return (
+    <article class="document">
+      <PageTitle title={doc.title} />
+      <DocMeta doc={doc} />
+      <Tags tags={doc.tags} />
+      <div class="toolbar row" role="toolbar" aria-label="Document actions">
+        <button type="button" onClick={() => setEditing(true)}>
+          Edit
+        </button>
+        <button type="button" aria-pressed={doc.pinned} onClick={pin} disabled={action.busy}>
+          {doc.pinned ? 'Unpin' : 'Pin'}
+        </button>
+        <span class="rating" role="group" aria-label="Rating">
+          <button type="button" aria-pressed={doc.rating === 1} onClick={() => rate(doc.rating === 1 ? 0 : 1)} disabled={action.busy} title="Useful: ranks it a little higher">
+            <span aria-hidden="true">▲</span> Useful
+          </button>
+          <button type="button" aria-pressed={doc.rating === -1} onClick={() => rate(doc.rating === -1 ? 0 : -1)} disabled={action.busy} title="Not useful: ranks it a little lower">
+            <span aria-hidden="true">▼</span> Not useful
+          </button>
+        </span>
+        <button type="button" onClick={archive} disabled={action.busy || doc.status === 'pending_approval'}>
+          {doc.status === 'archived' ? 'Restore' : 'Archive'}
+        </button>
+        <button type="button" class="danger" onClick={() => setForgetting(true)} disabled={action.busy}>
+          Forget…
+        </button>
+      </div>
+      <ActionStatus action={action} />
+      {forgetting && (
+        <Confirm title="Forget this document permanently?" confirm="Forget permanently" danger busy={action.busy} onConfirm={forget} onCancel={() => setForgetting(false)}>
+          <p>
+            “{doc.title}” will be purged from storage and search. <strong>This is permanent: it cannot be recovered.</strong>
+          </p>
+          <p>To hide it but keep a way back, archive it instead.</p>
+        </Confirm>
+      )}
+      <div class="columns">
+        <section class="body" aria-label="Body">
+          <Markdown source={doc.body} />
+        </section>
+        <aside class="side">
+          <DocumentDetails doc={doc} />
+          <DocumentLinks id={doc.id} />
+        </aside>
+      </div>
+    </article>
+  )
+}

@@ -1,0 +1,142 @@
+// Documents: the list with filters (in the URL, so a filtered view can be bookmarked), cursor paging, and
+// bulk archive / restore / delete of the selected ones.
+import { useState } from 'preact/hooks'
+import { api, unwrap } from '../api/client'
+import { announce } from '../lib/announce'
+import { plural } from '../lib/format'
+import { markdownToText } from '../lib/markdown'
+import { KINDS, oneOf, SOURCES, STATUSES } from '../lib/kinds'
+import { navigate, usePlace, withQuery } from '../lib/router'
+import { useAction, useApi } from '../lib/use-api'
+import { useWorkspaces } from '../lib/workspaces'
+import { Confirm } from '../ui/confirm'
+import { DocMeta, Tags } from '../ui/doc-list'
+import { Filters, type FilterValues } from '../ui/filters'
+import { Link } from '../ui/link'
+import { PageTitle } from '../ui/page'
+import { ActionStatus, Empty, Loaded } from '../ui/states'
+
+export function Documents() {
+  const { query } = usePlace()
+  const { current } = useWorkspaces()
+  const filters: FilterValues = { kind: query.get('kind') ?? '', tag: query.get('tag') ?? '', source: query.get('source') ?? '', status: query.get('status') ?? '' }
+  const cursor = query.get('cursor') ?? undefined
+  const params = {
+    workspace_id: current || undefined,
+    kind: oneOf(KINDS, filters.kind),
+    tag: filters.tag || undefined,
+    source: oneOf(SOURCES, filters.source),
+    status: oneOf(STATUSES, filters.status),
+    cursor,
+    limit: 20,
+  }
+  const list = useApi((signal) => unwrap(api.GET('/api/documents', { params: { query: params }, signal })), [JSON.stringify(params)])
+  const [selected, setSelected] = useState<Set<string>>(new Set())
+  const [confirming, setConfirming] = useState(false)
+  const bulk = useAction()
+
+  const setFilters = (next: FilterValues) => {
+    setSelected(new Set())
+    navigate(withQuery('/app/documents', { ...next }))
+  }
+  const toggle = (id: string) => {
+    const next = new Set(selected)
+    if (next.has(id)) next.delete(id)
+    else next.add(id)
+    setSelected(next)
+  }
+  const ids = [...selected]
+  const archived = params.status === 'archived'
+
+  const archiveOrRestore = async () => {
+    const ok = await bulk.run(async () => {
+      for (const id of ids) await unwrap(api.POST(archived ? '/api/documents/{id}/restore' : '/api/documents/{id}/archive', { params: { path: { id } } }))
+      return true
+    })
+    if (ok) announce(`${archived ? 'Restored' : 'Archived'} ${plural(ids.length, 'document')}`)
+    setSelected(new Set())
+    list.reload()
+  }
+  const remove = async () => {
+    const result = await bulk.run(() => unwrap(api.DELETE('/api/documents/bulk', { body: { ids } })))
+    setConfirming(false)
+    if (result) announce(`Deleted ${plural(result.deleted.length, 'document')}`)
+    setSelected(new Set())
+    list.reload()
+  }
+
+  return (
+    <section>
+      <PageTitle title="Documents">
+        <Link href="/app/documents/new" class="button primary">
+          New document
+        </Link>
+      </PageTitle>
+      <Filters values={filters} onChange={setFilters} />
+      <div class="bulk row" role="group" aria-label="Selected documents">
+        <span>{ids.length ? `${ids.length} selected` : 'Select documents for bulk actions'}</span>
+        <button type="button" disabled={!ids.length || bulk.busy} onClick={archiveOrRestore}>
+          {archived ? 'Restore' : 'Archive'}
+        </button>
+        <button type="button" class="danger" disabled={!ids.length || bulk.busy} onClick={() => setConfirming(true)}>
+          Delete
+        </button>
+      </div>
+      <ActionStatus action={bulk} />
+      {confirming && (
+        <Confirm title={`Delete ${plural(ids.length, 'document')}?`} confirm="Delete permanently" danger busy={bulk.busy} onConfirm={remove} onCancel={() => setConfirming(false)}>
+          <p>They are removed for good, with their links; this cannot be undone. Archive them instead to hide them and keep a way back.</p>
+        </Confirm>
+      )}
+      <Loaded query={list}>
+        {(page) =>
+          page.data.length === 0 ? (
+            <Empty>
+              <p>{cursor || Object.values(filters).some(Boolean) || current ? 'No documents match these filters.' : 'No documents yet.'}</p>
+              <Link href="/app/documents/new">Add one</Link>
+            </Empty>
+          ) : (
+            <>
+              <table class="documents">
+                <thead>
+                  <tr>
+                    <th scope="col" class="check">
+                      <input
+                        type="checkbox"
+                        aria-label="Select all on this page"
+                        checked={page.data.every((d) => selected.has(d.id))}
+                        onChange={(e) => setSelected(e.currentTarget.checked ? new Set(page.data.map((d) => d.id)) : new Set())}
+                      />
+                    </th>
+                    <th scope="col">Document</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {page.data.map((doc) => (
+                    <tr key={doc.id} class={selected.has(doc.id) ? 'selected' : ''}>
+                      <td class="check">
+                        <input type="checkbox" aria-label={`Select ${doc.title}`} checked={selected.has(doc.id)} onChange={() => toggle(doc.id)} />
+                      </td>
+                      <td>
+                        <Link href={`/app/documents/${doc.id}`} class="doc-title">
+                          {doc.title}
+                        </Link>
+                        <DocMeta doc={doc} />
+                        <p class="excerpt">{markdownToText(doc.excerpt)}</p>
+                        <Tags tags={doc.tags} />
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+              <nav class="pager row" aria-label="Pages">
+                {cursor && <Link href={withQuery('/app/documents', { ...filters })}>First page</Link>}
+                {page.next_cursor && <Link href={withQuery('/app/documents', { ...filters, cursor: page.next_cursor })}>Next page</Link>}
+              </nav>
+            </>
+          )
+        }
+      </Loaded>
+    </section>
+  )
+}

@@ -1,0 +1,83 @@
+// Home: quick capture, recent documents, drafts waiting for review, and usage against the plan.
+import { api, unwrap } from '../api/client'
+import { formatBytes, plural } from '../lib/format'
+import { useApi } from '../lib/use-api'
+import { useWorkspaces } from '../lib/workspaces'
+import { DocList } from '../ui/doc-list'
+import { Link } from '../ui/link'
+import { PageTitle } from '../ui/page'
+import { Empty, Loaded } from '../ui/states'
+import { QuickCapture } from './quick-capture'
+
+export function Home() {
+  const { current } = useWorkspaces()
+  const workspace_id = current || undefined
+  const recent = useApi((signal) => unwrap(api.GET('/api/documents', { params: { query: { workspace_id, limit: 5 } }, signal })), [current])
+  const drafts = useApi((signal) => unwrap(api.GET('/api/documents', { params: { query: { workspace_id, status: 'pending_approval', limit: 100 } }, signal })), [current])
+  const usage = useApi((signal) => unwrap(api.GET('/api/usage', { signal })), [])
+
+  return (
+    <section class="home">
+      <PageTitle title="Home" />
+      <QuickCapture onSaved={() => (recent.reload(), usage.reload())} />
+      <div class="grid">
+        <section class="card" aria-labelledby="recent-heading">
+          <h2 id="recent-heading">Recent documents</h2>
+          <Loaded query={recent}>
+            {(page) =>
+              page.data.length ? (
+                <>
+                  <DocList docs={page.data} />
+                  <Link href="/app/documents">All documents</Link>
+                </>
+              ) : (
+                <Empty>
+                  <p>Nothing here yet. Capture a note above, or <Link href="/app/documents/new">add documents</Link>.</p>
+                </Empty>
+              )
+            }
+          </Loaded>
+        </section>
+        <section class="card" aria-labelledby="drafts-heading">
+          <h2 id="drafts-heading">Waiting for review</h2>
+          <Loaded query={drafts}>
+            {(page) => (
+              <p class="big-number">
+                <strong>{page.next_cursor ? `${page.data.length}+` : page.data.length}</strong>{' '}
+                {page.data.length === 1 && !page.next_cursor ? 'draft' : 'drafts'} from your agents
+                <span class="hint"> (the review queue is coming next)</span>
+              </p>
+            )}
+          </Loaded>
+        </section>
+        <section class="card" aria-labelledby="usage-heading">
+          <h2 id="usage-heading">Usage</h2>
+          <Loaded query={usage}>
+            {(u) => (
+              <div class="meters">
+                <p>
+                  Plan: <strong>{u.plan}</strong>
+                </p>
+                <Meter label="Documents" used={u.documents.used} limit={u.documents.limit} show={(n) => plural(n, 'document')} />
+                <Meter label="Storage" used={u.storage_bytes.used} limit={u.storage_bytes.limit} show={formatBytes} />
+                <Meter label={`API calls (${u.period})`} used={u.api_calls.used} limit={u.api_calls.limit} show={(n) => plural(n, 'call')} />
+              </div>
+            )}
+          </Loaded>
+        </section>
+      </div>
+    </section>
+  )
+}
+
+function Meter({ label, used, limit, show }: { label: string; used: number; limit: number | null; show: (n: number) => string }) {
+  const id = `meter-${label.replace(/\W+/g, '-').toLowerCase()}`
+  return (
+    <div class="meter">
+      <span id={id}>
+        {label}: {show(used)} {limit === null ? '(no limit)' : `of ${show(limit)}`}
+      </span>
+      {limit !== null && <meter aria-labelledby={id} min={0} max={limit} value={used} high={limit * 0.9} />}
+    </div>
+  )
+}

@@ -1,0 +1,122 @@
+// Search: the query, mode and filters live in the URL (/app/search?q=…, as the extension opens it); results
+// show the snippet with the searched words marked, a compact "why this result", and the service's notice.
+import { useEffect, useState } from 'preact/hooks'
+import { api, unwrap } from '../api/client'
+import type { paths } from '../api/schema'
+import { formatScore, plural } from '../lib/format'
+import { highlight } from '../lib/highlight'
+import { markdownToText } from '../lib/markdown'
+import { KINDS, oneOf, SOURCES } from '../lib/kinds'
+import { navigate, usePlace, withQuery } from '../lib/router'
+import { useApi } from '../lib/use-api'
+import { useWorkspaces } from '../lib/workspaces'
+import { DocMeta, Tags } from '../ui/doc-list'
+import { Filters, type FilterValues } from '../ui/filters'
+import { Link } from '../ui/link'
+import { PageTitle } from '../ui/page'
+import { Empty, Loaded } from '../ui/states'
+
+type Result = paths['/api/search']['get']['responses']['200']['content']['application/json']['results'][number]
+const MODES = ['hybrid', 'keyword', 'semantic'] as const
+
+export function Search() {
+  const { query } = usePlace()
+  const { current } = useWorkspaces()
+  const q = query.get('q') ?? ''
+  const mode = oneOf(MODES, query.get('mode'))
+  const filters: FilterValues = { kind: query.get('kind') ?? '', tag: query.get('tag') ?? '', source: query.get('source') ?? '' }
+  const [text, setText] = useState(q)
+  useEffect(() => setText(q), [q])
+
+  const params = { q, mode, workspace_id: current || undefined, kind: oneOf(KINDS, filters.kind), tag: filters.tag || undefined, source: oneOf(SOURCES, filters.source), limit: 20 }
+  const search = useApi(async (signal) => (q.trim() ? unwrap(api.GET('/api/search', { params: { query: params }, signal })) : null), [JSON.stringify(params)])
+  const go = (next: { q?: string; mode?: string } & FilterValues) => navigate(withQuery('/app/search', { q, mode, ...filters, ...next }))
+
+  return (
+    <section>
+      <PageTitle title={q ? `Search: ${q}` : 'Search'} />
+      <form role="search" class="search-form row" onSubmit={(e) => (e.preventDefault(), go({ q: text.trim() }))}>
+        <label class="grow">
+          <span class="visually-hidden">Search your memory</span>
+          <input type="search" name="q" value={text} onInput={(e) => setText(e.currentTarget.value)} placeholder="Search your memory" autoFocus={!q} />
+        </label>
+        <label>
+          Mode
+          <select value={mode ?? ''} onChange={(e) => go({ mode: e.currentTarget.value })}>
+            <option value="">Default</option>
+            {MODES.map((m) => (
+              <option key={m}>{m}</option>
+            ))}
+          </select>
+        </label>
+        <button type="submit" class="primary">
+          Search
+        </button>
+      </form>
+      <Filters values={filters} withStatus={false} onChange={(next) => go(next)} />
+      <Loaded query={search} label="Searching…">
+        {(answer) =>
+          answer === null ? (
+            <Empty>
+              <p>Type words to find documents and memories by keyword and by meaning.</p>
+            </Empty>
+          ) : (
+            <>
+              <p class="summary" role="status">
+                {plural(answer.results.length, 'result')} in {Math.round(answer.took_ms)} ms · {answer.mode}
+                {answer.results.length > 0 && ` · ${answer.matched === 'all' ? 'all words matched' : answer.matched === 'any' ? 'some words matched' : 'matched by meaning'}`}
+              </p>
+              {answer.notice && (
+                <p class="notice" role="note">
+                  {answer.notice}
+                </p>
+              )}
+              {answer.results.length === 0 ? (
+                <Empty>
+                  <p>Nothing found for “{answer.query}”. Try other words, another mode, or fewer filters.</p>
+                </Empty>
+              ) : (
+                <ol class="results">
+                  {answer.results.map((result) => (
+                    <ResultItem key={result.document.id} result={result} q={answer.query} />
+                  ))}
+                </ol>
+              )}
+            </>
+          )
+        }
+      </Loaded>
+    </section>
+  )
+}
+
+function ResultItem({ result, q }: { result: Result; q: string }) {
+  return (
+    <li class="result">
+      <Link href={`/app/documents/${result.document.id}`} class="doc-title">
+        {result.document.title}
+      </Link>
+      <DocMeta doc={result.document} />
+      <p class="snippet">
+        {highlight(markdownToText(result.snippet), q).map((piece, i) => (piece.hit ? <mark key={i}>{piece.text}</mark> : piece.text))}
+      </p>
+      <Tags tags={result.document.tags} />
+      <Why result={result} />
+    </li>
+  )
+}
+
+/** Why this result is here, in one line: each ranking that found it (rank and score), words matched, boost. */
+export function Why({ result }: { result: Result }) {
+  const s = result.signals
+  const parts: string[] = []
+  if (s.keyword_rank !== null) parts.push(`keyword #${s.keyword_rank} (${formatScore(s.keyword_score)})`)
+  if (s.semantic_rank !== null) parts.push(`meaning #${s.semantic_rank} (${formatScore(s.semantic_score)})`)
+  parts.push(plural(s.matched_terms, 'word') + ' matched')
+  if (s.boost !== 1) parts.push(`boost ×${formatScore(s.boost)}`)
+  return (
+    <p class="why">
+      <span class="why-label">Why:</span> {parts.join(' · ')} · score {formatScore(result.score)}
+    </p>
+  )
+}

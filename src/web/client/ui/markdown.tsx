@@ -1,0 +1,61 @@
+// Safe Markdown: the parsed tree (lib/markdown.ts) made into elements. Text stays text (Preact escapes it);
+// a link is a link only when its address is http(s) or mailto — otherwise its words are shown, not followed.
+import type { ComponentChildren } from 'preact'
+import { parseMarkdown, type Block, type Inline } from '../lib/markdown'
+import { safeHref } from '../lib/safe-url'
+
+/** `shift` lowers heading levels (a document's "# Title" under the page's own h1 becomes an h2). */
+export function Markdown({ source, shift = 1 }: { source: string; shift?: number }) {
+  return <div class="markdown">{parseMarkdown(source).map((block, i) => renderBlock(block, i, shift))}</div>
+}
+
+function renderBlock(block: Block, key: number, shift: number): ComponentChildren {
+  switch (block.type) {
+    case 'heading': {
+      const Tag = `h${Math.min(6, block.level + shift)}` as 'h2'
+      return <Tag key={key}>{renderInlines(block.children)}</Tag>
+    }
+    case 'paragraph':
+      return <p key={key}>{renderInlines(block.children)}</p>
+    case 'code':
+      return (
+        <pre key={key} tabIndex={0}>
+          <code>{block.text}</code>
+        </pre>
+      )
+    case 'quote':
+      return <blockquote key={key}>{block.children.map((b, i) => renderBlock(b, i, shift))}</blockquote>
+    case 'list': {
+      const items = block.items.map((item, i) => <li key={i}>{item.length === 1 && item[0]!.type === 'paragraph' ? renderInlines(item[0]!.children) : item.map((b, j) => renderBlock(b, j, shift))}</li>)
+      return block.ordered ? <ol key={key} start={block.start}>{items}</ol> : <ul key={key}>{items}</ul>
+    }
+    case 'rule':
+      return <hr key={key} />
+  }
+}
+
+function renderInlines(inlines: Inline[]): ComponentChildren {
+  return inlines.map((inline, i) => {
+    switch (inline.type) {
+      case 'text':
+        return inline.text
+      case 'code':
+        return <code key={i}>{inline.text}</code>
+      case 'strong':
+        return <strong key={i}>{renderInlines(inline.children)}</strong>
+      case 'em':
+        return <em key={i}>{renderInlines(inline.children)}</em>
+      case 'break':
+        return <br key={i} />
+      case 'link': {
+        const href = safeHref(inline.href)
+        if (!href) return <span key={i} class="unsafe-link" title={`link not followed: ${inline.href}`}>{renderInlines(inline.children)}</span>
+        return (
+          <a key={i} href={href} target="_blank" rel="noopener noreferrer nofollow">
+            {renderInlines(inline.children)}
+          </a>
+        )
+      }
+    }
+  })
+}

@@ -1,0 +1,80 @@
+// The frame around every signed-in screen: skip link, top bar (menu on narrow screens, workspace switcher,
+// who is signed in, sign out), the navigation of every screen, the main region and the live region.
+import type { ComponentChildren } from 'preact'
+import { useEffect, useState } from 'preact/hooks'
+import { api, done } from '../api/client'
+import { announce, useAnnouncement } from '../lib/announce'
+import { navigate, usePlace } from '../lib/router'
+import { setUser, SIGN_IN, useUser } from '../lib/session'
+import { useAction } from '../lib/use-api'
+import { forgetWorkspaces } from '../lib/workspaces'
+import { SCREENS } from '../screens/nav'
+import { Link } from './link'
+import { ActionStatus } from './states'
+import { WorkspaceSwitcher } from './workspace-switcher'
+
+const isActive = (screen: string, path: string) => (screen === '/app' ? path === '/app' : path === screen || path.startsWith(`${screen}/`))
+
+export function Shell({ children }: { children: ComponentChildren }) {
+  const { path } = usePlace()
+  const user = useUser()
+  const announcement = useAnnouncement()
+  const [open, setOpen] = useState(false)
+  const signOut = useAction()
+  useEffect(() => setOpen(false), [path])
+
+  const leave = async () => {
+    const ok = await signOut.run(async () => (await done(api.POST('/api/auth/sign-out')), true))
+    if (!ok) return
+    forgetWorkspaces()
+    setUser(null)
+    navigate(SIGN_IN)
+    announce('Signed out')
+  }
+
+  return (
+    <div class="app">
+      <a class="skip" href="#main">
+        Skip to content
+      </a>
+      <header class="topbar">
+        <button type="button" class="menu-toggle" aria-expanded={open} aria-controls="nav" onClick={() => setOpen(!open)}>
+          Menu
+        </button>
+        <Link href="/app" class="brand">
+          Memory
+        </Link>
+        <WorkspaceSwitcher />
+        <div class="who">
+          <span class="email" title={user?.email}>
+            {user?.name || user?.email}
+          </span>
+          <button type="button" class="quiet" onClick={leave} disabled={signOut.busy}>
+            Sign out
+          </button>
+        </div>
+      </header>
+      <ActionStatus action={signOut} />
+      <div class="layout">
+        <nav id="nav" aria-label="Screens" class={open ? 'open' : ''}>
+          <ul>
+            {SCREENS.map((screen) => (
+              <li key={screen.path}>
+                <Link href={screen.path} aria-current={isActive(screen.path, path) ? 'page' : undefined}>
+                  {screen.label}
+                  {!screen.ready && <span class="soon">next</span>}
+                </Link>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <main id="main" tabIndex={-1}>
+          {children}
+        </main>
+      </div>
+      <div class="toast" role="status" aria-live="polite">
+        {announcement}
+      </div>
+    </div>
+  )
+}

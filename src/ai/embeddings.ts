@@ -19,6 +19,11 @@ export interface Embedder {
   fusionWeight: number
   /** Cosine similarity from which two documents are suggested as linked. */
   linkThreshold: number
+  /**
+   * Each chunk is embedded after its document's title (embedding-text.ts): for models whose vectors carry
+   * meaning. The hash embedder's vectors are bags of the chunk's own words, and stay so.
+   */
+  embedsTitle: boolean
 }
 
 type Provider = Config['embeddings']['provider']
@@ -55,12 +60,12 @@ export async function loadEmbedder(config: Config, log: Logger): Promise<{ embed
   if (provider === 'none') return unavailable('EMBEDDING_PROVIDER=none', true)
   if (provider === 'hash') {
     const dims = config.embeddings.dimensions
-    const embedder: Embedder = { id: `hash-${dims}`, provider, model: hashEmbeddingModel(dims), queryPrefix: '', fusionWeight: 0.1, linkThreshold: 0.5 }
+    const embedder: Embedder = { id: `hash-${dims}`, provider, model: hashEmbeddingModel(dims), queryPrefix: '', fusionWeight: 0.1, linkThreshold: 0.5, embedsTitle: false }
     return loaded(embedder, embedder.id)
   }
   if (provider === 'openai') {
     const openai = createOpenAI({ baseURL: config.embeddings.openaiBaseUrl ?? undefined, apiKey: config.embeddings.openaiApiKey ?? 'unset' })
-    const embedder: Embedder = { id: `openai:${model}`, provider, model: openai.embedding(model) as EmbeddingModelV4, queryPrefix: '', fusionWeight: 1, linkThreshold: 0.8 }
+    const embedder: Embedder = { id: `openai:${model}`, provider, model: openai.embedding(model) as EmbeddingModelV4, queryPrefix: '', fusionWeight: 1, linkThreshold: 0.8, embedsTitle: true }
     try {
       await embed({ model: embedder.model, value: 'ping', maxRetries: 0, abortSignal: AbortSignal.timeout(10_000) })
     } catch (error) {
@@ -75,7 +80,7 @@ export async function loadEmbedder(config: Config, log: Logger): Promise<{ embed
     const started = performance.now()
     const local = await loadLocalEmbeddingModel({ model, modelPath: config.embeddings.modelPath, cacheDir: modelCacheDir(config.dataDir), dtype: config.embeddings.dtype })
     const { queryPrefix } = localModelTraits(model)
-    const embedder: Embedder = { id: `local:${model}`, provider, model: local.model, queryPrefix, fusionWeight: 1, linkThreshold: LOCAL_LINK_THRESHOLD }
+    const embedder: Embedder = { id: `local:${model}`, provider, model: local.model, queryPrefix, fusionWeight: 1, linkThreshold: LOCAL_LINK_THRESHOLD, embedsTitle: true }
     log.info('embedding model loaded', { model, dtype: local.dtype, ms: Math.round(performance.now() - started) })
     return loaded(embedder, model, local.dtype)
   } catch (error) {

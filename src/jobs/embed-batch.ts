@@ -6,6 +6,7 @@
 import { and, eq, inArray, isNull, ne, not, or, sql } from 'drizzle-orm'
 import { chunks, documents } from '../../db/schema'
 import { embedDocuments, type Embedder } from '../ai/embeddings'
+import { embeddingText } from '../retrieval/embedding-text'
 import type { Deps } from '../deps'
 import { enqueueJob } from './catalog'
 
@@ -25,6 +26,7 @@ const passChars = (embedder: Embedder) => (embedder.provider === 'local' ? BATCH
 interface PendingChunk {
   id: string
   document_id: string
+  /** What is embedded: the chunk, after its document's title when the model embeds titles (embedding-text.ts). */
   content: string
 }
 
@@ -80,14 +82,16 @@ export async function embedDocumentsTogether(deps: Deps, documentIds: string[], 
   return outcomes
 }
 
-/** The chunks of these documents the loaded model has not processed, in document order. */
+/** The chunks of these documents the loaded model has not processed, in document order, as the text to embed. */
 async function pendingChunks(deps: Deps, embedder: Embedder, ids: string[]): Promise<PendingChunk[]> {
   if (!ids.length) return []
-  return deps.db
-    .select({ id: chunks.id, document_id: chunks.document_id, content: chunks.content })
+  const rows = await deps.db
+    .select({ id: chunks.id, document_id: chunks.document_id, title: documents.title, content: chunks.content })
     .from(chunks)
+    .innerJoin(documents, eq(documents.id, chunks.document_id))
     .where(and(inArray(chunks.document_id, ids), or(isNull(chunks.embedding_model), ne(chunks.embedding_model, embedder.id))))
     .orderBy(chunks.document_id, chunks.ordinal)
+  return rows.map((r) => ({ id: r.id, document_id: r.document_id, content: embedder.embedsTitle ? embeddingText(r.title, r.content) : r.content }))
 }
 
 /**

@@ -20,6 +20,30 @@ const similarity = (text: string, query: string) => cosine(hashEmbed(text, 512),
 const ids = (results: SearchResult[]) => results.map((r) => r.document.id)
 const byId = (results: SearchResult[], id: string) => results.find((r) => r.document.id === id)
 
+describe('the page size never changes the ranking', () => {
+  // Fusion normalises each side over its candidates: were the candidates as many as the page, a page of 10
+  // would rank differently from the first 10 of a page of 100. 80 documents, so both pools are cut.
+  const WORDS = ['river', 'bridge', 'stone', 'winter', 'harbour', 'market', 'tower', 'garden', 'lantern', 'orchard', 'valley', 'mill']
+  let u: TestUser
+  beforeAll(async () => {
+    u = await t.signUp()
+    for (let i = 0; i < 80; i++) {
+      const words = WORDS.filter((_, w) => (i * 7 + w * 13) % 5 < 2 || (i + w) % 11 === 0)
+      await add(t, u, { title: `Note ${i}`, body: `${words.join(' ')} ${'walk '.repeat(i % 9)}by the ${WORDS[i % WORDS.length]}.` })
+    }
+    await drainJobs(t.deps)
+  })
+
+  test('the first 10 at limit 10 are the first 10 at limit 100, with the same scores', async () => {
+    for (const q of ['river bridge winter', 'harbour market by the tower', 'stone garden lantern orchard']) {
+      const page = await search(t, u, { q, mode: 'hybrid', limit: 10 })
+      const long = await search(t, u, { q, mode: 'hybrid', limit: 100 })
+      expect(page.results.length).toBe(10)
+      expect(page.results.map((r) => [r.document.id, r.score])).toEqual(long.results.slice(0, 10).map((r) => [r.document.id, r.score]))
+    }
+  })
+})
+
 describe('hybrid fusion', () => {
   const q = 'what is the capital of the kingdom of the north'
   const texts = {

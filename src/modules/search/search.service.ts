@@ -27,8 +27,11 @@ export interface SearchInput {
 // Results show summaries: never read bodies (up to 1 MiB each) to answer a search.
 const { body: _body, metadata: _metadata, ...summaryColumns } = getTableColumns(documents)
 
-/** Candidates each side brings to hybrid fusion. */
-const FUSION_POOL = 50
+/**
+ * Candidates each side brings to hybrid fusion, whatever the page size: fusion normalises over the candidates,
+ * so a pool that grew with `limit` would rank the first ten differently at limit 10 and at limit 100.
+ */
+const FUSION_POOL = 100
 
 /** The filters every ranking applies inside its own query, on the documents table aliased `d`. */
 function documentFilter(userId: string, input: SearchInput): SQL {
@@ -58,14 +61,14 @@ export async function searchDocuments(deps: Deps, user: SessionUser, input: Sear
   let failure: string | null = null
   if (mode !== 'keyword' && embedder && query.hasWords) {
     const vector = await embedQuery(embedder, query.text).catch((error: Error) => ((failure = error.message), null))
-    if (vector) semantic = await semanticSearch(deps.db, user.id, embedder.id, vector, filter, mode === 'hybrid' ? Math.max(limit, FUSION_POOL) : limit, { copies: deps.vectorMemory, filter: memoryFilter })
+    if (vector) semantic = await semanticSearch(deps.db, user.id, embedder.id, vector, filter, mode === 'hybrid' ? FUSION_POOL : limit, { copies: deps.vectorMemory, filter: memoryFilter })
   }
   const ran = failure ? 'keyword' : mode
   const { terms } = query
   // Documents not embedded by the loaded model yet are invisible to semantic ranking: say how many.
   const unembedded = ran === 'keyword' ? undefined : unembeddedNotice(await countUnembedded(deps.db, filter))
   const memory = { copies: deps.keywordMemory, filter: memoryFilter }
-  const keyword = ran === 'semantic' ? { hits: [] } : await keywordSearch(deps.db, user.id, terms, filter, ran === 'hybrid' ? Math.max(limit, FUSION_POOL) : limit, memory)
+  const keyword = ran === 'semantic' ? { hits: [] } : await keywordSearch(deps.db, user.id, terms, filter, ran === 'hybrid' ? FUSION_POOL : limit, memory)
   const ranked: RankedHit[] = (
     ran === 'keyword' ? fromKeyword(keyword.hits) : ran === 'semantic' ? fromSemantic(semantic) : fuse(fromKeyword(keyword.hits), fromSemantic(semantic), embedder!.fusionWeight)
   ).slice(0, limit)

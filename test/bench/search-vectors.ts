@@ -11,7 +11,8 @@ import { hashEmbed } from '../../src/ai/hash-embedding'
 import type { Deps } from '../../src/deps'
 import { semanticSearch } from '../../src/retrieval/semantic'
 import { VectorMemory } from '../../src/retrieval/vector-memory'
-import { searchUserVectors } from '../../src/retrieval/vector-memory-rank'
+import { codesBytes } from '../../src/retrieval/vector-codes'
+import { bytesOf, searchUserVectors } from '../../src/retrieval/vector-memory-rank'
 import { KeywordMemory } from '../../src/retrieval/keyword-memory'
 
 export const BENCH_DIMENSIONS = 384
@@ -60,7 +61,11 @@ export async function measureVectors({ deps, userId, mode, queries, total, drive
   let t0 = performance.now()
   const copy = await deps.vectorMemory.load(deps.db, userId, model)
   if (!copy) throw new Error('the in-memory vector copy did not load')
-  console.log(`in-memory chunk vectors: ${copy.chunkIds.length} × ${copy.dim} float32 (${(copy.vectors.byteLength / 2 ** 20).toFixed(0)} MB), loaded in ${((performance.now() - t0) / 1000).toFixed(1)} s`)
+  const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MB`
+  console.log(
+    `in-memory chunk vectors: ${copy.chunkIds.length} × ${copy.dim} float32 (${mb(copy.vectors.byteLength)}) + int8 codes (${mb(codesBytes(copy.codes))}); ` +
+      `the copy counts ${mb(bytesOf(copy))} against VECTOR_MEMORY_MAX_MB; loaded in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+  )
 
   const vectors = await Promise.all(queries.map(async (q) => (await embedQuery(deps.embedder!, q))!))
   const filter = sql`d.user_id = ${userId} and d.status = 'active'`

@@ -42,19 +42,23 @@ export class VectorMemory {
 
   /** The user's copy of `model`'s vectors if it is current (one read of keyword_stats); otherwise null, and a load is started if worth it. */
   async current(db: Tx, userId: string, model: string): Promise<UserVectors | null> {
-    if (!this.enabled) return null
+    return this.enabled ? (await this.status(db, userId, model)).copy : null
+  }
+
+  /** current(), and whether the user has at least minDocuments documents (below, SQL answers for good, and fast). */
+  async status(db: Tx, userId: string, model: string): Promise<{ copy: UserVectors | null; large: boolean }> {
     const versions = await versionsOf(db, userId)
-    if (!versions) return null
+    if (!versions) return { copy: null, large: false }
+    const large = versions.documents >= this.options.minDocuments
+    if (!this.enabled) return { copy: null, large }
     const copy = this.copies.get(userId)
     if (copy && copy.model === model && copy.version === versions.version && copy.embeddingVersion === versions.embeddingVersion) {
       this.copies.delete(userId)
       this.copies.set(userId, copy) // most recently used last
-      return copy
+      return { copy, large }
     }
-    if (versions.documents >= this.options.minDocuments && !this.loading.has(userId) && (this.notBefore.get(userId) ?? 0) <= Date.now()) {
-      void this.load(db, userId, model)
-    }
-    return null
+    if (large && !this.loading.has(userId) && (this.notBefore.get(userId) ?? 0) <= Date.now()) void this.load(db, userId, model)
+    return { copy: null, large }
   }
 
   /** Loads (or reloads) the user's copy; resolves when done. Tests and benchmarks await it. */

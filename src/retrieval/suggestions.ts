@@ -1,35 +1,26 @@
-// Link suggestions: a document's nearest neighbours in its workspace become `pending` links. Candidates come
-// from "more like this" by keyword — the document's most distinctive terms as a BM25 query, scores scaled by
-// the document's own score; with embeddings they are re-scored by best chunk-to-chunk cosine similarity. Links a person completed
-// or removed (dismissed) are never touched.
+// Link suggestions: a document's nearest neighbours in its workspace become `pending` links. With embeddings, by
+// best chunk-to-chunk cosine over the workspace (link-neighbours.ts: the in-memory vector copy search uses);
+// without, by "more like this" — the document's most distinctive terms as a BM25 query, scores scaled by the
+// document's own score. Links a person completed or removed (dismissed) are never touched.
 import { and, eq, or, sql, type AnyColumn } from 'drizzle-orm'
 import { queryRows } from '../../db/client'
 import { documents, links } from '../../db/schema'
 import type { Deps } from '../deps'
 import { keywordSearch, type QueryTerm } from './keyword'
+import { neighboursInMemory, neighboursInSql, sameWorkspace, type Neighbour } from './link-neighbours'
 
 export const MAX_SUGGESTIONS = 5
 /** Keyword similarity (share of the document's own score) needed to suggest a link. */
 export const KEYWORD_THRESHOLD = 0.35
 const MLT_TERMS = 12
-/** Keyword candidates re-scored by cosine when there are embeddings. */
+/** Keyword candidates re-scored by cosine while a large user's vector copy reloads. */
 const CANDIDATES = 50
 const DF_CAP = 100
-
-interface Neighbour {
-  document_id: string
-  score: number
-}
 
 export async function suggestLinks(deps: Deps, documentId: string): Promise<number> {
   const [doc] = await deps.db.select().from(documents).where(eq(documents.id, documentId))
   if (!doc || doc.status !== 'active') return 0
-  const similar = await keywordNeighbours(deps, doc, deps.embedder ? CANDIDATES : MAX_SUGGESTIONS)
-  // With embeddings, the keyword candidates are re-scored by cosine: exact vectors compared with a bounded
-  // set, so a job costs the same in a corpus of a hundred documents or of a million.
-  const neighbours = deps.embedder
-    ? await semanticNeighbours(deps, doc, deps.embedder.id, deps.embedder.linkThreshold, similar.map((n) => n.document_id))
-    : similar.filter((n) => n.score >= KEYWORD_THRESHOLD)
+  const neighbours = deps.embedder ? await semanticNeighbours(deps, doc, deps.embedder.id, deps.embedder.linkThreshold) : (await keywordNeighbours(deps, doc, MAX_SUGGESTIONS)).filter((n) => n.score >= KEYWORD_THRESHOLD)
   return deps.db.transaction(async (tx) => {
     // Replace this document's open suggestions; completed and dismissed links stay as people left them.
     await tx.delete(links).where(and(eq(links.status, 'pending'), eq(links.origin, 'suggested'), or(eq(links.source_id, doc.id), eq(links.target_id, doc.id))))
@@ -48,28 +39,17 @@ export async function suggestLinks(deps: Deps, documentId: string): Promise<numb
 }
 
 type Doc = typeof documents.$inferSelect
-const sameWorkspace = (doc: Doc) => sql`d.user_id = ${doc.user_id} and d.workspace_id = ${doc.workspace_id} and d.status = 'active' and d.id <> ${doc.id}`
 
-async function semanticNeighbours(deps: Deps, doc: Doc, model: string, threshold: number, candidates: string[]): Promise<Neighbour[]> {
-  if (candidates.length === 0) return []
-  const rows = await queryRows<Neighbour>(
-    deps.db,
-    // Chunks with no vector are left out, and so is a NaN cosine (a zero vector stored before they were
-    // refused): PostgreSQL's max() and >= rank NaN above every number, so one would win every pair.
-    sql`select d.id as document_id, max(s.similarity) as score
-        from chunks c
-        join chunks o on o.document_id in (select (jsonb_array_elements_text(${JSON.stringify(candidates)}::jsonb))::uuid)
-          and o.embedding_model = c.embedding_model and o.embedding is not null
-        cross join lateral (select (1 - (o.embedding <=> c.embedding))::float8 as similarity) s
-        join documents d on d.id = o.document_id
-        where c.document_id = ${doc.id} and c.embedding_model = ${model} and c.embedding is not null and s.similarity <> 'NaN'::float8
-          and ${sameWorkspace(doc)}
-        group by d.id
-        having max(s.similarity) >= ${threshold}
-        order by score desc, d.id
-        limit ${MAX_SUGGESTIONS}`,
-  )
-  return rows.map((r) => ({ document_id: r.document_id, score: Number(r.score) }))
+/**
+ * With embeddings: every document of the workspace compared, chunk to chunk, in the user's in-memory vector copy
+ * (or in SQL for a user too small to be copied). While a large user's copy reloads (any write makes it stale),
+ * keyword candidates are re-scored by cosine instead: a bounded set, so the job never scans the corpus in SQL.
+ */
+async function semanticNeighbours(deps: Deps, doc: Doc, model: string, threshold: number): Promise<Neighbour[]> {
+  const { neighbours, large } = await neighboursInMemory(deps, doc, model, threshold, MAX_SUGGESTIONS)
+  if (neighbours) return neighbours
+  const candidates = large ? (await keywordNeighbours(deps, doc, CANDIDATES)).map((n) => n.document_id) : null
+  return neighboursInSql(deps, doc, model, threshold, MAX_SUGGESTIONS, candidates)
 }
 
 /** The documents most like this one by keyword, scored as a share of its own score (best first). */

@@ -1,13 +1,14 @@
 // An in-process copy of a user's chunk vectors (of the loaded model) and the few document fields semantic
-// ranking reads, so exact cosine runs over one Float32Array (~1 ns a dimension) instead of pgvector's scan
-// through SQL rows (~300 ms per 100k vectors on PGlite). Like the keyword copy it is only an accelerator: used
-// while keyword_stats.version (documents: statuses, filters, boosts) and embedding_version (chunks: a trigger
+// ranking reads, so exact cosine runs in memory (int8 codes scanned, the best candidates rescored from float32:
+// vector-memory-rank.ts) instead of pgvector's scan through SQL rows (~300 ms per 100k vectors on PGlite). Like
+// the keyword copy it is only an accelerator: used while keyword_stats.version (documents: statuses, filters, boosts) and embedding_version (chunks: a trigger
 // bumps it on every insert, delete or embedding write) both equal what the copy was loaded at — one read per
 // search — and it ranks exactly as semantic.ts's SQL (vector-memory-rank.ts). Stale or missing, the SQL answers
 // and a fresh copy loads in the background, in pages, so other queries interleave with the load.
 import { sql } from 'drizzle-orm'
 import { queryRows, type Tx } from '../../db/client'
 import type { Logger } from '../log'
+import { encodeRows } from './vector-codes'
 import { bytesOf, type UserVectors } from './vector-memory-rank'
 
 export interface VectorMemoryOptions {
@@ -41,19 +42,23 @@ export class VectorMemory {
 
   /** The user's copy of `model`'s vectors if it is current (one read of keyword_stats); otherwise null, and a load is started if worth it. */
   async current(db: Tx, userId: string, model: string): Promise<UserVectors | null> {
-    if (!this.enabled) return null
+    return this.enabled ? (await this.status(db, userId, model)).copy : null
+  }
+
+  /** current(), and whether the user has at least minDocuments documents (below, SQL answers for good, and fast). */
+  async status(db: Tx, userId: string, model: string): Promise<{ copy: UserVectors | null; large: boolean }> {
     const versions = await versionsOf(db, userId)
-    if (!versions) return null
+    if (!versions) return { copy: null, large: false }
+    const large = versions.documents >= this.options.minDocuments
+    if (!this.enabled) return { copy: null, large }
     const copy = this.copies.get(userId)
     if (copy && copy.model === model && copy.version === versions.version && copy.embeddingVersion === versions.embeddingVersion) {
       this.copies.delete(userId)
       this.copies.set(userId, copy) // most recently used last
-      return copy
+      return { copy, large }
     }
-    if (versions.documents >= this.options.minDocuments && !this.loading.has(userId) && (this.notBefore.get(userId) ?? 0) <= Date.now()) {
-      void this.load(db, userId, model)
-    }
-    return null
+    if (large && !this.loading.has(userId) && (this.notBefore.get(userId) ?? 0) <= Date.now()) void this.load(db, userId, model)
+    return { copy: null, large }
   }
 
   /** Loads (or reloads) the user's copy; resolves when done. Tests and benchmarks await it. */
@@ -175,6 +180,9 @@ async function loadUserVectors(db: Tx, userId: string, model: string): Promise<U
   const width = Math.max(dim, 0)
   const vectors = new Float32Array(order.length * width)
   order.forEach((from, to) => vectors.set(parts[from]!, to * width))
+  const docStart = new Int32Array(docs.length + 1)
+  for (const from of order) docStart[chunkDoc[from]! + 1]!++
+  for (let d = 0; d < docs.length; d++) docStart[d + 1]! += docStart[d]!
   return {
     version: versions.version,
     embeddingVersion: versions.embeddingVersion,
@@ -190,7 +198,9 @@ async function loadUserVectors(db: Tx, userId: string, model: string): Promise<U
     tags: docs.map((d) => d.tags),
     chunkIds: order.map((i) => chunkIds[i]!),
     chunkDoc: Int32Array.from(order, (i) => chunkDoc[i]!),
+    docStart,
     vectors,
     norms: Float64Array.from(order, (i) => norms[i]!),
+    codes: encodeRows(vectors, order.length, width),
   }
 }

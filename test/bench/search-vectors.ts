@@ -10,8 +10,10 @@ import { embedQuery } from '../../src/ai/embeddings'
 import { hashEmbed } from '../../src/ai/hash-embedding'
 import type { Deps } from '../../src/deps'
 import { semanticSearch } from '../../src/retrieval/semantic'
+import { suggestLinks } from '../../src/retrieval/suggestions'
 import { VectorMemory } from '../../src/retrieval/vector-memory'
-import { searchUserVectors } from '../../src/retrieval/vector-memory-rank'
+import { codesBytes } from '../../src/retrieval/vector-codes'
+import { bytesOf, searchUserVectors } from '../../src/retrieval/vector-memory-rank'
 import { KeywordMemory } from '../../src/retrieval/keyword-memory'
 
 export const BENCH_DIMENSIONS = 384
@@ -60,7 +62,11 @@ export async function measureVectors({ deps, userId, mode, queries, total, drive
   let t0 = performance.now()
   const copy = await deps.vectorMemory.load(deps.db, userId, model)
   if (!copy) throw new Error('the in-memory vector copy did not load')
-  console.log(`in-memory chunk vectors: ${copy.chunkIds.length} × ${copy.dim} float32 (${(copy.vectors.byteLength / 2 ** 20).toFixed(0)} MB), loaded in ${((performance.now() - t0) / 1000).toFixed(1)} s`)
+  const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MB`
+  console.log(
+    `in-memory chunk vectors: ${copy.chunkIds.length} × ${copy.dim} float32 (${mb(copy.vectors.byteLength)}) + int8 codes (${mb(codesBytes(copy.codes))}); ` +
+      `the copy counts ${mb(bytesOf(copy))} against VECTOR_MEMORY_MAX_MB; loaded in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+  )
 
   const vectors = await Promise.all(queries.map(async (q) => (await embedQuery(deps.embedder!, q))!))
   const filter = sql`d.user_id = ${userId} and d.status = 'active'`
@@ -99,5 +105,24 @@ export async function measureVectors({ deps, userId, mode, queries, total, drive
   console.log(`HTTP  mode=${mode}  concurrency 1, in-memory copies off (pgvector exact scan in SQL, the path before)  ${fmt(httpSql)}`)
   console.log(`bare in-memory semantic ranking (searchUserVectors, top 10)  ${fmt(bare)}`)
   console.log(`bare SQL semantic ranking (semanticSearch without copies, top 10)  ${fmt(bareSql)}`)
+  await measureSuggestLinks(deps, userId, drive, fmt)
   console.log(`recall@10 of HTTP mode=${mode} with the copies against the exact SQL ranking: ${(found / Math.max(expected, 1)).toFixed(3)} (${found}/${expected}, ${exactN} queries; the exact pass took ${exactSeconds.toFixed(1)} s)`)
+}
+
+/** suggest-links for one document (its neighbour query and its link writes) three ways: over the in-memory copy (now),
+ * keyword candidates re-scored in SQL (before, and now while a large user's copy reloads), every chunk of the
+ * workspace in SQL (now for users below VECTOR_MEMORY_MIN_DOCUMENTS). */
+async function measureSuggestLinks(deps: Deps, userId: string, drive: Drive, fmt: Context['fmt']) {
+  const sample = await queryRows<{ id: string }>(deps.db, sql`select id from documents where user_id = ${userId} order by md5(id::text) limit 40`)
+  const once = (k: number) => suggestLinks(deps, sample[k % sample.length]!.id)
+  const copies = deps.vectorMemory
+  const inMemory = await drive(1, sample.length, once)
+  deps.vectorMemory = new VectorMemory({ minDocuments: 1, maxBytes: 0, log: deps.log }) // large, no copy: keyword candidates
+  const candidates = await drive(1, sample.length, once)
+  deps.vectorMemory = new VectorMemory({ minDocuments: Number.MAX_SAFE_INTEGER, maxBytes: 0, log: deps.log }) // small: the whole workspace in SQL
+  const whole = await drive(1, Math.min(sample.length, 10), once)
+  deps.vectorMemory = copies
+  console.log(`suggest-links per document, in-memory copy (now)  ${fmt(inMemory)}`)
+  console.log(`suggest-links per document, 50 keyword candidates re-scored in SQL (before; now while a copy reloads)  ${fmt(candidates)}`)
+  console.log(`suggest-links per document, every chunk of the workspace in SQL (now below VECTOR_MEMORY_MIN_DOCUMENTS)  ${fmt(whole)}`)
 }

@@ -2,9 +2,11 @@
 // embedded default (PGlite), at 10k and 100k documents and at concurrency 1 and 16, against the bare SQL of the
 // same queries. The corpus is SciFact replicated with variations, seeded without HTTP (~80 docs/s there): in bulk
 // by default, checked against the API's own indexDocument on a sample, or with BENCH_SEED=api through indexDocument.
-// BENCH_SIZES (10000,100000), BENCH_QUERIES (all 150), BENCH_ROUNDS, BENCH_BUDGET_S (90) and BENCH_SEED (bulk | api) override.
+// BENCH_SIZES (10000,100000), BENCH_QUERIES (all 150), BENCH_ROUNDS, BENCH_BUDGET_S (90) and BENCH_SEED (bulk | api) override;
+// BENCH_DATA_DIR (PGlite on disk) keeps the seeded corpus for the next run of the same size (one size per folder).
 // --mode semantic|hybrid (or BENCH_MODE) measures those modes instead, with and without the in-memory vector copy,
 // and recall@10 against the exact ranking (search-vectors.ts: hash vectors at 384 dimensions).
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { getTableColumns, inArray, sql } from 'drizzle-orm'
 import { chunks, documents, postings } from '../../db/schema'
 import { queryRows } from '../../db/client'
@@ -185,7 +187,18 @@ async function drive(concurrency: number, total: number, once: (k: number) => Pr
   return { stats: summary(took), seconds: (performance.now() - started) / 1000, total }
 }
 
+/** The marker a finished seed leaves in BENCH_DATA_DIR: which size and mode the folder holds. */
+const markerPath = () => `${process.env.BENCH_DATA_DIR}/bench-seed.json`
+const seedKind = (size: number) => JSON.stringify({ size, vectors: MODE !== 'keyword', dimensions: BENCH_DIMENSIONS, seed: SEED })
+function seededBefore(size: number): boolean {
+  if (!process.env.BENCH_DATA_DIR || process.env.BENCH_RESEED === '1' || !existsSync(markerPath())) return false
+  if (readFileSync(markerPath(), 'utf8') !== seedKind(size)) throw new Error(`${process.env.BENCH_DATA_DIR} holds another seed (${readFileSync(markerPath(), 'utf8')}): use another folder or BENCH_RESEED=1`)
+  return true
+}
+const markSeeded = (size: number) => process.env.BENCH_DATA_DIR && writeFileSync(markerPath(), seedKind(size))
+
 async function run(size: number) {
+  if (process.env.BENCH_DATA_DIR && process.env.BENCH_RESEED === '1') rmSync(process.env.BENCH_DATA_DIR, { recursive: true, force: true })
   const deps = await createDeps(loadConfig({
     // BENCH_DATA_DIR: PGlite on disk (a fresh folder), for sizes whose in-memory database would not fit in RAM.
     DATA_DIR: process.env.BENCH_DATA_DIR ?? 'memory://', LOG_LEVEL: 'warn', DEFAULT_PLAN: 'pro', WORKER_IN_PROCESS: 'false',
@@ -197,28 +210,39 @@ async function run(size: number) {
   const server = Bun.serve({ port: 0, fetch: createApp(deps).fetch })
   const base = `http://127.0.0.1:${server.port}`
   const origin = deps.config.baseUrl
-  const signUp = await fetch(`${base}/api/auth/sign-up`, { method: 'POST', headers: { 'content-type': 'application/json', origin }, body: JSON.stringify({ email: 'bench@example.com', password: 'benchmark password' }) })
+  // BENCH_DATA_DIR keeps a seeded corpus: a later run of the same size and mode signs in and measures it again
+  // (seeding 100k documents takes most of an hour here); BENCH_RESEED=1 starts from a fresh folder instead.
+  const reuse = seededBefore(size)
+  const account = JSON.stringify({ email: 'bench@example.com', password: 'benchmark password' })
+  const signUp = await fetch(`${base}/api/auth/${reuse ? 'sign-in' : 'sign-up'}`, { method: 'POST', headers: { 'content-type': 'application/json', origin }, body: account })
+  if (signUp.status >= 300) throw new Error(`bench account: ${signUp.status} ${await signUp.text()}`)
   const cookie = signUp.headers.getSetCookie()[0]!.split(';')[0]!
   const { user } = (await signUp.json()) as { user: SessionUser }
   const { key } = (await (await fetch(`${base}/api/keys`, { method: 'POST', headers: { cookie, origin, 'content-type': 'application/json' }, body: '{}' })).json()) as { key: string }
   const auth = { authorization: `Bearer ${key}` }
 
   let t0 = performance.now()
-  await (SEED === 'api' ? seedThroughIndexDocument : seedInBulk)(deps, user.id, await resolveWorkspaceId(deps.db, user.id, undefined), size)
-  const seedSeconds = (performance.now() - t0) / 1000
-  console.log(`\nseeded ${size} documents in ${seedSeconds.toFixed(1)} s (${(size / seedSeconds).toFixed(0)} docs/s, ${SEED === 'api' ? 'indexDocument per document' : 'in bulk'}, ${BATCH} per transaction)`)
-  t0 = performance.now()
-  const verified = await verifySeed(deps, user.id, size)
-  const verifySeconds = (performance.now() - t0) / 1000
-  if (MODE !== 'keyword') {
+  let verified = 0
+  let verifySeconds = 0
+  if (reuse) console.log(`\nreusing the ${size} documents seeded in ${process.env.BENCH_DATA_DIR} by an earlier run`)
+  else {
+    await (SEED === 'api' ? seedThroughIndexDocument : seedInBulk)(deps, user.id, await resolveWorkspaceId(deps.db, user.id, undefined), size)
+    const seedSeconds = (performance.now() - t0) / 1000
+    console.log(`\nseeded ${size} documents in ${seedSeconds.toFixed(1)} s (${(size / seedSeconds).toFixed(0)} docs/s, ${SEED === 'api' ? 'indexDocument per document' : 'in bulk'}, ${BATCH} per transaction)`)
+    t0 = performance.now()
+    verified = await verifySeed(deps, user.id, size)
+    verifySeconds = (performance.now() - t0) / 1000
+  }
+  if (MODE !== 'keyword' && !reuse) {
     // After the check: re-indexing the sample through indexDocument replaces its chunks, vectors and all.
     t0 = performance.now()
     const embedded = await embedChunksInBulk(deps, user.id)
     console.log(`${embedded} chunks embedded by ${deps.embedder!.id} in ${((performance.now() - t0) / 1000).toFixed(1)} s`)
   }
   t0 = performance.now()
-  await createAnalyzer(deps)() // what the server's maintenance tick does after a bulk ingest (PGlite has no autovacuum)
+  if (!reuse) await createAnalyzer(deps)() // what the server's maintenance tick does after a bulk ingest (PGlite has no autovacuum)
   const analyzeSeconds = (performance.now() - t0) / 1000
+  if (!reuse) markSeeded(size)
   const [counts] = await queryRows<{ docs: number; chunks: number; postings: number; terms: number }>(deps.db, sql`select
     (select count(*) from documents where user_id = ${user.id})::int as docs, (select count(*) from chunks)::int as chunks,
     (select count(*) from postings)::int as postings, (select count(distinct term) from postings)::int as terms`)

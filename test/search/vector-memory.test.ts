@@ -1,8 +1,9 @@
 // The in-memory copy of a user's chunk vectors is an accelerator only: on a corpus with every status, pins,
 // ratings, tags, kinds, two workspaces, a zero vector, a chunk of another model and another user's documents, it
 // ranks exactly as the SQL ranking does — same documents, same best chunks, same scores — under every filter, and
-// never returns fewer than `limit` when that many match; any write to the user's documents or chunk vectors makes
-// the copy stale at once, so search never answers from an outdated copy.
+// never returns fewer than `limit` when that many match; link suggestions' neighbour query gives what the SQL gives;
+// any write to the user's documents or chunk vectors makes the copy stale at once, so search never answers from an
+// outdated copy.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { eq, sql } from 'drizzle-orm'
 import { chunks, documents } from '../../db/schema'
@@ -10,6 +11,7 @@ import { queryRows } from '../../db/client'
 import { embedQuery } from '../../src/ai/embeddings'
 import { drainJobs } from '../../src/jobs/worker'
 import type { MemoryFilter } from '../../src/retrieval/keyword-memory-rank'
+import { neighboursInMemory, neighboursInSql } from '../../src/retrieval/link-neighbours'
 import { semanticSearch } from '../../src/retrieval/semantic'
 import { searchUserVectors } from '../../src/retrieval/vector-memory-rank'
 import { createTestApp, type TestApp, type TestUser } from '../harness'
@@ -105,6 +107,26 @@ describe('the in-memory copy of the chunk vectors', () => {
     expect(compared).toBeGreaterThan(1000)
     // A zero query vector ranks nothing, as in SQL.
     expect(searchUserVectors(copy!, new Array(copy!.dim).fill(0), {}, 10)).toEqual([])
+  })
+
+  test('link suggestions\' neighbour query ranks in the copy exactly as over the whole workspace in SQL', async () => {
+    const copy = await t.deps.vectorMemory.load(t.deps.db, u.id, model())
+    expect(copy).not.toBeNull()
+    let compared = 0
+    // Multi-chunk documents (0, 7, 14…), the other workspace's (0, 5, 10…), the zero vector's (10), the other model's (11).
+    for (const i of [0, 1, 2, 5, 10, 11, 14, 21, 33, 42]) {
+      const [doc] = await t.deps.db.select().from(documents).where(eq(documents.id, docs[i]!))
+      for (const threshold of [-1, 0.3, 0.6]) {
+        for (const limit of [1, 5, 100]) {
+          const fromSql = await neighboursInSql(t.deps, doc!, model(), threshold, limit, null)
+          const { neighbours } = await neighboursInMemory(t.deps, doc!, model(), threshold, limit)
+          expect(neighbours!.map((n) => n.document_id)).toEqual(fromSql.map((n) => n.document_id))
+          neighbours!.forEach((n, k) => expect(n.score).toBeCloseTo(fromSql[k]!.score, 5))
+          compared += fromSql.length
+        }
+      }
+    }
+    expect(compared).toBeGreaterThan(500)
   })
 
   test('never returns fewer than `limit` when that many documents match the filters', async () => {

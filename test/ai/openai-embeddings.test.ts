@@ -68,13 +68,14 @@ describe('a healthy OpenAI-compatible endpoint', () => {
     const sent = fake.embeddingRequests().slice(before)
     expect(sent).toHaveLength(1)
     expect(sent[0]!.headers.authorization).toBe('Bearer sk-test')
-    // Shortest first (the worker sorts what it embeds by length), every chunk in the one request.
-    const sortedByLength = rows.map((c) => c.content).sort((a, b) => a.length - b.length)
+    // Each chunk after the document's title, shortest first (the worker sorts what it embeds by length), every
+    // chunk in the one request.
+    const sortedByLength = rows.map((c) => `Lighthouse log\n${c.content}`).sort((a, b) => a.length - b.length)
     expect(sent[0]!.body).toEqual({ model: 'fake-embed', input: sortedByLength, encoding_format: 'float' })
     for (const c of rows) {
       expect(c.embedding_model).toBe('openai:fake-embed')
       expect(c.embedding).toHaveLength(48)
-      const expected = fake.vectorFor(c.content)
+      const expected = fake.vectorFor(`Lighthouse log\n${c.content}`)
       expect(Math.max(...c.embedding!.map((v, i) => Math.abs(v - expected[i]!)))).toBeLessThan(1e-6)
     }
   })
@@ -95,7 +96,7 @@ describe('a healthy OpenAI-compatible endpoint', () => {
     expect(queryRequests.map((r) => r.body)).toEqual([{ model: 'fake-embed', input: [q], encoding_format: 'float' }])
     expect(queryRequests[0]!.headers.authorization).toBe('Bearer sk-test')
     const qv = fake.vectorFor(q)
-    expect(res.results[0]!.signals.semantic_score!).toBeCloseTo(cosine(fake.vectorFor('The ferry reached the harbour at noon, late again.'), qv), 5)
+    expect(res.results[0]!.signals.semantic_score!).toBeCloseTo(cosine(fake.vectorFor('Ferry\nThe ferry reached the harbour at noon, late again.'), qv), 5)
     expect(res.results[0]!.signals).toMatchObject({ semantic_rank: 1, keyword_rank: null })
 
     const hybrid = await search(t, u, { q, mode: 'hybrid' })

@@ -87,11 +87,22 @@ function ToolSteps({ steps }: { steps: ToolStep[] }) {
   )
 }
 
-/** A tool's input or compact result as one readable line: `query: "backups", limit: 5`. */
+/** A tool's input or compact result as one readable line: `query: “backups” · limit: 5`. */
 export function describe(detail: Record<string, unknown>): string {
-  const entries = Object.entries(detail)
-  if (!entries.length) return ''
-  return entries
-    .map(([key, value]) => `${key.replace(/_/g, ' ')}: ${Array.isArray(value) ? value.map((v) => (typeof v === 'string' ? `“${v}”` : String(v))).join(', ') || 'none' : typeof value === 'string' ? `“${value}”` : JSON.stringify(value)}`)
+  return Object.entries(detail)
+    .map(([key, value]) => `${key.replace(/_/g, ' ')}: ${show(value)}`)
     .join(' · ')
+}
+
+/** A value in a few words: text quoted, a list item by item, an object by its title when it has one. */
+function show(value: unknown): string {
+  if (typeof value === 'string') return `“${value.length > 120 ? `${value.slice(0, 120)}…` : value}”`
+  if (Array.isArray(value)) return value.length ? value.map(show).join(', ') : 'none'
+  if (value && typeof value === 'object') {
+    const title = (value as { title?: unknown }).title
+    if (typeof title === 'string') return `“${title}”`
+    const json = JSON.stringify(value)
+    return json.length > 120 ? `${json.slice(0, 120)}…` : json
+  }
+  return String(value)
 }

@@ -19,6 +19,8 @@ export interface Edit {
 interface Props {
   draft: Draft
   selected: boolean
+  /** Show the similar memories (searched once the draft has been selected: searches are rate-limited). */
+  similar: boolean
   checked: boolean
   editing: boolean
   busy: boolean
@@ -29,7 +31,7 @@ interface Props {
   onEdit(editing: boolean): void
 }
 
-export function DraftCard({ draft, selected, checked, editing, busy, onSelect, onCheck, onApprove, onReject, onEdit }: Props) {
+export function DraftCard({ draft, selected, similar, checked, editing, busy, onSelect, onCheck, onApprove, onReject, onEdit }: Props) {
   const facts = factsOf(draft)
   const { list } = useWorkspaces()
   const heading = `draft-${draft.id}`
@@ -64,7 +66,6 @@ export function DraftCard({ draft, selected, checked, editing, busy, onSelect, o
           <blockquote>{facts.evidence}</blockquote>
         </div>
       )}
-      {selected && !editing && <Similar draft={draft} exclude={facts.supersedes} />}
       {!editing && (
         <div class="row draft-actions" role="group" aria-label={`Review “${draft.title}”`}>
           <button type="button" class="primary" disabled={busy} onClick={() => onApprove()} aria-keyshortcuts="a">
@@ -78,6 +79,8 @@ export function DraftCard({ draft, selected, checked, editing, busy, onSelect, o
           </button>
         </div>
       )}
+      {/* Below the actions, and kept once shown: selecting a card never moves the button being clicked. */}
+      {similar && !editing && <Similar draft={draft} exclude={facts.supersedes} />}
     </article>
   )
 }

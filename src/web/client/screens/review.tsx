@@ -30,6 +30,10 @@ export function Review() {
   }, [queue.data])
 
   const selected = drafts[at]
+  const [seen, setSeen] = useState<Set<string>>(new Set())
+  useEffect(() => {
+    if (selected && !seen.has(selected.id)) setSeen(new Set([...seen, selected.id]))
+  }, [selected?.id])
   const move = (to: number) => {
     if (!drafts.length) return
     const next = Math.max(0, Math.min(drafts.length - 1, to))
@@ -131,6 +135,7 @@ export function Review() {
                     <DraftCard
                       draft={draft}
                       selected={i === at}
+                      similar={seen.has(draft.id)}
                       checked={checked.has(draft.id)}
                       editing={editing === draft.id}
                       busy={action.busy}

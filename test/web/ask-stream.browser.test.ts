@@ -19,7 +19,7 @@ beforeAll(async () => {
   await signUpInBrowser(s)
   const res = await s.page.request.post('/api/documents', { headers: { origin: h.server.url }, data: { title: 'Backup policy', body: 'Backups are kept for 30 days.', source: 'api' } })
   expect(res.status()).toBe(201)
-})
+}, 60_000) // a server, a browser and the data a story starts from: more than the default 5 s under load
 afterAll(async () => {
   await h?.stop()
   await fake?.stop()

@@ -19,7 +19,7 @@ beforeAll(async () => {
     { title: 'Office notes', body: 'The coffee machine is on floor 3. Visitors sign in at the front desk.' },
   ])
     expect((await api('POST', '/api/documents', { ...doc, source: 'api' })).status).toBe(201)
-})
+}, 60_000) // a server, a browser and the data a story starts from: more than the default 5 s under load
 afterAll(async () => {
   await h?.stop()
 })

@@ -39,7 +39,7 @@ beforeAll(async () => {
   const revised = await asAgent('PATCH', `/api/documents/${ids.deploy}`, { body: 'We deploy on Thursdays, after the release review.' })
   expect(revised.status).toBe(202)
   ids.revised = revised.body.id
-})
+}, 60_000) // a server, a browser and the data a story starts from: more than the default 5 s under load
 afterAll(async () => {
   await h?.stop()
 })

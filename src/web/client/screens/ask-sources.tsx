@@ -2,6 +2,7 @@
 // source here. Titles open the document; a forgotten document says so instead of quoting it.
 import { useEffect, useRef } from 'preact/hooks'
 import type { Source } from '../lib/chat'
+import type { TurnState } from '../lib/use-chat'
 import { safeHref } from '../lib/safe-url'
 import { Link } from '../ui/link'
 
@@ -9,10 +10,11 @@ interface Props {
   sources: Source[] | undefined
   /** The source a citation asked for (0: none), with a counter so asking twice focuses it again. */
   focus: { index: number; round: number }
-  streaming: boolean
+  /** How the shown answer stands: no answer yet, still streaming, or ended (stopped, failed) before its sources. */
+  state: TurnState | undefined
 }
 
-export function SourcesPanel({ sources, focus, streaming }: Props) {
+export function SourcesPanel({ sources, focus, state }: Props) {
   const list = useRef<HTMLOListElement>(null)
   useEffect(() => {
     if (!focus.index) return
@@ -24,7 +26,13 @@ export function SourcesPanel({ sources, focus, streaming }: Props) {
     <aside class="sources card" aria-labelledby="sources-heading">
       <h2 id="sources-heading">Sources</h2>
       {!sources ? (
-        <p class="hint">{streaming ? 'The sources arrive when the answer is complete.' : 'Ask a question: the passages the answer quotes appear here.'}</p>
+        <p class="hint">
+          {state === 'streaming'
+            ? 'The sources arrive when the answer is complete.'
+            : state
+              ? 'This answer ended before its sources arrived.'
+              : 'Ask a question: the passages the answer quotes appear here.'}
+        </p>
       ) : sources.length === 0 ? (
         <p class="hint">No document matched this question.</p>
       ) : (

@@ -79,8 +79,8 @@ function ToolSteps({ steps }: { steps: ToolStep[] }) {
     <ol class="tools" aria-label="Tool calls">
       {steps.map((step, i) => (
         <li key={i} class={`tool ${step.error ? 'failed' : step.result ? 'done' : 'running'}`}>
-          <span class="tool-name">{step.name}</span> <span class="tool-detail">{describe(step.call)}</span>
-          <span class="tool-outcome">{step.error ? `failed: ${step.error}` : step.result ? `→ ${describe(step.result)}` : ' running…'}</span>
+          <span class="tool-name">{step.name}</span> <span class="tool-detail">{describe(step.call)}</span>{' '}
+          <span class="tool-outcome">{step.error ? `failed: ${step.error}` : step.result ? `→ ${describe(step.result)}` : 'running…'}</span>
         </li>
       ))}
     </ol>

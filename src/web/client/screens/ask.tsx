@@ -129,7 +129,7 @@ export function Ask({ id }: { id?: string }) {
             <ActionStatus action={chat.opening} />
           </form>
         </div>
-        <SourcesPanel sources={shown && (shown.state === 'done' || shown.sources.length) ? shown.sources : undefined} focus={focus} streaming={shown?.state === 'streaming'} />
+        <SourcesPanel sources={shown && (shown.state === 'done' || shown.sources.length) ? shown.sources : undefined} focus={focus} state={shown?.state} />
       </div>
     </section>
   )

@@ -21,7 +21,7 @@ interface Timing {
 
 /** What the fake answers to one request. Build them with `reply.*`. */
 export type ScriptedReply =
-  | ({ kind: 'text'; pieces: string[]; finishReason: 'stop' | 'length'; usage?: Usage } & Timing)
+  | ({ kind: 'text'; pieces: string[]; finishReason: 'stop' | 'length'; usage?: Usage; pieceDelayMs?: number } & Timing)
   | ({ kind: 'tool-call'; calls: { id: string; name: string; arguments: string }[]; usage?: Usage } & Timing)
   | ({ kind: 'error'; status: number; message: string; retryAfterMs?: number } & Timing)
   | ({ kind: 'break'; pieces: string[]; how: BreakKind } & Timing)
@@ -43,10 +43,11 @@ const words = (text: string) => text.match(/\S+\s*/g) ?? [text]
 
 export const reply = {
   /** A text answer; streamed word by word unless `pieces` says how to split it. */
-  text: (text: string, options: Timing & { pieces?: string[]; finishReason?: 'stop' | 'length'; usage?: Usage } = {}): ScriptedReply => {
+  /** `pieceDelayMs` spaces the pieces out, as a slow model writes (for a client that stops it midway). */
+  text: (text: string, options: Timing & { pieces?: string[]; finishReason?: 'stop' | 'length'; usage?: Usage; pieceDelayMs?: number } = {}): ScriptedReply => {
     const pieces = options.pieces ?? words(text)
     if (pieces.join('') !== text) throw new Error('reply.text: pieces must join to the text')
-    return { kind: 'text', pieces, finishReason: options.finishReason ?? 'stop', usage: options.usage, delayMs: options.delayMs }
+    return { kind: 'text', pieces, finishReason: options.finishReason ?? 'stop', usage: options.usage, delayMs: options.delayMs, pieceDelayMs: options.pieceDelayMs }
   },
   /** One call of the function `name`; its arguments are streamed in pieces of a few characters. */
   toolCall: (name: string, args: Record<string, unknown>, options: Timing & { id?: string; usage?: Usage } = {}): ScriptedReply => ({
@@ -247,7 +248,7 @@ function streamed(next: Exclude<ScriptedReply, { kind: 'error' }>, { id, created
           send(chunk({ content: piece }))
           completionText += piece
           // Let each piece leave as its own write, so the client sees a stream rather than one buffer.
-          await sleep(0)
+          await sleep(next.kind === 'text' ? (next.pieceDelayMs ?? 0) : 0)
         }
         if (next.kind === 'break') {
           await sleep(5)

@@ -166,7 +166,7 @@ describe.skipIf(!!missing)('a first session', () => {
     await narrow.shot('home-375-dark')
     await narrow.page.getByRole('button', { name: 'Menu' }).click()
     expect(await nav.isVisible()).toBe(true)
-    await narrow.page.getByRole('link', { name: 'Ask' }).click()
+    await narrow.page.getByRole('link', { name: 'Graph' }).click()
     await narrow.page.getByText('Coming next').waitFor()
     expect(await nav.isVisible()).toBe(false)
     const background = await narrow.page.evaluate(() => getComputedStyle(document.body).backgroundColor)

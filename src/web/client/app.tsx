@@ -3,12 +3,15 @@ import { useEffect } from 'preact/hooks'
 import { match, navigate, usePlace, type Place } from './lib/router'
 import { afterSignIn, loadSession, signInPath, useUser } from './lib/session'
 import { loadWorkspaces } from './lib/workspaces'
+import { Ask } from './screens/ask'
 import { DocumentPage } from './screens/document'
 import { Documents } from './screens/documents'
 import { Home } from './screens/home'
+import { Memories } from './screens/memories'
 import { SCREENS } from './screens/nav'
 import { NewDocument } from './screens/new-document'
 import { NotFound, Placeholder } from './screens/placeholder'
+import { Review } from './screens/review'
 import { Search } from './screens/search'
 import { SignIn } from './screens/sign-in'
 import { Shell } from './ui/shell'
@@ -23,6 +26,11 @@ function screenFor({ path }: Place) {
   const doc = match('/app/documents/:id', path)
   if (doc) return <DocumentPage key={doc.id} id={doc.id!} />
   if (path === '/app/search') return <Search />
+  if (path === '/app/ask') return <Ask />
+  const conversation = match('/app/ask/:id', path)
+  if (conversation) return <Ask id={conversation.id} />
+  if (path === '/app/review') return <Review />
+  if (path === '/app/memories') return <Memories />
   const later = SCREENS.find((s) => !s.ready && (path === s.path || path.startsWith(`${s.path}/`)))
   if (later) return <Placeholder screen={later} />
   return <NotFound />

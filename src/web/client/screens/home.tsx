@@ -45,7 +45,12 @@ export function Home() {
               <p class="big-number">
                 <strong>{page.next_cursor ? `${page.data.length}+` : page.data.length}</strong>{' '}
                 {page.data.length === 1 && !page.next_cursor ? 'draft' : 'drafts'} from your agents
-                <span class="hint"> (the review queue is coming next)</span>
+                {page.data.length > 0 && (
+                  <>
+                    {' '}
+                    <Link href="/app/review">Review them</Link>
+                  </>
+                )}
               </p>
             )}
           </Loaded>

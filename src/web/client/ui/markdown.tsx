@@ -4,12 +4,17 @@ import type { ComponentChildren } from 'preact'
 import { parseMarkdown, type Block, type Inline } from '../lib/markdown'
 import { safeHref } from '../lib/safe-url'
 
+/** How a run of plain text becomes elements: as itself by default; an answer makes its `[n]` citations buttons. */
+type RenderText = (text: string) => ComponentChildren
+const asText: RenderText = (text) => text
+
 /** `shift` lowers heading levels (a document's "# Title" under the page's own h1 becomes an h2). */
-export function Markdown({ source, shift = 1 }: { source: string; shift?: number }) {
-  return <div class="markdown">{parseMarkdown(source).map((block, i) => renderBlock(block, i, shift))}</div>
+export function Markdown({ source, shift = 1, text = asText }: { source: string; shift?: number; text?: RenderText }) {
+  return <div class="markdown">{parseMarkdown(source).map((block, i) => renderBlock(block, i, shift, text))}</div>
 }
 
-function renderBlock(block: Block, key: number, shift: number): ComponentChildren {
+function renderBlock(block: Block, key: number, shift: number, text: RenderText): ComponentChildren {
+  const renderInlines = (inlines: Inline[]) => inlineElements(inlines, text)
   switch (block.type) {
     case 'heading': {
       const Tag = `h${Math.min(6, block.level + shift)}` as 'h2'
@@ -24,9 +29,9 @@ function renderBlock(block: Block, key: number, shift: number): ComponentChildre
         </pre>
       )
     case 'quote':
-      return <blockquote key={key}>{block.children.map((b, i) => renderBlock(b, i, shift))}</blockquote>
+      return <blockquote key={key}>{block.children.map((b, i) => renderBlock(b, i, shift, text))}</blockquote>
     case 'list': {
-      const items = block.items.map((item, i) => <li key={i}>{item.length === 1 && item[0]!.type === 'paragraph' ? renderInlines(item[0]!.children) : item.map((b, j) => renderBlock(b, j, shift))}</li>)
+      const items = block.items.map((item, i) => <li key={i}>{item.length === 1 && item[0]!.type === 'paragraph' ? renderInlines(item[0]!.children) : item.map((b, j) => renderBlock(b, j, shift, text))}</li>)
       return block.ordered ? <ol key={key} start={block.start}>{items}</ol> : <ul key={key}>{items}</ul>
     }
     case 'rule':
@@ -34,11 +39,12 @@ function renderBlock(block: Block, key: number, shift: number): ComponentChildre
   }
 }
 
-function renderInlines(inlines: Inline[]): ComponentChildren {
+function inlineElements(inlines: Inline[], text: RenderText): ComponentChildren {
+  const renderInlines = (children: Inline[]) => inlineElements(children, text)
   return inlines.map((inline, i) => {
     switch (inline.type) {
       case 'text':
-        return inline.text
+        return text(inline.text)
       case 'code':
         return <code key={i}>{inline.text}</code>
       case 'strong':

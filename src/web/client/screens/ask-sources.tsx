@@ -1,0 +1,58 @@
+// The sources panel: what the selected answer was given, numbered as it cites them; a citation focuses its
+// source here. Titles open the document; a forgotten document says so instead of quoting it.
+import { useEffect, useRef } from 'preact/hooks'
+import type { Source } from '../lib/chat'
+import type { TurnState } from '../lib/use-chat'
+import { safeHref } from '../lib/safe-url'
+import { Link } from '../ui/link'
+
+interface Props {
+  sources: Source[] | undefined
+  /** The source a citation asked for (0: none), with a counter so asking twice focuses it again. */
+  focus: { index: number; round: number }
+  /** How the shown answer stands: no answer yet, still streaming, or ended (stopped, failed) before its sources. */
+  state: TurnState | undefined
+}
+
+export function SourcesPanel({ sources, focus, state }: Props) {
+  const list = useRef<HTMLOListElement>(null)
+  useEffect(() => {
+    if (!focus.index) return
+    const item = list.current?.querySelector<HTMLElement>(`[data-index="${focus.index}"]`)
+    item?.focus()
+    item?.scrollIntoView({ block: 'nearest' })
+  }, [focus.round, sources])
+  return (
+    <aside class="sources card" aria-labelledby="sources-heading">
+      <h2 id="sources-heading">Sources</h2>
+      {!sources ? (
+        <p class="hint">
+          {state === 'streaming'
+            ? 'The sources arrive when the answer is complete.'
+            : state
+              ? 'This answer ended before its sources arrived.'
+              : 'Ask a question: the passages the answer quotes appear here.'}
+        </p>
+      ) : sources.length === 0 ? (
+        <p class="hint">No document matched this question.</p>
+      ) : (
+        <ol class="source-list" ref={list}>
+          {sources.map((s) => (
+            <li key={s.index} data-index={s.index} tabIndex={-1} class={s.index === focus.index ? 'active' : ''}>
+              <p class="source-title">
+                <span class="source-n">[{s.index}]</span>{' '}
+                {s.forgotten ? <span>A forgotten document</span> : <Link href={`/app/documents/${s.document_id}`}>{s.title || 'Untitled'}</Link>}
+              </p>
+              {s.excerpt && <p class="source-excerpt">{s.excerpt}</p>}
+              {s.url && safeHref(s.url) && (
+                <a class="source-url" href={safeHref(s.url)!} target="_blank" rel="noopener noreferrer nofollow">
+                  {s.url}
+                </a>
+              )}
+            </li>
+          ))}
+        </ol>
+      )}
+    </aside>
+  )
+}

@@ -137,17 +137,30 @@ const usageOf = (input: string, output: string) => ({
   outputTokens: { total: Math.ceil(output.length / 4), text: Math.ceil(output.length / 4), reasoning: undefined },
 })
 
-function respond(options: LanguageModelV4CallOptions): { content: LanguageModelV4Content[]; text: string } {
+/**
+ * The answer cut to the caller's `maxOutputTokens` (four characters a token, as usage counts them), at a word
+ * boundary when there is one: a limit is honoured and said (`length`), as a model would.
+ */
+export function limitTokens(text: string, maxTokens: number | undefined): { text: string; cut: boolean } {
+  if (maxTokens === undefined || Math.ceil(text.length / 4) <= maxTokens) return { text, cut: false }
+  const head = text.slice(0, maxTokens * 4)
+  const space = head.lastIndexOf(' ')
+  return { text: space > 0 ? head.slice(0, space) : head, cut: true }
+}
+
+type Finish = 'stop' | 'length' | 'tool-calls'
+
+function respond(options: LanguageModelV4CallOptions): { content: LanguageModelV4Content[]; text: string; finish: Finish } {
   const question = lastUserText(options.prompt)
   const { passages, toolResults } = passagesOf(options.prompt)
   const canSearch = options.tools?.some((t) => t.type === 'function' && t.name === 'search')
   if (canSearch && toolResults === 0 && question.trim()) {
     const input = JSON.stringify({ query: question.slice(0, 500) })
-    return { content: [{ type: 'tool-call', toolCallId: `call_${crypto.randomUUID()}`, toolName: 'search', input }], text: input }
+    return { content: [{ type: 'tool-call', toolCallId: `call_${crypto.randomUUID()}`, toolName: 'search', input }], text: input, finish: 'tool-calls' }
   }
   const detailed = options.prompt.some((m) => m.role === 'system' && m.content.includes(DETAILED))
-  const text = composeAnswer(question, passages, detailed ? 'detailed' : 'concise')
-  return { content: [{ type: 'text', text }], text }
+  const { text, cut } = limitTokens(composeAnswer(question, passages, detailed ? 'detailed' : 'concise'), options.maxOutputTokens)
+  return { content: [{ type: 'text', text }], text, finish: cut ? 'length' : 'stop' }
 }
 
 export function extractiveModel(): LanguageModelV4 {
@@ -158,18 +171,17 @@ export function extractiveModel(): LanguageModelV4 {
     supportedUrls: {},
     async doGenerate(options) {
       options.abortSignal?.throwIfAborted()
-      const { content, text } = respond(options)
-      const calls = content[0]?.type === 'tool-call'
+      const { content, text, finish } = respond(options)
       return {
         content,
-        finishReason: { unified: calls ? 'tool-calls' : 'stop', raw: undefined },
+        finishReason: { unified: finish, raw: undefined },
         usage: usageOf(JSON.stringify(options.prompt), text),
         warnings: [],
       }
     },
     async doStream(options) {
       options.abortSignal?.throwIfAborted()
-      const { content, text } = respond(options)
+      const { content, text, finish } = respond(options)
       const first = content[0]!
       const parts: LanguageModelV4StreamPart[] = [{ type: 'stream-start', warnings: [] }]
       if (first.type === 'tool-call') parts.push(first)
@@ -179,7 +191,7 @@ export function extractiveModel(): LanguageModelV4 {
         for (const piece of text.match(/\S+\s*/g) ?? []) parts.push({ type: 'text-delta', id: 'answer', delta: piece })
         parts.push({ type: 'text-end', id: 'answer' })
       }
-      parts.push({ type: 'finish', finishReason: { unified: first.type === 'tool-call' ? 'tool-calls' : 'stop', raw: undefined }, usage: usageOf(JSON.stringify(options.prompt), text) })
+      parts.push({ type: 'finish', finishReason: { unified: finish, raw: undefined }, usage: usageOf(JSON.stringify(options.prompt), text) })
       return {
         stream: new ReadableStream({
           start(controller) {

@@ -32,6 +32,13 @@ export function listModels(deps: Deps) {
   }
 }
 
+/** One model of the list, as OpenAI's `GET /v1/models/{id}` answers; any other id is a 404. */
+export function getModel(deps: Deps, id: string) {
+  const model = listModels(deps).data.find((m) => m.id === id)
+  if (!model) throw new AppError(404, `model ${id} does not exist; use ${RAG_MODEL} or ${EMBED_MODEL}`)
+  return model
+}
+
 /** OpenAI's token counts are model-specific; four characters a token is the usual estimate. */
 const estimateTokens = (texts: string[]) => texts.reduce((n, t) => n + Math.ceil(t.length / 4), 0)
 

@@ -1,13 +1,21 @@
-// /v1: the OpenAI-compatible surface — models, grounded chat completions and embeddings.
-import { Elysia } from 'elysia'
+// /v1: the OpenAI-compatible surface — models, grounded chat completions, responses and embeddings.
+import { Elysia, t } from 'elysia'
 import type { Deps } from '../../deps'
 import { authPlugin } from '../../http/auth'
 import { enforceRateLimit } from '../../http/rate-limit'
 import { errors } from '../../http/schemas'
 import { sseResponse } from '../../http/sse'
 import { completeChat, errorChunk, prepareChat, streamChat } from './chat.service'
-import { createEmbeddings, listModels } from './embeddings.service'
-import { ChatCompletion, ChatCompletionBody, EmbeddingsBody, EmbeddingsResponse, ModelList } from './v1.schemas'
+import { createEmbeddings, getModel, listModels } from './embeddings.service'
+import { ResponseObject, ResponsesBody } from './responses.schemas'
+import { completeResponse, prepareResponse, streamResponse } from './responses.service'
+import { ChatCompletion, ChatCompletionBody, EmbeddingsBody, EmbeddingsResponse, Model, ModelList } from './v1.schemas'
+
+/** Responses events on the wire as OpenAI sends them: `event: <type>` and the event, numbered in order. */
+function responsesEncoder() {
+  let sequence = 0
+  return (e: { type: string }) => `event: ${e.type}\ndata: ${JSON.stringify({ ...e, sequence_number: sequence++ })}\n\n`
+}
 
 const tags = ['openai-compatible']
 
@@ -18,6 +26,12 @@ export function v1Routes(deps: Deps) {
       auth: true,
       response: { 200: ModelList, ...errors(401) },
       detail: { tags, summary: 'Models: service-rag and service-embed, with what backs each' },
+    })
+    .get('/models/:id', ({ params }) => getModel(deps, params.id), {
+      auth: true,
+      params: t.Object({ id: t.String({ description: 'service-rag or service-embed' }) }),
+      response: { 200: Model, ...errors(401, 404) },
+      detail: { tags, summary: 'One model: what backs it and whether it is available; 404 for any other id' },
     })
     .post(
       '/chat/completions',
@@ -38,6 +52,30 @@ export function v1Routes(deps: Deps) {
         body: ChatCompletionBody,
         response: { 200: ChatCompletion, ...errors(400, 401, 404, 429, 502) },
         detail: { tags, summary: "Chat completions in OpenAI's format, grounded in your documents, with citations; streaming or not; rate-limited per key and plan" },
+      },
+    )
+    .post(
+      '/responses',
+      async ({ request, user, principal, body, set }) => {
+        await enforceRateLimit(deps, principal, 'ask_per_min', set.headers, true)
+        const prepared = await prepareResponse(deps, user, body)
+        if (!body.stream) return Response.json(await completeResponse(deps, user, prepared, request.signal), { headers: set.headers as Record<string, string> })
+        return sseResponse(request, deps.log, (send, signal) => streamResponse(deps, user, prepared, send, signal), {
+          headers: set.headers,
+          encode: responsesEncoder(),
+          // OpenAI's stream error event; its SDKs throw it as an APIError with this message.
+          failure: (message) => ({ type: 'error', code: 'server_error', message, param: null }),
+        })
+      },
+      {
+        auth: true,
+        body: ResponsesBody,
+        response: { 200: ResponseObject, ...errors(400, 401, 404, 429, 502) },
+        detail: {
+          tags,
+          summary:
+            "OpenAI's Responses API, grounded in your documents: input, instructions, previous_response_id, function tools, text.format; citations as file_citation annotations; streaming or not; rate-limited per key and plan",
+        },
       },
     )
     .post(

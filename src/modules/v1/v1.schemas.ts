@@ -39,13 +39,40 @@ export const EmbeddingsResponse = t.Object(
 )
 
 const TextPart = t.Object({ type: t.String(), text: t.Optional(t.String()) }, { additionalProperties: t.Unknown() })
+const ToolCall = t.Object(
+  { id: t.String({ maxLength: 200 }), type: t.Optional(t.Literal('function')), function: t.Object({ name: t.String({ maxLength: 200 }), arguments: t.String({ maxLength: 100_000 }) }) },
+  { additionalProperties: t.Unknown() },
+)
 const ChatMessage = t.Object(
   {
     role: literals(['system', 'developer', 'user', 'assistant', 'tool'] as const),
-    content: t.Union([t.String({ maxLength: 100_000 }), t.Array(TextPart, { maxItems: 100 }), t.Null()], { error: 'content must be a string or an array of text parts' }),
+    content: t.Optional(t.Union([t.String({ maxLength: 100_000 }), t.Array(TextPart, { maxItems: 100 }), t.Null()], { error: 'content must be a string or an array of text parts' })),
     name: t.Optional(t.String()),
+    tool_calls: t.Optional(t.Nullable(t.Array(ToolCall, { maxItems: 128 }))),
+    tool_call_id: t.Optional(t.String({ maxLength: 200 })),
   },
   { additionalProperties: t.Unknown() },
+)
+
+/** A function the caller offers its model; `parameters` is a JSON schema, passed to the chat model as given. */
+export const FunctionParameters = t.Record(t.String(), t.Unknown(), { description: 'JSON schema of the arguments' })
+const ChatTool = t.Object(
+  {
+    type: t.Literal('function', { error: "tools[].type: only 'function' tools are supported" }),
+    function: t.Object({ name: t.String({ minLength: 1, maxLength: 64 }), description: t.Optional(t.String()), parameters: t.Optional(FunctionParameters), strict: t.Optional(t.Nullable(t.Boolean())) }),
+  },
+  { additionalProperties: t.Unknown() },
+)
+export const ToolChoiceMode = literals(['auto', 'none', 'required'] as const)
+const ResponseFormat = t.Union(
+  [
+    t.Object({ type: literals(['text', 'json_object'] as const) }),
+    t.Object({
+      type: t.Literal('json_schema'),
+      json_schema: t.Object({ name: t.String(), description: t.Optional(t.String()), schema: t.Optional(FunctionParameters), strict: t.Optional(t.Nullable(t.Boolean())) }),
+    }),
+  ],
+  { error: "response_format must be { type: 'text' | 'json_object' } or { type: 'json_schema', json_schema: { name, schema } }" },
 )
 
 export const ChatCompletionBody = t.Object(
@@ -58,6 +85,9 @@ export const ChatCompletionBody = t.Object(
     top_p: t.Optional(t.Nullable(t.Number({ minimum: 0, maximum: 1 }))),
     max_tokens: t.Optional(t.Nullable(t.Integer({ minimum: 1 }))),
     max_completion_tokens: t.Optional(t.Nullable(t.Integer({ minimum: 1 }))),
+    tools: t.Optional(t.Array(ChatTool, { maxItems: 128 })),
+    tool_choice: t.Optional(t.Union([ToolChoiceMode, t.Object({ type: t.Literal('function'), function: t.Object({ name: t.String() }) })], { error: "tool_choice must be 'auto', 'none', 'required' or { type: 'function', function: { name } }" })),
+    response_format: t.Optional(ResponseFormat),
     n: t.Optional(t.Nullable(t.Integer({ minimum: 1, maximum: 1, error: 'n: only 1 choice is supported' }))),
     user: t.Optional(t.String()),
     workspace_id: t.Optional(t.String({ format: 'uuid', error: 'workspace_id must be a UUID', description: 'Retrieve only from this workspace (an extension of the OpenAI format)' })),
@@ -76,7 +106,7 @@ export const ChatCompletion = t.Object(
     choices: t.Array(
       t.Object({
         index: t.Integer(),
-        message: t.Object({ role: t.Literal('assistant'), content: t.String(), refusal: t.Null() }),
+        message: t.Object({ role: t.Literal('assistant'), content: t.Nullable(t.String()), refusal: t.Null(), tool_calls: t.Optional(t.Array(ToolCall)) }),
         finish_reason: t.String(),
         logprobs: t.Null(),
       }),

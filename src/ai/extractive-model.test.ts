@@ -2,9 +2,9 @@
 // sentences that answer the question, say plainly when nothing does, and never vary; as an AI SDK model it
 // answers from the sources block, and with a `search` tool it searches before answering.
 import { describe, expect, test } from 'bun:test'
-import { streamText, tool } from 'ai'
+import { generateText, streamText, tool } from 'ai'
 import { z } from 'zod'
-import { composeAnswer, extractiveModel, NO_ANSWER, stems } from './extractive-model'
+import { composeAnswer, extractiveModel, limitTokens, NO_ANSWER, stems } from './extractive-model'
 import { sentences } from './sentences'
 import { groundingInstructions } from './grounding'
 
@@ -249,6 +249,20 @@ describe('extractiveModel, through the AI SDK', () => {
     })
     expect(text).toContain('[3]')
     expect(text).not.toContain('35 days')
+  })
+
+  test('maxOutputTokens cuts the answer at a word within the limit (four characters a token) and finishes with length; without it, stop', async () => {
+    const call = { model: extractiveModel(), instructions: groundingInstructions(sources), messages: [{ role: 'user' as const, content: 'How long are billing backups kept?' }] }
+    const whole = await generateText(call)
+    const cut = await generateText({ ...call, maxOutputTokens: 5 })
+    expect(whole.finishReason).toBe('stop')
+    expect(cut.finishReason).toBe('length')
+    expect(cut.text.length).toBeLessThanOrEqual(20)
+    expect(whole.text.startsWith(cut.text)).toBe(true)
+    expect(whole.text[cut.text.length]).toBe(' ')
+    expect(cut.usage.outputTokens).toBeLessThanOrEqual(5)
+    expect(limitTokens('a short answer', 100)).toEqual({ text: 'a short answer', cut: false })
+    expect(limitTokens('unbrokenwordthatislong', 2)).toEqual({ text: 'unbroken', cut: true })
   })
 
   test('with no sources it says it found nothing', async () => {

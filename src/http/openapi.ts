@@ -22,7 +22,7 @@ const TAGS = [
   { name: 'agent', description: 'The tool-using agent (SSE) and the document graph' },
   { name: 'account', description: 'Usage, settings, profile, avatar, statistics, account deletion' },
   { name: 'billing', description: 'Stripe subscription: checkout, portal, verify, sync, and the signed webhook' },
-  { name: 'openai-compatible', description: 'OpenAI-compatible /v1: models, chat completions, embeddings' },
+  { name: 'openai-compatible', description: 'OpenAI-compatible /v1: models, chat completions, responses, embeddings' },
   { name: 'mcp', description: 'Model Context Protocol over Streamable HTTP (bearer key)' },
 ]
 

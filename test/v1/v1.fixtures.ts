@@ -16,7 +16,7 @@ export interface Listening {
 
 export async function listen(options: { provider?: boolean; env?: Record<string, string> } = {}): Promise<Listening> {
   const fake = options.provider ? startFakeOpenAIChat({ apiKey: 'sk-test' }) : undefined
-  const providerEnv = fake ? { CHAT_MODEL: 'fake-chat', OPENAI_BASE_URL: fake.baseUrl, OPENAI_API_KEY: 'sk-test' } : {}
+  const providerEnv: Record<string, string> = fake ? { CHAT_MODEL: 'fake-chat', OPENAI_BASE_URL: fake.baseUrl, OPENAI_API_KEY: 'sk-test' } : {}
   const t = await createTestApp({ env: { EMBEDDING_PROVIDER: 'hash', EMBEDDING_DIMENSIONS: '64', ...providerEnv, ...options.env } })
   const server = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: t.app.fetch })
   const url = `http://127.0.0.1:${server.port}`
@@ -50,4 +50,23 @@ export async function rejection(call: Promise<unknown>): Promise<unknown> {
     return error
   }
   throw new Error('expected the call to fail')
+}
+
+/**
+ * Refuses, and records, every fetch to a host other than 127.0.0.1 while the client libraries run (tracing
+ * exporters, tokenizer downloads, telemetry): a test asserts the list stays empty. Returns the restore function.
+ */
+export function guardNetwork(): { outbound: string[]; restore(): void } {
+  const original = globalThis.fetch
+  const outbound: string[] = []
+  const guarded = (input: string | URL | Request, init?: RequestInit) => {
+    const url = new URL(input instanceof Request ? input.url : String(input))
+    if (url.hostname !== '127.0.0.1') {
+      outbound.push(url.href)
+      return Promise.reject(new Error(`no network in tests: ${url.href}`))
+    }
+    return original(input, init)
+  }
+  globalThis.fetch = Object.assign(guarded, original) as typeof fetch
+  return { outbound, restore: () => void (globalThis.fetch = original) }
 }

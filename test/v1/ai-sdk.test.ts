@@ -63,10 +63,13 @@ describe('generateText and streamText', () => {
 
   test('a second turn with the first turn’s messages: the SDK refers to the stored answer by item_reference, and it is answered', async () => {
     const { user } = await userWithBackups(s)
-    const model = models(s, user.key)[0]![1]
+    // Only to watch what the SDK sends: the same fetch, recording each request body.
+    const sent: any[] = []
+    const model = createOpenAI({ baseURL: s.baseURL, apiKey: user.key, fetch: (input, init) => (sent.push(JSON.parse(String(init?.body))), fetch(input, init)) })('service-rag')
     const first = await generateText({ model, prompt: 'When do billing database backups run?' })
     const second = await generateText({ model, messages: [{ role: 'user', content: 'When do billing database backups run?' }, ...first.response.messages, { role: 'user', content: QUESTION }] })
     expect(second.text).toContain('35 days')
+    expect(sent[1].input.filter((item: { type?: string }) => item.type === 'item_reference')).toEqual([{ type: 'item_reference', id: expect.stringMatching(/^msg_/) }])
   })
 
   test('maxOutputTokens is honoured in every mode: finish reason length', async () => {

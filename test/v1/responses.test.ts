@@ -145,6 +145,17 @@ describe('client.responses.create', () => {
     expect(await rejection(client.responses.create({ model: 'service-rag', input: QUESTION, previous_response_id: unstored.id }))).toBeInstanceOf(OpenAI.NotFoundError)
   })
 
+  test('an item_reference to an output item of the caller’s stored response is resolved; another user’s item is a 404', async () => {
+    const { client } = await userWithBackups()
+    const first = await client.responses.create({ model: 'service-rag', input: 'What runs nightly at 02:00?' })
+    const input = [{ role: 'user' as const, content: 'What runs nightly at 02:00?' }, { type: 'item_reference' as const, id: first.output[0]!.id! }, { role: 'user' as const, content: QUESTION }]
+    expect((await client.responses.create({ model: 'service-rag', input })).output_text).toContain('35 days')
+    const other = await userWithBackups()
+    const error = await rejection(other.client.responses.create({ model: 'service-rag', input }))
+    expect(error).toBeInstanceOf(OpenAI.NotFoundError)
+    expect(error.message).toContain(first.output[0]!.id!)
+  })
+
   test('max_output_tokens: status incomplete with reason max_output_tokens, the text cut to the limit; streaming ends with response.incomplete', async () => {
     const { client } = await userWithBackups()
     const whole = await client.responses.create({ model: 'service-rag', input: QUESTION })

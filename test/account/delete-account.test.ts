@@ -130,6 +130,8 @@ async function populatedUser(label: string): Promise<TestUser & { cookies: strin
   // Searches and answers: events, rate-limit counters, conversations and messages.
   expect((await t.json('GET', '/api/search?q=tomatoes', { key: u.key })).status).toBe(200)
   await ask(t, u, { question: 'When are the tomatoes watered?' })
+  // A stored /v1 response (v1_responses).
+  expect((await t.json('POST', '/v1/responses', { key: u.key, body: { model: 'service-rag', input: 'When are the tomatoes watered?' } })).status).toBe(200)
   // A document still waiting for its embedding job.
   await ingest(t, u, { workspace_id: inbox, body: `${label}: queued for embedding.` })
 
@@ -238,7 +240,7 @@ describe('deleting', () => {
     const KNOWN = [
       'users', 'sessions', 'api_keys', 'identities', 'settings', 'workspaces', 'documents', 'chunks', 'postings', 'keyword_stats',
       'links', 'tombstones', 'conversations', 'messages', 'events', 'usage_counters', 'rate_limit_counters', 'jobs',
-      'connections', 'connectors', 'sync_runs', 'oauth_states', 'subscriptions',
+      'connections', 'connectors', 'sync_runs', 'oauth_states', 'subscriptions', 'v1_responses',
     ].map((name) => `public.${name}`)
     const empty = KNOWN.filter((name) => !(before[name]! > 0))
     expect({ 'tables the fixture left empty': empty }).toEqual({ 'tables the fixture left empty': [] })

@@ -46,6 +46,17 @@ describe('chat completions on the provider', () => {
     expect(sent.at(-1)).toEqual({ role: 'tool', tool_call_id: 'call_w1', content: 'sunny' })
   })
 
+  test('tool_choice naming a function that is not among the tools: a 400 saying so, before the provider is asked', async () => {
+    const { client: c } = await client()
+    const before = s.fake!.chatRequests().length
+    const error = (await c.chat.completions
+      .create({ model: 'service-rag', messages: [{ role: 'user', content: QUESTION }], tools: [WEATHER], tool_choice: { type: 'function', function: { name: 'get_time' } } })
+      .catch((e: unknown) => e)) as InstanceType<typeof OpenAI.BadRequestError>
+    expect(error).toBeInstanceOf(OpenAI.BadRequestError)
+    expect(error.message).toContain('tool_choice: names get_time')
+    expect(s.fake!.chatRequests().length).toBe(before)
+  })
+
   test('streaming a tool call: a tool_calls delta with id, name and arguments, then finish_reason tool_calls', async () => {
     const { client: c } = await client()
     s.fake!.script(reply.toolCall('get_weather', { city: 'Bergen' }, { id: 'call_w2' }))

@@ -100,6 +100,8 @@ export async function prepareTurn(deps: Deps, user: SessionUser, request: TurnRe
     throw badRequest(`${names.messages}: the last message must be a user message with text (or a tool result that follows one)`)
   }
   const wantsTools = request.tools.length > 0 && request.toolChoice !== 'none'
+  const forced = typeof request.toolChoice === 'object' ? request.toolChoice.name : undefined
+  if (forced !== undefined && !request.tools.some((t) => t.name === forced)) throw badRequest(`tool_choice: names ${forced}, which is not among the tools`)
   if (deps.chat.backedBy === 'extractive') {
     const why = 'service-rag is the built-in extractive answerer (no CHAT_MODEL is configured), which quotes your documents'
     if (wantsTools) throw badRequest(`${names.tools}: ${why} and cannot call your tools; configure CHAT_MODEL to pass tools through, or send the request without tools`)

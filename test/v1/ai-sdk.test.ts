@@ -65,7 +65,7 @@ describe('generateText and streamText', () => {
     const { user } = await userWithBackups(s)
     // Only to watch what the SDK sends: the same fetch, recording each request body.
     const sent: any[] = []
-    const model = createOpenAI({ baseURL: s.baseURL, apiKey: user.key, fetch: (input, init) => (sent.push(JSON.parse(String(init?.body))), fetch(input, init)) })('service-rag')
+    const model = createOpenAI({ baseURL: s.baseURL, apiKey: user.key, fetch: ((input: RequestInfo | URL, init?: RequestInit) => (sent.push(JSON.parse(String(init?.body))), fetch(input, init))) as typeof fetch })('service-rag')
     const first = await generateText({ model, prompt: 'When do billing database backups run?' })
     const second = await generateText({ model, messages: [{ role: 'user', content: 'When do billing database backups run?' }, ...first.response.messages, { role: 'user', content: QUESTION }] })
     expect(second.text).toContain('35 days')

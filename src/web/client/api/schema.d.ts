@@ -1021,6 +1021,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/models/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One model: what backs it and whether it is available; 404 for any other id */
+        get: operations["getV1ModelsById"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/chat/completions": {
         parameters: {
             query?: never;
@@ -1032,6 +1049,23 @@ export interface paths {
         put?: never;
         /** Chat completions in OpenAI's format, grounded in your documents, with citations; streaming or not; rate-limited per key and plan */
         post: operations["postV1ChatCompletions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/responses": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** OpenAI's Responses API, grounded in your documents: input, instructions, previous_response_id, function tools, text.format; citations as file_citation annotations; streaming or not; rate-limited per key and plan */
+        post: operations["postV1Responses"];
         delete?: never;
         options?: never;
         head?: never;
@@ -7019,6 +7053,59 @@ export interface operations {
             };
         };
     };
+    getV1ModelsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @constant */
+                        object: "model";
+                        created: number;
+                        owned_by: string;
+                        /** @description What backs this model here */
+                        description: string;
+                        available: boolean;
+                    };
+                };
+            };
+            /** @description Response for status 401 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Response for status 404 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
     postV1ChatCompletions: {
         parameters: {
             query?: never;
@@ -7034,13 +7121,25 @@ export interface operations {
                     messages: ({
                         /** @enum {string} */
                         role: "system" | "developer" | "user" | "assistant" | "tool";
-                        content: string | ({
+                        content?: string | ({
                             type: string;
                             text?: string;
                         } & {
                             [key: string]: unknown;
                         })[] | null;
                         name?: string;
+                        tool_calls?: ({
+                            id: string;
+                            /** @constant */
+                            type?: "function";
+                            function: {
+                                name: string;
+                                arguments: string;
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        })[] | null;
+                        tool_call_id?: string;
                     } & {
                         [key: string]: unknown;
                     })[];
@@ -7054,6 +7153,44 @@ export interface operations {
                     top_p?: number | null;
                     max_tokens?: (number | null) | null;
                     max_completion_tokens?: (number | null) | null;
+                    tools?: ({
+                        /** @constant */
+                        type: "function";
+                        function: {
+                            name: string;
+                            description?: string;
+                            /** @description JSON schema of the arguments */
+                            parameters?: {
+                                [key: string]: unknown;
+                            };
+                            strict?: boolean | null;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    })[];
+                    tool_choice?: ("auto" | "none" | "required") | {
+                        /** @constant */
+                        type: "function";
+                        function: {
+                            name: string;
+                        };
+                    };
+                    response_format?: {
+                        /** @enum {string} */
+                        type: "text" | "json_object";
+                    } | {
+                        /** @constant */
+                        type: "json_schema";
+                        json_schema: {
+                            name: string;
+                            description?: string;
+                            /** @description JSON schema of the arguments */
+                            schema?: {
+                                [key: string]: unknown;
+                            };
+                            strict?: boolean | null;
+                        };
+                    };
                     n?: (number | null) | null;
                     user?: string;
                     /**
@@ -7084,8 +7221,19 @@ export interface operations {
                             message: {
                                 /** @constant */
                                 role: "assistant";
-                                content: string;
+                                content: string | null;
                                 refusal: null;
+                                tool_calls?: ({
+                                    id: string;
+                                    /** @constant */
+                                    type?: "function";
+                                    function: {
+                                        name: string;
+                                        arguments: string;
+                                    };
+                                } & {
+                                    [key: string]: unknown;
+                                })[];
                             };
                             finish_reason: string;
                             logprobs: null;
@@ -7103,6 +7251,217 @@ export interface operations {
                             url: string | null;
                             excerpt: string | null;
                         }[];
+                    };
+                };
+            };
+            /** @description Response for status 400 */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Response for status 401 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Response for status 404 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Response for status 429 */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Response for status 502 */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
+    postV1Responses: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description service-rag */
+                    model: string;
+                    input: string | ({
+                        type?: string;
+                        role?: string;
+                        content?: unknown;
+                        id?: string;
+                        call_id?: string;
+                        name?: string;
+                        arguments?: string;
+                        output?: unknown;
+                    } & {
+                        [key: string]: unknown;
+                    })[];
+                    instructions?: string | null;
+                    previous_response_id?: string | null;
+                    stream?: boolean | null;
+                    /** @description Keep the response for previous_response_id (default true) */
+                    store?: boolean | null;
+                    max_output_tokens?: (number | null) | null;
+                    temperature?: number | null;
+                    top_p?: number | null;
+                    tools?: ({
+                        type: string;
+                        name?: string;
+                        description?: string | null;
+                        /** @description JSON schema of the arguments */
+                        parameters?: {
+                            [key: string]: unknown;
+                        } | null;
+                    } & {
+                        [key: string]: unknown;
+                    })[] | null;
+                    tool_choice?: ((("auto" | "none" | "required") | ({
+                        /** @constant */
+                        type: "function";
+                        name: string;
+                    } & {
+                        [key: string]: unknown;
+                    })) | null) | null;
+                    text?: ({
+                        format?: ({
+                            /** @enum {string} */
+                            type: "text" | "json_object" | "json_schema";
+                            name?: string;
+                            description?: string;
+                            /** @description JSON schema of the arguments */
+                            schema?: {
+                                [key: string]: unknown;
+                            };
+                            strict?: boolean | null;
+                        } & {
+                            [key: string]: unknown;
+                        }) | null;
+                    } & {
+                        [key: string]: unknown;
+                    }) | null;
+                    /**
+                     * Format: uuid
+                     * @description Retrieve only from this workspace (an extension of the OpenAI format)
+                     */
+                    workspace_id?: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Or, with stream: true, text/event-stream of Responses events: response.created, response.in_progress, response.output_item.added, response.content_part.added, response.output_text.delta…, response.output_text.annotation.added…, response.output_text.done, response.content_part.done, response.output_item.done, then response.completed (or response.incomplete); a failure after the start ends with an `error` event */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @constant */
+                        object: "response";
+                        created_at: number;
+                        /** @enum {string} */
+                        status: "completed" | "incomplete" | "in_progress" | "failed";
+                        error: null;
+                        incomplete_details: {
+                            reason: string;
+                        } | null;
+                        instructions: string | null;
+                        max_output_tokens: (number | null) | null;
+                        model: string;
+                        output: ({
+                            /** @constant */
+                            type: "message";
+                            id: string;
+                            status: string;
+                            /** @constant */
+                            role: "assistant";
+                            content: {
+                                /** @constant */
+                                type: "output_text";
+                                text: string;
+                                annotations: {
+                                    /** @constant */
+                                    type: "file_citation";
+                                    /** @description The cited document id */
+                                    file_id: string;
+                                    filename: string;
+                                    index: number;
+                                }[];
+                                logprobs: unknown[];
+                            }[];
+                        } | {
+                            /** @constant */
+                            type: "function_call";
+                            id: string;
+                            call_id: string;
+                            name: string;
+                            arguments: string;
+                            status: string;
+                        })[];
+                        previous_response_id: string | null;
+                        store: boolean;
+                        usage: {
+                            input_tokens: number;
+                            input_tokens_details: {
+                                cached_tokens: number;
+                            };
+                            output_tokens: number;
+                            output_tokens_details: {
+                                reasoning_tokens: number;
+                            };
+                            total_tokens: number;
+                        } | null;
+                        /** @description The sources the answer cites (an extension); the same as the annotations, with titles, urls and excerpts */
+                        citations: {
+                            index: number;
+                            document_id: string;
+                            title: string | null;
+                            url: string | null;
+                            excerpt: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { embedDocuments } from '../../src/ai/embeddings'
 import { runNextJob } from '../../src/jobs/worker'
+import { embeddingText } from '../../src/retrieval/embedding-text'
 import { createTestApp, type TestApp } from '../harness'
 import { REAL_MODEL_ENV, realModelMissing } from '../real-model'
 import { add, search } from '../search/search.fixtures'
@@ -41,9 +42,9 @@ describe.skipIf(missing !== null)('embedding jobs run together on the real model
     expect(found.results[0]!.document.id).toBe(target.id)
     expect(found.results.map((r) => r.document.id)).not.toContain(others[0]!.id)
 
-    // Embedded among longer texts or alone, the chunk means the same.
+    // Embedded among longer texts or alone, the chunk (after its document's title) means the same.
     const [chunk] = await chunksOf(t.deps, target.id)
-    const [alone] = await embedDocuments(t.deps.embedder!, [chunk!.content])
+    const [alone] = await embedDocuments(t.deps.embedder!, [embeddingText(TARGET.title, chunk!.content)])
     expect(cosine(chunk!.embedding!, alone!)).toBeGreaterThan(0.99)
   })
 })

@@ -6,6 +6,7 @@ import { bodyLimit, MAX_BODY_BYTES } from './http/body-limit'
 import { cors } from './http/cors'
 import { errorHandler } from './http/errors'
 import './http/formats'
+import { idempotency } from './http/idempotency'
 import { inputGuard } from './http/input-guard'
 import { checkDatabase } from './lib/database-check'
 import { mountOpenApi } from './http/openapi'
@@ -66,6 +67,7 @@ export function createApp(deps: Deps) {
     .use(cors(deps.config))
     .use(inputGuard())
     .use(bodyLimit(MAX_BODY_BYTES))
+    .use(idempotency(deps))
     .get(
       '/',
       async ({ set }) => {

@@ -5,6 +5,7 @@ import { accessLog } from './http/access-log'
 import { bodyLimit, MAX_BODY_BYTES } from './http/body-limit'
 import { cors } from './http/cors'
 import { errorHandler } from './http/errors'
+import { conditionalGet } from './http/etag'
 import './http/formats'
 import { idempotency } from './http/idempotency'
 import { inputGuard } from './http/input-guard'
@@ -68,6 +69,7 @@ export function createApp(deps: Deps) {
     .use(inputGuard())
     .use(bodyLimit(MAX_BODY_BYTES))
     .use(idempotency(deps))
+    .use(conditionalGet())
     .get(
       '/',
       async ({ set }) => {

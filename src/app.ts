@@ -9,6 +9,7 @@ import { conditionalGet } from './http/etag'
 import './http/formats'
 import { idempotency } from './http/idempotency'
 import { inputGuard } from './http/input-guard'
+import { methodNotAllowed } from './http/methods'
 import { checkDatabase } from './lib/database-check'
 import { mountOpenApi } from './http/openapi'
 import { mcpRoutes } from './mcp/mcp.routes'
@@ -103,6 +104,7 @@ export function createApp(deps: Deps) {
     // MCP tools call the REST API in-process, through the same auth, validation and rate limits.
     .use(mcpRoutes(deps, (request): Promise<Response> => handle(request)))
   const mounted = mountOpenApi(app, deps.config)
+  mounted.wrap(methodNotAllowed(() => mounted.routes) as Parameters<typeof mounted.wrap>[0])
   handle = (request) => mounted.handle(request)
   return mounted
 }

@@ -3,6 +3,7 @@
 import { Elysia } from 'elysia'
 import type { Deps } from '../../deps'
 import { authPlugin } from '../../http/auth'
+import { created } from '../../http/created'
 import { errors, IdParams, NoContent } from '../../http/schemas'
 import { readCookie, SESSION_COOKIE, validateSession } from '../auth/sessions.service'
 import { completeConnection, disconnectConnection, listConnections } from './connections.service'
@@ -24,8 +25,8 @@ export function connectorsRoutes(deps: Deps) {
     .post(
       '',
       async ({ user, body, set }) => {
-        set.status = 201
-        return createConnector(deps, user, body)
+        const result = await createConnector(deps, user, body)
+        return created(set, `/api/connectors/${result.connector.id}`, result)
       },
       {
         auth: true,

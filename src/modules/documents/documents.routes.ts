@@ -2,6 +2,7 @@
 import { Elysia } from 'elysia'
 import type { Deps } from '../../deps'
 import { authPlugin } from '../../http/auth'
+import { created } from '../../http/created'
 import { ifMatched, tagged } from '../../http/etag'
 import { errors, IdParams, NoContent } from '../../http/schemas'
 import { toDocumentDto } from './documents.model'
@@ -23,7 +24,8 @@ export function documentsRoutes(deps: Deps) {
       async ({ user, principal, body, set }) => {
         const source = body.source ?? (principal.via === 'session' ? 'extension' : 'api')
         const { document, deduplicated } = await ingestDocument(deps, user, { ...body, source, writer: writerOf(principal) })
-        set.status = deduplicated ? 200 : 201
+        if (deduplicated) set.status = 200
+        else created(set, `/api/documents/${document.id}`, null)
         return { ...toDocumentDto(document), deduplicated, ...(document.status === 'pending_approval' ? { notice: DRAFT_NOTICE } : {}) }
       },
       {
@@ -144,8 +146,8 @@ export function documentsRoutes(deps: Deps) {
     .post(
       '/:id/link',
       async ({ user, params, body, set }) => {
-        const { link, created } = await linkDocuments(deps, user, params.id, body.target_id)
-        set.status = created ? 201 : 200
+        const { link, created: isNew } = await linkDocuments(deps, user, params.id, body.target_id)
+        if (isNew) return created(set, `/api/documents/${params.id}/links/${body.target_id}`, link)
         return link
       },
       {

@@ -2,6 +2,7 @@
 import { Elysia } from 'elysia'
 import type { Deps } from '../../deps'
 import { authPlugin } from '../../http/auth'
+import { created } from '../../http/created'
 import { ifMatched, tagged } from '../../http/etag'
 import { errors, IdParams, NoContent } from '../../http/schemas'
 import { getContextPack } from './context.service'
@@ -22,8 +23,8 @@ export function workspacesRoutes(deps: Deps) {
     .post(
       '',
       async ({ user, body, set }) => {
-        set.status = 201
-        return createWorkspace(deps, user, body)
+        const workspace = await createWorkspace(deps, user, body)
+        return created(set, `/api/workspaces/${workspace.id}`, tagged(set, workspace))
       },
       {
         auth: true,

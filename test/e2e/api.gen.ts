@@ -925,7 +925,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A connector with its latest runs (poll it to follow a sync) */
+        /** A connector with its latest runs (poll it to follow a sync; ETag, so If-None-Match answers 304 while nothing moved) */
         get: operations["getApiConnectorsById"];
         put?: never;
         post?: never;

@@ -5,8 +5,11 @@ import { accessLog } from './http/access-log'
 import { bodyLimit, MAX_BODY_BYTES } from './http/body-limit'
 import { cors } from './http/cors'
 import { errorHandler } from './http/errors'
+import { conditionalGet } from './http/etag'
 import './http/formats'
+import { idempotency } from './http/idempotency'
 import { inputGuard } from './http/input-guard'
+import { methodNotAllowed } from './http/methods'
 import { checkDatabase } from './lib/database-check'
 import { mountOpenApi } from './http/openapi'
 import { mcpRoutes } from './mcp/mcp.routes'
@@ -67,6 +70,8 @@ export function createApp(deps: Deps) {
     .use(cors(deps.config))
     .use(inputGuard())
     .use(bodyLimit(MAX_BODY_BYTES))
+    .use(idempotency(deps))
+    .use(conditionalGet())
     .get(
       '/',
       async ({ set }) => {
@@ -102,6 +107,7 @@ export function createApp(deps: Deps) {
     // MCP tools call the REST API in-process, through the same auth, validation and rate limits.
     .use(mcpRoutes(deps, (request): Promise<Response> => handle(request)))
   const mounted = mountOpenApi(app, deps.config)
+  mounted.wrap(methodNotAllowed(() => mounted.routes) as Parameters<typeof mounted.wrap>[0])
   handle = (request) => mounted.handle(request)
   return mounted
 }

@@ -70,3 +70,27 @@ export const jobs = pgTable(
   },
   (t) => [index('jobs_claim_idx').on(t.status, t.run_at), index('jobs_user_idx').on(t.user_id)],
 )
+
+/**
+ * Idempotency-Key records (src/http/idempotency.ts), per user and key: the request's method, path and body
+ * fingerprint, and once it has finished, the response to replay. A row without `status` is a request still
+ * running; `locked_at` lets a later duplicate take over one whose process died. Kept 24 h (`expires_at`),
+ * then swept by the maintenance tick.
+ */
+export const idempotencyKeys = pgTable(
+  'idempotency_keys',
+  {
+    user_id: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+    key: text('key').notNull(),
+    method: text('method').notNull(),
+    path: text('path').notNull(),
+    fingerprint: text('fingerprint').notNull(),
+    status: integer('status'),
+    headers: jsonb('headers').$type<Record<string, string>>(),
+    body: text('body'),
+    locked_at: ts('locked_at').notNull(),
+    created_at: ts('created_at').notNull(),
+    expires_at: ts('expires_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.user_id, t.key] }), index('idempotency_keys_expires_idx').on(t.expires_at)],
+)

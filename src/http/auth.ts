@@ -23,6 +23,8 @@ export const security: Record<string, string[]>[] = [{ bearer: [] }, { session: 
 /** Principals by request: authenticated in `transform` (before validation, so a caller without credentials
  * learns 401, not what the body should look like), handed to the handler by `resolve`. */
 const principals = new WeakMap<Request, Principal>()
+/** Who made an authenticated request, once the `auth` macro has run (cross-cutting plugins: idempotency). */
+export const principalOf = (request: Request): Principal | undefined => principals.get(request)
 
 export function authPlugin(deps: Deps) {
   return new Elysia({ name: 'auth' }).macro({

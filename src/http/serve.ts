@@ -1,4 +1,5 @@
-// Serving the app over HTTP with Bun.serve, refusing request paths that are not in normal form.
+// Serving the app over HTTP with Bun.serve: request paths that are not in normal form refused, and every
+// response compressed as the client accepts (compress.ts).
 //
 // Why: Bun builds `request.url` with the URL parser, which resolves "." and ".." segments (also spelt
 // %2e), reads "\" as "/" and cuts the path at "#" — before the app sees anything. A client that interpolates
@@ -9,6 +10,7 @@
 // of the URL the app will see. A path that reaches the fallback with fewer segments than that was longer
 // before the parser shortened it, so it is refused too.
 import type { Server } from 'bun'
+import { compressResponse } from './compress'
 
 const MAX_SEGMENTS = 16
 
@@ -19,7 +21,7 @@ const BUN_BODY_LIMIT = Number.MAX_SAFE_INTEGER
 type Fetch = (request: Request, server: Server<undefined>) => Response | Promise<Response>
 
 export function serveApp(app: { fetch: (request: Request) => Response | Promise<Response> }, options: { port: number; hostname?: string }): Server<undefined> {
-  const fetch: Fetch = (request) => app.fetch(request)
+  const fetch: Fetch = async (request) => compressResponse(request, await app.fetch(request))
   const routes: Record<string, (request: Request & { params: Record<string, string> }, server: Server<undefined>) => Response | Promise<Response>> = {}
   let pattern = ''
   for (let i = 1; i <= MAX_SEGMENTS; i++) {

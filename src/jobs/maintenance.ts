@@ -1,12 +1,13 @@
 // The periodic tick of a server or worker process: embeddings kept current (embedding-upkeep.ts: a model
 // switched in once available, background re-embedding started), connector syncs that are due
-// (sync.schedule.ts), and planner statistics and visibility for the embedded database. PGlite runs no autovacuum, so without an
+// (sync.schedule.ts), expired Idempotency-Key records swept, and planner statistics and visibility for the embedded database. PGlite runs no autovacuum, so without an
 // ANALYZE the planner guesses table sizes and can pick plans hundreds of times slower (a keyword query read
 // every posting), and without a VACUUM no page is marked all-visible, so the postings index (which carries
 // tf and dl) cannot be read index-only. On PostgreSQL autovacuum does both and the analyzer does nothing.
 import { sql } from 'drizzle-orm'
 import { queryRows } from '../../db/client'
 import { queueDueSyncs } from '../connectors/sync.schedule'
+import { sweepIdempotencyKeys } from '../http/idempotency.store'
 import type { Deps } from '../deps'
 import { createEmbeddingUpkeep } from './embedding-upkeep'
 
@@ -41,6 +42,11 @@ export function createMaintenance(deps: Deps) {
       await keepEmbeddingsCurrent()
     } catch (error) {
       deps.log.warn('keeping embeddings current failed', { error: String(error) })
+    }
+    try {
+      await sweepIdempotencyKeys(deps)
+    } catch (error) {
+      deps.log.warn('sweeping expired idempotency keys failed', { error: String(error) })
     }
     try {
       await analyzeIfStale()

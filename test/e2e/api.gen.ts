@@ -198,14 +198,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** Fetch one workspace with its active document count (ETag; If-None-Match answers 304) */
+        get: operations["getApiWorkspacesById"];
         put?: never;
         post?: never;
         /** Delete a workspace and everything in it (409 for the last workspace) */
         delete: operations["deleteApiWorkspacesById"];
         options?: never;
         head?: never;
-        /** Rename a workspace (or change its description) */
+        /** Rename a workspace (or change its description); If-Match: only if unchanged, else 412 */
         patch: operations["patchApiWorkspacesById"];
         trace?: never;
     };
@@ -288,11 +289,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Fetch one document with its body and metadata */
+        /** Fetch one document with its body and metadata (ETag; If-None-Match answers 304) */
         get: operations["getApiDocumentsById"];
         put?: never;
         post?: never;
-        /** Delete one document */
+        /** Delete one document (If-Match: only if unchanged, else 412) */
         delete: operations["deleteApiDocumentsById"];
         options?: never;
         head?: never;
@@ -579,15 +580,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A conversation with its messages and their sources */
+        /** A conversation with its messages and their sources (ETag; If-None-Match answers 304) */
         get: operations["getApiConversationsById"];
         put?: never;
         post?: never;
-        /** Delete a conversation and its messages */
+        /** Delete a conversation and its messages (If-Match: only if unchanged, else 412) */
         delete: operations["deleteApiConversationsById"];
         options?: never;
         head?: never;
-        /** Rename a conversation or change its workspace */
+        /** Rename a conversation or change its workspace (If-Match: the ETag of GET /conversations/{id}, else 412) */
         patch: operations["patchApiConversationsById"];
         trace?: never;
     };
@@ -941,7 +942,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A connector with its latest runs (poll it to follow a sync) */
+        /** A connector with its latest runs (poll it to follow a sync; ETag, so If-None-Match answers 304 while nothing moved) */
         get: operations["getApiConnectorsById"];
         put?: never;
         post?: never;
@@ -1972,6 +1973,72 @@ export interface operations {
             };
         };
     };
+    getApiWorkspacesById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        name: string;
+                        description: string | null;
+                        /** @description Active documents */
+                        document_count: number;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Response for status 400 */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Response for status 401 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Response for status 404 */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
     deleteApiWorkspacesById: {
         parameters: {
             query?: never;
@@ -2036,6 +2103,17 @@ export interface operations {
             };
             /** @description Response for status 409 */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Response for status 412 */
+            412: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2120,6 +2198,17 @@ export interface operations {
             };
             /** @description Response for status 404 */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Response for status 412 */
+            412: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2810,6 +2899,17 @@ export interface operations {
                     };
                 };
             };
+            /** @description Response for status 412 */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
         };
     };
     patchApiDocumentsById: {
@@ -2961,6 +3061,17 @@ export interface operations {
             };
             /** @description Response for status 404 */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Response for status 412 */
+            412: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4636,6 +4747,17 @@ export interface operations {
                     };
                 };
             };
+            /** @description Response for status 412 */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
         };
     };
     patchApiConversationsById: {
@@ -4703,6 +4825,17 @@ export interface operations {
             };
             /** @description Response for status 404 */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Response for status 412 */
+            412: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4961,6 +5094,17 @@ export interface operations {
                     };
                 };
             };
+            /** @description Response for status 412 */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
         };
     };
     getApiProfile: {
@@ -5056,6 +5200,17 @@ export interface operations {
             };
             /** @description Response for status 409 */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Response for status 412 */
+            412: {
                 headers: {
                     [name: string]: unknown;
                 };

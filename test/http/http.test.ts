@@ -88,8 +88,10 @@ describe('unknown routes', () => {
     await expectErrorBody(await raw('/api/nothing-here', { headers: { authorization: `Bearer ${u.key}` } }), 404)
   })
 
-  test('an unknown method on a known path is 404 { error }', async () => {
-    await expectErrorBody(await raw('/api/usage', { method: 'PUT', headers: { authorization: `Bearer ${u.key}` } }), 404)
+  test('an unknown method on a known path is 405 { error } with Allow', async () => {
+    const res = await raw('/api/usage', { method: 'PUT', headers: { authorization: `Bearer ${u.key}` } })
+    expect(res.headers.get('allow')).toBe('GET, HEAD, OPTIONS')
+    await expectErrorBody(res, 405)
   })
 })
 

@@ -105,7 +105,10 @@ describe('routes that do not exist', () => {
   test('keys cannot be read one by one or edited', async () => {
     const u = await t.signUp()
     const [k] = (await t.json('GET', '/api/keys', { key: u.key })).body.data
-    expect((await t.request('GET', `/api/keys/${k.id}`, { key: u.key })).status).toBe(404)
-    expect((await t.request('PATCH', `/api/keys/${k.id}`, { key: u.key, body: { label: 'x' } })).status).toBe(404)
+    // The path exists (to revoke): other methods are 405 with Allow: DELETE.
+    const read = await t.request('GET', `/api/keys/${k.id}`, { key: u.key })
+    expect(read.status).toBe(405)
+    expect(read.headers.get('allow')).toBe('DELETE, OPTIONS')
+    expect((await t.request('PATCH', `/api/keys/${k.id}`, { key: u.key, body: { label: 'x' } })).status).toBe(405)
   })
 })

@@ -2,6 +2,7 @@
 import { Elysia, t } from 'elysia'
 import type { Deps } from '../../deps'
 import { authPlugin } from '../../http/auth'
+import { ifMatched, tagged } from '../../http/etag'
 import { errors, IdParams, NoContent } from '../../http/schemas'
 import { sessionCookie } from '../auth/sessions.service'
 import { AvatarBody, DeleteAccountBody, Historical, HistoricalQuery, Profile, Settings, Stats, UpdateProfileBody, UpdateSettingsBody } from './account.schemas'
@@ -14,26 +15,26 @@ const tags = ['account']
 export function accountRoutes(deps: Deps) {
   return new Elysia({ prefix: '/api' })
     .use(authPlugin(deps))
-    .get('/settings', ({ user }) => getSettings(deps.db, user.id), {
+    .get('/settings', async ({ user, set }) => tagged(set, await getSettings(deps.db, user.id)), {
       auth: true,
       response: { 200: Settings, ...errors(401) },
       detail: { tags, summary: 'Settings: default workspace, search mode, answer style' },
     })
-    .patch('/settings', ({ user, body }) => updateSettings(deps, user, body), {
+    .patch('/settings', async ({ user, body, set, request }) => tagged(set, await ifMatched(deps, user.id, request, (d) => getSettings(d.db, user.id), (d) => updateSettings(d, user, body))), {
       auth: true,
       body: UpdateSettingsBody,
-      response: { 200: Settings, ...errors(400, 401, 404) },
+      response: { 200: Settings, ...errors(400, 401, 404, 412) },
       detail: { tags, summary: 'Update settings (an unknown workspace is 404)' },
     })
-    .get('/profile', ({ user }) => getProfile(deps, user), {
+    .get('/profile', async ({ user, set }) => tagged(set, await getProfile(deps, user)), {
       auth: true,
       response: { 200: Profile, ...errors(401) },
       detail: { tags, summary: 'Profile: id, email, name, avatar_url' },
     })
-    .patch('/profile', ({ user, body }) => updateProfile(deps, user, body), {
+    .patch('/profile', async ({ user, body, set, request }) => tagged(set, await ifMatched(deps, user.id, request, (d) => getProfile(d, user), (d) => updateProfile(d, user, body))), {
       auth: true,
       body: UpdateProfileBody,
-      response: { 200: Profile, ...errors(400, 401, 409) },
+      response: { 200: Profile, ...errors(400, 401, 409, 412) },
       detail: { tags, summary: 'Update name or email (409 when the email belongs to another account)' },
     })
     .post('/avatar', ({ user, body }) => setAvatar(deps, user, body.file), {

@@ -2,6 +2,7 @@
 import { Elysia } from 'elysia'
 import type { Deps } from '../../deps'
 import { assertAllowedOrigin, authPlugin } from '../../http/auth'
+import { created } from '../../http/created'
 import { errors, NoContent } from '../../http/schemas'
 import { getUser, signIn, signUp, toUserDto } from './auth.service'
 import { ProvidersResponse, SessionResponse, SignInBody, SignUpBody, UserResponse } from './auth.schemas'
@@ -42,8 +43,8 @@ export function authRoutes(deps: Deps) {
         assertAllowedOrigin(deps, request, false)
         const { user, session } = await signUp(deps, body)
         set.headers['set-cookie'] = sessionCookie(deps, session.token, session.expiresAt)
-        set.status = 201
-        return { user: toUserDto(deps, user) }
+        // The account's own resource is its profile.
+        return created(set, '/api/profile', { user: toUserDto(deps, user) })
       },
       { body: SignUpBody, response: { 201: UserResponse, ...errors(400, 403, 409) }, detail: { tags, summary: 'Create an account and start a session (cookie `session`)' } },
     )

@@ -3,6 +3,8 @@
 import { Elysia } from 'elysia'
 import type { Deps } from '../../deps'
 import { authPlugin } from '../../http/auth'
+import { created } from '../../http/created'
+import { tagged } from '../../http/etag'
 import { errors, IdParams, NoContent } from '../../http/schemas'
 import { readCookie, SESSION_COOKIE, validateSession } from '../auth/sessions.service'
 import { completeConnection, disconnectConnection, listConnections } from './connections.service'
@@ -24,8 +26,8 @@ export function connectorsRoutes(deps: Deps) {
     .post(
       '',
       async ({ user, body, set }) => {
-        set.status = 201
-        return createConnector(deps, user, body)
+        const result = await createConnector(deps, user, body)
+        return created(set, `/api/connectors/${result.connector.id}`, result)
       },
       {
         auth: true,
@@ -68,11 +70,11 @@ export function connectorsRoutes(deps: Deps) {
         detail: { tags, summary: 'Disconnect: revokes the grant at the provider, deletes the tokens, and returns its connectors to pending_auth' },
       },
     )
-    .get('/:id', ({ user, params }) => getConnector(deps, user, params.id), {
+    .get('/:id', async ({ user, params, set }) => tagged(set, await getConnector(deps, user, params.id)), {
       auth: true,
       params: IdParams,
       response: { 200: S.ConnectorDetail, ...errors(400, 401, 404) },
-      detail: { tags, summary: 'A connector with its latest runs (poll it to follow a sync)' },
+      detail: { tags, summary: 'A connector with its latest runs (poll it to follow a sync; ETag, so If-None-Match answers 304 while nothing moved)' },
     })
     .patch('/:id', ({ user, params, body }) => updateConnector(deps, user, params.id, body), {
       auth: true,

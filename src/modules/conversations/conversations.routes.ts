@@ -2,6 +2,7 @@
 import { Elysia, t } from 'elysia'
 import type { Deps } from '../../deps'
 import { authPlugin } from '../../http/auth'
+import { ifMatched, tagged } from '../../http/etag'
 import { errors, IdParams, NoContent, PageQuery } from '../../http/schemas'
 import { Conversation, ConversationListQuery, ConversationPage, ConversationSummary, SourcesPage, UpdateConversationBody } from './conversations.schemas'
 import { deleteConversation, getConversation, listConversations, listSources, updateConversation } from './conversations.service'
@@ -23,30 +24,35 @@ export function conversationsRoutes(deps: Deps) {
       response: { 200: ConversationPage, ...errors(400, 401, 404) },
       detail: { tags, summary: 'Conversations, newest first (404 when workspace_id is not one of yours)' },
     })
-    .get('/conversations/:id', ({ user, params }) => getConversation(deps, user, params.id), {
+    .get('/conversations/:id', async ({ user, params, set }) => tagged(set, await getConversation(deps, user, params.id)), {
       auth: true,
       params: IdParams,
       response: { 200: Conversation, ...errors(400, 401, 404) },
-      detail: { tags, summary: 'A conversation with its messages and their sources' },
+      detail: { tags, summary: 'A conversation with its messages and their sources (ETag; If-None-Match answers 304)' },
     })
-    .patch('/conversations/:id', ({ user, params, body }) => updateConversation(deps, user, params.id, body), {
-      auth: true,
-      params: IdParams,
-      body: UpdateConversationBody,
-      response: { 200: ConversationSummary, ...errors(400, 401, 404) },
-      detail: { tags, summary: 'Rename a conversation or change its workspace' },
-    })
+    .patch(
+      '/conversations/:id',
+      ({ user, params, body, request }) =>
+        ifMatched(deps, user.id, request, (d) => getConversation(d, user, params.id), (d) => updateConversation(d, user, params.id, body)),
+      {
+        auth: true,
+        params: IdParams,
+        body: UpdateConversationBody,
+        response: { 200: ConversationSummary, ...errors(400, 401, 404, 412) },
+        detail: { tags, summary: 'Rename a conversation or change its workspace (If-Match: the ETag of GET /conversations/{id}, else 412)' },
+      },
+    )
     .delete(
       '/conversations/:id',
-      async ({ user, params, set }) => {
-        await deleteConversation(deps, user, params.id)
+      async ({ user, params, set, request }) => {
+        await ifMatched(deps, user.id, request, (d) => getConversation(d, user, params.id), (d) => deleteConversation(d, user, params.id))
         set.status = 204
       },
       {
         auth: true,
         params: IdParams,
-        response: { 204: NoContent, ...errors(400, 401, 404) },
-        detail: { tags, summary: 'Delete a conversation and its messages' },
+        response: { 204: NoContent, ...errors(400, 401, 404, 412) },
+        detail: { tags, summary: 'Delete a conversation and its messages (If-Match: only if unchanged, else 412)' },
       },
     )
 }

@@ -2,6 +2,8 @@
 import { Elysia } from 'elysia'
 import type { Deps } from '../../deps'
 import { authPlugin } from '../../http/auth'
+import { created } from '../../http/created'
+import { ifMatched, tagged } from '../../http/etag'
 import { errors, IdParams, NoContent } from '../../http/schemas'
 import { toDocumentDto } from './documents.model'
 import * as S from './documents.schemas'
@@ -22,7 +24,8 @@ export function documentsRoutes(deps: Deps) {
       async ({ user, principal, body, set }) => {
         const source = body.source ?? (principal.via === 'session' ? 'extension' : 'api')
         const { document, deduplicated } = await ingestDocument(deps, user, { ...body, source, writer: writerOf(principal) })
-        set.status = deduplicated ? 200 : 201
+        if (deduplicated) set.status = 200
+        else created(set, `/api/documents/${document.id}`, null)
         return { ...toDocumentDto(document), deduplicated, ...(document.status === 'pending_approval' ? { notice: DRAFT_NOTICE } : {}) }
       },
       {
@@ -57,23 +60,29 @@ export function documentsRoutes(deps: Deps) {
       response: { 200: S.BulkDeleteResult, ...errors(400, 401, 403) },
       detail: { tags, summary: 'Delete up to 100 documents; reports which ids were deleted and which were not found' },
     })
-    .get('/:id', ({ user, params }) => getDocument(deps, user, params.id), {
+    .get('/:id', async ({ user, params, set }) => tagged(set, await getDocument(deps, user, params.id)), {
       ...one,
       response: { 200: S.Document, ...errors(400, 401, 404) },
-      detail: { tags, summary: 'Fetch one document with its body and metadata' },
+      detail: { tags, summary: 'Fetch one document with its body and metadata (ETag; If-None-Match answers 304)' },
     })
     .patch(
       '/:id',
-      async ({ user, principal, params, body, set }) => {
-        const { document, drafted } = await patchDocument(deps, user, params.id, body, writerOf(principal))
-        if (!drafted) return document
+      async ({ user, principal, params, body, set, request }) => {
+        const { document, drafted } = await ifMatched(
+          deps,
+          user.id,
+          request,
+          (d) => getDocument(d, user, params.id),
+          (d) => patchDocument(d, user, params.id, body, writerOf(principal)),
+        )
+        if (!drafted) return tagged(set, document)
         set.status = 202
         return { ...document, notice: DRAFT_NOTICE }
       },
       {
         ...one,
         body: S.PatchBody,
-        response: { 200: S.Document, 202: S.DraftedDocument, ...errors(400, 401, 402, 403, 404, 413) },
+        response: { 200: S.Document, 202: S.DraftedDocument, ...errors(400, 401, 402, 403, 404, 412, 413) },
         detail: {
           tags,
           summary: "Update title, excerpt, body, tags or pinned; the document is re-indexed. With an API key, a change to an approved memory's content is a new draft that supersedes it (202)",
@@ -82,11 +91,11 @@ export function documentsRoutes(deps: Deps) {
     )
     .delete(
       '/:id',
-      async ({ user, params, set }) => {
-        await deleteDocument(deps, user, params.id)
+      async ({ user, params, set, request }) => {
+        await ifMatched(deps, user.id, request, (d) => getDocument(d, user, params.id), (d) => deleteDocument(d, user, params.id))
         set.status = 204
       },
-      { ...one, response: { 204: NoContent, ...errors(400, 401, 403, 404) }, detail: { tags, summary: 'Delete one document' } },
+      { ...one, response: { 204: NoContent, ...errors(400, 401, 403, 404, 412) }, detail: { tags, summary: 'Delete one document (If-Match: only if unchanged, else 412)' } },
     )
     .post('/:id/archive', ({ user, params }) => archiveDocument(deps, user, params.id), {
       ...one,
@@ -137,8 +146,8 @@ export function documentsRoutes(deps: Deps) {
     .post(
       '/:id/link',
       async ({ user, params, body, set }) => {
-        const { link, created } = await linkDocuments(deps, user, params.id, body.target_id)
-        set.status = created ? 201 : 200
+        const { link, created: isNew } = await linkDocuments(deps, user, params.id, body.target_id)
+        if (isNew) return created(set, `/api/documents/${params.id}/links/${body.target_id}`, link)
         return link
       },
       {

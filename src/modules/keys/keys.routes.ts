@@ -2,6 +2,7 @@
 import { Elysia, t } from 'elysia'
 import type { Deps } from '../../deps'
 import { authPlugin } from '../../http/auth'
+import { created } from '../../http/created'
 import { errors, IdParams, NoContent } from '../../http/schemas'
 import { CreatedApiKey, CreateKeyBody, KeyList } from './keys.schemas'
 import { createKey, listKeys, revokeKey } from './keys.service'
@@ -19,8 +20,8 @@ export function keysRoutes(deps: Deps) {
     .post(
       '',
       async ({ user, body, set }) => {
-        set.status = 201
-        return createKey(deps, user, body?.label?.trim() || null)
+        const key = await createKey(deps, user, body?.label?.trim() || null)
+        return created(set, `/api/keys/${key.id}`, key)
       },
       {
         auth: true,

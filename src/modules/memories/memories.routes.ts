@@ -2,6 +2,7 @@
 import { Elysia } from 'elysia'
 import type { Deps } from '../../deps'
 import { authPlugin } from '../../http/auth'
+import { created } from '../../http/created'
 import { errors } from '../../http/schemas'
 import { DocumentPage } from '../documents/documents.schemas'
 import { BatchDraftBody, DraftList, MemoryListQuery } from './memories.schemas'
@@ -15,8 +16,9 @@ export function memoriesRoutes(deps: Deps) {
     .post(
       '/batch-draft',
       async ({ user, body, set }) => {
-        set.status = 201
-        return saveDrafts(deps, user, body)
+        const drafts = await saveDrafts(deps, user, body)
+        // A batch has no one URL: the list of the workspace's pending drafts holds them all.
+        return created(set, `/api/memories?status=pending_approval&workspace_id=${body.workspace_id}`, drafts)
       },
       {
         auth: true,

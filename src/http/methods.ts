@@ -1,0 +1,55 @@
+// 405 with `Allow` for a path the API has with another method (RFC 9110 §15.5.6), and OPTIONS on a known path
+// answered 204 with `Allow`, from the app's own route table: a wrong method is told what would work, not "no route".
+import type { AnyElysia } from 'elysia'
+
+interface Pattern {
+  regex: RegExp
+  methods: Set<string>
+}
+
+/** Route patterns ("/api/documents/:id") as regexes, with the methods each answers (GET implies HEAD). */
+function patternsOf(routes: AnyElysia['routes']): Pattern[] {
+  const byPath = new Map<string, Set<string>>()
+  for (const route of routes) {
+    const methods = byPath.get(route.path) ?? new Set<string>()
+    methods.add(route.method.toUpperCase())
+    if (route.method.toUpperCase() === 'GET') methods.add('HEAD')
+    byPath.set(route.path, methods)
+  }
+  return [...byPath].map(([path, methods]) => ({
+    regex: new RegExp(`^${path.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/:[^/]+/g, '[^/]+').replace(/\*/g, '.*')}$`),
+    methods,
+  }))
+}
+
+/** Every method some route answers on `pathname`, in a stable order; empty for an unknown path. */
+export function allowedMethods(patterns: Pattern[], pathname: string): string[] {
+  const allowed = new Set<string>()
+  for (const p of patterns) if (p.regex.test(pathname)) for (const m of p.methods) allowed.add(m)
+  if (allowed.size) allowed.add('OPTIONS')
+  const order = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']
+  return [...allowed].sort((a, b) => order.indexOf(a) - order.indexOf(b))
+}
+
+/** The `wrap` for the root app: `routes` is read once, on the first request, when every route is mounted. */
+export function methodNotAllowed(routes: () => AnyElysia['routes']) {
+  let patterns: Pattern[] | undefined
+  return (fetch: unknown) =>
+    async (request: Request): Promise<Response> => {
+      const response = await (fetch as (request: Request) => Response | Promise<Response>)(request)
+      if (response.status !== 404 || (request.method !== 'OPTIONS' && response.headers.get('content-type')?.includes('json') !== true)) return response
+      const { pathname } = new URL(request.url)
+      patterns ??= patternsOf(routes())
+      const allowed = allowedMethods(patterns, pathname)
+      if (allowed.length === 0 || (allowed.includes(request.method) && request.method !== 'OPTIONS')) return response
+      void response.body?.cancel()
+      const headers = new Headers(response.headers)
+      headers.set('allow', allowed.join(', '))
+      if (request.method === 'OPTIONS') {
+        headers.delete('content-type')
+        return new Response(null, { status: 204, headers })
+      }
+      headers.set('content-type', 'application/json')
+      return new Response(JSON.stringify({ error: `method ${request.method} is not allowed on ${pathname}; allowed: ${allowed.join(', ')}` }), { status: 405, headers })
+    }
+}

@@ -14,11 +14,12 @@ type Connector = paths['/api/connectors']['get']['responses']['200']['content'][
 type Run = NonNullable<Connector['last_run']>
 
 export type ConnectorType = 'confluence' | 'google_drive' | 'notion'
-export const TYPES: Record<ConnectorType, { name: string; key: 'spaces' | 'folders' | 'pages'; what: string }> = {
-  confluence: { name: 'Confluence', key: 'spaces', what: 'spaces' },
-  google_drive: { name: 'Google Drive', key: 'folders', what: 'folder ids' },
-  notion: { name: 'Notion', key: 'pages', what: 'page or database ids' },
+export const TYPES: Record<ConnectorType, { name: string; key: 'spaces' | 'folders' | 'pages'; one: string; what: string }> = {
+  confluence: { name: 'Confluence', key: 'spaces', one: 'space', what: 'spaces' },
+  google_drive: { name: 'Google Drive', key: 'folders', one: 'folder id', what: 'folder ids' },
+  notion: { name: 'Notion', key: 'pages', one: 'page or database id', what: 'page or database ids' },
 }
+const count = (n: number, t: { one: string; what: string }) => `${n} ${n === 1 ? t.one : t.what}`
 const typeOf = (c: Connector) => TYPES[c.type as ConnectorType] ?? TYPES.confluence
 
 export function ConnectorCard({ connector: c, onChange }: { connector: Connector; onChange(): void }) {
@@ -54,7 +55,7 @@ export function ConnectorCard({ connector: c, onChange }: { connector: Connector
       <p class="meta">
         <span class="kind">{t.name}</span>
         <span>into {c.workspace_id ? workspaceName(list, c.workspace_id) : 'the default workspace'}</span>
-        <span>{selection.length ? `${selection.length} ${t.what} chosen` : `everything the grant can see`}</span>
+        <span>{selection.length ? `${count(selection.length, t)} chosen` : 'everything the grant can see'}</span>
         <span>{c.last_sync_at ? `last synced ${formatDate(c.last_sync_at)}` : 'never synced'}</span>
       </p>
       {c.last_run && <RunLine run={c.last_run} />}
@@ -161,7 +162,7 @@ function Selection({ connector: c, onSaved }: { connector: Connector; onSaved():
     event.preventDefault()
     const ids = wiki ? chosen : text.split(/[\s,]+/).filter(Boolean)
     const saved = await save.run(() => unwrap(api.PATCH('/api/connectors/{id}', { params: { path: { id: c.id } }, body: { config: { [t.key]: ids } } })))
-    if (saved) (announce(`Saved: ${ids.length ? `${ids.length} ${t.what}` : 'everything the grant can see'} will sync next time`), onSaved())
+    if (saved) (announce(`Saved: ${ids.length ? count(ids.length, t) : 'everything the grant can see'} will sync next time`), onSaved())
   }
   return (
     <form class="stack selection" onSubmit={submit} aria-label={`What ${c.label} syncs`}>

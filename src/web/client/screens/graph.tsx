@@ -163,13 +163,15 @@ function GraphView({ data, limit }: { data: Graph; limit: number }) {
                         <Link href={`/app/documents/${e.source}`}>{titles.get(e.source)}</Link> ↔ <Link href={`/app/documents/${e.target}`}>{titles.get(e.target)}</Link>
                       </td>
                       <td>{formatScore(e.score)}</td>
-                      <td class="row">
+                      <td>
+                        <div class="row">
                         <button type="button" disabled={action.busy} onClick={() => decide(e, true)} aria-label={`Accept the link between ${names}`}>
                           Accept
                         </button>
                         <button type="button" disabled={action.busy} onClick={() => decide(e, false)} aria-label={`Dismiss the suggestion between ${names}`}>
                           Dismiss
                         </button>
+                        </div>
                       </td>
                     </tr>
                   )

@@ -1,7 +1,7 @@
 // The connectors screen in a real Chromium against the local Confluence fake: connect (off to the provider's
 // consent and back to /app/connectors with the outcome), choose spaces, the first sync and "Sync now" with
-// counts, a run stopped by the plan's document limit with its error in the history, a refused consent, and
-// disconnecting. The sync jobs run when the test drains them (no worker runs in tests); the screen polls.
+// counts, a run stopped by the plan's document limit with its error in the history, a refused consent, a
+// provider failing after consent, and disconnecting. The sync jobs run when the test drains them (no worker runs in tests); the screen polls.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { drainJobs } from '../../src/jobs/worker'
 import { startConfluenceFake, type ConfluenceFake } from '../fakes/confluence'
@@ -111,9 +111,16 @@ describe.skipIf(!!missing)('connectors', () => {
     fake.denyNextConsent()
     await card().getByRole('button', { name: 'Authorize Confluence' }).click()
     await s.page.waitForURL(/\/app\/connectors$/)
-    await s.page.getByRole('alert').getByText('The connection was not made: the provider answered “access_denied”', { exact: false }).waitFor()
+    await s.page.getByRole('alert').getByText('The connection was not made: access was refused at the provider (access_denied)', { exact: false }).waitFor()
     await card().getByText('waiting for authorization').waitFor()
     await check('connectors-refused')
+
+    // The provider failing after consent also lands back here, with the reason.
+    fake.failApi(403)
+    await card().getByRole('button', { name: 'Authorize Confluence' }).click()
+    await s.page.waitForURL(/\/app\/connectors\?connector_id=.*&error=/)
+    await s.page.getByRole('alert').getByText(/^The connection was not made: .*403/).waitFor()
+    fake.failApi(null)
 
     await card().getByRole('button', { name: 'Authorize Confluence' }).click()
     await s.page.getByText('Connected: the first sync is queued', { exact: false }).waitFor()

@@ -27,7 +27,7 @@ export function Connectors() {
   useEffect(() => {
     const error = query.get('error')
     if (query.get('connected') === 'true') setOutcome({ ok: true, text: 'Connected: the first sync is queued and its run shows below.' })
-    else if (error) setOutcome({ ok: false, text: `The connection was not made: the provider answered “${error}”. Authorize again to retry.` })
+    else if (error) setOutcome({ ok: false, text: `The connection was not made: ${error === 'access_denied' ? 'access was refused at the provider (access_denied)' : error}. Authorize again to retry.` })
     else return
     navigate('/app/connectors', { replace: true })
   }, [])

@@ -103,6 +103,20 @@ describe.skipIf(!!missing)('the graph', () => {
     await s.page.getByRole('heading', { name: /^OTHER: /, level: 1 }).waitFor()
   })
 
+  test('at 375 px in dark mode the graph and the API keys screen fit and stay accessible', async () => {
+    const narrow = await h.open({ width: 375, height: 760, colorScheme: 'dark' })
+    await narrow.context.addCookies(await s.context.cookies())
+    await narrow.go('/app/graph')
+    await settled(narrow)
+    expect(await narrow.page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375)
+    await check('graph-375-dark', narrow)
+    await narrow.go('/app/keys')
+    await narrow.page.getByRole('heading', { name: 'Integrations' }).waitFor()
+    expect(await narrow.page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375)
+    await check('keys-375-dark', narrow)
+    await narrow.close()
+  })
+
   test('a workspace of 2,100 documents is drawn truncated at 2,000 and stays usable', async () => {
     const { db } = h.server.deps
     const me = (await call('GET', '/api/auth/session')).body.user

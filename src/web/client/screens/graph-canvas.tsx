@@ -62,8 +62,12 @@ export function GraphCanvas({ nodes, layoutEdges, edges, selected, onOpen, onSel
     const { minX, minY, maxX, maxY } = l.bounds()
     const width = element.clientWidth
     const height = element.clientHeight
-    const scale = Math.min(2.5, Math.min(width / (maxX - minX + 80), height / (maxY - minY + 80)))
-    view.current = { scale, ox: width / 2 - ((minX + maxX) / 2) * scale, oy: height / 2 - ((minY + maxY) / 2) * scale }
+    // Titles are drawn to the right of their dots when there are few nodes: leave room for them there.
+    const labels = l.count <= 60 ? Math.min(170, width * 0.4) : 0
+    const pad = 30
+    const scale = Math.min(2.5, (width - 2 * pad - labels) / Math.max(1, maxX - minX), (height - 2 * pad) / Math.max(1, maxY - minY))
+    const left = (width - labels - (maxX - minX) * scale) / 2
+    view.current = { scale, ox: left - minX * scale, oy: height / 2 - ((minY + maxY) / 2) * scale }
     draw()
   }
   const zoom = (factor: number, cx?: number, cy?: number) => {

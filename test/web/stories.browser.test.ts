@@ -154,6 +154,7 @@ describe.skipIf(!!missing)('a first session', () => {
     await page.getByText('No documents match these filters.').or(page.getByText('No documents yet.')).waitFor()
     await page.getByLabel('Status').selectOption('archived')
     await page.waitForURL(/status=archived/)
+    await settle(page) // the archived list loads after the URL changes
     expect(await page.locator('table.documents tbody tr').count()).toBeGreaterThanOrEqual(4)
   })
 

@@ -264,6 +264,7 @@ function paint(element: HTMLCanvasElement, l: ForceLayout, v: View, index: Map<s
   const nodeRadius = Math.max(2.5, Math.min(RADIUS * 1.5, RADIUS * v.scale))
   const titles = nodes.length <= 60 || v.scale > 1.6
   context.font = '12px system-ui, sans-serif'
+  const chars = element.clientWidth < 500 ? 16 : 32 // shorter titles on a phone
   for (let i = 0; i < nodes.length; i++) {
     const node = nodes[i]!
     const [x, y] = at(i)
@@ -279,7 +280,7 @@ function paint(element: HTMLCanvasElement, l: ForceLayout, v: View, index: Map<s
     }
     if (titles || i === hover) {
       context.fillStyle = color('--text')
-      context.fillText(node.title.length > 32 ? `${node.title.slice(0, 31)}…` : node.title, x + nodeRadius + 3, y + 4)
+      context.fillText(node.title.length > chars ? `${node.title.slice(0, chars - 1)}…` : node.title, x + nodeRadius + 3, y + 4)
     }
   }
 }

@@ -12,7 +12,10 @@ export interface E2EServer {
   stop(): Promise<void>
 }
 
-export async function startServer(options: { env?: Record<string, string> } = {}): Promise<E2EServer> {
+/** `env` may depend on the server's URL (a fake OAuth provider must know the callback before the app starts). */
+export type ServerEnv = Record<string, string> | ((url: string) => Record<string, string>)
+
+export async function startServer(options: { env?: ServerEnv } = {}): Promise<E2EServer> {
   // The port is only known once listening, and BASE_URL must name it: listen first, then build the app.
   let handle: ((request: Request) => Response | Promise<Response>) | undefined
   // The service's own way of serving (src/http/serve.ts): raw paths checked, the app's body limit in charge.
@@ -20,7 +23,8 @@ export async function startServer(options: { env?: Record<string, string> } = {}
   const url = `http://127.0.0.1:${server.port}`
   let t: TestApp
   try {
-    t = await createTestApp({ env: { BASE_URL: url, ...options.env } })
+    const env = typeof options.env === 'function' ? options.env(url) : options.env
+    t = await createTestApp({ env: { BASE_URL: url, ...env } })
   } catch (error) {
     await server.stop(true)
     throw error

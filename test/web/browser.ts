@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import axe from 'axe-core'
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
-import { startServer, type E2EServer } from '../e2e/server'
+import { startServer, type E2EServer, type ServerEnv } from '../e2e/server'
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
@@ -54,8 +54,8 @@ export interface Session {
   close(): Promise<void>
 }
 
-export async function startHarness(env: Record<string, string> = {}): Promise<Harness> {
-  const server = await startServer({ env: { EMBEDDING_PROVIDER: 'hash', DEFAULT_PLAN: 'free', ...env } })
+export async function startHarness(env: ServerEnv = {}): Promise<Harness> {
+  const server = await startServer({ env: (url) => ({ EMBEDDING_PROVIDER: 'hash', DEFAULT_PLAN: 'free', ...(typeof env === 'function' ? env(url) : env) }) })
   let browser: Browser
   try {
     browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS })

@@ -5,10 +5,11 @@ import { and, eq, inArray, sql } from 'drizzle-orm'
 import { connections, connectors, syncRuns } from '../../../db/schema'
 import type { OAuthProvider } from '../../config'
 import { openAccessToken, openRefreshToken, sealTokens, type ConnectionRow } from '../../connectors/connection-tokens'
+import { ProviderError } from '../../connectors/provider-api'
 import { providerApi } from '../../connectors/provider-session'
 import { providerOf } from '../../connectors/providers'
 import type { Deps } from '../../deps'
-import { badRequest, forbidden, notFound } from '../../http/errors'
+import { AppError, badRequest, forbidden, notFound } from '../../http/errors'
 import { exchangeCode, PROVIDER_TRAITS, revokeToken } from '../../oauth/oauth.client'
 import { consumeState } from '../../oauth/oauth.state'
 import type { SessionUser } from '../auth/sessions.service'
@@ -44,10 +45,18 @@ export async function completeConnection(deps: Deps, query: CallbackQuery, signe
     throw badRequest(`${connector.type} authorization was not completed: ${query.error}`)
   }
   if (!query.code) throw badRequest('code is missing from the callback')
-  const tokens = await exchangeCode(deps, oauthProvider, connectorCallbackUrl(deps), query.code, codeVerifier)
   const provider = providerOf(connector.type)
-  const access = tokens.accessToken()
-  const account = await provider.identify(providerApi(deps, provider, { token: async () => access, refresh: async () => null }), tokens.data as Record<string, unknown>)
+  let tokens: Awaited<ReturnType<typeof exchangeCode>>
+  let account: Awaited<ReturnType<typeof provider.identify>>
+  try {
+    tokens = await exchangeCode(deps, oauthProvider, connectorCallbackUrl(deps), query.code, codeVerifier)
+    const access = tokens.accessToken()
+    account = await provider.identify(providerApi(deps, provider, { token: async () => access, refresh: async () => null }), tokens.data as Record<string, unknown>)
+  } catch (error) {
+    // A browser that came from the dashboard goes back there with the reason, not to a JSON error page.
+    if (!landing || !(error instanceof AppError || error instanceof ProviderError)) throw error
+    return { connector: await connectorDto(deps, connector), sync_run: null, redirect: withParams(landing, { connector_id: connector.id, error: error.message }) }
+  }
   const now = deps.clock.now()
   const connectionId = await deps.db.transaction(async (tx) => {
     // The same provider account connected again refreshes its connection instead of adding a second one.

@@ -15,7 +15,17 @@ import { Review } from './screens/review'
 import { Search } from './screens/search'
 import { SignIn } from './screens/sign-in'
 import { Shell } from './ui/shell'
+import { lazy } from './ui/lazy'
 import { Loading } from './ui/states'
+import './manage.css'
+
+// Loaded on first visit, each its own chunk (the graph's canvas and layout stay off the first screen).
+const GraphScreen = lazy(() => import('./screens/graph').then((m) => m.GraphScreen))
+const Workspaces = lazy(() => import('./screens/workspaces').then((m) => m.Workspaces))
+const Connectors = lazy(() => import('./screens/connectors').then((m) => m.Connectors))
+const Keys = lazy(() => import('./screens/keys').then((m) => m.Keys))
+const Usage = lazy(() => import('./screens/usage').then((m) => m.Usage))
+const SettingsScreen = lazy(() => import('./screens/settings').then((m) => m.SettingsScreen))
 
 const AUTH_PATHS = { '/app/sign-in': 'sign-in', '/app/sign-up': 'sign-up' } as const
 
@@ -31,6 +41,12 @@ function screenFor({ path }: Place) {
   if (conversation) return <Ask id={conversation.id} />
   if (path === '/app/review') return <Review />
   if (path === '/app/memories') return <Memories />
+  if (path === '/app/graph') return <GraphScreen />
+  if (path === '/app/workspaces') return <Workspaces />
+  if (path === '/app/connectors') return <Connectors />
+  if (path === '/app/keys') return <Keys />
+  if (path === '/app/usage') return <Usage />
+  if (path === '/app/settings') return <SettingsScreen />
   const later = SCREENS.find((s) => !s.ready && (path === s.path || path.startsWith(`${s.path}/`)))
   if (later) return <Placeholder screen={later} />
   return <NotFound />

@@ -5,6 +5,7 @@ import { useApi } from '../lib/use-api'
 import { useWorkspaces } from '../lib/workspaces'
 import { DocList } from '../ui/doc-list'
 import { Link } from '../ui/link'
+import { Meter } from '../ui/meter'
 import { PageTitle } from '../ui/page'
 import { Empty, Loaded } from '../ui/states'
 import { QuickCapture } from './quick-capture'
@@ -72,17 +73,5 @@ export function Home() {
         </section>
       </div>
     </section>
-  )
-}
-
-function Meter({ label, used, limit, show }: { label: string; used: number; limit: number | null; show: (n: number) => string }) {
-  const id = `meter-${label.replace(/\W+/g, '-').toLowerCase()}`
-  return (
-    <div class="meter">
-      <span id={id}>
-        {label}: {show(used)} {limit === null ? '(no limit)' : `of ${show(limit)}`}
-      </span>
-      {limit !== null && <meter aria-labelledby={id} min={0} max={limit} value={used} high={limit * 0.9} />}
-    </div>
   )
 }

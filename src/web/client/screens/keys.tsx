@@ -1,0 +1,133 @@
+// API keys and integrations: the keys (prefix, label, tier, created, last used), a new one shown in full
+// once with a copy button, revocation (confirmed), and ready-to-copy MCP and OpenAI client configuration.
+import { useState } from 'preact/hooks'
+import { api, done, unwrap } from '../api/client'
+import type { paths } from '../api/schema'
+import { announce } from '../lib/announce'
+import { formatDate } from '../lib/format'
+import { useAction, useApi } from '../lib/use-api'
+import { Confirm } from '../ui/confirm'
+import { CopyButton } from '../ui/copy'
+import { PageTitle } from '../ui/page'
+import { ActionStatus, Empty, Loaded } from '../ui/states'
+import { Integrations } from './integrations'
+
+type Key = paths['/api/keys']['get']['responses']['200']['content']['application/json']['data'][number]
+
+export function Keys() {
+  const keys = useApi((signal) => unwrap(api.GET('/api/keys', { signal })), [])
+  const [label, setLabel] = useState('')
+  const [created, setCreated] = useState<{ key: string; label: string | null } | null>(null)
+  const [revoking, setRevoking] = useState<Key | null>(null)
+  const create = useAction()
+  const revoke = useAction()
+
+  const submit = async (event: Event) => {
+    event.preventDefault()
+    const made = await create.run(() => unwrap(api.POST('/api/keys', { body: { label: label.trim() || null } })))
+    if (!made) return
+    setCreated({ key: made.key, label: made.label })
+    setLabel('')
+    keys.reload()
+  }
+  const confirmRevoke = async () => {
+    const target = revoking!
+    const ok = await revoke.run(async () => (await done(api.DELETE('/api/keys/{id}', { params: { path: { id: target.id } } })), true))
+    setRevoking(null)
+    if (!ok) return
+    announce(`Revoked ${target.label || target.prefix}: clients using it now get 401`)
+    keys.reload()
+  }
+
+  return (
+    <section class="keys">
+      <PageTitle title="API keys" />
+      <p class="hint">One key per tool, each labelled: revoke one without touching the others. To rotate, create a new key, switch the client, then revoke the old one.</p>
+      <form class="card stack" onSubmit={submit} aria-labelledby="new-key">
+        <h2 id="new-key">New key</h2>
+        <div class="row">
+          <label class="grow">
+            <span>
+              Label <span class="hint">(what will use it, e.g. “Claude Desktop”)</span>
+            </span>
+            <input value={label} maxLength={100} onInput={(e) => setLabel(e.currentTarget.value)} />
+          </label>
+        </div>
+        <button type="submit" class="primary" disabled={create.busy}>
+          Create key
+        </button>
+        <ActionStatus action={create} />
+      </form>
+      {created && (
+        <section class="card new-key" aria-labelledby="key-once">
+          <h2 id="key-once">Your new key{created.label ? ` “${created.label}”` : ''}</h2>
+          <p>
+            <strong>Copy it now: it is shown only this once.</strong> The service keeps only a hash of it.
+          </p>
+          <div class="row">
+            <code class="secret" aria-label="The new API key">
+              {created.key}
+            </code>
+            <CopyButton text={created.key} label="Copy key" />
+          </div>
+          <button type="button" class="quiet" onClick={() => setCreated(null)}>
+            I have copied it
+          </button>
+        </section>
+      )}
+      <ActionStatus action={revoke} />
+      <Loaded query={keys}>
+        {({ data }) =>
+          data.length === 0 ? (
+            <Empty>
+              <p>No keys yet. Create one for each agent or tool that reads or writes your memory.</p>
+            </Empty>
+          ) : (
+            <div class="table-scroll">
+              <table class="keys-table">
+                <thead>
+                  <tr>
+                    <th scope="col">Label</th>
+                    <th scope="col">Prefix</th>
+                    <th scope="col">Tier</th>
+                    <th scope="col">Created</th>
+                    <th scope="col">Last used</th>
+                    <th scope="col">
+                      <span class="visually-hidden">Actions</span>
+                    </th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {data.map((k) => (
+                    <tr key={k.id}>
+                      <td>{k.label || <span class="hint">no label</span>}</td>
+                      <td>
+                        <code>{k.prefix}…</code>
+                      </td>
+                      <td>{k.tier}</td>
+                      <td>{formatDate(k.created_at)}</td>
+                      <td>{k.last_used_at ? formatDate(k.last_used_at) : 'never'}</td>
+                      <td>
+                        <button type="button" class="danger" onClick={() => setRevoking(k)} aria-label={`Revoke ${k.label || k.prefix}`}>
+                          Revoke…
+                        </button>
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )
+        }
+      </Loaded>
+      {revoking && (
+        <Confirm title={`Revoke “${revoking.label || revoking.prefix}”?`} confirm="Revoke key" danger busy={revoke.busy} onConfirm={confirmRevoke} onCancel={() => setRevoking(null)}>
+          <p>
+            Every client using the key <code>{revoking.prefix}…</code> gets 401 from its very next request. <strong>This cannot be undone.</strong>
+          </p>
+        </Confirm>
+      )}
+      <Integrations apiKey={created?.key} />
+    </section>
+  )
+}

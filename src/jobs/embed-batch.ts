@@ -98,7 +98,7 @@ async function embedBatch(embedder: Embedder, batch: PendingChunk[]) {
   const vectors = new Map<PendingChunk, number[] | null>()
   const failed = new Map<string, string>()
   const attempt = async (part: PendingChunk[]) => {
-    const result = await embedDocuments(embedder, part.map((c) => c.content))
+    const result = await embedDocuments(embedder, part.map((c) => c.content), 'background')
     part.forEach((c, i) => vectors.set(c, result[i] ?? null))
   }
   const documentIds = [...new Set(batch.map((c) => c.document_id))]

@@ -25,8 +25,10 @@ let extractor: Awaited<ReturnType<typeof openExtractor>> | null = null
 const queues: Record<Priority, Extract<ToHost, { type: 'embed' }>[]> = { query: [], request: [], background: [] }
 let busy = false
 
-/** The oldest request of the most urgent priority that has any. */
-function nextRequest() {
+/** The oldest request of the most urgent priority that has any — once the messages that came in are read. */
+async function nextRequest() {
+  // A forward pass keeps this thread busy: a query that arrived meanwhile is still unread in the channel.
+  await new Promise<void>((resolve) => setImmediate(resolve))
   const priority = PRIORITIES.find((p) => queues[p].length > 0)
   return priority ? queues[priority].shift()! : null
 }
@@ -35,7 +37,7 @@ async function serve() {
   if (busy || !extractor) return
   busy = true
   try {
-    for (let next; (next = nextRequest()); ) {
+    for (let next; (next = await nextRequest()); ) {
       send({ type: 'started', id: next.id })
       try {
         const { data, dims } = await extractor.embed(next.values)

@@ -3,7 +3,7 @@
 // threads bounded. The service sees the AI SDK's embedding interface; a call names its priority (providerOptions
 // `local.priority`: query, request or background) and the inference host serves the most urgent first. The host
 // dies with this process; if it dies first it is restarted, and what it was embedding is sent again once.
-import { setPriority } from 'node:os'
+import { availableParallelism, setPriority } from 'node:os'
 import { join } from 'node:path'
 import type { EmbeddingDtype } from '../config'
 import type { Logger } from '../log'
@@ -87,7 +87,9 @@ function spawnThread(onMessage: (message: FromHost) => void): Host {
 const toVectors = (data: Float32Array, dims: number, n: number) => Array.from({ length: n }, (_, i) => Array.from(data.subarray(i * dims, (i + 1) * dims)))
 
 export async function startInference(options: LocalModelOptions & { dtype: EmbeddingDtype }, inference: InferenceOptions, log?: Logger): Promise<InferenceRunner> {
-  const load: ToHost = { type: 'load', options: { ...options, threads: inference.threads } }
+  // A thread shares this process's cores with the API: it gets one fewer than there are, unless told.
+  const threads = inference.threads ?? (inference.isolation === 'thread' ? Math.max(1, availableParallelism() - 1) : null)
+  const load: ToHost = { type: 'load', options: { ...options, threads } }
   const calls = new Map<number, Call>()
   const exits: number[] = []
   let host: Host | null = null

@@ -70,7 +70,7 @@ async function run(embeddingProvider: string, concurrency: number) {
     // The backlog: more abstracts up to BENCH_BACKLOG (their jobs wait: no worker runs yet), all made stale again.
     const more = scifact.corpus.slice(N, Math.max(N, BACKLOG))
     if (more.length) console.log(`  ingesting ${more.length} more documents for the backlog: ${(more.length / (await ingest(more))).toFixed(1)} docs/s`)
-    const extra = scifact.corpus.slice(Math.max(N, BACKLOG), Math.max(N, BACKLOG) + 100)
+    const extra = scifact.corpus.slice(Math.max(N, BACKLOG), Math.max(N, BACKLOG) + 150)
     await measureResponsiveness(deps, { base, headers }, scifact.queries.slice(0, 200).map((q) => q.text), extra)
   }
   await server.stop()

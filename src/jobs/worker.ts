@@ -45,7 +45,11 @@ async function runNextJobs(deps: Deps, workerId: string, kinds?: readonly string
   } catch (e) {
     errors = claimed.map(() => (e instanceof Error ? e.message : String(e)))
   }
-  for (const [i, j] of claimed.entries()) await settle(deps, j, errors[i] ?? null)
+  for (const [i, j] of claimed.entries()) {
+    await settle(deps, j, errors[i] ?? null)
+    // Settling a batch is dozens of statements, each settling as a microtask on PGlite: let requests in between.
+    await new Promise<void>((resolve) => setImmediate(resolve))
+  }
   return claimed.length
 }
 

@@ -119,6 +119,11 @@ describe('defaults', () => {
     for (const dtype of ['q8', 'fp32', 'fp16']) expect(loadConfig({ ...base, EMBEDDING_DTYPE: dtype }).embeddings.dtype).toBe(dtype as never)
   })
 
+  test('the local model runs in a child process at nice 10 by default; EMBEDDING_ISOLATION, _NICE and _THREADS are read', () => {
+    expect(loadConfig(base).embeddings.inference).toEqual({ isolation: 'process', nice: 10, threads: null })
+    expect(loadConfig({ ...base, EMBEDDING_ISOLATION: 'thread', EMBEDDING_NICE: '19', EMBEDDING_THREADS: '1' }).embeddings.inference).toEqual({ isolation: 'thread', nice: 19, threads: 1 })
+  })
+
   test('ALLOWED_ORIGINS are reduced to origins, de-duplicated, and always include the service itself', () => {
     const config = loadConfig({ ...base, ALLOWED_ORIGINS: 'http://localhost:5173/app, https://app.example.com ,http://localhost:3000' })
     expect(config.allowedOrigins).toEqual(['http://localhost:3000', 'http://localhost:5173', 'https://app.example.com'])
@@ -155,6 +160,9 @@ describe('every bad variable fails with a ConfigError that names it', () => {
     ['LOG_LEVEL', 'verbose'],
     ['SESSION_TTL_DAYS', '0'],
     ['EMBEDDING_DTYPE', 'int4'],
+    ['EMBEDDING_ISOLATION', 'cluster'],
+    ['EMBEDDING_NICE', '20'],
+    ['EMBEDDING_THREADS', '0'],
     ['EMBEDDING_PROVIDER', 'cohere'],
   ]
   for (const [name, value] of cases) {

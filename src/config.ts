@@ -75,6 +75,16 @@ export const EMBEDDING_PROVIDERS = ['local', 'openai', 'hash', 'none'] as const
 export const EMBEDDING_DTYPES = ['q8', 'fp32', 'fp16'] as const
 export type EmbeddingDtype = (typeof EMBEDDING_DTYPES)[number]
 
+/** Where a local model runs (src/ai/inference-process.ts). */
+export interface InferenceOptions {
+  /** `process` (a child process at lower scheduling priority) or `thread` (a worker thread in this process). */
+  isolation: 'process' | 'thread'
+  /** Niceness of the child process (0–19): the API's own threads always win the CPU, the model takes the rest. */
+  nice: number
+  /** ONNX Runtime's intra-op threads; null → its default (every core) for a process, one core fewer for a thread. */
+  threads: number | null
+}
+
 export interface EmbeddingConfig {
   /** local (in-process transformers.js), openai (any OpenAI-compatible endpoint), hash (tests), none. */
   provider: (typeof EMBEDDING_PROVIDERS)[number]
@@ -87,6 +97,8 @@ export interface EmbeddingConfig {
   dimensions: number
   openaiBaseUrl: string | null
   openaiApiKey: string | null
+  /** Where a local model runs: EMBEDDING_ISOLATION, EMBEDDING_NICE, EMBEDDING_THREADS. */
+  inference: InferenceOptions
 }
 
 export const OAUTH_PROVIDERS = ['github', 'google', 'confluence', 'notion'] as const
@@ -243,6 +255,11 @@ function embeddingConfig(env: Env): EmbeddingConfig {
     dimensions: int(env, 'EMBEDDING_DIMENSIONS', 512, 8, 4096),
     openaiBaseUrl,
     openaiApiKey: env.OPENAI_API_KEY?.trim() || null,
+    inference: {
+      isolation: oneOf(env, 'EMBEDDING_ISOLATION', ['process', 'thread'] as const, 'process'),
+      nice: int(env, 'EMBEDDING_NICE', 10, 0, 19),
+      threads: env.EMBEDDING_THREADS?.trim() ? int(env, 'EMBEDDING_THREADS', 1, 1, 256) : null,
+    },
   }
 }
 

@@ -48,7 +48,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
   const database = overrides.database ?? (await createDb(config, { onStaleLock }))
   if (!overrides.database) await runMigrations(database, config.databaseUrl)
   const { embedder, status } = await loadEmbedder(config, log)
-  return {
+  const deps: Deps = {
     config,
     db: database.db,
     dbKind: database.kind,
@@ -61,6 +61,11 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     chat: loadChatModel(config),
     keywordMemory: new KeywordMemory({ ...config.keywordMemory, log }),
     vectorMemory: new VectorMemory({ minDocuments: config.vectorMemory.minDocuments, maxBytes: config.vectorMemory.maxMegabytes * 1024 * 1024, log }),
-    close: () => database.close(),
+    async close() {
+      // The embedder switched in last (embedder-reload) is the one running; the model's process goes with us.
+      await deps.embedder?.inference?.close()
+      await database.close()
+    },
   }
+  return deps
 }

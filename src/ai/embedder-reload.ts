@@ -33,7 +33,10 @@ export function createEmbedderReload(deps: Deps, { firstRetryMs = FIRST_RETRY_MS
         return false
       }
       // Another path (a test, a second tick) may have switched one in meanwhile: keep the first.
-      if (deps.embedder) return false
+      if (deps.embedder) {
+        await embedder.inference?.close()
+        return false
+      }
       deps.embedder = embedder
       deps.embeddingStatus = status
       deps.log.info('embedding model available: switched in; documents not embedded by it are re-embedded in the background', { model: embedder.id })

@@ -6,6 +6,8 @@ import { embed, embedMany } from 'ai'
 import type { Config, EmbeddingDtype } from '../config'
 import type { Logger } from '../log'
 import { hashEmbeddingModel, type EmbeddingModelV4 } from './hash-embedding'
+import type { Priority } from './inference-host'
+import type { InferenceRunner } from './inference-process'
 import { loadLocalEmbeddingModel, localModelTraits, modelCacheDir } from './local-embedding'
 
 export interface Embedder {
@@ -24,6 +26,8 @@ export interface Embedder {
    * meaning. The hash embedder's vectors are bags of the chunk's own words, and stay so.
    */
   embedsTitle: boolean
+  /** The process (or thread) a local model runs in; closed with the service. */
+  inference?: InferenceRunner
 }
 
 type Provider = Config['embeddings']['provider']
@@ -78,10 +82,10 @@ export async function loadEmbedder(config: Config, log: Logger): Promise<{ embed
   }
   try {
     const started = performance.now()
-    const local = await loadLocalEmbeddingModel({ model, modelPath: config.embeddings.modelPath, cacheDir: modelCacheDir(config.dataDir), dtype: config.embeddings.dtype })
+    const local = await loadLocalEmbeddingModel({ model, modelPath: config.embeddings.modelPath, cacheDir: modelCacheDir(config.dataDir), dtype: config.embeddings.dtype }, config.embeddings.inference, log)
     const { queryPrefix } = localModelTraits(model)
-    const embedder: Embedder = { id: `local:${model}`, provider, model: local.model, queryPrefix, fusionWeight: 1, linkThreshold: LOCAL_LINK_THRESHOLD, embedsTitle: true }
-    log.info('embedding model loaded', { model, dtype: local.dtype, ms: Math.round(performance.now() - started) })
+    const embedder: Embedder = { id: `local:${model}`, provider, model: local.model, queryPrefix, fusionWeight: 1, linkThreshold: LOCAL_LINK_THRESHOLD, embedsTitle: true, inference: local.runner }
+    log.info('embedding model loaded', { model, dtype: local.dtype, isolation: config.embeddings.inference.isolation, pid: local.runner.pid(), ms: Math.round(performance.now() - started) })
     return loaded(embedder, model, local.dtype)
   } catch (error) {
     const where = config.embeddings.modelPath ? `from ${config.embeddings.modelPath}` : 'from the Hugging Face hub'
@@ -103,16 +107,19 @@ export function usableVector(vector: number[]): number[] | null {
   return norm > 0 && Number.isFinite(norm) ? vector : null
 }
 
-/** One vector per value, or null for a value with nothing to embed. */
-export async function embedDocuments(embedder: Embedder, values: string[]): Promise<(number[] | null)[]> {
+/** How urgent a call is for a local model: a search's query first, then an API caller's texts, then the jobs'. */
+const priority = (p: Priority) => ({ local: { priority: p } })
+
+/** One vector per value, or null for a value with nothing to embed. `background` for the job worker's batches. */
+export async function embedDocuments(embedder: Embedder, values: string[], urgency: Exclude<Priority, 'query'> = 'request'): Promise<(number[] | null)[]> {
   if (values.length === 0) return []
-  const { embeddings } = await embedMany({ model: embedder.model, values, maxRetries: 2 })
+  const { embeddings } = await embedMany({ model: embedder.model, values, maxRetries: 2, providerOptions: priority(urgency) })
   return embeddings.map(usableVector)
 }
 
 /** The query's vector, or null when it has nothing to embed (`?!`): semantic ranking then finds nothing. */
 export async function embedQuery(embedder: Embedder, text: string): Promise<number[] | null> {
-  const { embedding } = await embed({ model: embedder.model, value: embedder.queryPrefix + text, maxRetries: 1 })
+  const { embedding } = await embed({ model: embedder.model, value: embedder.queryPrefix + text, maxRetries: 1, providerOptions: priority('query') })
   return usableVector(embedding)
 }
 

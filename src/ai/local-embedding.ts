@@ -1,11 +1,15 @@
-// The in-process embedder: a transformers.js feature-extraction pipeline (ONNX Runtime on the CPU) behind the
-// AI SDK's embedding-model interface. The model is read from EMBEDDING_MODEL_PATH, or downloaded once from the
+// The local embedder: a transformers.js feature-extraction pipeline (ONNX Runtime on the CPU) behind the AI
+// SDK's embedding-model interface, run in its own process (inference-process.ts). The model is read from EMBEDDING_MODEL_PATH, or downloaded once from the
 // Hugging Face hub into DATA_DIR/models and read from there on every later start. int8 weights by default:
 // 4× smaller than float32 and, for bge-small on SciFact, 0.710 nDCG@10 against fp32's published 0.713.
 import { existsSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import type { EmbeddingDtype } from '../config'
+import type { EmbeddingDtype, InferenceOptions } from '../config'
+import type { Logger } from '../log'
 import type { EmbeddingModelV4 } from './hash-embedding'
+import { startInference, type InferenceRunner } from './inference-process'
+
+export type { InferenceOptions }
 
 export interface LocalModelOptions {
   model: string
@@ -52,16 +56,10 @@ export function localModelTraits(model: string): { pooling: 'cls' | 'mean'; quer
   return { pooling: name.includes('bge-') ? 'cls' : 'mean', queryPrefix: '' }
 }
 
-// Texts per forward pass: enough to keep ONNX Runtime busy (the job worker sends batches of this size, sorted
-// by length so they pad little), small enough that a batch of 512-token chunks stays within a few hundred MB.
-const BATCH = 32
-
-export async function loadLocalEmbeddingModel(options: LocalModelOptions): Promise<{ model: EmbeddingModelV4; dtype: EmbeddingDtype }> {
-  if (!options.modelPath && !options.cacheDir) {
-    throw new Error('DATA_DIR is in memory, so there is nowhere to download the model to; set EMBEDDING_MODEL_PATH')
-  }
+/** The feature-extraction pipeline itself, for the inference process (inference-host.ts) to run. */
+export async function openExtractor(options: LocalModelOptions & { threads: number | null }) {
   const dtype = resolveLocalDtype(options.model, options.modelPath, options.dtype)
-  // Imported here so a service that does not embed locally never loads ONNX Runtime.
+  // Imported here so a process that does not embed locally never loads ONNX Runtime.
   const { pipeline, env } = await import('@huggingface/transformers')
   if (options.modelPath) {
     env.allowLocalModels = true
@@ -72,30 +70,31 @@ export async function loadLocalEmbeddingModel(options: LocalModelOptions): Promi
     env.allowRemoteModels = true
     env.cacheDir = options.cacheDir!
   }
-  const extract = await pipeline('feature-extraction', options.model, { dtype })
+  const session_options = options.threads ? { intraOpNumThreads: options.threads, interOpNumThreads: 1 } : undefined
+  const extract = await pipeline('feature-extraction', options.model, { dtype, ...(session_options ? { session_options } : {}) })
   const { pooling } = localModelTraits(options.model)
-
-  // One forward pass at a time: ONNX Runtime already uses every core, so overlapping calls only queue.
-  let queue: Promise<unknown> = Promise.resolve()
-  const run = <T>(task: () => Promise<T>): Promise<T> => {
-    const next = queue.then(task, task)
-    queue = next.catch(() => undefined)
-    return next
-  }
-
-  const model = {
-    specificationVersion: 'v4',
-    provider: 'transformers.js',
-    modelId: options.model,
-    maxEmbeddingsPerCall: BATCH,
-    supportsParallelCalls: false,
-    async doEmbed({ values, abortSignal }) {
-      abortSignal?.throwIfAborted()
-      const output = await run(() => extract(values, { pooling, normalize: true }))
-      return { embeddings: output.tolist() as number[][], warnings: [] }
+  return {
+    dtype,
+    /** One forward pass: the texts' unit vectors, flat (texts × dims). */
+    async embed(values: string[]): Promise<{ data: Float32Array; dims: number }> {
+      const output = await extract(values, { pooling, normalize: true })
+      return { data: output.data as Float32Array, dims: output.dims.at(-1)! }
     },
-  } as EmbeddingModelV4
-  return { model, dtype }
+  }
+}
+
+/**
+ * The local model behind the AI SDK's embedding interface, run off the request path (inference-process.ts).
+ * Missing files are reported here, by name and folder, before any process starts; a model the pipeline cannot
+ * open fails with transformers.js's own message, as it did in-process.
+ */
+export async function loadLocalEmbeddingModel(options: LocalModelOptions, inference: InferenceOptions, log?: Logger): Promise<{ model: EmbeddingModelV4; dtype: EmbeddingDtype; runner: InferenceRunner }> {
+  if (!options.modelPath && !options.cacheDir) {
+    throw new Error('DATA_DIR is in memory, so there is nowhere to download the model to; set EMBEDDING_MODEL_PATH')
+  }
+  const dtype = resolveLocalDtype(options.model, options.modelPath, options.dtype)
+  const runner = await startInference({ ...options, dtype }, inference, log)
+  return { model: runner.model, dtype, runner }
 }
 
 export function modelCacheDir(dataDir: string): string | null {

@@ -1,7 +1,8 @@
 // Embedding many documents together: the pending chunks of every document claimed (any users), sorted by
 // length so that a forward pass pads little, embedded in passes of up to MODEL_BATCH texts and BATCH_CHARS
-// characters, and each document written in its own short transaction the moment its last chunk is embedded — so one document that fails (its embedding or
-// its write) fails alone, and the others keep their vectors. A document deleted or edited meanwhile simply
+// characters (at `background` priority: a search's query goes first in the inference process), and each
+// document written in its own short transaction the moment its last chunk is embedded — so one document that
+// fails (its embedding or its write) fails alone, and the others keep their vectors. A document deleted or edited meanwhile simply
 // gets nothing written: its chunks are gone, and an edit queued a job of its own.
 import { and, eq, inArray, isNull, ne, not, or, sql } from 'drizzle-orm'
 import { chunks, documents } from '../../db/schema'
@@ -17,11 +18,28 @@ export const MODEL_BATCH = 32
  * int8 (ONNX Runtime, 2 shared cores, SciFact chunks sorted by length): one text per pass embeds 12–13
  * texts/s, 8 per pass 7, 32 per pass 6.2–6.5 — large passes lose more to attention over the whole padded batch
  * than they win in per-call overhead, so texts are grouped only while short (README "Embedding throughput").
+ * Measured again with inference in its own process (nice 10): 1,500 still at or near the best of 1, 1,500,
+ * 4,000, 10,000 and unbounded.
  * An endpoint (or the hash embedder) takes MODEL_BATCH texts per request, whatever their length.
  */
 export const BATCH_CHARS = 1_500
+/** Passes sent ahead of the one being written. */
+const PIPELINE = 3
 
-const passChars = (embedder: Embedder) => (embedder.provider === 'local' ? BATCH_CHARS : Infinity)
+export const passChars = (embedder: Embedder) => (embedder.provider === 'local' ? BATCH_CHARS : Infinity)
+
+/** The texts sorted by length and grouped into passes of up to MODEL_BATCH texts and `maxChars` characters. */
+export function planPasses<T extends { content: string }>(texts: T[], maxChars: number): T[][] {
+  const passes: T[][] = []
+  let chars = 0
+  for (const c of [...texts].sort((a, b) => a.content.length - b.content.length)) {
+    const last = passes.at(-1)
+    if (last && last.length < MODEL_BATCH && chars + c.content.length <= maxChars) last.push(c)
+    else passes.push([c]), (chars = 0)
+    chars += c.content.length
+  }
+  return passes
+}
 
 interface PendingChunk {
   id: string
@@ -52,21 +70,19 @@ export async function embedDocumentsTogether(deps: Deps, documentIds: string[], 
   for (const id of ids) if (!left.has(id)) await finish(id)
   if (!embedder || !pending.length) return outcomes
 
-  const sorted = [...pending].sort((a, b) => a.content.length - b.content.length)
-  const batches: PendingChunk[][] = []
-  let chars = 0
-  for (const c of sorted) {
-    const last = batches.at(-1)
-    if (last && last.length < MODEL_BATCH && chars + c.content.length <= passChars(embedder)) last.push(c)
-    else batches.push([c]), (chars = 0)
-    chars += c.content.length
-  }
-  // The next pass runs while the finished documents are written: inference is on ONNX Runtime's threads.
+  const batches = planPasses(pending, passChars(embedder))
+  // Passes are sent PIPELINE ahead: the inference process (or endpoint) always has the next one queued while
+  // this thread writes the finished documents, and never waits for us to come back for more.
   const start = (batch: PendingChunk[]) => embedBatch(embedder, batch.filter((c) => !outcomes.has(c.document_id)))
-  let inflight = start(batches[0]!)
+  const inflight: ReturnType<typeof start>[] = []
+  let started = 0
+  const fill = () => {
+    while (started < batches.length && inflight.length < PIPELINE) inflight.push(start(batches[started++]!))
+  }
+  fill()
   for (let b = 0; b < batches.length; b++) {
-    const result = await inflight
-    if (b + 1 < batches.length) inflight = start(batches[b + 1]!)
+    const result = await inflight.shift()!
+    fill()
     for (const [documentId, error] of result.failed) if (!outcomes.has(documentId)) outcomes.set(documentId, error)
     const done: string[] = []
     for (const [chunk, vector] of result.vectors) {
@@ -102,7 +118,7 @@ async function embedBatch(embedder: Embedder, batch: PendingChunk[]) {
   const vectors = new Map<PendingChunk, number[] | null>()
   const failed = new Map<string, string>()
   const attempt = async (part: PendingChunk[]) => {
-    const result = await embedDocuments(embedder, part.map((c) => c.content))
+    const result = await embedDocuments(embedder, part.map((c) => c.content), 'background')
     part.forEach((c, i) => vectors.set(c, result[i] ?? null))
   }
   const documentIds = [...new Set(batch.map((c) => c.document_id))]

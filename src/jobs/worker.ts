@@ -45,7 +45,11 @@ async function runNextJobs(deps: Deps, workerId: string, kinds?: readonly string
   } catch (e) {
     errors = claimed.map(() => (e instanceof Error ? e.message : String(e)))
   }
-  for (const [i, j] of claimed.entries()) await settle(deps, j, errors[i] ?? null)
+  for (const [i, j] of claimed.entries()) {
+    await settle(deps, j, errors[i] ?? null)
+    // Settling a batch is dozens of statements, each settling as a microtask on PGlite: let requests in between.
+    await new Promise<void>((resolve) => setImmediate(resolve))
+  }
   return claimed.length
 }
 
@@ -80,8 +84,8 @@ export interface Worker {
   stop(): Promise<void>
 }
 
-/** Polls for work until stopped; busy, it goes straight to the next job. */
-export function startWorker(deps: Deps, { pollMs = 500 }: { pollMs?: number } = {}): Worker {
+/** Polls for work (of `kinds` only, when given) until stopped; busy, it goes straight to the next job. */
+export function startWorker(deps: Deps, { pollMs = 500, kinds }: { pollMs?: number; kinds?: readonly string[] } = {}): Worker {
   const id = `worker-${process.pid}-${crypto.randomUUID().slice(0, 8)}`
   let stopping = false
   let wake: () => void = () => {}
@@ -94,7 +98,7 @@ export function startWorker(deps: Deps, { pollMs = 500 }: { pollMs?: number } = 
     while (!stopping) {
       let ran = false
       try {
-        ran = await runNextJob(deps, id)
+        ran = await runNextJob(deps, id, kinds)
       } catch (error) {
         deps.log.error('worker loop error', { error: String(error) })
       }

@@ -1,5 +1,6 @@
 // bench:ingest's responsiveness part: keyword search latency and ingest rate through the API while the
-// in-process worker drains an embedding backlog, against the same with no worker running (idle).
+// in-process worker drains an embedding backlog, against the same with no worker running (idle); and semantic
+// search, whose query embedding goes before the backlog's passes in the inference process.
 import { sql } from 'drizzle-orm'
 import { queryRows } from '../../db/client'
 import type { Deps } from '../../src/deps'
@@ -14,11 +15,11 @@ interface Api {
 
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!
 
-async function searchLatencies(api: Api, queries: string[]): Promise<number[]> {
+async function searchLatencies(api: Api, queries: string[], mode = 'keyword'): Promise<number[]> {
   const took: number[] = []
   for (const q of queries) {
     const started = performance.now()
-    const res = await fetch(`${api.base}/api/search?q=${encodeURIComponent(q)}&mode=keyword&limit=10`, { headers: api.headers })
+    const res = await fetch(`${api.base}/api/search?q=${encodeURIComponent(q)}&mode=${mode}&limit=10`, { headers: api.headers })
     if (res.status !== 200) throw new Error(`search: ${res.status} ${await res.text()}`)
     await res.arrayBuffer()
     took.push(performance.now() - started)
@@ -46,20 +47,37 @@ async function makeBacklog(deps: Deps): Promise<number> {
   return docs.length
 }
 
+const pending = async (deps: Deps) => Number((await queryRows<{ n: number }>(deps.db, sql`select count(*)::int as n from documents where index_status = 'pending'`))[0]?.n ?? 0)
+
+const EMBEDDING_KINDS = ['embed-document', 'reembed-document']
+
 export async function measureResponsiveness(deps: Deps, api: Api, queries: string[], extra: CorpusDoc[]) {
-  const half = Math.floor(extra.length / 2)
+  const third = Math.floor(extra.length / 3)
+  const semanticQueries = queries.slice(0, 50)
   const backlog = await makeBacklog(deps)
   const idleSearch = await searchLatencies(api, queries)
-  const idleIngest = await ingestRate(api, extra.slice(0, half))
-  const worker = startWorker(deps, { pollMs: 50 })
-  await Bun.sleep(1_000) // the worker has claimed its first batch and is embedding
-  const busySearch = await searchLatencies(api, queries)
-  const busyIngest = await ingestRate(api, extra.slice(half))
-  const [left] = await queryRows<{ n: number }>(deps.db, sql`select count(*)::int as n from documents where index_status = 'pending'`)
-  await worker.stop()
+  const idleSemantic = await searchLatencies(api, semanticQueries, 'semantic')
+  const idleIngest = await ingestRate(api, extra.slice(0, third))
   const ms = (xs: number[]) => `p50 ${pct(xs, 0.5).toFixed(1)} ms, p99 ${pct(xs, 0.99).toFixed(1)} ms`
-  console.log(`  responsiveness (${queries.length} keyword searches, then ${half} documents ingested, one at a time):`)
-  console.log(`    idle (no worker running):           search ${ms(idleSearch)}; ingest ${idleIngest.toFixed(1)} docs/s`)
-  console.log(`    draining a backlog of ${backlog} documents: search ${ms(busySearch)}; ingest ${busyIngest.toFixed(1)} docs/s (${Number(left?.n ?? 0)} still pending after)`)
-  console.log(`    p99 busy / idle: ${(pct(busySearch, 0.99) / pct(idleSearch, 0.99)).toFixed(1)}×; ingest busy / idle: ${((100 * busyIngest) / idleIngest).toFixed(0)} %`)
+  console.log(`  responsiveness (${queries.length} keyword searches, ${semanticQueries.length} semantic searches, then ${third} documents ingested, one at a time):`)
+  console.log(`    idle (no worker running): keyword search ${ms(idleSearch)}; semantic search ${ms(idleSemantic)}; ingest ${idleIngest.toFixed(1)} docs/s`)
+  // First the worker on embedding jobs alone (what this measures), then on every kind: each embedded document
+  // also queues a suggest-links job, whose cost grows with the corpus (README "Link suggestions").
+  for (const [i, kinds] of [EMBEDDING_KINDS, undefined].entries()) {
+    const worker = startWorker(deps, { pollMs: 50, kinds })
+    await Bun.sleep(1_000) // the worker has claimed its first batch and is embedding
+    const busyStarted = performance.now()
+    const before = await pending(deps)
+    const busySearch = await searchLatencies(api, queries)
+    const busySemantic = await searchLatencies(api, semanticQueries, 'semantic')
+    const busyIngest = await ingestRate(api, extra.slice((i + 1) * third, (i + 2) * third))
+    const left = await pending(deps)
+    const busySeconds = (performance.now() - busyStarted) / 1000
+    await worker.stop()
+    const embedded = before + third - left
+    console.log(`    draining a backlog of ${backlog}+ documents, worker running ${kinds ? 'embedding jobs only' : 'every job (embedding and suggest-links)'}:`)
+    console.log(`      keyword search ${ms(busySearch)}; semantic search ${ms(busySemantic)}; ingest ${busyIngest.toFixed(1)} docs/s`)
+    console.log(`      meanwhile ${embedded} documents embedded in ${busySeconds.toFixed(0)} s (${(embedded / busySeconds).toFixed(1)} docs/s; ${left} still pending)`)
+    console.log(`      keyword p99 busy / idle: ${(pct(busySearch, 0.99) / pct(idleSearch, 0.99)).toFixed(2)}× (p50 ${(pct(busySearch, 0.5) / pct(idleSearch, 0.5)).toFixed(2)}×); ingest busy / idle: ${((100 * busyIngest) / idleIngest).toFixed(0)} %`)
+  }
 }

@@ -51,7 +51,10 @@ export async function createEmbeddings(deps: Deps, body: { model: string; input:
   if (!deps.embedder) throw unavailable(`no embedding model is available: ${deps.embeddingStatus.reason}`)
   const inputs = Array.isArray(body.input) ? body.input : [body.input]
   if (inputs.some((i) => i.length === 0)) throw badRequest('input must not contain empty strings')
-  const embedded = await embedDocuments(deps.embedder, inputs)
+  // The model failing now (its process died twice on this input, an endpoint down) is the service's to say.
+  const embedded = await embedDocuments(deps.embedder, inputs).catch((error: Error) => {
+    throw unavailable(`the embedding model failed: ${error.message}`)
+  })
   // No vector (a zero one, whose cosine is NaN) for a text with nothing to embed: refused like an empty string.
   const empty = embedded.findIndex((v) => v === null)
   if (empty >= 0) throw badRequest(`${inputs.length > 1 ? `input[${empty}]` : 'input'} has nothing to embed (no letters or digits)`)

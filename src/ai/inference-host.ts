@@ -1,0 +1,77 @@
+// The inference process: runs the local model for the service (inference-process.ts), one forward pass at a
+// time, always taking the most urgent request next — a search's query before an API caller's texts before the
+// job worker's batches — so a query waits for one pass at most, never for a backlog. Runs as a child process
+// (messages over IPC) or as a worker thread (postMessage); either way it dies with its parent.
+import { openExtractor, type LocalModelOptions } from './local-embedding'
+
+export const PRIORITIES = ['query', 'request', 'background'] as const
+export type Priority = (typeof PRIORITIES)[number]
+
+export type ToHost =
+  | { type: 'load'; options: LocalModelOptions & { threads: number | null } }
+  | { type: 'embed'; id: number; values: string[]; priority: Priority }
+  | { type: 'cancel'; id: number }
+export type FromHost =
+  | { type: 'ready' }
+  | { type: 'load-failed'; message: string }
+  | { type: 'started'; id: number }
+  | { type: 'done'; id: number; data: Float32Array; dims: number }
+  | { type: 'failed'; id: number; message: string }
+
+const inWorker = typeof self !== 'undefined' && !Bun.isMainThread
+const send = (message: FromHost) => (inWorker ? postMessage(message) : process.send!(message))
+
+let extractor: Awaited<ReturnType<typeof openExtractor>> | null = null
+const queues: Record<Priority, Extract<ToHost, { type: 'embed' }>[]> = { query: [], request: [], background: [] }
+let busy = false
+
+/** The oldest request of the most urgent priority that has any — once the messages that came in are read. */
+async function nextRequest() {
+  // A forward pass keeps this thread busy: a query that arrived meanwhile is still unread in the channel.
+  await new Promise<void>((resolve) => setImmediate(resolve))
+  const priority = PRIORITIES.find((p) => queues[p].length > 0)
+  return priority ? queues[priority].shift()! : null
+}
+
+async function serve() {
+  if (busy || !extractor) return
+  busy = true
+  try {
+    for (let next; (next = await nextRequest()); ) {
+      send({ type: 'started', id: next.id })
+      try {
+        const { data, dims } = await extractor.embed(next.values)
+        send({ type: 'done', id: next.id, data, dims })
+      } catch (error) {
+        send({ type: 'failed', id: next.id, message: error instanceof Error ? error.message : String(error) })
+      }
+    }
+  } finally {
+    busy = false
+  }
+}
+
+async function receive(message: ToHost) {
+  if (message.type === 'load') {
+    try {
+      extractor = await openExtractor(message.options)
+      send({ type: 'ready' })
+    } catch (error) {
+      send({ type: 'load-failed', message: error instanceof Error ? error.message : String(error) })
+    }
+  } else if (message.type === 'embed') {
+    queues[message.priority].push(message)
+    void serve()
+  } else if (message.type === 'cancel') {
+    for (const p of PRIORITIES) queues[p] = queues[p].filter((m) => m.id !== message.id)
+  }
+}
+
+if (inWorker) self.onmessage = (event: MessageEvent<ToHost>) => void receive(event.data)
+else {
+  process.on('message', (message: ToHost) => void receive(message))
+  // The parent is gone (exited, crashed, killed): its end of the IPC channel closed. Never outlive it.
+  process.on('disconnect', () => process.exit(0))
+  const parent = process.ppid
+  setInterval(() => process.ppid !== parent && process.exit(0), 1_000)
+}

@@ -22,7 +22,8 @@ function headersFor(formTarget: string | null): Record<string, string> {
     'content-security-policy': policy,
     'x-frame-options': 'DENY',
     'x-content-type-options': 'nosniff',
-    'referrer-policy': 'no-referrer',
+    // Not no-referrer: under it browsers send `Origin: null` with the form's POST, which the origin check refuses.
+    'referrer-policy': 'same-origin',
     'cache-control': 'no-store',
   }
 }

@@ -24,6 +24,8 @@ import { documentsRoutes } from './modules/documents/documents.routes'
 import { graphRoutes } from './modules/graph/graph.routes'
 import { keysRoutes } from './modules/keys/keys.routes'
 import { memoriesRoutes } from './modules/memories/memories.routes'
+import { authorizeRoutes } from './modules/oauth/authorize.routes'
+import { oauthRoutes } from './modules/oauth/oauth.routes'
 import { searchRoutes } from './modules/search/search.routes'
 import { usageRoutes } from './modules/usage/usage.routes'
 import { v1Routes } from './modules/v1/v1.routes'
@@ -104,6 +106,9 @@ export function createApp(deps: Deps) {
     .use(v1Routes(deps))
     // The dashboard (/app): the same origin as the API, so its session cookie and Origin rule hold as they are.
     .use(webRoutes())
+    // MCP clients that connect by URL find their way here from /mcp's 401 (discovery, registration, consent, tokens).
+    .use(oauthRoutes(deps))
+    .use(authorizeRoutes(deps))
     // MCP tools call the REST API in-process, through the same auth, validation and rate limits.
     .use(mcpRoutes(deps, (request): Promise<Response> => handle(request)))
   const mounted = mountOpenApi(app, deps.config)

@@ -68,6 +68,8 @@ export interface Config {
   /** In-process copies of users' keyword indexes (src/retrieval/keyword-memory.ts). */
   keywordMemory: { minDocuments: number; maxPostings: number }
   vectorMemory: { minDocuments: number; maxMegabytes: number }
+  /** MCP clients' dynamic registrations (POST /oauth/register) allowed per address per hour. */
+  oauthRegistrationsPerHour: number
 }
 
 export const EMBEDDING_PROVIDERS = ['local', 'openai', 'hash', 'none'] as const
@@ -206,6 +208,7 @@ export function loadConfig(env: Env = process.env): Config {
       // 0 turns the copies off; ~1.6 KB a 384-dimension chunk (512 MB ≈ 300k chunks, ~200k abstract-sized documents).
       maxMegabytes: int(env, 'VECTOR_MEMORY_MAX_MB', 512, 0, 1_000_000),
     },
+    oauthRegistrationsPerHour: int(env, 'OAUTH_REGISTRATIONS_PER_HOUR', 60, 1, 100_000),
   }
 }
 

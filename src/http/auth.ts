@@ -1,11 +1,14 @@
 // The `auth` macro: routes opt in with `{ auth: true }` and receive a typed `user`.
 // Bearer keys for API clients, the session cookie for the dashboard and extension (with an Origin check
-// on state-changing requests), and every authenticated request counted for usage.
+// on state-changing requests), and every authenticated request counted for usage. MCP's OAuth access tokens
+// are refused here (403): they are good for /mcp only, whose tools call the API as their principal (actAs).
 import { Elysia } from 'elysia'
 import type { Deps } from '../deps'
 import { forbidden, paymentRequired, unauthorized } from './errors'
 import { readCookie, SESSION_COOKIE, sessionCookie, validateSession, type SessionUser } from '../modules/auth/sessions.service'
 import { verifyKey } from '../modules/keys/keys.service'
+import { ACCESS_TOKEN_PREFIX } from '../modules/oauth/oauth.urls'
+import { verifyAccessToken } from '../modules/oauth/tokens.service'
 import { countApiCall } from '../modules/usage/usage.service'
 import { limitMessage, limitsOf } from '../plans'
 
@@ -48,11 +51,26 @@ export function authPlugin(deps: Deps) {
   })
 }
 
+/** Requests the app makes to itself on behalf of an already authenticated principal (the MCP tools' API calls). */
+const delegated = new WeakMap<Request, Principal>()
+
+/** `request` (made in-process, never one from the network) runs as `principal`. */
+export function actAs(request: Request, principal: Principal): Request {
+  delegated.set(request, principal)
+  return request
+}
+
 export async function authenticate(deps: Deps, request: Request, setCookie: (cookie: string) => void): Promise<Principal> {
+  const acting = delegated.get(request)
+  if (acting) return acting
   const authorization = request.headers.get('authorization')
   if (authorization !== null) {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization)
     if (!match) throw unauthorized('Authorization header must be "Bearer <API key>"')
+    if (match[1]!.startsWith(ACCESS_TOKEN_PREFIX)) {
+      if (await verifyAccessToken(deps, match[1]!)) throw forbidden('this is an MCP OAuth token: it works on /mcp only; use an API key (POST /api/keys) for the REST API and /v1')
+      throw unauthorized('invalid, expired or revoked token')
+    }
     const found = await verifyKey(deps, match[1]!)
     if (!found) throw unauthorized('invalid or revoked API key')
     return { user: found.user, via: 'key', credentialId: found.keyId }

@@ -23,7 +23,8 @@ const TAGS = [
   { name: 'account', description: 'Usage, settings, profile, avatar, statistics, account deletion' },
   { name: 'billing', description: 'Stripe subscription: checkout, portal, verify, sync, and the signed webhook' },
   { name: 'openai-compatible', description: 'OpenAI-compatible /v1: models, chat completions, responses, embeddings' },
-  { name: 'mcp', description: 'Model Context Protocol over Streamable HTTP (bearer key)' },
+  { name: 'mcp', description: 'Model Context Protocol over Streamable HTTP (an API key, or an OAuth access token)' },
+  { name: 'oauth', description: 'The OAuth authorization server of /mcp for MCP clients that connect by URL: metadata, dynamic registration, PKCE, tokens, revocation. Errors here are OAuth\'s `{ error, error_description }`' },
 ]
 
 const PAGE = `<!doctype html>
@@ -84,6 +85,18 @@ export function buildDocument(app: AnyElysia, config: Config) {
       securitySchemes: {
         bearer: { type: 'http', scheme: 'bearer', description: 'An API key: `svc_` + 40 characters (POST /api/keys)' },
         session: { type: 'apiKey', in: 'cookie', name: 'session', description: 'The dashboard session cookie (POST /api/auth/sign-in)' },
+        mcpOAuth: {
+          type: 'oauth2',
+          description: 'For /mcp only: MCP clients register themselves and get a token after the user consents (PKCE S256)',
+          flows: {
+            authorizationCode: {
+              authorizationUrl: `${config.baseUrl}/oauth/authorize`,
+              tokenUrl: `${config.baseUrl}/oauth/token`,
+              refreshUrl: `${config.baseUrl}/oauth/token`,
+              scopes: { mcp: 'Use the MCP tools as the user who approved' },
+            },
+          },
+        },
       },
     },
   })

@@ -1,11 +1,12 @@
-// /mcp: the MCP server over Streamable HTTP for callers with a bearer key. Stateless (a new server and transport
-// per POST), and every tool calls the REST API in-process with the caller's own Authorization header.
+// /mcp: the MCP server over Streamable HTTP for callers with a bearer key or an OAuth access token (MCP clients
+// that connect by URL). Stateless (a new server and transport per POST), and every tool calls the REST API
+// in-process as the caller, through the same auth macro, validation and rate limits.
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
 import { Elysia, t } from 'elysia'
 import type { Deps } from '../deps'
-import { authenticate } from '../http/auth'
-import { unauthorized } from '../http/errors'
+import { actAs, type Principal } from '../http/auth'
 import { errors } from '../http/schemas'
+import { authenticateMcp } from './mcp.auth'
 import { createMcpServer, type ApiCaller } from './mcp.server'
 
 const JsonRpcMessage = t.Object(
@@ -29,6 +30,9 @@ const JsonRpcResponse = t.Object(
 
 const STATELESS = 'this MCP endpoint is stateless: POST each JSON-RPC message to /mcp'
 
+/** The caller of each /mcp request, from `transform` (before validation) to the handler. */
+const callers = new WeakMap<Request, Principal>()
+
 export function mcpRoutes(deps: Deps, handle: (request: Request) => Promise<Response>) {
   const notAllowed = ({ set }: { set: { status?: number | string; headers: Record<string, string | number> } }) => {
     set.status = 405
@@ -39,7 +43,7 @@ export function mcpRoutes(deps: Deps, handle: (request: Request) => Promise<Resp
     .post(
       '/mcp',
       async ({ request, body }) => {
-        const api = inProcessCaller(deps, handle, request.headers.get('authorization')!)
+        const api = inProcessCaller(deps, handle, callers.get(request)!)
         const server = createMcpServer(api, { version: deps.config.version, log: deps.log })
         const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
         await server.connect(transport)
@@ -52,17 +56,18 @@ export function mcpRoutes(deps: Deps, handle: (request: Request) => Promise<Resp
       },
       {
         // Before validation, as the auth macro does: a caller without a key learns 401, not the body's shape.
-        // Bearer only: the tools replay the caller's Authorization header, which a session cookie cannot give.
         async transform({ request }) {
-          if (!request.headers.get('authorization')) throw unauthorized('missing credentials: send "Authorization: Bearer <API key>"')
-          await authenticate(deps, request, () => {})
+          callers.set(request, await authenticateMcp(deps, request))
         },
         body: JsonRpcMessage,
         response: { 200: JsonRpcResponse, ...errors(400, 401, 413) },
         detail: {
           tags: ['mcp'],
           summary: 'MCP over Streamable HTTP (stateless, JSON responses): the tools search, get_document, add_document, save_learnings, get_workspace_context, list_workspaces, ask',
-          security: [{ bearer: [] }],
+          description:
+            'Authorization: an API key, or an OAuth access token that an MCP client gets by itself: a 401 carries `WWW-Authenticate: Bearer resource_metadata="<BASE_URL>/.well-known/oauth-protected-resource/mcp"`, ' +
+            'which leads to dynamic registration, the consent page and the token endpoint (see the oauth tag).',
+          security: [{ bearer: [] }, { mcpOAuth: ['mcp'] }],
         },
       },
     )
@@ -70,11 +75,13 @@ export function mcpRoutes(deps: Deps, handle: (request: Request) => Promise<Resp
     .delete('/mcp', notAllowed, { detail: { hide: true } })
 }
 
-/** Each tool's REST call goes through the app itself, so it meets the same auth, validation and rate limits. */
-function inProcessCaller(deps: Deps, handle: (request: Request) => Promise<Response>, authorization: string): ApiCaller {
+/** Each tool's REST call goes through the app itself, as the caller, so it meets the same auth, validation and
+ * rate limits. The principal travels with the request object (an OAuth token is not good on /api itself). */
+function inProcessCaller(deps: Deps, handle: (request: Request) => Promise<Response>, principal: Principal): ApiCaller {
   return (method, path, body, signal) => {
-    const headers: Record<string, string> = { authorization }
+    const headers: Record<string, string> = {}
     if (body !== undefined) headers['content-type'] = 'application/json'
-    return handle(new Request(deps.config.baseUrl + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal }))
+    const request = new Request(deps.config.baseUrl + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal })
+    return handle(actAs(request, principal))
   }
 }

@@ -35,5 +35,8 @@ export function createMcpServer(api: ApiCaller | null, options: McpServerOptions
   registerMemoryTools(server, api, options.log)
   registerWorkspaceTools(server, api, options.log)
   registerAskTool(server, api, options.log)
+  // The SDK advertises tools.listChanged as soon as a tool is registered; the tool set never changes (and a
+  // stateless /mcp could not notify anyone), so clients are not told to wait for notifications that never come.
+  server.server.registerCapabilities({ tools: { listChanged: false } })
   return server
 }

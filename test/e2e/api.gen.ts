@@ -145,7 +145,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List API keys (prefixes only; the full key is never shown again) */
+        /** List API keys (prefixes only; the full key is never shown again) and the MCP clients connected by OAuth (kind oauth) */
         get: operations["getApiKeys"];
         put?: never;
         /** Create an API key; the response carries the full key once (402 at the plan cap) */
@@ -166,7 +166,7 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Revoke a key; the next request with it gets 401 */
+        /** Revoke a key, or disconnect an MCP client (kind oauth: all its tokens); the next request with it gets 401 */
         delete: operations["deleteApiKeysById"];
         options?: never;
         head?: never;
@@ -1090,6 +1090,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/oauth/register": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Register an OAuth client (RFC 7591 dynamic registration): MCP clients do this themselves; rate limited per address */
+        post: operations["postOauthRegister"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Exchange an authorization code (with its PKCE verifier) or a refresh token for an access token to /mcp */
+        post: operations["postOauthToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Revoke an access or refresh token (RFC 7009); a refresh token ends its whole grant. Unknown tokens are not an error */
+        post: operations["postOauthRevoke"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/mcp": {
         parameters: {
             query?: never;
@@ -1099,7 +1150,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** MCP over Streamable HTTP (stateless, JSON responses): the tools search, get_document, add_document, save_learnings, get_workspace_context, list_workspaces, ask */
+        /**
+         * MCP over Streamable HTTP (stateless, JSON responses): the tools search, get_document, add_document, save_learnings, get_workspace_context, list_workspaces, ask
+         * @description Authorization: an API key, or an OAuth access token that an MCP client gets by itself: a 401 carries `WWW-Authenticate: Bearer resource_metadata="<BASE_URL>/.well-known/oauth-protected-resource/mcp"`, which leads to dynamic registration, the consent page and the token endpoint (see the oauth tag).
+         */
         post: operations["postMcp"];
         delete?: never;
         options?: never;
@@ -1664,6 +1718,10 @@ export interface operations {
                             created_at: string;
                             /** Format: date-time */
                             last_used_at: string | null;
+                            /** @enum {string} */
+                            kind: "api_key" | "oauth";
+                            /** @description The MCP client's registered name (kind oauth); null for API keys */
+                            client_name: string | null;
                         }[];
                     };
                 };
@@ -1717,6 +1775,10 @@ export interface operations {
                         created_at: string;
                         /** Format: date-time */
                         last_used_at: string | null;
+                        /** @enum {string} */
+                        kind: "api_key" | "oauth";
+                        /** @description The MCP client's registered name (kind oauth); null for API keys */
+                        client_name: string | null;
                         /** @description The full key, returned this once only */
                         key: string;
                     };
@@ -7784,6 +7846,224 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
+                    };
+                };
+            };
+        };
+    };
+    postOauthRegister: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description https, http on the loopback interface (any port), or a private-use scheme such as cursor:// */
+                    redirect_uris: string[];
+                    /** @description none (public client), client_secret_basic (the default) or client_secret_post */
+                    token_endpoint_auth_method?: string;
+                    /** @description Shown on the consent page and in the key list */
+                    client_name?: string;
+                    grant_types?: string[];
+                    response_types?: string[];
+                    scope?: string;
+                    client_uri?: string;
+                    logo_uri?: string;
+                    software_id?: string;
+                    software_version?: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 201 */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        client_id: string;
+                        /** @description Confidential clients only; shown this once */
+                        client_secret?: string;
+                        /** @description 0: never */
+                        client_secret_expires_at?: number;
+                        client_id_issued_at: number;
+                        redirect_uris: string[];
+                        token_endpoint_auth_method: string;
+                        client_name?: string;
+                        grant_types: string[];
+                        response_types: string[];
+                        scope: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Response for status 400 */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description An OAuth error code: invalid_request, invalid_client, invalid_grant, invalid_target, invalid_redirect_uri, … */
+                        error: string;
+                        /** @description What is wrong, for a person */
+                        error_description?: string;
+                    };
+                };
+            };
+            /** @description Response for status 429 */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description An OAuth error code: invalid_request, invalid_client, invalid_grant, invalid_target, invalid_redirect_uri, … */
+                        error: string;
+                        /** @description What is wrong, for a person */
+                        error_description?: string;
+                    };
+                };
+            };
+        };
+    };
+    postOauthToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    /** @description authorization_code or refresh_token */
+                    grant_type: string;
+                    code?: string;
+                    /** @description The PKCE verifier whose S256 was the code_challenge */
+                    code_verifier?: string;
+                    /** @description Required when the authorization request had one; the same value */
+                    redirect_uri?: string;
+                    refresh_token?: string;
+                    /** @description RFC 8707: <BASE_URL>/mcp */
+                    resource?: string;
+                    client_id?: string;
+                    client_secret?: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description `mcpat_…`: good for /mcp only, for expires_in seconds */
+                        access_token: string;
+                        /** @constant */
+                        token_type: "Bearer";
+                        expires_in: number;
+                        /** @description `mcprt_…`: single use; each refresh returns a new one */
+                        refresh_token: string;
+                        scope: string;
+                    };
+                };
+            };
+            /** @description Response for status 400 */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description An OAuth error code: invalid_request, invalid_client, invalid_grant, invalid_target, invalid_redirect_uri, … */
+                        error: string;
+                        /** @description What is wrong, for a person */
+                        error_description?: string;
+                    };
+                };
+            };
+            /** @description Response for status 401 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description An OAuth error code: invalid_request, invalid_client, invalid_grant, invalid_target, invalid_redirect_uri, … */
+                        error: string;
+                        /** @description What is wrong, for a person */
+                        error_description?: string;
+                    };
+                };
+            };
+        };
+    };
+    postOauthRevoke: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    token: string;
+                    token_type_hint?: string;
+                    client_id?: string;
+                    client_secret?: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description The token no longer works (or never did: RFC 7009 answers 200 either way) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            /** @description Response for status 400 */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description An OAuth error code: invalid_request, invalid_client, invalid_grant, invalid_target, invalid_redirect_uri, … */
+                        error: string;
+                        /** @description What is wrong, for a person */
+                        error_description?: string;
+                    };
+                };
+            };
+            /** @description Response for status 401 */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description An OAuth error code: invalid_request, invalid_client, invalid_grant, invalid_target, invalid_redirect_uri, … */
+                        error: string;
+                        /** @description What is wrong, for a person */
+                        error_description?: string;
                     };
                 };
             };

@@ -19,6 +19,13 @@ const PUBLIC = new Set([
   'POST /api/auth/oauth/{provider}/callback',
   'GET /api/connectors/oauth/callback',
   'POST /webhooks/stripe',
+  // OAuth for MCP clients (RFC 9728, 8414, 7591, 6749, 7009): how a client without credentials gets some.
+  'GET /.well-known/oauth-protected-resource',
+  'GET /.well-known/oauth-protected-resource/mcp',
+  'GET /.well-known/oauth-authorization-server',
+  'POST /oauth/register',
+  'POST /oauth/token',
+  'POST /oauth/revoke',
 ])
 
 let server: E2EServer

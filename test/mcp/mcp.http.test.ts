@@ -271,7 +271,7 @@ describe('OpenAPI', () => {
   test('POST /mcp is documented with a tag, a summary, a JSON body, bearer security and 401; GET and DELETE are not', async () => {
     const doc = (await (await fetch(`${s.url}/openapi/json`)).json()) as any
     const op = doc.paths['/mcp'].post
-    expect(op).toMatchObject({ tags: ['mcp'], security: [{ bearer: [] }] })
+    expect(op).toMatchObject({ tags: ['mcp'], security: [{ bearer: [] }, { mcpOAuth: ['mcp'] }] })
     expect(op.summary).toBeString()
     expect(op.requestBody.content['application/json'].schema).toBeDefined()
     expect(Object.keys(op.responses)).toContain('401')

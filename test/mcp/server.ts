@@ -4,24 +4,32 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
-import { createTestApp, type TestApp } from '../harness'
+import { BASE, createTestApp, type TestApp } from '../harness'
 
 export interface McpTestServer {
-  /** `http://127.0.0.1:<port>`, where the app listens (its BASE_URL stays the harness's, so t.signUp works). */
+  /** `http://127.0.0.1:<port>`, where the app listens (its BASE_URL stays the harness's, so t.signUp works,
+   * unless `listeningBase`). */
   url: string
   t: TestApp
   stop(): Promise<void>
 }
 
-export async function startMcpServer(env: Record<string, string> = {}): Promise<McpTestServer> {
-  const t = await createTestApp({ env })
-  const server = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: (r: Request) => t.app.fetch(r) })
+/**
+ * `listeningBase`: BASE_URL is the listening URL, as OAuth needs (its metadata names the issuer and the /mcp
+ * resource, which a client checks against the URL it connected to); the harness's origin stays allowed, so
+ * t.signUp still works through app.handle.
+ */
+export async function startMcpServer(env: Record<string, string> = {}, { listeningBase = false } = {}): Promise<McpTestServer> {
+  let t: TestApp | undefined
+  const server = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: (r: Request) => t!.app.fetch(r) })
+  const url = `http://127.0.0.1:${server.port}`
+  t = await createTestApp({ env: listeningBase ? { BASE_URL: url, ALLOWED_ORIGINS: BASE, ...env } : env })
   return {
-    url: `http://127.0.0.1:${server.port}`,
-    t,
+    url,
+    t: t!,
     async stop() {
       await server.stop(true)
-      await t.close()
+      await t!.close()
     },
   }
 }

@@ -1,4 +1,5 @@
-// /api/keys: list, create (full key shown once; capped per plan), revoke (effective at once).
+// /api/keys: list, create (full key shown once; capped per plan), revoke (effective at once). The list and
+// revocation also cover MCP clients connected by OAuth (kind "oauth").
 import { Elysia, t } from 'elysia'
 import type { Deps } from '../../deps'
 import { authPlugin } from '../../http/auth'
@@ -15,7 +16,7 @@ export function keysRoutes(deps: Deps) {
     .get('', async ({ user }) => ({ data: await listKeys(deps, user) }), {
       auth: true,
       response: { 200: KeyList, ...errors(401) },
-      detail: { tags, summary: 'List API keys (prefixes only; the full key is never shown again)' },
+      detail: { tags, summary: 'List API keys (prefixes only; the full key is never shown again) and the MCP clients connected by OAuth (kind oauth)' },
     })
     .post(
       '',
@@ -36,6 +37,6 @@ export function keysRoutes(deps: Deps) {
         await revokeKey(deps, user, params.id)
         set.status = 204
       },
-      { auth: true, params: IdParams, response: { 204: NoContent, ...errors(400, 401, 403, 404) }, detail: { tags, summary: 'Revoke a key; the next request with it gets 401' } },
+      { auth: true, params: IdParams, response: { 204: NoContent, ...errors(400, 401, 403, 404) }, detail: { tags, summary: 'Revoke a key, or disconnect an MCP client (kind oauth: all its tokens); the next request with it gets 401' } },
     )
 }

@@ -1,4 +1,5 @@
-// Bearer API keys: `svc_` + 40 base62 characters, shown once, stored as SHA-256, revoked by deletion.
+// Bearer API keys: `svc_` + 40 base62 characters, shown once, stored as SHA-256, revoked by deletion. The list
+// also shows the MCP clients connected by OAuth (kind "oauth"), revoked the same way.
 import { and, count, desc, eq } from 'drizzle-orm'
 import { apiKeys, users } from '../../../db/schema'
 import type { Deps } from '../../deps'
@@ -8,6 +9,7 @@ import { lockUser } from '../../lib/locks'
 import { accountPlan, asPlan, assertWithinLimit } from '../../plans'
 import type { Plan } from '../../config'
 import type { SessionUser } from '../auth/sessions.service'
+import { listGrants, revokeGrant, type GrantDto } from '../oauth/grants.service'
 
 export const KEY_PREFIX = 'svc_'
 export const KEY_PATTERN = /^svc_[0-9A-Za-z]{40}$/
@@ -19,6 +21,10 @@ export interface KeyDto {
   tier: Plan
   created_at: string
   last_used_at: string | null
+  /** api_key: a bearer key for every route; oauth: a token grant of an MCP client, good for /mcp only. */
+  kind: 'api_key' | 'oauth'
+  /** The MCP client's registered name (oauth); null for API keys. */
+  client_name: string | null
 }
 
 type KeyRow = typeof apiKeys.$inferSelect
@@ -31,11 +37,26 @@ const toKeyDto = (row: KeyRow, plan: string): KeyDto => ({
   tier: asPlan(plan),
   created_at: row.created_at.toISOString(),
   last_used_at: row.last_used_at?.toISOString() ?? null,
+  kind: 'api_key',
+  client_name: null,
+})
+
+const grantToKeyDto = (grant: GrantDto, plan: string): KeyDto => ({
+  id: grant.id,
+  prefix: grant.client_id.slice(0, 16),
+  label: grant.client_name,
+  tier: asPlan(plan),
+  created_at: grant.created_at,
+  last_used_at: grant.last_used_at,
+  kind: 'oauth',
+  client_name: grant.client_name,
 })
 
 export async function listKeys(deps: Deps, user: SessionUser): Promise<KeyDto[]> {
   const rows = await deps.db.select().from(apiKeys).where(eq(apiKeys.user_id, user.id)).orderBy(desc(apiKeys.id))
-  return rows.map((r) => toKeyDto(r, user.plan))
+  const grants = await listGrants(deps, user)
+  // Newest first across both kinds (UUIDv7 ids sort by creation).
+  return [...rows.map((r) => toKeyDto(r, user.plan)), ...grants.map((g) => grantToKeyDto(g, user.plan))].sort((a, b) => (a.id < b.id ? 1 : -1))
 }
 
 export async function createKey(deps: Deps, user: SessionUser, label: string | null): Promise<KeyDto & { key: string }> {
@@ -56,7 +77,7 @@ export async function createKey(deps: Deps, user: SessionUser, label: string | n
 
 export async function revokeKey(deps: Deps, user: SessionUser, id: string): Promise<void> {
   const deleted = await deps.db.delete(apiKeys).where(and(eq(apiKeys.id, id), eq(apiKeys.user_id, user.id))).returning({ id: apiKeys.id })
-  if (deleted.length === 0) throw notFound(`API key ${id} not found`)
+  if (deleted.length === 0 && !(await revokeGrant(deps, user, id))) throw notFound(`API key ${id} not found`)
 }
 
 /** last_used_at is kept to the minute: a busy key is not rewritten on every request. */

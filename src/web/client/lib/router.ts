@@ -19,6 +19,12 @@ const here = (): Place => ({ path: location.pathname, query: new URLSearchParams
 
 export function navigate(to: string, { replace = false } = {}): void {
   if (to === location.pathname + location.search) return
+  // A page the server renders (the OAuth consent page after signing in) is loaded, not routed here.
+  if (to !== BASE && !to.startsWith(`${BASE}/`)) {
+    if (replace) location.replace(to)
+    else location.assign(to)
+    return
+  }
   if (replace) history.replaceState(null, '', to)
   else history.pushState(null, '', to)
   scrollTo(0, 0)

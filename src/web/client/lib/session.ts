@@ -44,9 +44,11 @@ export function signInPath(next = location.pathname + location.search): string {
   return withQuery(SIGN_IN, { next: next.startsWith(`${BASE}/`) && !next.startsWith(SIGN_IN) && !next.startsWith(SIGN_UP) ? next : undefined })
 }
 
-/** Where to go after signing in: the remembered page of this app, else Home. */
+/** Where to go after signing in: the remembered page of this app, or the consent page of an MCP client's
+ * authorization request (/oauth/authorize?…, which sends the person to sign in first), else Home. */
 export function afterSignIn(query: URLSearchParams): string {
   const next = query.get('next') ?? ''
+  if (/^\/oauth\/authorize\?[^\\]*$/.test(next)) return next
   return /^\/app(\/[^/\\]|$)/.test(next) && !next.startsWith('//') ? next : BASE
 }
 

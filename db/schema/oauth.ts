@@ -64,6 +64,8 @@ export const oauthTokens = pgTable(
     /** SHA-256 of the token. */
     id: text('id').primaryKey(),
     grant_id: uuid('grant_id').notNull().references(() => oauthGrants.id, { onDelete: 'cascade' }),
+    /** The grant's user, as on every table that holds a user's rows (cascades with the account). */
+    user_id: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
     kind: text('kind').$type<'access' | 'refresh'>().notNull(),
     expires_at: ts('expires_at').notNull(),
     rotated_at: ts('rotated_at'),

@@ -39,6 +39,7 @@ const documentCount = async (u: TestUser) => (await t.json('GET', '/api/document
 const GLOBAL_TABLES = new Set([
   'drizzle.__drizzle_migrations', // the migrations drizzle has applied
   'public.processed_webhook_events', // payment-provider event ids already applied (no personal data)
+  'public.oauth_clients', // MCP clients' anonymous registrations (RFC 7591): software names and redirect URIs, nobody's data
 ])
 
 interface Table {

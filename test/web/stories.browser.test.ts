@@ -2,6 +2,7 @@
 // capture a note, add documents by paste, upload and drop, search, open a result, edit, pin, rate, archive,
 // restore, forget; the list's filters and bulk actions. axe-core on every screen; screenshots of each.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import type { Page } from 'playwright-core'
 import { axeViolations, chromiumMissing, settle, signUpInBrowser, startHarness, type Harness, type Session } from './browser'
 
 const missing = chromiumMissing()
@@ -145,7 +146,7 @@ describe.skipIf(!!missing)('a first session', () => {
   test('the list filters by kind and status and archives in bulk', async () => {
     const { page } = s
     await s.go('/app/documents?kind=note')
-    expect(await page.locator('table.documents tbody tr').count()).toBe(1)
+    await rows(page, (n) => n === 1)
     await s.go('/app/documents')
     await check('documents')
     await page.getByRole('checkbox', { name: 'Select all on this page' }).check()
@@ -155,7 +156,7 @@ describe.skipIf(!!missing)('a first session', () => {
     await page.getByLabel('Status').selectOption('archived')
     await page.waitForURL(/status=archived/)
     await settle(page) // the archived list loads after the URL changes
-    expect(await page.locator('table.documents tbody tr').count()).toBeGreaterThanOrEqual(4)
+    await rows(page, (n) => n >= 4)
   })
 
   test('at 375 px the menu opens from the top bar; dark mode follows the system', async () => {
@@ -178,6 +179,18 @@ describe.skipIf(!!missing)('a first session', () => {
     await narrow.close()
   })
 })
+
+/** Waits (up to 10 s) until the documents table has a row count that passes `ok`: lists load after navigation. */
+async function rows(page: Page, ok: (n: number) => boolean): Promise<void> {
+  const deadline = Date.now() + 10_000
+  let n = -1
+  while (Date.now() < deadline) {
+    n = await page.locator('table.documents tbody tr').count()
+    if (ok(n)) return
+    await Bun.sleep(50)
+  }
+  throw new Error(`the documents table has ${n} rows: not what was expected`)
+}
 
 async function cookieHeader(): Promise<string> {
   return (await s.context.cookies()).map((c) => `${c.name}=${c.value}`).join('; ')

@@ -112,9 +112,11 @@ async function issueTokens(deps: Deps, tx: Tx, grantId: string, scope: string): 
   const now = deps.clock.now().getTime()
   const access = ACCESS_TOKEN_PREFIX + randomBase62(40)
   const refresh = REFRESH_TOKEN_PREFIX + randomBase62(40)
+  const [grant] = await tx.select({ user_id: oauthGrants.user_id }).from(oauthGrants).where(eq(oauthGrants.id, grantId))
+  const user_id = grant!.user_id
   await tx.insert(oauthTokens).values([
-    { id: sha256Hex(access), grant_id: grantId, kind: 'access', expires_at: new Date(now + ACCESS_TOKEN_TTL_S * 1000), created_at: new Date(now) },
-    { id: sha256Hex(refresh), grant_id: grantId, kind: 'refresh', expires_at: new Date(now + REFRESH_TOKEN_TTL_MS), created_at: new Date(now) },
+    { id: sha256Hex(access), grant_id: grantId, user_id, kind: 'access', expires_at: new Date(now + ACCESS_TOKEN_TTL_S * 1000), created_at: new Date(now) },
+    { id: sha256Hex(refresh), grant_id: grantId, user_id, kind: 'refresh', expires_at: new Date(now + REFRESH_TOKEN_TTL_MS), created_at: new Date(now) },
   ])
   // Expired tokens are swept now and then by whoever issues new ones.
   if (Math.random() < 0.05) await tx.delete(oauthTokens).where(lt(oauthTokens.expires_at, new Date(now - 86_400_000)))

@@ -5,3 +5,4 @@ import { migratedTemplate } from './harness'
 
 setDefaultTimeout(30_000)
 await migratedTemplate()
+

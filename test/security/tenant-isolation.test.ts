@@ -169,6 +169,8 @@ async function idOperations(): Promise<{ ops: Operation[]; resolve: (s: Schema) 
     if (!path.includes('{')) continue
     // Public sign-in routes take a provider name, not an id of anything a user owns.
     if (path.startsWith('/api/auth/oauth/')) continue
+    // /v1/models/{id} takes a model's name (service-rag, the embedder), the same for everyone.
+    if (path.startsWith('/v1/models/')) continue
     for (const method of METHODS) {
       const op = item[method]
       if (!op) continue

@@ -1,0 +1,51 @@
+// `bun run test`: the whole suite as a few `bun test` processes, two at a time. One process for every file
+// held each closed app's embedded Postgres (WebAssembly memory the collector neither counts nor returns) and
+// grew past 20 GB before it was killed; a process per group starts clean, and two use both cores. Each group's
+// output is printed when it ends, then the totals in `bun test`'s own words (" N pass", " N fail"), which
+// .ci/run reads. With arguments (`bun run test test/search`), it is plain `bun test` on them.
+import { Glob } from 'bun'
+
+const TIMEOUT = ['--timeout', '30000']
+const args = process.argv.slice(2)
+if (args.length) process.exit(await Bun.spawn(['bun', 'test', ...TIMEOUT, ...args], { stdio: ['inherit', 'inherit', 'inherit'] }).exited)
+
+const GROUPS = Number(process.env.TEST_GROUPS ?? 8)
+const PARALLEL = Number(process.env.TEST_PARALLEL ?? 2)
+
+const root = `${import.meta.dir}/..`
+const files: string[] = []
+for (const dir of ['src', 'test'])
+  for await (const path of new Glob('**/*.test.{ts,tsx}').scan({ cwd: `${root}/${dir}` })) files.push(`./${dir}/${path}`)
+files.sort()
+// Browser and real-model files are the slow ones: dealt out first, round robin, so every group gets its share.
+const slow = (f: string) => /browser|real-model|extension\.e2e|fuzz|wire|concurrency/.test(f)
+const ordered = [...files.filter(slow), ...files.filter((f) => !slow(f))]
+const groups: string[][] = Array.from({ length: Math.min(GROUPS, files.length) }, () => [])
+ordered.forEach((f, i) => groups[i % groups.length]!.push(f))
+
+const totals = { pass: 0, fail: 0, tests: 0, failedGroups: [] as number[] }
+const started = performance.now()
+let next = 0
+async function runGroups() {
+  while (next < groups.length) {
+    const index = next++
+    const group = groups[index]!
+    const child = Bun.spawn(['bun', 'test', ...TIMEOUT, ...group], { cwd: root, stdout: 'pipe', stderr: 'pipe', env: process.env })
+    const [out, err, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited])
+    const text = out + err
+    const count = (word: string) => Number([...text.matchAll(new RegExp(`^ *(\\d+) ${word}$`, 'gm'))].at(-1)?.[1] ?? 0)
+    const [pass, fail] = [count('pass'), count('fail')]
+    totals.pass += pass
+    totals.fail += fail
+    totals.tests += Number(text.match(/^Ran (\d+) tests/m)?.[1] ?? 0)
+    if (code !== 0) totals.failedGroups.push(index + 1)
+    process.stdout.write(`\n=== group ${index + 1}/${groups.length} (${group.length} files): ${pass} pass, ${fail} fail, exit ${code} ===\n${text}`)
+  }
+}
+await Promise.all(Array.from({ length: PARALLEL }, runGroups))
+
+// A group that died without reporting a failure (killed, crashed) still fails the run.
+const fail = totals.fail + (totals.failedGroups.length && totals.fail === 0 ? totals.failedGroups.length : 0)
+console.log(`\n${groups.length} groups, ${PARALLEL} at a time, ${((performance.now() - started) / 1000).toFixed(0)} s${totals.failedGroups.length ? `; groups that failed: ${totals.failedGroups.join(', ')}` : ''}`)
+console.log(` ${totals.pass} pass\n ${fail} fail\nRan ${totals.tests} tests across ${files.length} files.`)
+process.exit(totals.failedGroups.length ? 1 : 0)

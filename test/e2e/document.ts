@@ -46,3 +46,20 @@ export function undeclaredStatuses(doc: OpenApiDocument, seen: string[]): string
     return !doc.paths[path]?.[method]?.responses?.[status]
   })
 }
+
+/** The document with every local `$ref` replaced by what it points at, for checks that walk schemas inline. */
+export function dereference<T>(doc: T): T {
+  const root = doc as Record<string, unknown>
+  const target = (ref: string) => ref.slice(2).split('/').reduce<any>((node, part) => node?.[part.replace(/~1/g, '/').replace(/~0/g, '~')], root)
+  const walk = (node: unknown, seen: string[]): unknown => {
+    if (Array.isArray(node)) return node.map((n) => walk(n, seen))
+    if (node === null || typeof node !== 'object') return node
+    const { $ref, ...rest } = node as Record<string, unknown>
+    if (typeof $ref === 'string' && $ref.startsWith('#/')) {
+      if (seen.includes($ref)) throw new Error(`cyclic $ref ${$ref}`)
+      return { ...(walk(target($ref), [...seen, $ref]) as object), ...(walk(rest, seen) as object) }
+    }
+    return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, walk(v, seen)]))
+  }
+  return walk(doc, []) as T
+}

@@ -2187,10 +2187,10 @@ export interface components {
             [key: string]: unknown;
         };
         /**
-         * Response
+         * ResponseObject
          * @description Or, with stream: true, text/event-stream of Responses events: response.created, response.in_progress, response.output_item.added, response.content_part.added, response.output_text.delta…, response.output_text.annotation.added…, response.output_text.done, response.content_part.done, response.output_item.done, then response.completed (or response.incomplete); a failure after the start ends with an `error` event
          */
-        Response: {
+        ResponseObject: {
             id: string;
             /** @constant */
             object: "response";
@@ -2268,7 +2268,7 @@ export interface components {
             /** @description The order of the event in the stream, from 0 */
             sequence_number: number;
             /** @description On response.created, response.in_progress, response.completed and response.incomplete */
-            response?: components["schemas"]["Response"];
+            response?: components["schemas"]["ResponseObject"];
             /** @description On response.output_text.delta and response.function_call_arguments.delta */
             delta?: string;
             item_id?: string;
@@ -8704,7 +8704,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Response"];
+                    "application/json": components["schemas"]["ResponseObject"];
                     "text/event-stream": components["schemas"]["ResponseStreamEvent"];
                 };
             };

@@ -86,7 +86,7 @@ export const ResponseStreamEvent = {
   properties: {
     type: { type: 'string', description: 'The event type, also sent as the SSE `event:` field' },
     sequence_number: { type: 'integer', description: 'The order of the event in the stream, from 0' },
-    response: { ...ref('Response'), description: 'On response.created, response.in_progress, response.completed and response.incomplete' },
+    response: { ...ref('ResponseObject'), description: 'On response.created, response.in_progress, response.completed and response.incomplete' },
     delta: { type: 'string', description: 'On response.output_text.delta and response.function_call_arguments.delta' },
     item_id: { type: 'string' },
     output_index: { type: 'integer' },

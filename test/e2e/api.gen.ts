@@ -3184,6 +3184,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
+                /** @description The key's id */
                 id: string;
             };
             cookie?: never;
@@ -3422,6 +3423,7 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
+                /** @description The workspace's id */
                 id: string;
             };
             cookie?: never;
@@ -3490,6 +3492,7 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
+                /** @description The workspace's id */
                 id: string;
             };
             cookie?: never;
@@ -3595,6 +3598,7 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
+                /** @description The workspace's id */
                 id: string;
             };
             cookie?: never;
@@ -3708,6 +3712,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description The workspace's id */
                 id: string;
             };
             cookie?: never;
@@ -4129,6 +4134,7 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
+                /** @description The document's id */
                 id: string;
             };
             cookie?: never;
@@ -4197,6 +4203,7 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
+                /** @description The document's id */
                 id: string;
             };
             cookie?: never;
@@ -4302,6 +4309,7 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
+                /** @description The document's id */
                 id: string;
             };
             cookie?: never;
@@ -4451,6 +4459,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
+                /** @description The document's id */
                 id: string;
             };
             cookie?: never;
@@ -4545,6 +4554,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
+                /** @description The document's id */
                 id: string;
             };
             cookie?: never;
@@ -4639,6 +4649,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
+                /** @description The document's id */
                 id: string;
             };
             cookie?: never;
@@ -4731,6 +4742,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
+                /** @description The document's id */
                 id: string;
             };
             cookie?: never;
@@ -4832,6 +4844,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
+                /** @description The document's id */
                 id: string;
             };
             cookie?: never;
@@ -4926,6 +4939,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
+                /** @description The document's id */
                 id: string;
             };
             cookie?: never;
@@ -5017,6 +5031,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The document's id */
                 id: string;
             };
             cookie?: never;
@@ -5073,6 +5088,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
+                /** @description The document's id */
                 id: string;
             };
             cookie?: never;
@@ -5186,6 +5202,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
+                /** @description The document's id */
                 id: string;
                 /** @description The id of the other document */
                 targetId: string;
@@ -5869,6 +5886,7 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
+                /** @description The conversation's id */
                 id: string;
             };
             cookie?: never;
@@ -5937,6 +5955,7 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
+                /** @description The conversation's id */
                 id: string;
             };
             cookie?: never;
@@ -6031,6 +6050,7 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
+                /** @description The conversation's id */
                 id: string;
             };
             cookie?: never;
@@ -6612,6 +6632,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The avatar's id */
                 id: string;
             };
             cookie?: never;
@@ -6625,7 +6646,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "image/png": string;
+                    "image/jpeg": string;
+                    "image/webp": string;
+                    "image/gif": string;
                 };
             };
             /** @description Response for status 400 */
@@ -7661,6 +7685,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
+                /** @description The connection's id */
                 id: string;
             };
             cookie?: never;
@@ -7753,6 +7778,7 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
+                /** @description The connector's id */
                 id: string;
             };
             cookie?: never;
@@ -7822,6 +7848,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
+                /** @description The connector's id */
                 id: string;
             };
             cookie?: never;
@@ -7914,6 +7941,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
+                /** @description The connector's id */
                 id: string;
             };
             cookie?: never;
@@ -8021,6 +8049,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
+                /** @description The connector's id */
                 id: string;
             };
             cookie?: never;
@@ -8129,6 +8158,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The connector's id */
                 id: string;
                 /** @description The wiki type: confluence */
                 wiki: string;
@@ -8207,6 +8237,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
+                /** @description The connector's id */
                 id: string;
             };
             cookie?: never;

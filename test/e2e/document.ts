@@ -4,18 +4,21 @@ import { expect } from 'bun:test'
 export interface Operation {
   operationId?: string
   summary?: string
+  description?: string
   tags?: string[]
   security?: Record<string, string[]>[]
-  parameters?: { name: string; in: string; required?: boolean; schema?: { format?: string } }[]
-  requestBody?: { content?: Record<string, { schema?: unknown }> }
-  responses?: Record<string, { content?: Record<string, unknown> }>
+  parameters?: { name: string; in: string; required?: boolean; description?: string; schema?: { format?: string }; $ref?: string }[]
+  requestBody?: { content?: Record<string, { schema?: unknown; example?: unknown; examples?: unknown }> }
+  responses?: Record<string, { content?: Record<string, { schema?: unknown; example?: unknown }>; headers?: Record<string, unknown> }>
 }
 
 export interface OpenApiDocument {
   [key: string]: unknown
   openapi: string
   paths: Record<string, Record<string, Operation>>
-  components?: { securitySchemes?: Record<string, unknown> }
+  tags?: { name: string; description?: string }[]
+  servers?: { url: string }[]
+  components?: { securitySchemes?: Record<string, unknown>; schemas?: Record<string, unknown>; parameters?: Record<string, { name: string; in: string; description?: string }> }
 }
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']

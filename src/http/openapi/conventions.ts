@@ -52,6 +52,12 @@ const STREAMS: Record<string, { schema: Json; always: boolean }> = {
 }
 export const STREAM_SCHEMAS = { AnswerEvent, ChatCompletionChunk, ResponseStreamEvent }
 
+/** `/api/documents/{id}/links` → "The document's id". */
+function idOf(path: string): string {
+  const collection = /([a-z]+)\/\{id\}/.exec(path)?.[1] ?? 'object'
+  return `The ${collection.replace(/s$/, '')}'s id`
+}
+
 const streamRef = (schema: Json) => ({ $ref: `#/components/schemas/${schema.title}` })
 
 export function annotate(key: string, path: string, method: string, op: Json): void {
@@ -66,7 +72,12 @@ export function annotate(key: string, path: string, method: string, op: Json): v
   if (isPublic) op.security = []
   for (const p of op.parameters ?? []) {
     if (p.$ref) continue
-    p.description ??= p.schema?.description ?? PARAMETERS[p.name]
+    p.description ??= p.schema?.description ?? PARAMETERS[p.name] ?? (p.name === 'id' ? idOf(path) : undefined)
+  }
+  // Binary answers are not JSON: the avatar is image bytes under the image's own type.
+  if (key === 'GET /api/avatar/{id}' && op.responses?.['200']) {
+    const binary = { schema: { type: 'string', format: 'binary' } }
+    op.responses['200'].content = { 'image/png': binary, 'image/jpeg': binary, 'image/webp': binary, 'image/gif': binary }
   }
   const responses: Json = (op.responses ??= {})
   const params: Json[] = (op.parameters ??= [])

@@ -5,6 +5,7 @@ import { toOpenAPISchema } from '@elysiajs/openapi'
 import type { AnyElysia } from 'elysia'
 import type { Config } from '../config'
 import { hoistTitled } from './openapi/components'
+import { addExamples } from './openapi/examples'
 import { annotate, HEADERS, PARAMETER_COMPONENTS, STREAM_SCHEMAS } from './openapi/conventions'
 import { tidy } from './openapi/tidy'
 
@@ -98,7 +99,11 @@ export function buildDocument(app: AnyElysia, config: Config) {
     paths,
   })
   for (const [path, item] of Object.entries<Record<string, any>>(document.paths)) {
-    for (const [method, op] of Object.entries(item)) annotate(`${method.toUpperCase()} ${path.replace(/\/+$/, '') || '/'}`, path, method, op)
+    for (const [method, op] of Object.entries(item)) {
+      const key = `${method.toUpperCase()} ${path.replace(/\/+$/, '') || '/'}`
+      annotate(key, path, method, op)
+      addExamples(key, op)
+    }
   }
   const schemas: Record<string, unknown> = { ...components?.schemas }
   hoistTitled(document.paths, schemas)

@@ -2648,6 +2648,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "ada@example.com",
+                 *       "password": "correct horse battery",
+                 *       "name": "Ada"
+                 *     }
+                 */
                 "application/json": {
                     /** Format: email */
                     email: string;
@@ -2665,6 +2672,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "user": {
+                     *         "id": "3f0c7a52-8d6e-4b8e-9a51-2c1f4e7b9d10",
+                     *         "email": "ada@example.com",
+                     *         "name": "Ada",
+                     *         "plan": "free",
+                     *         "avatar_url": null,
+                     *         "created_at": "2026-11-24T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         user: components["schemas"]["User"];
                     };
@@ -2697,6 +2716,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "an account with this email already exists"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3089,6 +3113,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "label": "laptop"
+                 *     }
+                 */
                 "application/json": {
                     label?: string | null;
                 };
@@ -3104,6 +3133,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f0c7a52-8d6e-4b8e-9a51-2c1f4e7b9d10",
+                     *       "prefix": "svc_AbCd",
+                     *       "label": "laptop",
+                     *       "tier": "free",
+                     *       "created_at": "2026-11-24T09:30:00.000Z",
+                     *       "last_used_at": null,
+                     *       "kind": "api_key",
+                     *       "client_name": null,
+                     *       "key": "svc_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcd"
+                     *     }
+                     */
                     "application/json": components["schemas"]["CreatedApiKey"];
                 };
             };
@@ -3839,6 +3881,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "title": "Harbour notes",
+                 *       "body": "At spring tide boats moor on the east pier.",
+                 *       "tags": [
+                 *         "harbour"
+                 *       ],
+                 *       "kind": "note"
+                 *     }
+                 */
                 "application/json": {
                     /**
                      * Format: uuid
@@ -3885,6 +3937,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f0c7a52-8d6e-4b8e-9a51-2c1f4e7b9d10",
+                     *       "workspace_id": "7b1e2d44-5c3a-4f60-8e21-9d0b6a3c5f87",
+                     *       "title": "Harbour notes",
+                     *       "excerpt": "At spring tide boats moor on the east pier.",
+                     *       "tags": [
+                     *         "harbour"
+                     *       ],
+                     *       "kind": "note",
+                     *       "status": "active",
+                     *       "source": "api",
+                     *       "source_ref": null,
+                     *       "url": null,
+                     *       "pinned": false,
+                     *       "rating": 0,
+                     *       "index_status": "indexed",
+                     *       "size_bytes": 84,
+                     *       "created_at": "2026-11-24T09:30:00.000Z",
+                     *       "updated_at": "2026-11-24T09:30:00.000Z",
+                     *       "body": "At spring tide boats moor on the east pier.",
+                     *       "metadata": {},
+                     *       "deduplicated": false
+                     *     }
+                     */
                     "application/json": components["schemas"]["IngestedDocument"];
                 };
             };
@@ -3896,6 +3973,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "body must not be empty"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5530,6 +5612,48 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "query": "spring tide",
+                     *       "mode": "hybrid",
+                     *       "matched": "all",
+                     *       "took_ms": 12.5,
+                     *       "results": [
+                     *         {
+                     *           "document": {
+                     *             "id": "3f0c7a52-8d6e-4b8e-9a51-2c1f4e7b9d10",
+                     *             "workspace_id": "7b1e2d44-5c3a-4f60-8e21-9d0b6a3c5f87",
+                     *             "title": "Harbour notes",
+                     *             "excerpt": "At spring tide boats moor on the east pier.",
+                     *             "tags": [
+                     *               "harbour"
+                     *             ],
+                     *             "kind": "note",
+                     *             "status": "active",
+                     *             "source": "api",
+                     *             "source_ref": null,
+                     *             "url": null,
+                     *             "pinned": false,
+                     *             "rating": 0,
+                     *             "index_status": "indexed",
+                     *             "size_bytes": 84,
+                     *             "created_at": "2026-11-24T09:30:00.000Z",
+                     *             "updated_at": "2026-11-24T09:30:00.000Z"
+                     *           },
+                     *           "score": 0.82,
+                     *           "snippet": "At **spring tide** boats moor on the east pier.",
+                     *           "signals": {
+                     *             "keyword_rank": 1,
+                     *             "keyword_score": 2.31,
+                     *             "semantic_rank": 1,
+                     *             "semantic_score": 0.74,
+                     *             "matched_terms": 2,
+                     *             "boost": 1
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["SearchResponse"];
                 };
             };
@@ -5583,6 +5707,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "rate limit: 30 searches a minute on the free plan; retry in 12 s"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5597,6 +5726,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "question": "Where do boats moor at spring tide?"
+                 *     }
+                 */
                 "application/json": {
                     question: string;
                     /**
@@ -5623,6 +5757,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "delta",
+                     *       "text": "On the east pier [1]."
+                     *     }
+                     */
                     "text/event-stream": components["schemas"]["AnswerEvent"];
                 };
             };
@@ -5690,6 +5830,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "message": "What did we decide about the harbour?"
+                 *     }
+                 */
                 "application/json": {
                     message: string;
                     /**
@@ -5716,6 +5861,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "tool",
+                     *       "tool": {
+                     *         "name": "search",
+                     *         "status": "call",
+                     *         "detail": {
+                     *           "query": "harbour decision"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "text/event-stream": components["schemas"]["AnswerEvent"];
                 };
             };
@@ -8438,6 +8595,18 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "model": "service-rag",
+                 *       "messages": [
+                 *         {
+                 *           "role": "user",
+                 *           "content": "Where do boats moor at spring tide?"
+                 *         }
+                 *       ],
+                 *       "stream": false
+                 *     }
+                 */
                 "application/json": {
                     /** @description service-rag */
                     model: string;
@@ -8655,6 +8824,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "model": "service-rag",
+                 *       "input": "Where do boats moor at spring tide?",
+                 *       "instructions": "Answer in one sentence."
+                 *     }
+                 */
                 "application/json": {
                     /** @description service-rag */
                     model: string;
@@ -8852,6 +9028,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "model": "service-embed",
+                 *       "input": [
+                 *         "spring tide",
+                 *         "east pier"
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     /** @description service-embed */
                     model: string;

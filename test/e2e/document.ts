@@ -21,6 +21,27 @@ export interface OpenApiDocument {
   components?: { securitySchemes?: Record<string, unknown>; schemas?: Record<string, unknown>; parameters?: Record<string, { name: string; in: string; description?: string }> }
 }
 
+/** DESIGN.md §4: the only routes a caller reaches without a key or session. */
+export const PUBLIC = new Set([
+  'GET /',
+  'POST /api/auth/sign-up',
+  'POST /api/auth/sign-in',
+  'POST /api/auth/sign-out',
+  'GET /api/auth/providers',
+  'GET /api/auth/oauth/{provider}',
+  'GET /api/auth/oauth/{provider}/callback',
+  'POST /api/auth/oauth/{provider}/callback',
+  'GET /api/connectors/oauth/callback',
+  'POST /webhooks/stripe',
+  // OAuth for MCP clients (RFC 9728, 8414, 7591, 6749, 7009): how a client without credentials gets some.
+  'GET /.well-known/oauth-protected-resource',
+  'GET /.well-known/oauth-protected-resource/mcp',
+  'GET /.well-known/oauth-authorization-server',
+  'POST /oauth/register',
+  'POST /oauth/token',
+  'POST /oauth/revoke',
+])
+
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']
 
 export async function fetchDocument(baseUrl: string): Promise<OpenApiDocument> {

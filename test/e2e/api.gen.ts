@@ -2617,7 +2617,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -2627,7 +2627,7 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
-            /** @description Response for status 503 */
+            /** @description Not available on this server (not configured, or no model loaded) */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -2664,7 +2664,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Response for status 201 */
+            /** @description Created (Location names it) */
             201: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -2689,7 +2689,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -2699,7 +2699,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 403 */
+            /** @description Not allowed with these credentials (or from this origin) */
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -2709,7 +2709,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 409 */
+            /** @description Conflicts with the current state */
             409: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -2742,7 +2742,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -2754,7 +2754,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -2764,7 +2764,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -2774,7 +2774,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 403 */
+            /** @description Not allowed with these credentials (or from this origin) */
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -2803,7 +2803,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Response for status 403 */
+            /** @description Not allowed with these credentials (or from this origin) */
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -2824,7 +2824,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -2861,7 +2861,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -2871,7 +2871,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 404 */
+            /** @description Not found (another user's object is not found either) */
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -2881,7 +2881,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 503 */
+            /** @description Not available on this server (not configured, or no model loaded) */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -2922,7 +2922,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -2932,7 +2932,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 404 */
+            /** @description Not found (another user's object is not found either) */
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -2942,7 +2942,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 502 */
+            /** @description An upstream service (model provider, Stripe, a connector) failed */
             502: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -2952,7 +2952,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 503 */
+            /** @description Not available on this server (not configured, or no model loaded) */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -2993,7 +2993,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -3003,7 +3003,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 404 */
+            /** @description Not found (another user's object is not found either) */
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -3013,7 +3013,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 502 */
+            /** @description An upstream service (model provider, Stripe, a connector) failed */
             502: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -3023,7 +3023,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 503 */
+            /** @description Not available on this server (not configured, or no model loaded) */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -3044,7 +3044,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -3058,7 +3058,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -3079,7 +3079,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -3089,7 +3089,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyList"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -3124,7 +3124,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Response for status 201 */
+            /** @description Created (Location names it) */
             201: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -3149,7 +3149,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedApiKey"];
                 };
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -3160,7 +3160,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -3171,7 +3171,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 402 */
+            /** @description A limit of your plan is reached: `error` says which, and the plan that lifts it */
             402: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -3182,7 +3182,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 403 */
+            /** @description Not allowed with these credentials (or from this origin) */
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -3242,7 +3242,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -3253,7 +3253,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -3264,7 +3264,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 403 */
+            /** @description Not allowed with these credentials (or from this origin) */
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -3275,7 +3275,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 404 */
+            /** @description Not found (another user's object is not found either) */
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -3325,7 +3325,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -3335,7 +3335,7 @@ export interface operations {
                     "application/json": components["schemas"]["WorkspacePage"];
                 };
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -3345,7 +3345,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -3376,7 +3376,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Response for status 201 */
+            /** @description Created (Location names it) */
             201: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -3388,7 +3388,7 @@ export interface operations {
                     "application/json": components["schemas"]["Workspace"];
                 };
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -3399,7 +3399,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -3410,7 +3410,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 402 */
+            /** @description A limit of your plan is reached: `error` says which, and the plan that lifts it */
             402: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -3421,7 +3421,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 403 */
+            /** @description Not allowed with these credentials (or from this origin) */
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -3472,7 +3472,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -3492,7 +3492,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -3502,7 +3502,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -3512,7 +3512,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 404 */
+            /** @description Not found (another user's object is not found either) */
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -3550,7 +3550,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -3561,7 +3561,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -3572,7 +3572,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 403 */
+            /** @description Not allowed with these credentials (or from this origin) */
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -3583,7 +3583,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 404 */
+            /** @description Not found (another user's object is not found either) */
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -3594,7 +3594,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 409 */
+            /** @description Conflicts with the current state */
             409: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -3606,7 +3606,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 412 */
+            /** @description If-Match does not match the current ETag: nothing changed */
             412: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -3654,7 +3654,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -3666,7 +3666,7 @@ export interface operations {
                     "application/json": components["schemas"]["Workspace"];
                 };
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -3677,7 +3677,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -3688,7 +3688,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 403 */
+            /** @description Not allowed with these credentials (or from this origin) */
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -3699,7 +3699,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 404 */
+            /** @description Not found (another user's object is not found either) */
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -3722,7 +3722,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 412 */
+            /** @description If-Match does not match the current ETag: nothing changed */
             412: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -3761,7 +3761,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -3771,7 +3771,7 @@ export interface operations {
                     "application/json": components["schemas"]["ContextPack"];
                 };
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -3781,7 +3781,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -3791,7 +3791,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 404 */
+            /** @description Not found (another user's object is not found either) */
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -3827,7 +3827,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -3837,7 +3837,7 @@ export interface operations {
                     "application/json": components["schemas"]["DocumentPage"];
                 };
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -3847,7 +3847,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -3857,7 +3857,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 404 */
+            /** @description Not found (another user's object is not found either) */
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -3917,7 +3917,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -3928,7 +3928,7 @@ export interface operations {
                     "application/json": components["schemas"]["IngestedDocument"];
                 };
             };
-            /** @description Response for status 201 */
+            /** @description Created (Location names it) */
             201: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -3965,7 +3965,7 @@ export interface operations {
                     "application/json": components["schemas"]["IngestedDocument"];
                 };
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -3981,7 +3981,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -3992,7 +3992,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 402 */
+            /** @description A limit of your plan is reached: `error` says which, and the plan that lifts it */
             402: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -4003,7 +4003,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 403 */
+            /** @description Not allowed with these credentials (or from this origin) */
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -4014,7 +4014,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 404 */
+            /** @description Not found (another user's object is not found either) */
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -4037,7 +4037,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 413 */
+            /** @description The body is too large */
             413: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -4079,7 +4079,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -4089,7 +4089,7 @@ export interface operations {
                     "application/json": components["schemas"]["IngestCheck"];
                 };
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -4099,7 +4099,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -4109,7 +4109,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 404 */
+            /** @description Not found (another user's object is not found either) */
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -4139,7 +4139,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -4150,7 +4150,7 @@ export interface operations {
                     "application/json": components["schemas"]["BulkDeleteResult"];
                 };
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -4161,7 +4161,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -4172,7 +4172,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 403 */
+            /** @description Not allowed with these credentials (or from this origin) */
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -4223,7 +4223,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -4243,7 +4243,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -4253,7 +4253,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -4263,7 +4263,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 404 */
+            /** @description Not found (another user's object is not found either) */
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -4301,7 +4301,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -4312,7 +4312,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -4323,7 +4323,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 403 */
+            /** @description Not allowed with these credentials (or from this origin) */
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -4334,7 +4334,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 404 */
+            /** @description Not found (another user's object is not found either) */
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -4357,7 +4357,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 412 */
+            /** @description If-Match does not match the current ETag: nothing changed */
             412: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -4408,7 +4408,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -4420,7 +4420,7 @@ export interface operations {
                     "application/json": components["schemas"]["Document"];
                 };
             };
-            /** @description Response for status 202 */
+            /** @description Accepted */
             202: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -4431,7 +4431,7 @@ export interface operations {
                     "application/json": components["schemas"]["DraftedDocument"];
                 };
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -4442,7 +4442,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -4453,7 +4453,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 402 */
+            /** @description A limit of your plan is reached: `error` says which, and the plan that lifts it */
             402: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -4464,7 +4464,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 403 */
+            /** @description Not allowed with these credentials (or from this origin) */
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -4475,7 +4475,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 404 */
+            /** @description Not found (another user's object is not found either) */
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -4498,7 +4498,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 412 */
+            /** @description If-Match does not match the current ETag: nothing changed */
             412: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -4509,7 +4509,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 413 */
+            /** @description The body is too large */
             413: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -4548,7 +4548,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -4559,7 +4559,7 @@ export interface operations {
                     "application/json": components["schemas"]["Document"];
                 };
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -4570,7 +4570,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -4581,7 +4581,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 403 */
+            /** @description Not allowed with these credentials (or from this origin) */
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -4592,7 +4592,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 404 */
+            /** @description Not found (another user's object is not found either) */
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -4643,7 +4643,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -4654,7 +4654,7 @@ export interface operations {
                     "application/json": components["schemas"]["Document"];
                 };
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -4665,7 +4665,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -4676,7 +4676,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 403 */
+            /** @description Not allowed with these credentials (or from this origin) */
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -4687,7 +4687,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 404 */
+            /** @description Not found (another user's object is not found either) */
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -4698,7 +4698,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 409 */
+            /** @description Conflicts with the current state */
             409: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -4747,7 +4747,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -4758,7 +4758,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -4769,7 +4769,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 403 */
+            /** @description Not allowed with these credentials (or from this origin) */
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -4780,7 +4780,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 404 */
+            /** @description Not found (another user's object is not found either) */
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -4838,7 +4838,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -4849,7 +4849,7 @@ export interface operations {
                     "application/json": components["schemas"]["Document"];
                 };
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -4860,7 +4860,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -4871,7 +4871,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 403 */
+            /** @description Not allowed with these credentials (or from this origin) */
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -4882,7 +4882,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 404 */
+            /** @description Not found (another user's object is not found either) */
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -4933,7 +4933,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -4944,7 +4944,7 @@ export interface operations {
                     "application/json": components["schemas"]["Document"];
                 };
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -4955,7 +4955,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -4966,7 +4966,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 403 */
+            /** @description Not allowed with these credentials (or from this origin) */
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -4977,7 +4977,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 404 */
+            /** @description Not found (another user's object is not found either) */
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -4988,7 +4988,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 409 */
+            /** @description Conflicts with the current state */
             409: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -5028,7 +5028,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -5039,7 +5039,7 @@ export interface operations {
                     "application/json": components["schemas"]["Document"];
                 };
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -5050,7 +5050,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -5061,7 +5061,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 403 */
+            /** @description Not allowed with these credentials (or from this origin) */
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -5072,7 +5072,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 404 */
+            /** @description Not found (another user's object is not found either) */
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -5083,7 +5083,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 409 */
+            /** @description Conflicts with the current state */
             409: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -5120,7 +5120,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -5130,7 +5130,7 @@ export interface operations {
                     "application/json": components["schemas"]["LinkList"];
                 };
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -5140,7 +5140,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -5150,7 +5150,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 404 */
+            /** @description Not found (another user's object is not found either) */
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -5184,7 +5184,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -5195,7 +5195,7 @@ export interface operations {
                     "application/json": components["schemas"]["Link"];
                 };
             };
-            /** @description Response for status 201 */
+            /** @description Created (Location names it) */
             201: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -5207,7 +5207,7 @@ export interface operations {
                     "application/json": components["schemas"]["Link"];
                 };
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -5218,7 +5218,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -5229,7 +5229,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 403 */
+            /** @description Not allowed with these credentials (or from this origin) */
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -5240,7 +5240,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 404 */
+            /** @description Not found (another user's object is not found either) */
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -5302,7 +5302,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -5313,7 +5313,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -5324,7 +5324,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 403 */
+            /** @description Not allowed with these credentials (or from this origin) */
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -5335,7 +5335,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 404 */
+            /** @description Not found (another user's object is not found either) */
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -5411,7 +5411,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Response for status 201 */
+            /** @description Created (Location names it) */
             201: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -5423,7 +5423,7 @@ export interface operations {
                     "application/json": components["schemas"]["DraftList"];
                 };
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -5434,7 +5434,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -5445,7 +5445,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 402 */
+            /** @description A limit of your plan is reached: `error` says which, and the plan that lifts it */
             402: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -5456,7 +5456,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 403 */
+            /** @description Not allowed with these credentials (or from this origin) */
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -5467,7 +5467,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 404 */
+            /** @description Not found (another user's object is not found either) */
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -5490,7 +5490,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 413 */
+            /** @description The body is too large */
             413: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -5536,7 +5536,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -5546,7 +5546,7 @@ export interface operations {
                     "application/json": components["schemas"]["DocumentPage"];
                 };
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -5556,7 +5556,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -5566,7 +5566,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 404 */
+            /** @description Not found (another user's object is not found either) */
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -5602,7 +5602,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -5657,7 +5657,7 @@ export interface operations {
                     "application/json": components["schemas"]["SearchResponse"];
                 };
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -5670,7 +5670,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -5683,7 +5683,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 404 */
+            /** @description Not found (another user's object is not found either) */
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -5696,7 +5696,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 429 */
+            /** @description Rate limited: retry after Retry-After seconds */
             429: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -5766,7 +5766,7 @@ export interface operations {
                     "text/event-stream": components["schemas"]["AnswerEvent"];
                 };
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -5779,7 +5779,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -5792,7 +5792,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 404 */
+            /** @description Not found (another user's object is not found either) */
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -5805,7 +5805,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 429 */
+            /** @description Rate limited: retry after Retry-After seconds */
             429: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -5876,7 +5876,7 @@ export interface operations {
                     "text/event-stream": components["schemas"]["AnswerEvent"];
                 };
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -5889,7 +5889,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -5902,7 +5902,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 404 */
+            /** @description Not found (another user's object is not found either) */
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -5915,7 +5915,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 429 */
+            /** @description Rate limited: retry after Retry-After seconds */
             429: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -5945,7 +5945,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -5955,7 +5955,7 @@ export interface operations {
                     "application/json": components["schemas"]["SourcesPage"];
                 };
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -5965,7 +5965,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -5993,7 +5993,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -6003,7 +6003,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConversationPage"];
                 };
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -6013,7 +6013,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -6023,7 +6023,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 404 */
+            /** @description Not found (another user's object is not found either) */
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -6050,7 +6050,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -6070,7 +6070,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -6080,7 +6080,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -6090,7 +6090,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 404 */
+            /** @description Not found (another user's object is not found either) */
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -6128,7 +6128,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -6139,7 +6139,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -6150,7 +6150,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 404 */
+            /** @description Not found (another user's object is not found either) */
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -6173,7 +6173,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 412 */
+            /** @description If-Match does not match the current ETag: nothing changed */
             412: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -6225,7 +6225,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -6237,7 +6237,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConversationSummary"];
                 };
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -6248,7 +6248,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -6259,7 +6259,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 404 */
+            /** @description Not found (another user's object is not found either) */
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -6282,7 +6282,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 412 */
+            /** @description If-Match does not match the current ETag: nothing changed */
             412: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -6320,7 +6320,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -6330,7 +6330,7 @@ export interface operations {
                     "application/json": components["schemas"]["Graph"];
                 };
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -6340,7 +6340,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -6350,7 +6350,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 404 */
+            /** @description Not found (another user's object is not found either) */
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -6371,7 +6371,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -6381,7 +6381,7 @@ export interface operations {
                     "application/json": components["schemas"]["Usage"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -6405,7 +6405,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -6425,7 +6425,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -6465,7 +6465,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -6477,7 +6477,7 @@ export interface operations {
                     "application/json": components["schemas"]["Settings"];
                 };
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -6488,7 +6488,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -6499,7 +6499,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 404 */
+            /** @description Not found (another user's object is not found either) */
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -6522,7 +6522,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 412 */
+            /** @description If-Match does not match the current ETag: nothing changed */
             412: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -6558,7 +6558,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -6578,7 +6578,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -6612,7 +6612,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -6624,7 +6624,7 @@ export interface operations {
                     "application/json": components["schemas"]["Profile"];
                 };
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -6635,7 +6635,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -6646,7 +6646,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 409 */
+            /** @description Conflicts with the current state */
             409: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -6658,7 +6658,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 412 */
+            /** @description If-Match does not match the current ETag: nothing changed */
             412: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -6704,7 +6704,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -6715,7 +6715,7 @@ export interface operations {
                     "application/json": components["schemas"]["Profile"];
                 };
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -6726,7 +6726,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -6749,7 +6749,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 413 */
+            /** @description The body is too large */
             413: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -6760,7 +6760,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 415 */
+            /** @description Unsupported media type */
             415: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -6809,7 +6809,7 @@ export interface operations {
                     "image/gif": string;
                 };
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -6819,7 +6819,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -6829,7 +6829,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 404 */
+            /** @description Not found (another user's object is not found either) */
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -6850,7 +6850,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -6860,7 +6860,7 @@ export interface operations {
                     "application/json": components["schemas"]["Stats"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -6884,7 +6884,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -6894,7 +6894,7 @@ export interface operations {
                     "application/json": components["schemas"]["HistoricalStats"];
                 };
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -6904,7 +6904,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -6944,7 +6944,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -6955,7 +6955,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -7000,7 +7000,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -7010,7 +7010,7 @@ export interface operations {
                     "application/json": components["schemas"]["Subscription"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -7020,7 +7020,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 503 */
+            /** @description Not available on this server (not configured, or no model loaded) */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -7044,7 +7044,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -7055,7 +7055,7 @@ export interface operations {
                     "application/json": components["schemas"]["Subscription"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -7089,7 +7089,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 502 */
+            /** @description An upstream service (model provider, Stripe, a connector) failed */
             502: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -7099,7 +7099,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 503 */
+            /** @description Not available on this server (not configured, or no model loaded) */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -7132,7 +7132,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -7143,7 +7143,7 @@ export interface operations {
                     "application/json": components["schemas"]["CheckoutSession"];
                 };
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -7154,7 +7154,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -7188,7 +7188,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 502 */
+            /** @description An upstream service (model provider, Stripe, a connector) failed */
             502: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -7198,7 +7198,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 503 */
+            /** @description Not available on this server (not configured, or no model loaded) */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -7228,7 +7228,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -7239,7 +7239,7 @@ export interface operations {
                     "application/json": components["schemas"]["Subscription"];
                 };
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -7250,7 +7250,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -7261,7 +7261,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 404 */
+            /** @description Not found (another user's object is not found either) */
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -7272,7 +7272,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 409 */
+            /** @description Conflicts with the current state */
             409: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -7295,7 +7295,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 502 */
+            /** @description An upstream service (model provider, Stripe, a connector) failed */
             502: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -7305,7 +7305,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 503 */
+            /** @description Not available on this server (not configured, or no model loaded) */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -7336,7 +7336,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -7347,7 +7347,7 @@ export interface operations {
                     "application/json": components["schemas"]["PortalSession"];
                 };
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -7358,7 +7358,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -7369,7 +7369,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 409 */
+            /** @description Conflicts with the current state */
             409: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -7392,7 +7392,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 502 */
+            /** @description An upstream service (model provider, Stripe, a connector) failed */
             502: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -7402,7 +7402,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 503 */
+            /** @description Not available on this server (not configured, or no model loaded) */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -7426,7 +7426,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -7437,7 +7437,7 @@ export interface operations {
                     "application/json": components["schemas"]["Subscription"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -7471,7 +7471,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 502 */
+            /** @description An upstream service (model provider, Stripe, a connector) failed */
             502: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -7481,7 +7481,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 503 */
+            /** @description Not available on this server (not configured, or no model loaded) */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -7507,7 +7507,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -7517,7 +7517,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookReceipt"];
                 };
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -7527,7 +7527,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 502 */
+            /** @description An upstream service (model provider, Stripe, a connector) failed */
             502: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -7537,7 +7537,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 503 */
+            /** @description Not available on this server (not configured, or no model loaded) */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -7558,7 +7558,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -7568,7 +7568,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConnectorList"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -7611,7 +7611,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Response for status 201 */
+            /** @description Created (Location names it) */
             201: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -7623,7 +7623,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConnectorAuthorization"];
                 };
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -7634,7 +7634,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -7645,7 +7645,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 402 */
+            /** @description A limit of your plan is reached: `error` says which, and the plan that lifts it */
             402: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -7656,7 +7656,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 403 */
+            /** @description Not allowed with these credentials (or from this origin) */
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -7667,7 +7667,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 404 */
+            /** @description Not found (another user's object is not found either) */
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -7701,7 +7701,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 503 */
+            /** @description Not available on this server (not configured, or no model loaded) */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -7731,7 +7731,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -7751,7 +7751,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -7761,7 +7761,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 403 */
+            /** @description Not allowed with these credentials (or from this origin) */
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -7771,7 +7771,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 404 */
+            /** @description Not found (another user's object is not found either) */
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -7781,7 +7781,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 502 */
+            /** @description An upstream service (model provider, Stripe, a connector) failed */
             502: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -7791,7 +7791,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 503 */
+            /** @description Not available on this server (not configured, or no model loaded) */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -7812,7 +7812,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -7822,7 +7822,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConnectionList"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -7858,7 +7858,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -7869,7 +7869,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -7880,7 +7880,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 403 */
+            /** @description Not allowed with these credentials (or from this origin) */
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -7891,7 +7891,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 404 */
+            /** @description Not found (another user's object is not found either) */
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -7942,7 +7942,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -7962,7 +7962,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -7972,7 +7972,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -7982,7 +7982,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 404 */
+            /** @description Not found (another user's object is not found either) */
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -8021,7 +8021,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -8032,7 +8032,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -8043,7 +8043,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 403 */
+            /** @description Not allowed with these credentials (or from this origin) */
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -8054,7 +8054,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 404 */
+            /** @description Not found (another user's object is not found either) */
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -8117,7 +8117,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -8129,7 +8129,7 @@ export interface operations {
                     "application/json": components["schemas"]["Connector"];
                 };
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -8140,7 +8140,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -8151,7 +8151,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 403 */
+            /** @description Not allowed with these credentials (or from this origin) */
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -8162,7 +8162,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 404 */
+            /** @description Not found (another user's object is not found either) */
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -8220,7 +8220,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -8231,7 +8231,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConnectorAuthorization"];
                 };
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -8242,7 +8242,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -8253,7 +8253,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 403 */
+            /** @description Not allowed with these credentials (or from this origin) */
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -8264,7 +8264,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 404 */
+            /** @description Not found (another user's object is not found either) */
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -8298,7 +8298,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 503 */
+            /** @description Not available on this server (not configured, or no model loaded) */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -8324,7 +8324,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -8334,7 +8334,7 @@ export interface operations {
                     "application/json": components["schemas"]["WikiSpaceList"];
                 };
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -8344,7 +8344,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -8354,7 +8354,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 404 */
+            /** @description Not found (another user's object is not found either) */
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -8364,7 +8364,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 409 */
+            /** @description Conflicts with the current state */
             409: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -8374,7 +8374,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 502 */
+            /** @description An upstream service (model provider, Stripe, a connector) failed */
             502: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -8401,7 +8401,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Response for status 202 */
+            /** @description Accepted */
             202: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -8430,7 +8430,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -8441,7 +8441,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -8452,7 +8452,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 403 */
+            /** @description Not allowed with these credentials (or from this origin) */
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -8463,7 +8463,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 404 */
+            /** @description Not found (another user's object is not found either) */
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -8474,7 +8474,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 409 */
+            /** @description Conflicts with the current state */
             409: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -8508,7 +8508,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -8518,7 +8518,7 @@ export interface operations {
                     "application/json": components["schemas"]["ModelList"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -8542,7 +8542,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -8561,7 +8561,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -8571,7 +8571,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 404 */
+            /** @description Not found (another user's object is not found either) */
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -8711,7 +8711,7 @@ export interface operations {
                     "text/event-stream": components["schemas"]["ChatCompletionChunk"];
                 };
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -8725,7 +8725,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -8739,7 +8739,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 404 */
+            /** @description Not found (another user's object is not found either) */
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -8782,7 +8782,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 429 */
+            /** @description Rate limited: retry after Retry-After seconds */
             429: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -8797,7 +8797,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 502 */
+            /** @description An upstream service (model provider, Stripe, a connector) failed */
             502: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -8915,7 +8915,7 @@ export interface operations {
                     "text/event-stream": components["schemas"]["ResponseStreamEvent"];
                 };
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -8929,7 +8929,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -8943,7 +8943,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 404 */
+            /** @description Not found (another user's object is not found either) */
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -8986,7 +8986,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 429 */
+            /** @description Rate limited: retry after Retry-After seconds */
             429: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -9001,7 +9001,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 502 */
+            /** @description An upstream service (model provider, Stripe, a connector) failed */
             502: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -9049,7 +9049,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -9063,7 +9063,7 @@ export interface operations {
                     "application/json": components["schemas"]["EmbeddingsResponse"];
                 };
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -9077,7 +9077,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -9091,7 +9091,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 403 */
+            /** @description Not allowed with these credentials (or from this origin) */
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -9105,7 +9105,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 404 */
+            /** @description Not found (another user's object is not found either) */
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -9148,7 +9148,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 429 */
+            /** @description Rate limited: retry after Retry-After seconds */
             429: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -9163,7 +9163,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 503 */
+            /** @description Not available on this server (not configured, or no model loaded) */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -9191,7 +9191,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Response for status 201 */
+            /** @description Created (Location names it) */
             201: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -9202,7 +9202,7 @@ export interface operations {
                     "application/json": components["schemas"]["RegisteredClient"];
                 };
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -9212,7 +9212,7 @@ export interface operations {
                     "application/json": components["schemas"]["OAuthError"];
                 };
             };
-            /** @description Response for status 429 */
+            /** @description Rate limited: retry after Retry-After seconds */
             429: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -9238,7 +9238,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -9248,7 +9248,7 @@ export interface operations {
                     "application/json": components["schemas"]["TokenResponse"];
                 };
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -9258,7 +9258,7 @@ export interface operations {
                     "application/json": components["schemas"]["OAuthError"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -9293,7 +9293,7 @@ export interface operations {
                     "application/json": components["schemas"]["Revoked"];
                 };
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -9303,7 +9303,7 @@ export interface operations {
                     "application/json": components["schemas"]["OAuthError"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -9329,7 +9329,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -9339,7 +9339,7 @@ export interface operations {
                     "application/json": components["schemas"]["JsonRpcResponse"];
                 };
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -9349,7 +9349,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -9359,7 +9359,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 413 */
+            /** @description The body is too large */
             413: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];

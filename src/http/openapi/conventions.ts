@@ -41,6 +41,26 @@ export const PARAMETER_COMPONENTS: Json = {
   IfNoneMatch: { name: 'If-None-Match', in: 'header', required: false, description: 'An ETag you hold: 304 with no body while it is current', schema: { type: 'string' } },
 }
 
+/** What each answer means, where the route says no more than its status. */
+const STATUS: Record<string, string> = {
+  200: 'OK',
+  201: 'Created (Location names it)',
+  202: 'Accepted',
+  400: 'Invalid request: `error` names what is wrong',
+  401: 'No valid API key, token or session',
+  402: 'A limit of your plan is reached: `error` says which, and the plan that lifts it',
+  403: 'Not allowed with these credentials (or from this origin)',
+  404: "Not found (another user's object is not found either)",
+  409: 'Conflicts with the current state',
+  412: 'If-Match does not match the current ETag: nothing changed',
+  413: 'The body is too large',
+  415: 'Unsupported media type',
+  422: 'This Idempotency-Key was used with another request',
+  429: 'Rate limited: retry after Retry-After seconds',
+  502: 'An upstream service (model provider, Stripe, a connector) failed',
+  503: 'Not available on this server (not configured, or no model loaded)',
+}
+
 /** Single-object reads and writes that carry an ETag (README "HTTP conventions"). */
 const ETAGGED = ['/api/documents/{id}', '/api/workspaces/{id}', '/api/conversations/{id}', '/api/settings', '/api/profile', '/api/connectors/{id}']
 /** Operations whose 200 may be `text/event-stream`, and the schema of one event. */
@@ -107,6 +127,7 @@ export function annotate(key: string, path: string, method: string, op: Json): v
   const limited = Boolean(responses['429']) && key !== 'POST /oauth/register'
   for (const [status, response] of Object.entries(responses) as [string, Json][]) {
     if (response.$ref) continue
+    if (/^Response for status \d+$/.test(response.description ?? '') && STATUS[status]) response.description = STATUS[status]
     const headers: Json = (response.headers ??= {})
     headers['x-request-id'] = header('RequestId')
     if (status === '201') headers.Location = header('Location')

@@ -94,6 +94,9 @@ export function annotate(key: string, path: string, method: string, op: Json): v
     if (p.$ref) continue
     p.description ??= p.schema?.description ?? PARAMETERS[p.name] ?? (p.name === 'id' ? idOf(path) : undefined)
   }
+  // A JSON body whose every field is optional may be left out altogether: the server takes none as `{}`.
+  const body = op.requestBody?.content?.['application/json']?.schema
+  if (body?.type === 'object' && !body.required?.length && !body.minProperties) op.requestBody.required = false
   // Binary answers are not JSON: the avatar is image bytes under the image's own type.
   if (key === 'GET /api/avatar/{id}' && op.responses?.['200']) {
     const binary = { schema: { type: 'string', format: 'binary' } }

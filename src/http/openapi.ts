@@ -4,6 +4,10 @@
 import { toOpenAPISchema } from '@elysiajs/openapi'
 import type { AnyElysia } from 'elysia'
 import type { Config } from '../config'
+import { hoistTitled } from './openapi/components'
+import { addExamples } from './openapi/examples'
+import { annotate, HEADERS, PARAMETER_COMPONENTS, STREAM_SCHEMAS } from './openapi/conventions'
+import { tidy } from './openapi/tidy'
 
 const ASSETS: Record<string, string> = {
   'swagger-ui-bundle.js': 'application/javascript; charset=utf-8',
@@ -21,11 +25,22 @@ const TAGS = [
   { name: 'ask', description: 'Grounded answers (SSE), conversations and their sources' },
   { name: 'agent', description: 'The tool-using agent (SSE) and the document graph' },
   { name: 'account', description: 'Usage, settings, profile, avatar, statistics, account deletion' },
+  { name: 'connectors', description: 'Sources synced into a workspace (GitHub, Notion, Google Drive, wikis…): connections, authorization, sync' },
   { name: 'billing', description: 'Stripe subscription: checkout, portal, verify, sync, and the signed webhook' },
   { name: 'openai-compatible', description: 'OpenAI-compatible /v1: models, chat completions, responses, embeddings' },
   { name: 'mcp', description: 'Model Context Protocol over Streamable HTTP (an API key, or an OAuth access token)' },
   { name: 'oauth', description: 'The OAuth authorization server of /mcp for MCP clients that connect by URL: metadata, dynamic registration, PKCE, tokens, revocation. Errors here are OAuth\'s `{ error, error_description }`' },
 ]
+
+const DESCRIPTION = `Documents and memories in workspaces, hybrid search, grounded answers, agents, connectors.
+
+Errors are \`{ "error": "<message>" }\` (OAuth's endpoints answer OAuth's \`{ error, error_description }\`). Every answer carries
+\`x-request-id\`. A path the API has, called with a method it does not route, is **405** with \`Allow\`.
+Authenticated writes take an **Idempotency-Key** (a replay for 24 hours; **422** when reused with another
+request, **409** while the first still runs). Single-object reads carry an **ETag**: \`If-None-Match\` answers
+**304**, \`If-Match\` on PATCH and DELETE answers **412** when the object changed. Rate-limited operations send
+\`RateLimit-Limit\`, \`RateLimit-Remaining\`, \`RateLimit-Reset\`, and **429** with \`Retry-After\`.
+\`/api/ask\`, \`/api/agent/chat\` and \`/v1\` with \`"stream": true\` answer \`text/event-stream\`.`
 
 const PAGE = `<!doctype html>
 <html lang="en">
@@ -74,14 +89,32 @@ export function buildDocument(app: AnyElysia, config: Config) {
       }),
   } as unknown as AnyElysia
   const { paths, components } = toOpenAPISchema(view)
-  return tidy({
+  const document = tidy({
     openapi: '3.1.0',
-    info: { title: 'Knowledge Memory Service', version: config.version, description: 'Documents and memories in workspaces, hybrid search, grounded answers, agents, connectors.' },
-    servers: [{ url: config.baseUrl }],
+    info: { title: 'Knowledge Memory Service', version: config.version, description: DESCRIPTION },
+    // Relative: the server is wherever this document was fetched from, so the explorer's "Try it out" works
+    // at any origin (a proxy, a tunnel, localhost), not only at BASE_URL.
+    servers: [{ url: '/', description: 'The origin this document was served from' }],
     tags: TAGS,
     paths,
+  })
+  for (const [path, item] of Object.entries<Record<string, any>>(document.paths)) {
+    for (const [method, op] of Object.entries(item)) {
+      const key = `${method.toUpperCase()} ${path.replace(/\/+$/, '') || '/'}`
+      annotate(key, path, method, op)
+      addExamples(key, op)
+    }
+  }
+  const schemas: Record<string, unknown> = { ...components?.schemas }
+  hoistTitled(document.paths, schemas)
+  hoistTitled(structuredClone(STREAM_SCHEMAS), schemas)
+  return {
+    ...document,
     components: {
       ...components,
+      schemas: Object.fromEntries(Object.entries(schemas).sort(([a], [b]) => a.localeCompare(b))),
+      headers: HEADERS,
+      parameters: PARAMETER_COMPONENTS,
       securitySchemes: {
         bearer: { type: 'http', scheme: 'bearer', description: 'An API key: `svc_` + 40 characters (POST /api/keys)' },
         session: { type: 'apiKey', in: 'cookie', name: 'session', description: 'The dashboard session cookie (POST /api/auth/sign-in)' },
@@ -99,43 +132,6 @@ export function buildDocument(app: AnyElysia, config: Config) {
         },
       },
     },
-  })
+  }
 }
 
-/**
- * Elysia's schemas carry details that are not OpenAPI: its `error` messages, `nullable` beside a
- * `null` type, the string branch it accepts for numbers in query strings, number enums typed as strings,
- * and a `void` content for 204.
- */
-function tidy(node: unknown, key?: string): any {
-  if (Array.isArray(node)) return node.map((n) => tidy(n))
-  if (node === null || typeof node !== 'object') return node
-  const obj = { ...(node as Record<string, unknown>) }
-  if (Array.isArray(obj.anyOf)) {
-    const branches = obj.anyOf as Record<string, unknown>[]
-    const numeric = branches.find((b) => b.type === 'integer' || b.type === 'number')
-    const coerced = branches.find((b) => b.type === 'string' && (b.format === 'integer' || b.format === 'numeric'))
-    if (numeric && coerced && branches.length === 2) {
-      delete obj.anyOf
-      Object.assign(obj, numeric)
-    }
-  }
-  // A union of number literals comes out as `type: string` with numbers in its enum.
-  if (Array.isArray(obj.enum) && obj.type === 'string' && obj.enum.length && obj.enum.every((v) => typeof v === 'number')) {
-    obj.type = obj.enum.every((v) => Number.isInteger(v)) ? 'integer' : 'number'
-  }
-  // t.File's default is the word "File", not a value.
-  if (obj.format === 'binary' && obj.default === 'File') delete obj.default
-  if (typeof obj.error === 'string' || typeof obj.error === 'function') delete obj.error
-  if (obj.nullable === true && Array.isArray(obj.type) && obj.type.includes('null')) delete obj.nullable
-  if (key === 'responses') {
-    for (const [status, response] of Object.entries(obj)) {
-      if (status === '204' && response && typeof response === 'object') obj[status] = { description: 'No content' }
-      // Redirects carry a Location header, not a body.
-      if (status === '302' && response && typeof response === 'object') {
-        obj[status] = { description: 'Redirect', headers: { Location: { description: 'Where to go next', schema: { type: 'string' } } } }
-      }
-    }
-  }
-  return Object.fromEntries(Object.entries(obj).map(([k, v]) => [k, tidy(v, k)]))
-}

@@ -6,6 +6,7 @@ import { subscriptions } from '../../db/schema'
 import { loadConfig } from '../../src/config'
 import { createDeps } from '../../src/deps'
 import { BASE, createTestApp, type TestApp, type TestUser } from '../harness'
+import { dereference } from '../e2e/document'
 
 // The preload's 30 s is lost for files that run after a src/*.test.ts file.
 setDefaultTimeout(30_000)
@@ -131,7 +132,8 @@ test('every schema that shows a plan (user, usage, keys\' tier, billing) declare
     for (const name of ['plan', 'tier']) if (properties?.[name]) found.push({ where: `${where}.${name}`, schema: properties[name]! })
     for (const [key, value] of Object.entries(node)) walk(value, `${where}/${key}`)
   }
-  walk(doc.paths, '')
+  // Schemas are shared by $ref: walk them where each route uses them.
+  walk(dereference(doc).paths, '')
   const where = found.map((f) => f.where).join('\n')
   for (const path of ['/api/usage', '/api/auth/session', '/api/keys', '/api/billing/subscription']) expect(where).toContain(path)
   for (const f of found) expect(f.schema.enum, f.where).toEqual(['free', 'pro', 'unlimited'])

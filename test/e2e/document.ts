@@ -4,19 +4,43 @@ import { expect } from 'bun:test'
 export interface Operation {
   operationId?: string
   summary?: string
+  description?: string
   tags?: string[]
   security?: Record<string, string[]>[]
-  parameters?: { name: string; in: string; required?: boolean; schema?: { format?: string } }[]
-  requestBody?: { content?: Record<string, { schema?: unknown }> }
-  responses?: Record<string, { content?: Record<string, unknown> }>
+  parameters?: { name: string; in: string; required?: boolean; description?: string; schema?: { format?: string }; $ref?: string }[]
+  requestBody?: { content?: Record<string, { schema?: unknown; example?: unknown; examples?: unknown }> }
+  responses?: Record<string, { content?: Record<string, { schema?: unknown; example?: unknown }>; headers?: Record<string, unknown> }>
 }
 
 export interface OpenApiDocument {
   [key: string]: unknown
   openapi: string
   paths: Record<string, Record<string, Operation>>
-  components?: { securitySchemes?: Record<string, unknown> }
+  tags?: { name: string; description?: string }[]
+  servers?: { url: string }[]
+  components?: { securitySchemes?: Record<string, unknown>; schemas?: Record<string, unknown>; parameters?: Record<string, { name: string; in: string; description?: string }> }
 }
+
+/** DESIGN.md §4: the only routes a caller reaches without a key or session. */
+export const PUBLIC = new Set([
+  'GET /',
+  'POST /api/auth/sign-up',
+  'POST /api/auth/sign-in',
+  'POST /api/auth/sign-out',
+  'GET /api/auth/providers',
+  'GET /api/auth/oauth/{provider}',
+  'GET /api/auth/oauth/{provider}/callback',
+  'POST /api/auth/oauth/{provider}/callback',
+  'GET /api/connectors/oauth/callback',
+  'POST /webhooks/stripe',
+  // OAuth for MCP clients (RFC 9728, 8414, 7591, 6749, 7009): how a client without credentials gets some.
+  'GET /.well-known/oauth-protected-resource',
+  'GET /.well-known/oauth-protected-resource/mcp',
+  'GET /.well-known/oauth-authorization-server',
+  'POST /oauth/register',
+  'POST /oauth/token',
+  'POST /oauth/revoke',
+])
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']
 
@@ -45,4 +69,21 @@ export function undeclaredStatuses(doc: OpenApiDocument, seen: string[]): string
     const [method, path, status] = entry.split(' ') as [string, string, string]
     return !doc.paths[path]?.[method]?.responses?.[status]
   })
+}
+
+/** The document with every local `$ref` replaced by what it points at, for checks that walk schemas inline. */
+export function dereference<T>(doc: T): T {
+  const root = doc as Record<string, unknown>
+  const target = (ref: string) => ref.slice(2).split('/').reduce<any>((node, part) => node?.[part.replace(/~1/g, '/').replace(/~0/g, '~')], root)
+  const walk = (node: unknown, seen: string[]): unknown => {
+    if (Array.isArray(node)) return node.map((n) => walk(n, seen))
+    if (node === null || typeof node !== 'object') return node
+    const { $ref, ...rest } = node as Record<string, unknown>
+    if (typeof $ref === 'string' && $ref.startsWith('#/')) {
+      if (seen.includes($ref)) throw new Error(`cyclic $ref ${$ref}`)
+      return { ...(walk(target($ref), [...seen, $ref]) as object), ...(walk(rest, seen) as object) }
+    }
+    return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, walk(v, seen)]))
+  }
+  return walk(doc, []) as T
 }

@@ -3,30 +3,10 @@
 import { Validator } from '@seriousme/openapi-schema-validator'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { GENERATED_FILE, renderTypes } from './codegen'
-import { fetchDocument, operations, type OpenApiDocument } from './document'
+import { fetchDocument, operations, PUBLIC, type OpenApiDocument } from './document'
 import { startServer, type E2EServer } from './server'
 
 const NO_BODY_STATUSES = new Set(['204', '304', '302'])
-/** DESIGN.md §4: the only routes a caller reaches without a key or session. */
-const PUBLIC = new Set([
-  'GET /',
-  'POST /api/auth/sign-up',
-  'POST /api/auth/sign-in',
-  'POST /api/auth/sign-out',
-  'GET /api/auth/providers',
-  'GET /api/auth/oauth/{provider}',
-  'GET /api/auth/oauth/{provider}/callback',
-  'POST /api/auth/oauth/{provider}/callback',
-  'GET /api/connectors/oauth/callback',
-  'POST /webhooks/stripe',
-  // OAuth for MCP clients (RFC 9728, 8414, 7591, 6749, 7009): how a client without credentials gets some.
-  'GET /.well-known/oauth-protected-resource',
-  'GET /.well-known/oauth-protected-resource/mcp',
-  'GET /.well-known/oauth-authorization-server',
-  'POST /oauth/register',
-  'POST /oauth/token',
-  'POST /oauth/revoke',
-])
 
 let server: E2EServer
 let doc: OpenApiDocument

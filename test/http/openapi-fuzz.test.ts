@@ -1,6 +1,7 @@
 // The service's own fuzz: every operation of /openapi/json gets malformed requests over real HTTP, and none may
 // answer 5xx, hang, drop the connection or give a 4xx without `{ error }`; the server and its data survive it.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
+import { dereference } from '../e2e/document'
 import { startFuzzChild, type FuzzChild } from './fuzz/child'
 import { apiOf, type Fixtures } from './fuzz/fixtures'
 import { acceptedReport, failureReport, histogram, runVariants, type Outcome } from './fuzz/runner'
@@ -27,7 +28,8 @@ beforeAll(async () => {
   // The server runs in a child process: one whose event loop is stuck must not freeze the test's own timers.
   server = await startFuzzChild()
   f = server.f
-  const doc = (await (await fetch(`${f.url}/openapi/json`)).json()) as { paths: Record<string, Record<string, Operation['op']>> }
+  // Schemas are shared by $ref; the variants are made from them inline.
+  const doc = dereference(await (await fetch(`${f.url}/openapi/json`)).json()) as { paths: Record<string, Record<string, Operation['op']>> }
   operations = Object.entries(doc.paths).flatMap(([path, item]) => Object.entries(item).map(([method, op]) => ({ method, path, op })))
 })
 afterAll(() => server.stop())

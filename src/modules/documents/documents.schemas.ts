@@ -31,7 +31,7 @@ const summaryFields = {
   source_ref: t.Nullable(t.String()),
   url: t.Nullable(t.String()),
   pinned: t.Boolean(),
-  rating: t.Integer({ description: '-1 | 0 | 1' }),
+  rating: t.Integer({ enum: [-1, 0, 1], description: '1 rated up, -1 down, 0 not rated' }),
   index_status: t.String({ description: 'pending | indexed | failed' }),
   size_bytes: t.Integer(),
   created_at: Timestamp,

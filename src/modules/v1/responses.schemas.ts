@@ -100,7 +100,7 @@ export const ResponseObject = t.Object(
     citations: t.Array(Citation, { description: 'The sources the answer cites (an extension); the same as the annotations, with titles, urls and excerpts' }),
   },
   {
-    title: 'Response',
+    title: 'ResponseObject',
     additionalProperties: t.Unknown(),
     description:
       'Or, with stream: true, text/event-stream of Responses events: response.created, response.in_progress, response.output_item.added, response.content_part.added, response.output_text.delta…, response.output_text.annotation.added…, response.output_text.done, response.content_part.done, response.output_item.done, then response.completed (or response.incomplete); a failure after the start ends with an `error` event',

@@ -8,8 +8,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Health: status, version and database kind; 503 with the reason when the database does not answer (select 1, 2 s) */
-        get: operations["getIndex"];
+        /**
+         * Service health
+         * @description Health: status, version and database kind; 503 with the reason when the database does not answer (select 1, 2 s)
+         */
+        get: operations["getHealth"];
         put?: never;
         post?: never;
         delete?: never;
@@ -27,8 +30,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Create an account and start a session (cookie `session`) */
-        post: operations["postApiAuthSign-up"];
+        /**
+         * Create an account
+         * @description Create an account and start a session (cookie `session`)
+         */
+        post: operations["signUp"];
         delete?: never;
         options?: never;
         head?: never;
@@ -44,8 +50,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Sign in with email and password (sets cookie `session`) */
-        post: operations["postApiAuthSign-in"];
+        /**
+         * Sign in with email and password
+         * @description Sign in with email and password (sets cookie `session`)
+         */
+        post: operations["signIn"];
         delete?: never;
         options?: never;
         head?: never;
@@ -61,8 +70,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** End the current session and clear its cookie (403 without an allowed Origin, as every cookie write) */
-        post: operations["postApiAuthSign-out"];
+        /**
+         * Sign out
+         * @description End the current session and clear its cookie (403 without an allowed Origin, as every cookie write)
+         */
+        post: operations["signOut"];
         delete?: never;
         options?: never;
         head?: never;
@@ -76,8 +88,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The sign-in providers configured here (GitHub, Google), so a sign-in page shows only the buttons that work */
-        get: operations["getApiAuthProviders"];
+        /**
+         * List sign-in providers
+         * @description The sign-in providers configured here (GitHub, Google), so a sign-in page shows only the buttons that work
+         */
+        get: operations["listAuthProviders"];
         put?: never;
         post?: never;
         delete?: never;
@@ -93,8 +108,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Sign in with GitHub or Google: redirects to the provider's consent page (503 when not configured) */
-        get: operations["getApiAuthOauthByProvider"];
+        /**
+         * Start signing in with a provider
+         * @description Sign in with GitHub or Google: redirects to the provider's consent page (503 when not configured)
+         */
+        get: operations["startOAuthSignIn"];
         put?: never;
         post?: never;
         delete?: never;
@@ -110,11 +128,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** OAuth return: checks the state, exchanges the code, signs in (linking by verified email) and redirects */
-        get: operations["getApiAuthOauthByProviderCallback"];
+        /**
+         * Finish signing in with a provider
+         * @description OAuth return: checks the state, exchanges the code, signs in (linking by verified email) and redirects
+         */
+        get: operations["completeOAuthSignIn"];
         put?: never;
-        /** OAuth return: checks the state, exchanges the code, signs in (linking by verified email) and redirects */
-        post: operations["postApiAuthOauthByProviderCallback"];
+        /**
+         * Finish signing in with a provider (form post)
+         * @description OAuth return: checks the state, exchanges the code, signs in (linking by verified email) and redirects
+         */
+        post: operations["completeOAuthSignInPost"];
         delete?: never;
         options?: never;
         head?: never;
@@ -128,8 +152,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The signed-in user (by cookie or key) */
-        get: operations["getApiAuthSession"];
+        /**
+         * Get the current session
+         * @description The signed-in user (by cookie or key)
+         */
+        get: operations["getSession"];
         put?: never;
         post?: never;
         delete?: never;
@@ -145,11 +172,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List API keys (prefixes only; the full key is never shown again) and the MCP clients connected by OAuth (kind oauth) */
-        get: operations["getApiKeys"];
+        /**
+         * List API keys
+         * @description List API keys (prefixes only; the full key is never shown again) and the MCP clients connected by OAuth (kind oauth)
+         */
+        get: operations["listKeys"];
         put?: never;
-        /** Create an API key; the response carries the full key once (402 at the plan cap) */
-        post: operations["postApiKeys"];
+        /**
+         * Create an API key
+         * @description Create an API key; the response carries the full key once (402 at the plan cap)
+         */
+        post: operations["createKey"];
         delete?: never;
         options?: never;
         head?: never;
@@ -166,8 +199,11 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Revoke a key, or disconnect an MCP client (kind oauth: all its tokens); the next request with it gets 401 */
-        delete: operations["deleteApiKeysById"];
+        /**
+         * Revoke an API key
+         * @description Revoke a key, or disconnect an MCP client (kind oauth: all its tokens); the next request with it gets 401
+         */
+        delete: operations["revokeKey"];
         options?: never;
         head?: never;
         patch?: never;
@@ -180,11 +216,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List workspaces with their active document counts */
-        get: operations["getApiWorkspaces"];
+        /**
+         * List workspaces
+         * @description List workspaces with their active document counts
+         */
+        get: operations["listWorkspaces"];
         put?: never;
-        /** Create a workspace (402 at the plan cap: 2 free, 20 pro) */
-        post: operations["postApiWorkspaces"];
+        /**
+         * Create a workspace
+         * @description Create a workspace (402 at the plan cap: 2 free, 20 pro)
+         */
+        post: operations["createWorkspace"];
         delete?: never;
         options?: never;
         head?: never;
@@ -198,16 +240,25 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Fetch one workspace with its active document count (ETag; If-None-Match answers 304) */
-        get: operations["getApiWorkspacesById"];
+        /**
+         * Get a workspace
+         * @description Fetch one workspace with its active document count (ETag; If-None-Match answers 304)
+         */
+        get: operations["getWorkspace"];
         put?: never;
         post?: never;
-        /** Delete a workspace and everything in it (409 for the last workspace) */
-        delete: operations["deleteApiWorkspacesById"];
+        /**
+         * Delete a workspace
+         * @description Delete a workspace and everything in it (409 for the last workspace)
+         */
+        delete: operations["deleteWorkspace"];
         options?: never;
         head?: never;
-        /** Rename a workspace (or change its description); If-Match: only if unchanged, else 412 */
-        patch: operations["patchApiWorkspacesById"];
+        /**
+         * Update a workspace
+         * @description Rename a workspace (or change its description); If-Match: only if unchanged, else 412
+         */
+        patch: operations["updateWorkspace"];
         trace?: never;
     };
     "/api/workspaces/{id}/context": {
@@ -217,8 +268,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Context pack: pinned items, routines, topic facts, recent items and stats; ?max_tokens= trims it to a budget */
-        get: operations["getApiWorkspacesByIdContext"];
+        /**
+         * Get a workspace's context pack
+         * @description Context pack: pinned items, routines, topic facts, recent items and stats; ?max_tokens= trims it to a budget
+         */
+        get: operations["getWorkspaceContext"];
         put?: never;
         post?: never;
         delete?: never;
@@ -234,14 +288,19 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List documents, newest first; filter by workspace, tag, source, kind, status (default active) */
-        get: operations["getApiDocuments"];
+        /**
+         * List documents
+         * @description List documents, newest first; filter by workspace, tag, source, kind, status (default active)
+         */
+        get: operations["listDocuments"];
         put?: never;
         /**
-         * Ingest a document: plan limits are checked first; the same URL, or the same text under the same title, updates the existing document (200, deduplicated)
-         * @description A memory kind (fact, preference, decision, routine, lesson) sent with an API key becomes a pending_approval draft, exactly as POST /api/memories/batch-draft makes one (`status` and `notice` say so); when it would update an existing document, the draft's metadata.supersedes names it and approval replaces it. Only a person signed in with a session writes active memories directly.
+         * Ingest a document
+         * @description Ingest a document: plan limits are checked first; the same URL, or the same text under the same title, updates the existing document (200, deduplicated)
+         *
+         *     A memory kind (fact, preference, decision, routine, lesson) sent with an API key becomes a pending_approval draft, exactly as POST /api/memories/batch-draft makes one (`status` and `notice` say so); when it would update an existing document, the draft's metadata.supersedes names it and approval replaces it. Only a person signed in with a session writes active memories directly.
          */
-        post: operations["postApiDocuments"];
+        post: operations["ingestDocument"];
         delete?: never;
         options?: never;
         head?: never;
@@ -255,8 +314,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Dry run: would an ingest of this size (and URL) be allowed? Same verdict and reason as POST (1 MiB body, 16 KiB metadata, plan caps), nothing stored */
-        get: operations["getApiDocumentsCheck"];
+        /**
+         * Check whether an ingest would be allowed
+         * @description Dry run: would an ingest of this size (and URL) be allowed? Same verdict and reason as POST (1 MiB body, 16 KiB metadata, plan caps), nothing stored
+         */
+        get: operations["checkIngest"];
         put?: never;
         post?: never;
         delete?: never;
@@ -275,8 +337,11 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Delete up to 100 documents; reports which ids were deleted and which were not found */
-        delete: operations["deleteApiDocumentsBulk"];
+        /**
+         * Delete documents in bulk
+         * @description Delete up to 100 documents; reports which ids were deleted and which were not found
+         */
+        delete: operations["deleteDocuments"];
         options?: never;
         head?: never;
         patch?: never;
@@ -289,16 +354,25 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Fetch one document with its body and metadata (ETag; If-None-Match answers 304) */
-        get: operations["getApiDocumentsById"];
+        /**
+         * Get a document
+         * @description Fetch one document with its body and metadata (ETag; If-None-Match answers 304)
+         */
+        get: operations["getDocument"];
         put?: never;
         post?: never;
-        /** Delete one document (If-Match: only if unchanged, else 412) */
-        delete: operations["deleteApiDocumentsById"];
+        /**
+         * Delete a document
+         * @description Delete one document (If-Match: only if unchanged, else 412)
+         */
+        delete: operations["deleteDocument"];
         options?: never;
         head?: never;
-        /** Update title, excerpt, body, tags or pinned; the document is re-indexed. With an API key, a change to an approved memory's content is a new draft that supersedes it (202) */
-        patch: operations["patchApiDocumentsById"];
+        /**
+         * Update a document
+         * @description Update title, excerpt, body, tags or pinned; the document is re-indexed. With an API key, a change to an approved memory's content is a new draft that supersedes it (202)
+         */
+        patch: operations["updateDocument"];
         trace?: never;
     };
     "/api/documents/{id}/archive": {
@@ -310,8 +384,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Archive: hidden from retrieval and lists, recoverable */
-        post: operations["postApiDocumentsByIdArchive"];
+        /**
+         * Archive a document
+         * @description Archive: hidden from retrieval and lists, recoverable
+         */
+        post: operations["archiveDocument"];
         delete?: never;
         options?: never;
         head?: never;
@@ -327,8 +404,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Restore an archived document: to active, but a rejected draft (and any memory restored with an API key) to pending_approval */
-        post: operations["postApiDocumentsByIdRestore"];
+        /**
+         * Restore an archived document
+         * @description Restore an archived document: to active, but a rejected draft (and any memory restored with an API key) to pending_approval
+         */
+        post: operations["restoreDocument"];
         delete?: never;
         options?: never;
         head?: never;
@@ -344,8 +424,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Forget: purge the document, its chunks, links and quoted excerpts for good, leaving a content-free tombstone */
-        post: operations["postApiDocumentsByIdForget"];
+        /**
+         * Forget a document for good
+         * @description Forget: purge the document, its chunks, links and quoted excerpts for good, leaving a content-free tombstone
+         */
+        post: operations["forgetDocument"];
         delete?: never;
         options?: never;
         head?: never;
@@ -361,8 +444,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Rate a document or memory: 1 up, -1 down, 0 cleared (a mild ranking signal) */
-        post: operations["postApiDocumentsByIdRate"];
+        /**
+         * Rate a document
+         * @description Rate a document or memory: 1 up, -1 down, 0 cleared (a mild ranking signal)
+         */
+        post: operations["rateDocument"];
         delete?: never;
         options?: never;
         head?: never;
@@ -378,8 +464,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Approve a pending memory draft: it becomes an active, retrievable memory. A person signed in only (403 with an API key) */
-        post: operations["postApiDocumentsByIdApprove"];
+        /**
+         * Approve a memory draft
+         * @description Approve a pending memory draft: it becomes an active, retrievable memory. A person signed in only (403 with an API key)
+         */
+        post: operations["approveDocument"];
         delete?: never;
         options?: never;
         head?: never;
@@ -395,8 +484,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Reject a pending draft: it becomes archived */
-        post: operations["postApiDocumentsByIdReject"];
+        /**
+         * Reject a memory draft
+         * @description Reject a pending draft: it becomes archived
+         */
+        post: operations["rejectDocument"];
         delete?: never;
         options?: never;
         head?: never;
@@ -410,8 +502,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Links of a document, pending suggestions and completed links, with scores and statuses */
-        get: operations["getApiDocumentsByIdLinks"];
+        /**
+         * List a document's links
+         * @description Links of a document, pending suggestions and completed links, with scores and statuses
+         */
+        get: operations["listDocumentLinks"];
         put?: never;
         post?: never;
         delete?: never;
@@ -429,8 +524,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Link two documents (201), or accept an existing suggestion (200) */
-        post: operations["postApiDocumentsByIdLink"];
+        /**
+         * Link two documents
+         * @description Link two documents (201), or accept an existing suggestion (200)
+         */
+        post: operations["linkDocument"];
         delete?: never;
         options?: never;
         head?: never;
@@ -447,8 +545,11 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Unlink two documents; a removed suggestion is not suggested again */
-        delete: operations["deleteApiDocumentsByIdLinksByTargetId"];
+        /**
+         * Unlink two documents
+         * @description Unlink two documents; a removed suggestion is not suggested again
+         */
+        delete: operations["unlinkDocument"];
         options?: never;
         head?: never;
         patch?: never;
@@ -463,8 +564,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Save 1–25 learnings as pending_approval drafts: all stored or none; invisible until approved */
-        post: operations["postApiMemoriesBatch-draft"];
+        /**
+         * Draft memories in a batch
+         * @description Save 1–25 learnings as pending_approval drafts: all stored or none; invisible until approved
+         */
+        post: operations["draftMemories"];
         delete?: never;
         options?: never;
         head?: never;
@@ -478,8 +582,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List memories (fact, preference, decision, routine, lesson), newest first; ?status=pending_approval lists drafts */
-        get: operations["getApiMemories"];
+        /**
+         * List memories
+         * @description List memories (fact, preference, decision, routine, lesson), newest first; ?status=pending_approval lists drafts
+         */
+        get: operations["listMemories"];
         put?: never;
         post?: never;
         delete?: never;
@@ -495,8 +602,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Search: AND matching first, OR to fill, prefix on the last word; results explain their ranks (429 past the plan rate) */
-        get: operations["getApiSearch"];
+        /**
+         * Search documents
+         * @description Search: AND matching first, OR to fill, prefix on the last word; results explain their ranks (429 past the plan rate)
+         */
+        get: operations["search"];
         put?: never;
         post?: never;
         delete?: never;
@@ -514,8 +624,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Ask: a streamed answer grounded in your documents with [n] citations (SSE: delta…, sources, saved; error on failure) */
-        post: operations["postApiAsk"];
+        /**
+         * Ask a question (streamed)
+         * @description Ask: a streamed answer grounded in your documents with [n] citations (SSE: delta…, sources, saved; error on failure)
+         */
+        post: operations["ask"];
         delete?: never;
         options?: never;
         head?: never;
@@ -531,8 +644,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Agent chat: a tool-using agent over your memory (SSE: tool…, delta…, sources, saved; error on failure) */
-        post: operations["postApiAgentChat"];
+        /**
+         * Chat with the agent (streamed)
+         * @description Agent chat: a tool-using agent over your memory (SSE: tool…, delta…, sources, saved; error on failure)
+         */
+        post: operations["chatWithAgent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -546,8 +662,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Recent answers with the sources they were given and the ones they cited */
-        get: operations["getApiSources"];
+        /**
+         * List the sources of past answers
+         * @description Recent answers with the sources they were given and the ones they cited
+         */
+        get: operations["listSources"];
         put?: never;
         post?: never;
         delete?: never;
@@ -563,8 +682,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Conversations, newest first (404 when workspace_id is not one of yours) */
-        get: operations["getApiConversations"];
+        /**
+         * List conversations
+         * @description Conversations, newest first (404 when workspace_id is not one of yours)
+         */
+        get: operations["listConversations"];
         put?: never;
         post?: never;
         delete?: never;
@@ -580,16 +702,25 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A conversation with its messages and their sources (ETag; If-None-Match answers 304) */
-        get: operations["getApiConversationsById"];
+        /**
+         * Get a conversation
+         * @description A conversation with its messages and their sources (ETag; If-None-Match answers 304)
+         */
+        get: operations["getConversation"];
         put?: never;
         post?: never;
-        /** Delete a conversation and its messages (If-Match: only if unchanged, else 412) */
-        delete: operations["deleteApiConversationsById"];
+        /**
+         * Delete a conversation
+         * @description Delete a conversation and its messages (If-Match: only if unchanged, else 412)
+         */
+        delete: operations["deleteConversation"];
         options?: never;
         head?: never;
-        /** Rename a conversation or change its workspace (If-Match: the ETag of GET /conversations/{id}, else 412) */
-        patch: operations["patchApiConversationsById"];
+        /**
+         * Rename a conversation
+         * @description Rename a conversation or change its workspace (If-Match: the ETag of GET /conversations/{id}, else 412)
+         */
+        patch: operations["updateConversation"];
         trace?: never;
     };
     "/api/graph": {
@@ -599,8 +730,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A workspace's graph: active documents as nodes, pending and completed links as edges with scores */
-        get: operations["getApiGraph"];
+        /**
+         * Get the document graph
+         * @description A workspace's graph: active documents as nodes, pending and completed links as edges with scores
+         */
+        get: operations["getGraph"];
         put?: never;
         post?: never;
         delete?: never;
@@ -616,8 +750,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Documents, storage bytes and API calls this month, each with its plan limit */
-        get: operations["getApiUsage"];
+        /**
+         * Get usage against plan limits
+         * @description Documents, storage bytes and API calls this month, each with its plan limit
+         */
+        get: operations["getUsage"];
         put?: never;
         post?: never;
         delete?: never;
@@ -633,15 +770,21 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Settings: default workspace, search mode, answer style */
-        get: operations["getApiSettings"];
+        /**
+         * Get settings
+         * @description Settings: default workspace, search mode, answer style
+         */
+        get: operations["getSettings"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
         head?: never;
-        /** Update settings (an unknown workspace is 404) */
-        patch: operations["patchApiSettings"];
+        /**
+         * Update settings
+         * @description Update settings (an unknown workspace is 404)
+         */
+        patch: operations["updateSettings"];
         trace?: never;
     };
     "/api/profile": {
@@ -651,15 +794,21 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Profile: id, email, name, avatar_url */
-        get: operations["getApiProfile"];
+        /**
+         * Get the profile
+         * @description Profile: id, email, name, avatar_url
+         */
+        get: operations["getProfile"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
         head?: never;
-        /** Update name or email (409 when the email belongs to another account) */
-        patch: operations["patchApiProfile"];
+        /**
+         * Update the profile
+         * @description Update name or email (409 when the email belongs to another account)
+         */
+        patch: operations["updateProfile"];
         trace?: never;
     };
     "/api/avatar": {
@@ -671,8 +820,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Upload an avatar (multipart field `file`; PNG, JPEG, WebP or GIF by magic bytes; at most 1 MiB) */
-        post: operations["postApiAvatar"];
+        /**
+         * Upload an avatar
+         * @description Upload an avatar (multipart field `file`; PNG, JPEG, WebP or GIF by magic bytes; at most 1 MiB)
+         */
+        post: operations["uploadAvatar"];
         delete?: never;
         options?: never;
         head?: never;
@@ -686,8 +838,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The avatar image (your own; the URL in the profile changes with each upload) */
-        get: operations["getApiAvatarById"];
+        /**
+         * Get an avatar image
+         * @description The avatar image (your own; the URL in the profile changes with each upload)
+         */
+        get: operations["getAvatar"];
         put?: never;
         post?: never;
         delete?: never;
@@ -703,8 +858,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Statistics: documents by kind, source and workspace; memories; drafts; links; conversations; searches; answers */
-        get: operations["getApiStats"];
+        /**
+         * Get statistics
+         * @description Statistics: documents by kind, source and workspace; memories; drafts; links; conversations; searches; answers
+         */
+        get: operations["getStats"];
         put?: never;
         post?: never;
         delete?: never;
@@ -720,8 +878,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A daily series (UTC) of searches, answers and documents added over the last `days` (1–365, default 30) */
-        get: operations["getApiStatsHistorical"];
+        /**
+         * Get statistics by day
+         * @description A daily series (UTC) of searches, answers and documents added over the last `days` (1–365, default 30)
+         */
+        get: operations["getHistoricalStats"];
         put?: never;
         post?: never;
         delete?: never;
@@ -740,8 +901,11 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Delete the account and every row of its data; body { "confirm": "DELETE" } */
-        delete: operations["deleteApiAccount"];
+        /**
+         * Delete the account
+         * @description Delete the account and every row of its data; body { "confirm": "DELETE" }
+         */
+        delete: operations["deleteAccount"];
         options?: never;
         head?: never;
         patch?: never;
@@ -754,8 +918,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The plan, subscription status and period end (503 without Stripe configured) */
-        get: operations["getApiBillingSubscription"];
+        /**
+         * Get the subscription
+         * @description The plan, subscription status and period end (503 without Stripe configured)
+         */
+        get: operations["getSubscription"];
         put?: never;
         post?: never;
         delete?: never;
@@ -773,8 +940,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Re-read the subscription from Stripe and apply it */
-        post: operations["postApiBillingSync"];
+        /**
+         * Sync the subscription from Stripe
+         * @description Re-read the subscription from Stripe and apply it
+         */
+        post: operations["syncSubscription"];
         delete?: never;
         options?: never;
         head?: never;
@@ -790,8 +960,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Start a Stripe Checkout for the pro plan; answers the hosted page URL */
-        post: operations["postApiBillingCheckout"];
+        /**
+         * Start a Stripe checkout
+         * @description Start a Stripe Checkout for the pro plan; answers the hosted page URL
+         */
+        post: operations["createCheckout"];
         delete?: never;
         options?: never;
         head?: never;
@@ -807,8 +980,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** After the checkout return: read the session from Stripe and apply the subscription */
-        post: operations["postApiBillingVerify"];
+        /**
+         * Verify a finished checkout
+         * @description After the checkout return: read the session from Stripe and apply the subscription
+         */
+        post: operations["verifyCheckout"];
         delete?: never;
         options?: never;
         head?: never;
@@ -824,8 +1000,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Open Stripe's customer portal (409 before any checkout) */
-        post: operations["postApiBillingPortal"];
+        /**
+         * Open the Stripe billing portal
+         * @description Open Stripe's customer portal (409 before any checkout)
+         */
+        post: operations["openBillingPortal"];
         delete?: never;
         options?: never;
         head?: never;
@@ -841,8 +1020,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** After returning from the portal: re-read the subscription from Stripe */
-        post: operations["postApiBillingPortal-sync"];
+        /**
+         * Sync after the billing portal
+         * @description After returning from the portal: re-read the subscription from Stripe
+         */
+        post: operations["syncAfterPortal"];
         delete?: never;
         options?: never;
         head?: never;
@@ -858,8 +1040,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Stripe webhook (public; Stripe-Signature verified, 5-minute tolerance, idempotent per event id) */
-        post: operations["postWebhooksStripe"];
+        /**
+         * Receive a Stripe webhook
+         * @description Stripe webhook (public; Stripe-Signature verified, 5-minute tolerance, idempotent per event id)
+         */
+        post: operations["receiveStripeWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -873,11 +1058,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List connectors with their latest sync run */
-        get: operations["getApiConnectors"];
+        /**
+         * List connectors
+         * @description List connectors with their latest sync run
+         */
+        get: operations["listConnectors"];
         put?: never;
-        /** Create a connector (pending_auth) and get the provider's consent URL; 402 at the plan's connector cap, 503 when the provider is not configured */
-        post: operations["postApiConnectors"];
+        /**
+         * Create a connector
+         * @description Create a connector (pending_auth) and get the provider's consent URL; 402 at the plan's connector cap, 503 when the provider is not configured
+         */
+        post: operations["createConnector"];
         delete?: never;
         options?: never;
         head?: never;
@@ -891,8 +1082,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** OAuth return: checks the state, exchanges the code, stores the connection (tokens encrypted), activates the connector and queues its first sync */
-        get: operations["getApiConnectorsOauthCallback"];
+        /**
+         * Finish a connector's authorization
+         * @description OAuth return: checks the state, exchanges the code, stores the connection (tokens encrypted), activates the connector and queues its first sync
+         */
+        get: operations["completeConnectorOAuth"];
         put?: never;
         post?: never;
         delete?: never;
@@ -908,8 +1102,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the user's OAuth connections (never their tokens) */
-        get: operations["getApiConnectorsConnections"];
+        /**
+         * List provider connections
+         * @description List the user's OAuth connections (never their tokens)
+         */
+        get: operations["listConnections"];
         put?: never;
         post?: never;
         delete?: never;
@@ -928,8 +1125,11 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Disconnect: revokes the grant at the provider, deletes the tokens, and returns its connectors to pending_auth */
-        delete: operations["deleteApiConnectorsConnectionsById"];
+        /**
+         * Delete a provider connection
+         * @description Disconnect: revokes the grant at the provider, deletes the tokens, and returns its connectors to pending_auth
+         */
+        delete: operations["deleteConnection"];
         options?: never;
         head?: never;
         patch?: never;
@@ -942,16 +1142,25 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A connector with its latest runs (poll it to follow a sync; ETag, so If-None-Match answers 304 while nothing moved) */
-        get: operations["getApiConnectorsById"];
+        /**
+         * Get a connector
+         * @description A connector with its latest runs (poll it to follow a sync; ETag, so If-None-Match answers 304 while nothing moved)
+         */
+        get: operations["getConnector"];
         put?: never;
         post?: never;
-        /** Remove a connector and its runs (its documents stay unless ?delete_documents=true) */
-        delete: operations["deleteApiConnectorsById"];
+        /**
+         * Delete a connector
+         * @description Remove a connector and its runs (its documents stay unless ?delete_documents=true)
+         */
+        delete: operations["deleteConnector"];
         options?: never;
         head?: never;
-        /** Change the label, target workspace or sync selection (spaces, folders or pages); the next sync applies it */
-        patch: operations["patchApiConnectorsById"];
+        /**
+         * Update a connector
+         * @description Change the label, target workspace or sync selection (spaces, folders or pages); the next sync applies it
+         */
+        patch: operations["updateConnector"];
         trace?: never;
     };
     "/api/connectors/{id}/authorize": {
@@ -963,8 +1172,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Authorize an existing connector again (after a disconnect or a refused token): a new consent URL */
-        post: operations["postApiConnectorsByIdAuthorize"];
+        /**
+         * Authorize a connector
+         * @description Authorize an existing connector again (after a disconnect or a refused token): a new consent URL
+         */
+        post: operations["authorizeConnector"];
         delete?: never;
         options?: never;
         head?: never;
@@ -978,8 +1190,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List a wiki connector's spaces for selection (GET /:id/confluence/spaces) */
-        get: operations["getApiConnectorsByIdByWikiSpaces"];
+        /**
+         * List a wiki connector's spaces
+         * @description List a wiki connector's spaces for selection (GET /:id/confluence/spaces)
+         */
+        get: operations["listConnectorSpaces"];
         put?: never;
         post?: never;
         delete?: never;
@@ -997,8 +1212,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Queue a sync run (or answer the one already queued or running) */
-        post: operations["postApiConnectorsByIdSync"];
+        /**
+         * Sync a connector now
+         * @description Queue a sync run (or answer the one already queued or running)
+         */
+        post: operations["syncConnector"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1012,8 +1230,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Models: service-rag and service-embed, with what backs each */
-        get: operations["getV1Models"];
+        /**
+         * List models
+         * @description Models: service-rag and service-embed, with what backs each
+         */
+        get: operations["listModels"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1029,8 +1250,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One model: what backs it and whether it is available; 404 for any other id */
-        get: operations["getV1ModelsById"];
+        /**
+         * Get a model
+         * @description One model: what backs it and whether it is available; 404 for any other id
+         */
+        get: operations["getModel"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1048,8 +1272,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Chat completions in OpenAI's format, grounded in your documents, with citations; streaming or not; rate-limited per key and plan */
-        post: operations["postV1ChatCompletions"];
+        /**
+         * Create a chat completion
+         * @description Chat completions in OpenAI's format, grounded in your documents, with citations; streaming or not; rate-limited per key and plan
+         */
+        post: operations["createChatCompletion"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1065,8 +1292,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** OpenAI's Responses API, grounded in your documents: input, instructions, previous_response_id, function tools, text.format; citations as file_citation annotations; streaming or not; rate-limited per key and plan */
-        post: operations["postV1Responses"];
+        /**
+         * Create a response
+         * @description OpenAI's Responses API, grounded in your documents: input, instructions, previous_response_id, function tools, text.format; citations as file_citation annotations; streaming or not; rate-limited per key and plan
+         */
+        post: operations["createResponse"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1082,8 +1312,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Embeddings in OpenAI's format (float or base64), rate-limited per key and plan; 503 without a model */
-        post: operations["postV1Embeddings"];
+        /**
+         * Create embeddings
+         * @description Embeddings in OpenAI's format (float or base64), rate-limited per key and plan; 503 without a model
+         */
+        post: operations["createEmbeddings"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1099,8 +1332,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Register an OAuth client (RFC 7591 dynamic registration): MCP clients do this themselves; rate limited per address */
-        post: operations["postOauthRegister"];
+        /**
+         * Register an OAuth client
+         * @description Register an OAuth client (RFC 7591 dynamic registration): MCP clients do this themselves; rate limited per address
+         */
+        post: operations["registerOAuthClient"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1116,8 +1352,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Exchange an authorization code (with its PKCE verifier) or a refresh token for an access token to /mcp */
-        post: operations["postOauthToken"];
+        /**
+         * Exchange a code or refresh token for tokens
+         * @description Exchange an authorization code (with its PKCE verifier) or a refresh token for an access token to /mcp
+         */
+        post: operations["getOAuthToken"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1133,8 +1372,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Revoke an access or refresh token (RFC 7009); a refresh token ends its whole grant. Unknown tokens are not an error */
-        post: operations["postOauthRevoke"];
+        /**
+         * Revoke an OAuth token
+         * @description Revoke an access or refresh token (RFC 7009); a refresh token ends its whole grant. Unknown tokens are not an error
+         */
+        post: operations["revokeOAuthToken"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1151,10 +1393,12 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * MCP over Streamable HTTP (stateless, JSON responses): the tools search, get_document, add_document, save_learnings, get_workspace_context, list_workspaces, ask
-         * @description Authorization: an API key, or an OAuth access token that an MCP client gets by itself: a 401 carries `WWW-Authenticate: Bearer resource_metadata="<BASE_URL>/.well-known/oauth-protected-resource/mcp"`, which leads to dynamic registration, the consent page and the token endpoint (see the oauth tag).
+         * Send an MCP message
+         * @description MCP over Streamable HTTP (stateless, JSON responses): the tools search, get_document, add_document, save_learnings, get_workspace_context, list_workspaces, ask
+         *
+         *     Authorization: an API key, or an OAuth access token that an MCP client gets by itself: a 401 carries `WWW-Authenticate: Bearer resource_metadata="<BASE_URL>/.well-known/oauth-protected-resource/mcp"`, which leads to dynamic registration, the consent page and the token endpoint (see the oauth tag).
          */
-        post: operations["postMcp"];
+        post: operations["callMcp"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1164,16 +1408,1207 @@ export interface paths {
 }
 export type webhooks = Record<string, never>;
 export interface components {
-    schemas: never;
+    schemas: {
+        /**
+         * AnswerEvent
+         * @description One server-sent event of an answer: `tool` events (agent only) as tools run, `delta`s of the answer text, then `sources` and `saved`; a failure after the stream began ends it with `error`.
+         */
+        AnswerEvent: components["schemas"]["ToolEvent"] | components["schemas"]["DeltaEvent"] | components["schemas"]["SourcesEvent"] | components["schemas"]["SavedEvent"] | components["schemas"]["ErrorEvent"];
+        /**
+         * ApiKey
+         * @description An API key, or an MCP client connected by OAuth (kind oauth: prefix is its client id, label its name)
+         */
+        ApiKey: {
+            /** Format: uuid */
+            id: string;
+            /** @description The first 16 characters of the key, for identification */
+            prefix: string;
+            label: string | null;
+            /**
+             * @description The plan every limit is read from: free, pro or unlimited
+             * @enum {string}
+             */
+            tier: "free" | "pro" | "unlimited";
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            last_used_at: string | null;
+            /** @enum {string} */
+            kind: "api_key" | "oauth";
+            /** @description The MCP client's registered name (kind oauth); null for API keys */
+            client_name: string | null;
+        };
+        /** ApiKeyList */
+        ApiKeyList: {
+            data: components["schemas"]["ApiKey"][];
+        };
+        /** BulkDeleteResult */
+        BulkDeleteResult: {
+            deleted: string[];
+            not_found: string[];
+        };
+        /**
+         * ChatCompletion
+         * @description Or, with stream: true, text/event-stream of chat.completion.chunk objects ending with data: [DONE]
+         */
+        ChatCompletion: {
+            id: string;
+            /** @constant */
+            object: "chat.completion";
+            created: number;
+            model: string;
+            choices: {
+                index: number;
+                message: {
+                    /** @constant */
+                    role: "assistant";
+                    content: string | null;
+                    refusal: null;
+                    tool_calls?: ({
+                        id: string;
+                        /** @constant */
+                        type?: "function";
+                        function: {
+                            name: string;
+                            arguments: string;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    })[];
+                };
+                finish_reason: string;
+                logprobs: null;
+            }[];
+            usage: {
+                prompt_tokens: number;
+                completion_tokens: number;
+                total_tokens: number;
+            };
+            /** @description The sources the answer cites; [n] in the content is the citation with index n */
+            citations: {
+                index: number;
+                document_id: string;
+                title: string | null;
+                url: string | null;
+                excerpt: string | null;
+            }[];
+        };
+        /**
+         * ChatCompletionChunk
+         * @description One chunk of a streamed chat completion, in OpenAI's shape; the stream ends with the line `data: [DONE]`.
+         */
+        ChatCompletionChunk: {
+            id: string;
+            /** @constant */
+            object: "chat.completion.chunk";
+            created: number;
+            model: string;
+            choices: {
+                index: number;
+                delta: {
+                    /** @constant */
+                    role?: "assistant";
+                    content?: string;
+                    tool_calls?: {
+                        [key: string]: unknown;
+                    }[];
+                };
+                /** @enum {string|null} */
+                finish_reason: "stop" | "length" | "tool_calls" | null;
+                logprobs?: null;
+            }[];
+            /** @description On the last chunk with stream_options.include_usage */
+            usage?: {
+                [key: string]: unknown;
+            } | null;
+        } & {
+            [key: string]: unknown;
+        };
+        /** CheckoutSession */
+        CheckoutSession: {
+            id: string;
+            /** @description Stripe's hosted checkout page */
+            url: string | null;
+        };
+        /**
+         * ClientRegistration
+         * @description RFC 7591 client metadata; other fields are accepted and ignored
+         */
+        ClientRegistration: {
+            /** @description https, http on the loopback interface (any port), or a private-use scheme such as cursor:// */
+            redirect_uris: string[];
+            /** @description none (public client), client_secret_basic (the default) or client_secret_post */
+            token_endpoint_auth_method?: string;
+            /** @description Shown on the consent page and in the key list */
+            client_name?: string;
+            grant_types?: string[];
+            response_types?: string[];
+            scope?: string;
+            client_uri?: string;
+            logo_uri?: string;
+            software_id?: string;
+            software_version?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** Connection */
+        Connection: {
+            /** Format: uuid */
+            id: string;
+            /** @description confluence | google | notion */
+            provider: string;
+            account_name: string | null;
+            external_account_id: string | null;
+            scopes: string[];
+            /** Format: date-time */
+            expires_at: string | null;
+            /** @description Connectors using it */
+            connectors: number;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** ConnectionList */
+        ConnectionList: {
+            data: components["schemas"]["Connection"][];
+        };
+        /** Connector */
+        Connector: {
+            /** Format: uuid */
+            id: string;
+            /** @description confluence | google_drive | notion */
+            type: string;
+            label: string;
+            /** @description pending_auth (authorize it) | active */
+            status: string;
+            /** Format: uuid */
+            workspace_id: string | null;
+            /** Format: uuid */
+            connection_id: string | null;
+            config: components["schemas"]["ConnectorConfig"];
+            /** Format: date-time */
+            last_sync_at: string | null;
+            last_run: components["schemas"]["SyncRun"];
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** ConnectorAuthorization */
+        ConnectorAuthorization: {
+            connector: components["schemas"]["Connector"];
+            /** @description The provider's consent page; open it in a browser */
+            authorization_url: string;
+        };
+        /** ConnectorConfig */
+        ConnectorConfig: {
+            /** @description confluence space keys; empty = everything the grant can see */
+            spaces?: string[];
+            /** @description google_drive folder ids; empty = everything the grant can see */
+            folders?: string[];
+            /** @description notion root page or database ids; empty = everything the grant can see */
+            pages?: string[];
+        };
+        /** ConnectorConnected */
+        ConnectorConnected: {
+            connector: components["schemas"]["Connector"];
+            sync_run: components["schemas"]["SyncRun"];
+        };
+        /** ConnectorDetail */
+        ConnectorDetail: {
+            /** Format: uuid */
+            id: string;
+            /** @description confluence | google_drive | notion */
+            type: string;
+            label: string;
+            /** @description pending_auth (authorize it) | active */
+            status: string;
+            /** Format: uuid */
+            workspace_id: string | null;
+            /** Format: uuid */
+            connection_id: string | null;
+            config: components["schemas"]["ConnectorConfig"];
+            /** Format: date-time */
+            last_sync_at: string | null;
+            last_run: components["schemas"]["SyncRun"];
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** @description The latest runs, newest first */
+            runs: {
+                /** Format: uuid */
+                id: string;
+                /** Format: uuid */
+                connector_id: string;
+                /** @description queued | running | succeeded | failed */
+                status: string;
+                added: number;
+                updated: number;
+                removed: number;
+                skipped: number;
+                error: string | null;
+                /** Format: date-time */
+                created_at: string;
+                /** Format: date-time */
+                started_at: string | null;
+                /** Format: date-time */
+                finished_at: string | null;
+            }[];
+        };
+        /** ConnectorList */
+        ConnectorList: {
+            data: components["schemas"]["Connector"][];
+        };
+        /** ContextPack */
+        ContextPack: {
+            workspace: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+                description: string | null;
+            };
+            pinned: {
+                /** Format: uuid */
+                id: string;
+                kind: string;
+                title: string;
+                excerpt: string;
+                tags: string[];
+                /** Format: date-time */
+                updated_at: string;
+            }[];
+            routines: {
+                /** Format: uuid */
+                id: string;
+                kind: string;
+                title: string;
+                excerpt: string;
+                tags: string[];
+                /** Format: date-time */
+                updated_at: string;
+            }[];
+            topic_facts: {
+                topic: string;
+                facts: {
+                    /** Format: uuid */
+                    id: string;
+                    kind: string;
+                    title: string;
+                    excerpt: string;
+                    tags: string[];
+                    /** Format: date-time */
+                    updated_at: string;
+                }[];
+            }[];
+            recent: {
+                /** Format: uuid */
+                id: string;
+                kind: string;
+                title: string;
+                excerpt: string;
+                tags: string[];
+                /** Format: date-time */
+                updated_at: string;
+            }[];
+            stats: {
+                documents: number;
+                memories: number;
+                pending_drafts: number;
+                links: number;
+                /** Format: date-time */
+                last_updated: string | null;
+            };
+            /** @description true when max_tokens left items out */
+            truncated: boolean;
+        };
+        /** Conversation */
+        Conversation: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /** Format: uuid */
+            workspace_id: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            messages: components["schemas"]["Message"][];
+        };
+        /** ConversationPage */
+        ConversationPage: {
+            data: components["schemas"]["ConversationSummary"][];
+            next_cursor: string | null;
+        };
+        /** ConversationSummary */
+        ConversationSummary: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /** Format: uuid */
+            workspace_id: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** CreatedApiKey */
+        CreatedApiKey: {
+            /** Format: uuid */
+            id: string;
+            /** @description The first 16 characters of the key, for identification */
+            prefix: string;
+            label: string | null;
+            /**
+             * @description The plan every limit is read from: free, pro or unlimited
+             * @enum {string}
+             */
+            tier: "free" | "pro" | "unlimited";
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            last_used_at: string | null;
+            /** @enum {string} */
+            kind: "api_key" | "oauth";
+            /** @description The MCP client's registered name (kind oauth); null for API keys */
+            client_name: string | null;
+            /** @description The full key, returned this once only */
+            key: string;
+        };
+        /**
+         * DeltaEvent
+         * @description The next piece of the answer; [n] cites source n
+         */
+        DeltaEvent: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "DeltaEvent";
+            text: string;
+        };
+        /** Document */
+        Document: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            workspace_id: string;
+            title: string;
+            excerpt: string;
+            tags: string[];
+            /** @description document | note | webpage | fact | preference | decision | routine | lesson */
+            kind: string;
+            /** @description active | pending_approval | archived */
+            status: string;
+            /** @description api | extension | connector | agent | mcp */
+            source: string;
+            source_ref: string | null;
+            url: string | null;
+            pinned: boolean;
+            /**
+             * @description 1 rated up, -1 down, 0 not rated
+             * @enum {integer}
+             */
+            rating: -1 | 0 | 1;
+            /** @description pending | indexed | failed */
+            index_status: string;
+            size_bytes: number;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            body: string;
+            /** @description Free-form JSON, at most 16 KiB */
+            metadata: {
+                [key: string]: unknown;
+            };
+        };
+        /** DocumentPage */
+        DocumentPage: {
+            data: components["schemas"]["DocumentSummary"][];
+            next_cursor: string | null;
+        };
+        /** DocumentSummary */
+        DocumentSummary: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            workspace_id: string;
+            title: string;
+            excerpt: string;
+            tags: string[];
+            /** @description document | note | webpage | fact | preference | decision | routine | lesson */
+            kind: string;
+            /** @description active | pending_approval | archived */
+            status: string;
+            /** @description api | extension | connector | agent | mcp */
+            source: string;
+            source_ref: string | null;
+            url: string | null;
+            pinned: boolean;
+            /**
+             * @description 1 rated up, -1 down, 0 not rated
+             * @enum {integer}
+             */
+            rating: -1 | 0 | 1;
+            /** @description pending | indexed | failed */
+            index_status: string;
+            size_bytes: number;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** DraftedDocument */
+        DraftedDocument: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            workspace_id: string;
+            title: string;
+            excerpt: string;
+            tags: string[];
+            /** @description document | note | webpage | fact | preference | decision | routine | lesson */
+            kind: string;
+            /** @description active | pending_approval | archived */
+            status: string;
+            /** @description api | extension | connector | agent | mcp */
+            source: string;
+            source_ref: string | null;
+            url: string | null;
+            pinned: boolean;
+            /**
+             * @description 1 rated up, -1 down, 0 not rated
+             * @enum {integer}
+             */
+            rating: -1 | 0 | 1;
+            /** @description pending | indexed | failed */
+            index_status: string;
+            size_bytes: number;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            body: string;
+            /** @description Free-form JSON, at most 16 KiB */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description Present when the write became a draft pending approval: says so and why */
+            notice: string;
+        };
+        /** DraftList */
+        DraftList: {
+            data: components["schemas"]["Document"][];
+        };
+        /** EmbeddingsResponse */
+        EmbeddingsResponse: {
+            /** @constant */
+            object: "list";
+            data: {
+                /** @constant */
+                object: "embedding";
+                index: number;
+                embedding: number[] | string;
+            }[];
+            model: string;
+            usage: {
+                prompt_tokens: number;
+                total_tokens: number;
+            };
+        };
+        /** Error */
+        Error: {
+            error: string;
+        };
+        /**
+         * ErrorEvent
+         * @description The stream failed after it began; the last event
+         */
+        ErrorEvent: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ErrorEvent";
+            message: string;
+        };
+        /** Graph */
+        Graph: {
+            nodes: {
+                /** Format: uuid */
+                id: string;
+                title: string;
+                kind: string;
+                tags: string[];
+                pinned: boolean;
+            }[];
+            edges: {
+                /** Format: uuid */
+                id: string;
+                /** Format: uuid */
+                source: string;
+                /** Format: uuid */
+                target: string;
+                score: number;
+                /** @description pending (a suggestion) | completed */
+                status: string;
+                /** @description suggested | manual */
+                origin: string;
+            }[];
+            /** @description true when the workspace has more active documents than `limit` */
+            truncated: boolean;
+        };
+        /** Health */
+        Health: {
+            /** @constant */
+            status: "ok";
+            version: string;
+            /** @enum {string} */
+            database: "pglite" | "postgres";
+            embeddings: {
+                /** @description The provider actually loaded: local | openai | hash, or none when no model is */
+                provider: string;
+                /** @description The model actually loaded; null when none is */
+                model: string | null;
+                /** @description The weights a local model runs on: q8 (int8), fp32 or fp16; null for other providers and when none is loaded */
+                dtype: string | null;
+                /** @description EMBEDDING_PROVIDER and EMBEDDING_MODEL */
+                configured: {
+                    provider: string;
+                    model: string;
+                };
+                /** @description false: search runs by keyword only (an unavailable model is retried in the background) */
+                available: boolean;
+                /** @description Why no model is loaded */
+                reason?: string;
+                backlog: number | null;
+                failed: number | null;
+            };
+        };
+        /** HealthUnavailable */
+        HealthUnavailable: {
+            /** @description Why the service cannot serve, e.g. "database did not answer within 2 s" */
+            error: string;
+            /** @constant */
+            status: "unavailable";
+            version: string;
+            /** @enum {string} */
+            database: "pglite" | "postgres";
+        };
+        /** HistoricalStats */
+        HistoricalStats: {
+            days: number;
+            series: {
+                /** Format: date */
+                date: string;
+                searches: number;
+                answers: number;
+                documents_added: number;
+            }[];
+        };
+        /** IngestCheck */
+        IngestCheck: {
+            allowed: boolean;
+            reason?: string;
+            /** @description true when the ingest would update an existing document (same URL) */
+            deduplicated: boolean;
+            usage: {
+                documents: {
+                    used: number;
+                    limit: number | null;
+                };
+                storage_bytes: {
+                    used: number;
+                    limit: number | null;
+                };
+            };
+        };
+        /** IngestedDocument */
+        IngestedDocument: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            workspace_id: string;
+            title: string;
+            excerpt: string;
+            tags: string[];
+            /** @description document | note | webpage | fact | preference | decision | routine | lesson */
+            kind: string;
+            /** @description active | pending_approval | archived */
+            status: string;
+            /** @description api | extension | connector | agent | mcp */
+            source: string;
+            source_ref: string | null;
+            url: string | null;
+            pinned: boolean;
+            /**
+             * @description 1 rated up, -1 down, 0 not rated
+             * @enum {integer}
+             */
+            rating: -1 | 0 | 1;
+            /** @description pending | indexed | failed */
+            index_status: string;
+            size_bytes: number;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            body: string;
+            /** @description Free-form JSON, at most 16 KiB */
+            metadata: {
+                [key: string]: unknown;
+            };
+            deduplicated: boolean;
+            /** @description Present when the write became a draft pending approval: says so and why */
+            notice?: string;
+        };
+        /**
+         * JsonRpcMessage
+         * @description A JSON-RPC 2.0 message of the Model Context Protocol
+         */
+        JsonRpcMessage: {
+            /** @constant */
+            jsonrpc: "2.0";
+            id?: string | number;
+            /** @description initialize, tools/list, tools/call, … */
+            method?: string;
+            params?: {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
+        };
+        /** JsonRpcResponse */
+        JsonRpcResponse: {
+            /** @constant */
+            jsonrpc: "2.0";
+            id: string | number | null;
+            result?: {
+                [key: string]: unknown;
+            };
+            error?: {
+                code: number;
+                message: string;
+            } & {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
+        };
+        /** Link */
+        Link: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            source_id: string;
+            /** Format: uuid */
+            target_id: string;
+            score: number;
+            /** @description pending | completed */
+            status: string;
+            /** @description suggested | manual */
+            origin: string;
+            /** Format: date-time */
+            created_at: string;
+            /** @description The document at the other end */
+            document: {
+                /** Format: uuid */
+                id: string;
+                title: string;
+                kind: string;
+            };
+        };
+        /** LinkList */
+        LinkList: {
+            data: components["schemas"]["Link"][];
+        };
+        /** Message */
+        Message: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            role: "user" | "assistant";
+            content: string;
+            sources: components["schemas"]["Source"][];
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** ModelList */
+        ModelList: {
+            /** @constant */
+            object: "list";
+            data: {
+                id: string;
+                /** @constant */
+                object: "model";
+                created: number;
+                owned_by: string;
+                /** @description What backs this model here */
+                description: string;
+                available: boolean;
+            }[];
+        };
+        /** OAuthError */
+        OAuthError: {
+            /** @description An OAuth error code: invalid_request, invalid_client, invalid_grant, invalid_target, invalid_redirect_uri, … */
+            error: string;
+            /** @description What is wrong, for a person */
+            error_description?: string;
+        };
+        /** PortalSession */
+        PortalSession: {
+            url: string;
+        };
+        /** Profile */
+        Profile: {
+            /** Format: uuid */
+            id: string;
+            email: string;
+            name: string | null;
+            avatar_url: string | null;
+        };
+        /** RegisteredClient */
+        RegisteredClient: {
+            client_id: string;
+            /** @description Confidential clients only; shown this once */
+            client_secret?: string;
+            /** @description 0: never */
+            client_secret_expires_at?: number;
+            client_id_issued_at: number;
+            redirect_uris: string[];
+            token_endpoint_auth_method: string;
+            client_name?: string;
+            grant_types: string[];
+            response_types: string[];
+            scope: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * ResponseObject
+         * @description Or, with stream: true, text/event-stream of Responses events: response.created, response.in_progress, response.output_item.added, response.content_part.added, response.output_text.delta…, response.output_text.annotation.added…, response.output_text.done, response.content_part.done, response.output_item.done, then response.completed (or response.incomplete); a failure after the start ends with an `error` event
+         */
+        ResponseObject: {
+            id: string;
+            /** @constant */
+            object: "response";
+            created_at: number;
+            /** @enum {string} */
+            status: "completed" | "incomplete" | "in_progress" | "failed";
+            error: null;
+            incomplete_details: {
+                reason: string;
+            } | null;
+            instructions: string | null;
+            max_output_tokens: number | null;
+            model: string;
+            output: ({
+                /** @constant */
+                type: "message";
+                id: string;
+                status: string;
+                /** @constant */
+                role: "assistant";
+                content: {
+                    /** @constant */
+                    type: "output_text";
+                    text: string;
+                    annotations: {
+                        /** @constant */
+                        type: "file_citation";
+                        /** @description The cited document id */
+                        file_id: string;
+                        filename: string;
+                        index: number;
+                    }[];
+                    logprobs: unknown[];
+                }[];
+            } | {
+                /** @constant */
+                type: "function_call";
+                id: string;
+                call_id: string;
+                name: string;
+                arguments: string;
+                status: string;
+            })[];
+            previous_response_id: string | null;
+            store: boolean;
+            usage: {
+                input_tokens: number;
+                input_tokens_details: {
+                    cached_tokens: number;
+                };
+                output_tokens: number;
+                output_tokens_details: {
+                    reasoning_tokens: number;
+                };
+                total_tokens: number;
+            } | null;
+            /** @description The sources the answer cites (an extension); the same as the annotations, with titles, urls and excerpts */
+            citations: {
+                index: number;
+                document_id: string;
+                title: string | null;
+                url: string | null;
+                excerpt: string | null;
+            }[];
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * ResponseStreamEvent
+         * @description One event of a streamed response, in OpenAI's Responses shape: response.created, response.in_progress, response.output_item.added, response.content_part.added, response.output_text.delta…, response.output_text.annotation.added…, response.output_text.done, response.content_part.done, response.output_item.done, then response.completed (or response.incomplete); a failure after the start ends with `error`.
+         */
+        ResponseStreamEvent: {
+            /** @description The event type, also sent as the SSE `event:` field */
+            type: string;
+            /** @description The order of the event in the stream, from 0 */
+            sequence_number: number;
+            /** @description On response.created, response.in_progress, response.completed and response.incomplete */
+            response?: components["schemas"]["ResponseObject"];
+            /** @description On response.output_text.delta and response.function_call_arguments.delta */
+            delta?: string;
+            item_id?: string;
+            output_index?: number;
+            content_index?: number;
+            /** @description On error */
+            message?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** RevocationRequest */
+        RevocationRequest: {
+            token: string;
+            token_type_hint?: string;
+            client_id?: string;
+            client_secret?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * Revoked
+         * @description The token no longer works (or never did: RFC 7009 answers 200 either way)
+         */
+        Revoked: Record<string, never>;
+        /**
+         * SavedEvent
+         * @description The exchange is saved in this conversation
+         */
+        SavedEvent: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "SavedEvent";
+            conversation: components["schemas"]["ConversationSummary"];
+        };
+        /** SearchResponse */
+        SearchResponse: {
+            query: string;
+            /** @description The mode that ran: hybrid | keyword | semantic */
+            mode: string;
+            /**
+             * @description all: every result holds every searched word; any: some results hold only some of them (OR matches filled the list, or semantic neighbours hold fewer); none: no result holds any searched word (no results, no searchable words, or matched by meaning only)
+             * @enum {string}
+             */
+            matched: "all" | "any" | "none";
+            took_ms: number;
+            results: {
+                document: components["schemas"]["DocumentSummary"];
+                score: number;
+                /** @description A passage of the best-matching chunk */
+                snippet: string;
+                signals: {
+                    keyword_rank: number | null;
+                    keyword_score: number | null;
+                    semantic_rank: number | null;
+                    semantic_score: number | null;
+                    /** @description Searched query words the document holds (exactly, or the last word as a prefix), whatever ranked it */
+                    matched_terms: number;
+                    /** @description Multiplier from pinned and rating */
+                    boost: number;
+                };
+            }[];
+            /** @description What the search did differently from what was asked, clauses joined by "; ": the mode that ran, a query with no searchable words (empty, punctuation, stop words only), a query cut to length, the rarest words kept of too many */
+            notice?: string;
+        };
+        /** Settings */
+        Settings: {
+            /**
+             * Format: uuid
+             * @description Where ingest without workspace_id lands
+             */
+            default_workspace_id: string | null;
+            /** @enum {string} */
+            search_mode: "hybrid" | "keyword" | "semantic";
+            /** @enum {string} */
+            answer_style: "concise" | "detailed";
+        };
+        /** SignInProviders */
+        SignInProviders: {
+            /** @description Configured sign-in providers (GITHUB_CLIENT_ID/SECRET, GOOGLE_CLIENT_ID/SECRET) */
+            providers: ("github" | "google")[];
+        };
+        /** Source */
+        Source: {
+            /** @description Answers cite this source as [index] */
+            index: number;
+            /** Format: uuid */
+            document_id: string;
+            title: string | null;
+            url: string | null;
+            /** @description The quoted passage; null once the document is forgotten */
+            excerpt: string | null;
+            forgotten?: boolean;
+        };
+        /** SourcesEntry */
+        SourcesEntry: {
+            /** Format: uuid */
+            message_id: string;
+            /** Format: uuid */
+            conversation_id: string;
+            question: string | null;
+            /** Format: date-time */
+            created_at: string;
+            sources: components["schemas"]["Source"][];
+            cited: number[];
+        };
+        /**
+         * SourcesEvent
+         * @description The sources the answer may cite
+         */
+        SourcesEvent: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "SourcesEvent";
+            sources: components["schemas"]["Source"][];
+        };
+        /** SourcesPage */
+        SourcesPage: {
+            data: components["schemas"]["SourcesEntry"][];
+            next_cursor: string | null;
+        };
+        /** Stats */
+        Stats: {
+            documents: {
+                /** @description Active documents and memories */
+                total: number;
+                by_kind: {
+                    [key: string]: number;
+                };
+                by_source: {
+                    [key: string]: number;
+                };
+                by_workspace: {
+                    /** Format: uuid */
+                    workspace_id: string;
+                    name: string;
+                    documents: number;
+                }[];
+            };
+            /** @description Active memories (fact, preference, decision, routine, lesson) */
+            memories: number;
+            pending_drafts: number;
+            links: {
+                pending: number;
+                completed: number;
+            };
+            conversations: number;
+            searches: number;
+            answers: number;
+        };
+        /** Subscription */
+        Subscription: {
+            /**
+             * @description The plan every limit is read from: free, pro or unlimited
+             * @enum {string}
+             */
+            plan: "free" | "pro" | "unlimited";
+            /** @enum {string} */
+            status: "none" | "active" | "trialing" | "past_due" | "canceled";
+            /** Format: date-time */
+            current_period_end: string | null;
+            cancel_at_period_end: boolean;
+            billing_enabled: boolean;
+        };
+        /** SyncRun */
+        SyncRun: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            connector_id: string;
+            /** @description queued | running | succeeded | failed */
+            status: string;
+            added: number;
+            updated: number;
+            removed: number;
+            skipped: number;
+            error: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            started_at: string | null;
+            /** Format: date-time */
+            finished_at: string | null;
+        } | null;
+        /** TokenRequest */
+        TokenRequest: {
+            /** @description authorization_code or refresh_token */
+            grant_type: string;
+            code?: string;
+            /** @description The PKCE verifier whose S256 was the code_challenge */
+            code_verifier?: string;
+            /** @description Required when the authorization request had one; the same value */
+            redirect_uri?: string;
+            refresh_token?: string;
+            /** @description RFC 8707: <BASE_URL>/mcp */
+            resource?: string;
+            client_id?: string;
+            client_secret?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** TokenResponse */
+        TokenResponse: {
+            /** @description `mcpat_…`: good for /mcp only, for expires_in seconds */
+            access_token: string;
+            /** @constant */
+            token_type: "Bearer";
+            expires_in: number;
+            /** @description `mcprt_…`: single use; each refresh returns a new one */
+            refresh_token: string;
+            scope: string;
+        };
+        /**
+         * ToolEvent
+         * @description A tool call of the agent, or its result
+         */
+        ToolEvent: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ToolEvent";
+            tool: {
+                /** @description The tool the agent called */
+                name: string;
+                /** @enum {string} */
+                status: "call" | "result" | "error";
+                /** @description Its arguments (call) or a digest of its result */
+                detail: {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        /** Usage */
+        Usage: {
+            /**
+             * @description The plan every limit is read from: free, pro or unlimited
+             * @enum {string}
+             */
+            plan: "free" | "pro" | "unlimited";
+            /** @description Calendar month (UTC) of api_calls, YYYY-MM */
+            period: string;
+            documents: {
+                used: number;
+                limit: number | null;
+            };
+            storage_bytes: {
+                used: number;
+                limit: number | null;
+            };
+            api_calls: {
+                used: number;
+                limit: number | null;
+            };
+        };
+        /** User */
+        User: {
+            /** Format: uuid */
+            id: string;
+            email: string;
+            name: string | null;
+            /**
+             * @description The plan every limit is read from: free, pro or unlimited
+             * @enum {string}
+             */
+            plan: "free" | "pro" | "unlimited";
+            avatar_url: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** WebhookReceipt */
+        WebhookReceipt: {
+            received: boolean;
+            handled: boolean;
+            duplicate?: boolean;
+        };
+        /** WikiSpaceList */
+        WikiSpaceList: {
+            data: {
+                id: string;
+                key: string;
+                name: string;
+                selected: boolean;
+            }[];
+        };
+        /** Workspace */
+        Workspace: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            description: string | null;
+            /** @description Active documents */
+            document_count: number;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** WorkspacePage */
+        WorkspacePage: {
+            data: components["schemas"]["Workspace"][];
+            next_cursor: string | null;
+        };
+    };
     responses: never;
-    parameters: never;
+    parameters: {
+        /** @description Makes a retry safe (Stripe semantics): the same key with the same request replays the first answer for 24 hours; with another body it is a 422; while the first still runs the retry waits, then 409. 1–255 printable ASCII characters, a UUID for example. Not with a streamed answer. */
+        IdempotencyKey: string;
+        /** @description Only if the object still has this ETag (from your last read); otherwise 412 and nothing changes */
+        IfMatch: string;
+        /** @description An ETag you hold: 304 with no body while it is current */
+        IfNoneMatch: string;
+    };
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description The id of this request (yours from `x-request-id` if you sent one), also in the log */
+        RequestId: string;
+        /** @description A strong validator of the representation: send it back in If-None-Match (304) or If-Match (412 if changed) */
+        ETag: string;
+        /** @description The path of the created object */
+        Location: string;
+        /** @description Requests allowed per minute on your plan */
+        RateLimitLimit: number;
+        /** @description Requests left in this minute */
+        RateLimitRemaining: number;
+        /** @description Seconds until the minute resets */
+        RateLimitReset: number;
+        /** @description Seconds to wait before trying again */
+        RetryAfter: number;
+        /** @description `true` when this is the replay of an earlier answer to the same Idempotency-Key */
+        IdempotentReplayed: "true";
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
 export interface operations {
-    getIndex: {
+    getHealth: {
         parameters: {
             query?: never;
             header?: never;
@@ -1182,60 +2617,29 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        status: "ok";
-                        version: string;
-                        /** @enum {string} */
-                        database: "pglite" | "postgres";
-                        embeddings: {
-                            /** @description The provider actually loaded: local | openai | hash, or none when no model is */
-                            provider: string;
-                            /** @description The model actually loaded; null when none is */
-                            model: string | null;
-                            /** @description The weights a local model runs on: q8 (int8), fp32 or fp16; null for other providers and when none is loaded */
-                            dtype: string | null;
-                            /** @description EMBEDDING_PROVIDER and EMBEDDING_MODEL */
-                            configured: {
-                                provider: string;
-                                model: string;
-                            };
-                            /** @description false: search runs by keyword only (an unavailable model is retried in the background) */
-                            available: boolean;
-                            /** @description Why no model is loaded */
-                            reason?: string;
-                            backlog: (number | null) | null;
-                            failed: (number | null) | null;
-                        };
-                    };
+                    "application/json": components["schemas"]["Health"];
                 };
             };
-            /** @description Response for status 503 */
+            /** @description Not available on this server (not configured, or no model loaded) */
             503: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Why the service cannot serve, e.g. "database did not answer within 2 s" */
-                        error: string;
-                        /** @constant */
-                        status: "unavailable";
-                        version: string;
-                        /** @enum {string} */
-                        database: "pglite" | "postgres";
-                    };
+                    "application/json": components["schemas"]["HealthUnavailable"];
                 };
             };
         };
     };
-    "postApiAuthSign-up": {
+    signUp: {
         parameters: {
             query?: never;
             header?: never;
@@ -1244,6 +2648,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "ada@example.com",
+                 *       "password": "correct horse battery",
+                 *       "name": "Ada"
+                 *     }
+                 */
                 "application/json": {
                     /** Format: email */
                     email: string;
@@ -1253,67 +2664,69 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Response for status 201 */
+            /** @description Created (Location names it) */
             201: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "user": {
+                     *         "id": "3f0c7a52-8d6e-4b8e-9a51-2c1f4e7b9d10",
+                     *         "email": "ada@example.com",
+                     *         "name": "Ada",
+                     *         "plan": "free",
+                     *         "avatar_url": null,
+                     *         "created_at": "2026-11-24T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
-                        /** User */
-                        user: {
-                            /** Format: uuid */
-                            id: string;
-                            email: string;
-                            name: string | null;
-                            /**
-                             * @description The plan every limit is read from: free, pro or unlimited
-                             * @enum {string}
-                             */
-                            plan: "free" | "pro" | "unlimited";
-                            avatar_url: string | null;
-                            /** Format: date-time */
-                            created_at: string;
-                        };
+                        user: components["schemas"]["User"];
                     };
                 };
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 403 */
+            /** @description Not allowed with these credentials (or from this origin) */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 409 */
+            /** @description Conflicts with the current state */
             409: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    /**
+                     * @example {
+                     *       "error": "an account with this email already exists"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    "postApiAuthSign-in": {
+    signIn: {
         parameters: {
             query?: never;
             header?: never;
@@ -1329,67 +2742,51 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        /** User */
-                        user: {
-                            /** Format: uuid */
-                            id: string;
-                            email: string;
-                            name: string | null;
-                            /**
-                             * @description The plan every limit is read from: free, pro or unlimited
-                             * @enum {string}
-                             */
-                            plan: "free" | "pro" | "unlimited";
-                            avatar_url: string | null;
-                            /** Format: date-time */
-                            created_at: string;
-                        };
+                        user: components["schemas"]["User"];
                     };
                 };
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 403 */
+            /** @description Not allowed with these credentials (or from this origin) */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    "postApiAuthSign-out": {
+    signOut: {
         parameters: {
             query?: never;
             header?: never;
@@ -1401,24 +2798,24 @@ export interface operations {
             /** @description No content */
             204: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description Response for status 403 */
+            /** @description Not allowed with these credentials (or from this origin) */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    getApiAuthProviders: {
+    listAuthProviders: {
         parameters: {
             query?: never;
             header?: never;
@@ -1427,27 +2824,27 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Configured sign-in providers (GITHUB_CLIENT_ID/SECRET, GOOGLE_CLIENT_ID/SECRET) */
-                        providers: ("github" | "google")[];
-                    };
+                    "application/json": components["schemas"]["SignInProviders"];
                 };
             };
         };
     };
-    getApiAuthOauthByProvider: {
+    startOAuthSignIn: {
         parameters: {
             query?: {
+                /** @description Where to land after signing in (this service or an allowed origin) */
                 redirect_to?: string;
             };
             header?: never;
             path: {
+                /** @description github or google */
                 provider: string;
             };
             cookie?: never;
@@ -1459,54 +2856,56 @@ export interface operations {
                 headers: {
                     /** @description Where to go next */
                     Location?: string;
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 404 */
+            /** @description Not found (another user's object is not found either) */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 503 */
+            /** @description Not available on this server (not configured, or no model loaded) */
             503: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    getApiAuthOauthByProviderCallback: {
+    completeOAuthSignIn: {
         parameters: {
             query?: {
+                /** @description The authorization code the provider sent back */
                 code?: string;
+                /** @description The state value this service sent, which ties the callback to its start */
                 state?: string;
+                /** @description The error code the provider sent instead of a code */
                 error?: string;
             };
             header?: never;
             path: {
+                /** @description github or google */
                 provider: string;
             };
             cookie?: never;
@@ -1518,65 +2917,66 @@ export interface operations {
                 headers: {
                     /** @description Where to go next */
                     Location?: string;
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 404 */
+            /** @description Not found (another user's object is not found either) */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 502 */
+            /** @description An upstream service (model provider, Stripe, a connector) failed */
             502: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 503 */
+            /** @description Not available on this server (not configured, or no model loaded) */
             503: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    postApiAuthOauthByProviderCallback: {
+    completeOAuthSignInPost: {
         parameters: {
             query?: {
+                /** @description The authorization code the provider sent back */
                 code?: string;
+                /** @description The state value this service sent, which ties the callback to its start */
                 state?: string;
+                /** @description The error code the provider sent instead of a code */
                 error?: string;
             };
             header?: never;
             path: {
+                /** @description github or google */
                 provider: string;
             };
             cookie?: never;
@@ -1588,57 +2988,54 @@ export interface operations {
                 headers: {
                     /** @description Where to go next */
                     Location?: string;
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 404 */
+            /** @description Not found (another user's object is not found either) */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 502 */
+            /** @description An upstream service (model provider, Stripe, a connector) failed */
             502: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 503 */
+            /** @description Not available on this server (not configured, or no model loaded) */
             503: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    getApiAuthSession: {
+    getSession: {
         parameters: {
             query?: never;
             header?: never;
@@ -1647,47 +3044,33 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        /** User */
-                        user: {
-                            /** Format: uuid */
-                            id: string;
-                            email: string;
-                            name: string | null;
-                            /**
-                             * @description The plan every limit is read from: free, pro or unlimited
-                             * @enum {string}
-                             */
-                            plan: "free" | "pro" | "unlimited";
-                            avatar_url: string | null;
-                            /** Format: date-time */
-                            created_at: string;
-                        };
+                        user: components["schemas"]["User"];
                         /** @enum {string} */
                         via: "key" | "session";
                     };
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    getApiKeys: {
+    listKeys: {
         parameters: {
             query?: never;
             header?: never;
@@ -1696,145 +3079,154 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            /** @description The first 16 characters of the key, for identification */
-                            prefix: string;
-                            label: string | null;
-                            /**
-                             * @description The plan every limit is read from: free, pro or unlimited
-                             * @enum {string}
-                             */
-                            tier: "free" | "pro" | "unlimited";
-                            /** Format: date-time */
-                            created_at: string;
-                            /** Format: date-time */
-                            last_used_at: string | null;
-                            /** @enum {string} */
-                            kind: "api_key" | "oauth";
-                            /** @description The MCP client's registered name (kind oauth); null for API keys */
-                            client_name: string | null;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ApiKeyList"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    postApiKeys: {
+    createKey: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe (Stripe semantics): the same key with the same request replays the first answer for 24 hours; with another body it is a 422; while the first still runs the retry waits, then 409. 1–255 printable ASCII characters, a UUID for example. Not with a streamed answer. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "label": "laptop"
+                 *     }
+                 */
                 "application/json": {
                     label?: string | null;
                 };
             };
         };
         responses: {
-            /** @description Response for status 201 */
+            /** @description Created (Location names it) */
             201: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    Location: components["headers"]["Location"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        /** @description The first 16 characters of the key, for identification */
-                        prefix: string;
-                        label: string | null;
-                        /**
-                         * @description The plan every limit is read from: free, pro or unlimited
-                         * @enum {string}
-                         */
-                        tier: "free" | "pro" | "unlimited";
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        last_used_at: string | null;
-                        /** @enum {string} */
-                        kind: "api_key" | "oauth";
-                        /** @description The MCP client's registered name (kind oauth); null for API keys */
-                        client_name: string | null;
-                        /** @description The full key, returned this once only */
-                        key: string;
-                    };
+                    /**
+                     * @example {
+                     *       "id": "3f0c7a52-8d6e-4b8e-9a51-2c1f4e7b9d10",
+                     *       "prefix": "svc_AbCd",
+                     *       "label": "laptop",
+                     *       "tier": "free",
+                     *       "created_at": "2026-11-24T09:30:00.000Z",
+                     *       "last_used_at": null,
+                     *       "kind": "api_key",
+                     *       "client_name": null,
+                     *       "key": "svc_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CreatedApiKey"];
                 };
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 402 */
+            /** @description A limit of your plan is reached: `error` says which, and the plan that lifts it */
             402: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 403 */
+            /** @description Not allowed with these credentials (or from this origin) */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A request with this Idempotency-Key is still in progress (retry after Retry-After) */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This Idempotency-Key was used with another request */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    deleteApiKeysById: {
+    revokeKey: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe (Stripe semantics): the same key with the same request replays the first answer for 24 hours; with another body it is a 422; while the first still runs the retry waits, then 409. 1–255 printable ASCII characters, a UUID for example. Not with a streamed answer. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
+                /** @description The key's id */
                 id: string;
             };
             cookie?: never;
@@ -1844,60 +3236,87 @@ export interface operations {
             /** @description No content */
             204: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 403 */
+            /** @description Not allowed with these credentials (or from this origin) */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 404 */
+            /** @description Not found (another user's object is not found either) */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A request with this Idempotency-Key is still in progress (retry after Retry-After) */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This Idempotency-Key was used with another request */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    getApiWorkspaces: {
+    listWorkspaces: {
         parameters: {
             query?: {
+                /** @description How many items to return, 1–100 (default 20) */
                 limit?: number;
+                /** @description The previous page's `next_cursor`, to get the next page */
                 cursor?: string;
             };
             header?: never;
@@ -1906,57 +3325,45 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            name: string;
-                            description: string | null;
-                            /** @description Active documents */
-                            document_count: number;
-                            /** Format: date-time */
-                            created_at: string;
-                            /** Format: date-time */
-                            updated_at: string;
-                        }[];
-                        next_cursor: string | null;
-                    };
+                    "application/json": components["schemas"]["WorkspacePage"];
                 };
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    postApiWorkspaces: {
+    createWorkspace: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe (Stripe semantics): the same key with the same request replays the first answer for 24 hours; with another body it is a 422; while the first still runs the retry waits, then 409. 1–255 printable ASCII characters, a UUID for example. Not with a streamed answer. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -1969,143 +3376,165 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Response for status 201 */
+            /** @description Created (Location names it) */
             201: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    Location: components["headers"]["Location"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        name: string;
-                        description: string | null;
-                        /** @description Active documents */
-                        document_count: number;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["Workspace"];
                 };
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 402 */
+            /** @description A limit of your plan is reached: `error` says which, and the plan that lifts it */
             402: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 403 */
+            /** @description Not allowed with these credentials (or from this origin) */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A request with this Idempotency-Key is still in progress (retry after Retry-After) */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This Idempotency-Key was used with another request */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    getApiWorkspacesById: {
+    getWorkspace: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description An ETag you hold: 304 with no body while it is current */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
+                /** @description The workspace's id */
                 id: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        name: string;
-                        description: string | null;
-                        /** @description Active documents */
-                        document_count: number;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["Workspace"];
                 };
             };
-            /** @description Response for status 400 */
+            /** @description Not modified: your ETag is current */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 404 */
+            /** @description Not found (another user's object is not found either) */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    deleteApiWorkspacesById: {
+    deleteWorkspace: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe (Stripe semantics): the same key with the same request replays the first answer for 24 hours; with another body it is a 422; while the first still runs the retry waits, then 409. 1–255 printable ASCII characters, a UUID for example. Not with a streamed answer. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Only if the object still has this ETag (from your last read); otherwise 412 and nothing changes */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
+                /** @description The workspace's id */
                 id: string;
             };
             cookie?: never;
@@ -2115,83 +3544,103 @@ export interface operations {
             /** @description No content */
             204: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 403 */
+            /** @description Not allowed with these credentials (or from this origin) */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 404 */
+            /** @description Not found (another user's object is not found either) */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 409 */
+            /** @description Conflicts with the current state */
             409: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 412 */
+            /** @description If-Match does not match the current ETag: nothing changed */
             412: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This Idempotency-Key was used with another request */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    patchApiWorkspacesById: {
+    updateWorkspace: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe (Stripe semantics): the same key with the same request replays the first answer for 24 hours; with another body it is a 422; while the first still runs the retry waits, then 409. 1–255 printable ASCII characters, a UUID for example. Not with a streamed answer. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Only if the object still has this ETag (from your last read); otherwise 412 and nothing changes */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
+                /** @description The workspace's id */
                 id: string;
             };
             cookie?: never;
@@ -2205,209 +3654,171 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        name: string;
-                        description: string | null;
-                        /** @description Active documents */
-                        document_count: number;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["Workspace"];
                 };
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 403 */
+            /** @description Not allowed with these credentials (or from this origin) */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 404 */
+            /** @description Not found (another user's object is not found either) */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 412 */
-            412: {
+            /** @description A request with this Idempotency-Key is still in progress (retry after Retry-After) */
+            409: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description If-Match does not match the current ETag: nothing changed */
+            412: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This Idempotency-Key was used with another request */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    getApiWorkspacesByIdContext: {
+    getWorkspaceContext: {
         parameters: {
             query?: {
+                /** @description Token budget of the context pack */
                 max_tokens?: number;
             };
             header?: never;
             path: {
+                /** @description The workspace's id */
                 id: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        workspace: {
-                            /** Format: uuid */
-                            id: string;
-                            name: string;
-                            description: string | null;
-                        };
-                        pinned: {
-                            /** Format: uuid */
-                            id: string;
-                            kind: string;
-                            title: string;
-                            excerpt: string;
-                            tags: string[];
-                            /** Format: date-time */
-                            updated_at: string;
-                        }[];
-                        routines: {
-                            /** Format: uuid */
-                            id: string;
-                            kind: string;
-                            title: string;
-                            excerpt: string;
-                            tags: string[];
-                            /** Format: date-time */
-                            updated_at: string;
-                        }[];
-                        topic_facts: {
-                            topic: string;
-                            facts: {
-                                /** Format: uuid */
-                                id: string;
-                                kind: string;
-                                title: string;
-                                excerpt: string;
-                                tags: string[];
-                                /** Format: date-time */
-                                updated_at: string;
-                            }[];
-                        }[];
-                        recent: {
-                            /** Format: uuid */
-                            id: string;
-                            kind: string;
-                            title: string;
-                            excerpt: string;
-                            tags: string[];
-                            /** Format: date-time */
-                            updated_at: string;
-                        }[];
-                        stats: {
-                            documents: number;
-                            memories: number;
-                            pending_drafts: number;
-                            links: number;
-                            /** Format: date-time */
-                            last_updated: string | null;
-                        };
-                        /** @description true when max_tokens left items out */
-                        truncated: boolean;
-                    };
+                    "application/json": components["schemas"]["ContextPack"];
                 };
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 404 */
+            /** @description Not found (another user's object is not found either) */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    getApiDocuments: {
+    listDocuments: {
         parameters: {
             query?: {
+                /** @description Only this workspace (its id) */
                 workspace_id?: string;
+                /** @description Only documents with this tag */
                 tag?: string;
+                /** @description Only documents from this source */
                 source?: "api" | "extension" | "connector" | "agent" | "mcp";
+                /** @description Only this kind of document or memory */
                 kind?: "document" | "note" | "webpage" | "fact" | "preference" | "decision" | "routine" | "lesson";
+                /** @description Only documents with this status */
                 status?: "active" | "pending_approval" | "archived";
+                /** @description How many items to return, 1–100 (default 20) */
                 limit?: number;
+                /** @description The previous page's `next_cursor`, to get the next page */
                 cursor?: string;
             };
             header?: never;
@@ -2416,88 +3827,70 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            /** Format: uuid */
-                            workspace_id: string;
-                            title: string;
-                            excerpt: string;
-                            tags: string[];
-                            /** @description document | note | webpage | fact | preference | decision | routine | lesson */
-                            kind: string;
-                            /** @description active | pending_approval | archived */
-                            status: string;
-                            /** @description api | extension | connector | agent | mcp */
-                            source: string;
-                            source_ref: string | null;
-                            url: string | null;
-                            pinned: boolean;
-                            /** @description -1 | 0 | 1 */
-                            rating: number;
-                            /** @description pending | indexed | failed */
-                            index_status: string;
-                            size_bytes: number;
-                            /** Format: date-time */
-                            created_at: string;
-                            /** Format: date-time */
-                            updated_at: string;
-                        }[];
-                        next_cursor: string | null;
-                    };
+                    "application/json": components["schemas"]["DocumentPage"];
                 };
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 404 */
+            /** @description Not found (another user's object is not found either) */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    postApiDocuments: {
+    ingestDocument: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe (Stripe semantics): the same key with the same request replays the first answer for 24 hours; with another body it is a 422; while the first still runs the retry waits, then 409. 1–255 printable ASCII characters, a UUID for example. Not with a streamed answer. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "title": "Harbour notes",
+                 *       "body": "At spring tide boats moor on the east pier.",
+                 *       "tags": [
+                 *         "harbour"
+                 *       ],
+                 *       "kind": "note"
+                 *     }
+                 */
                 "application/json": {
                     /**
                      * Format: uuid
@@ -2524,166 +3917,160 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        /** Format: uuid */
-                        workspace_id: string;
-                        title: string;
-                        excerpt: string;
-                        tags: string[];
-                        /** @description document | note | webpage | fact | preference | decision | routine | lesson */
-                        kind: string;
-                        /** @description active | pending_approval | archived */
-                        status: string;
-                        /** @description api | extension | connector | agent | mcp */
-                        source: string;
-                        source_ref: string | null;
-                        url: string | null;
-                        pinned: boolean;
-                        /** @description -1 | 0 | 1 */
-                        rating: number;
-                        /** @description pending | indexed | failed */
-                        index_status: string;
-                        size_bytes: number;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                        body: string;
-                        /** @description Free-form JSON, at most 16 KiB */
-                        metadata: {
-                            [key: string]: unknown;
-                        };
-                        deduplicated: boolean;
-                        /** @description Present when the write became a draft pending approval: says so and why */
-                        notice?: string;
-                    };
+                    "application/json": components["schemas"]["IngestedDocument"];
                 };
             };
-            /** @description Response for status 201 */
+            /** @description Created (Location names it) */
             201: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    Location: components["headers"]["Location"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        /** Format: uuid */
-                        workspace_id: string;
-                        title: string;
-                        excerpt: string;
-                        tags: string[];
-                        /** @description document | note | webpage | fact | preference | decision | routine | lesson */
-                        kind: string;
-                        /** @description active | pending_approval | archived */
-                        status: string;
-                        /** @description api | extension | connector | agent | mcp */
-                        source: string;
-                        source_ref: string | null;
-                        url: string | null;
-                        pinned: boolean;
-                        /** @description -1 | 0 | 1 */
-                        rating: number;
-                        /** @description pending | indexed | failed */
-                        index_status: string;
-                        size_bytes: number;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                        body: string;
-                        /** @description Free-form JSON, at most 16 KiB */
-                        metadata: {
-                            [key: string]: unknown;
-                        };
-                        deduplicated: boolean;
-                        /** @description Present when the write became a draft pending approval: says so and why */
-                        notice?: string;
-                    };
+                    /**
+                     * @example {
+                     *       "id": "3f0c7a52-8d6e-4b8e-9a51-2c1f4e7b9d10",
+                     *       "workspace_id": "7b1e2d44-5c3a-4f60-8e21-9d0b6a3c5f87",
+                     *       "title": "Harbour notes",
+                     *       "excerpt": "At spring tide boats moor on the east pier.",
+                     *       "tags": [
+                     *         "harbour"
+                     *       ],
+                     *       "kind": "note",
+                     *       "status": "active",
+                     *       "source": "api",
+                     *       "source_ref": null,
+                     *       "url": null,
+                     *       "pinned": false,
+                     *       "rating": 0,
+                     *       "index_status": "indexed",
+                     *       "size_bytes": 84,
+                     *       "created_at": "2026-11-24T09:30:00.000Z",
+                     *       "updated_at": "2026-11-24T09:30:00.000Z",
+                     *       "body": "At spring tide boats moor on the east pier.",
+                     *       "metadata": {},
+                     *       "deduplicated": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["IngestedDocument"];
                 };
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    /**
+                     * @example {
+                     *       "error": "body must not be empty"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 402 */
+            /** @description A limit of your plan is reached: `error` says which, and the plan that lifts it */
             402: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 403 */
+            /** @description Not allowed with these credentials (or from this origin) */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 404 */
+            /** @description Not found (another user's object is not found either) */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 413 */
-            413: {
+            /** @description A request with this Idempotency-Key is still in progress (retry after Retry-After) */
+            409: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This Idempotency-Key was used with another request */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    getApiDocumentsCheck: {
+    checkIngest: {
         parameters: {
             query?: {
+                /** @description Only this workspace (its id) */
                 workspace_id?: string;
+                /** @description UTF-8 bytes of the body */
                 size_bytes?: number;
+                /** @description Bytes of the metadata as JSON */
                 metadata_bytes?: number;
+                /** @description The URL the document would be ingested from */
                 url?: string;
             };
             header?: never;
@@ -2692,69 +4079,55 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        allowed: boolean;
-                        reason?: string;
-                        /** @description true when the ingest would update an existing document (same URL) */
-                        deduplicated: boolean;
-                        usage: {
-                            documents: {
-                                used: number;
-                                limit: (number | null) | null;
-                            };
-                            storage_bytes: {
-                                used: number;
-                                limit: (number | null) | null;
-                            };
-                        };
-                    };
+                    "application/json": components["schemas"]["IngestCheck"];
                 };
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 404 */
+            /** @description Not found (another user's object is not found either) */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    deleteApiDocumentsBulk: {
+    deleteDocuments: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe (Stripe semantics): the same key with the same request replays the first answer for 24 hours; with another body it is a 422; while the first still runs the retry waits, then 409. 1–255 printable ASCII characters, a UUID for example. Not with a streamed answer. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2766,144 +4139,153 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        deleted: string[];
-                        not_found: string[];
-                    };
+                    "application/json": components["schemas"]["BulkDeleteResult"];
                 };
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 403 */
+            /** @description Not allowed with these credentials (or from this origin) */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A request with this Idempotency-Key is still in progress (retry after Retry-After) */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This Idempotency-Key was used with another request */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    getApiDocumentsById: {
+    getDocument: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description An ETag you hold: 304 with no body while it is current */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
+                /** @description The document's id */
                 id: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        /** Format: uuid */
-                        workspace_id: string;
-                        title: string;
-                        excerpt: string;
-                        tags: string[];
-                        /** @description document | note | webpage | fact | preference | decision | routine | lesson */
-                        kind: string;
-                        /** @description active | pending_approval | archived */
-                        status: string;
-                        /** @description api | extension | connector | agent | mcp */
-                        source: string;
-                        source_ref: string | null;
-                        url: string | null;
-                        pinned: boolean;
-                        /** @description -1 | 0 | 1 */
-                        rating: number;
-                        /** @description pending | indexed | failed */
-                        index_status: string;
-                        size_bytes: number;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                        body: string;
-                        /** @description Free-form JSON, at most 16 KiB */
-                        metadata: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["Document"];
                 };
             };
-            /** @description Response for status 400 */
+            /** @description Not modified: your ETag is current */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 404 */
+            /** @description Not found (another user's object is not found either) */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    deleteApiDocumentsById: {
+    deleteDocument: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe (Stripe semantics): the same key with the same request replays the first answer for 24 hours; with another body it is a 422; while the first still runs the retry waits, then 409. 1–255 printable ASCII characters, a UUID for example. Not with a streamed answer. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Only if the object still has this ETag (from your last read); otherwise 412 and nothing changes */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
+                /** @description The document's id */
                 id: string;
             };
             cookie?: never;
@@ -2913,72 +4295,103 @@ export interface operations {
             /** @description No content */
             204: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 403 */
+            /** @description Not allowed with these credentials (or from this origin) */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 404 */
+            /** @description Not found (another user's object is not found either) */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 412 */
-            412: {
+            /** @description A request with this Idempotency-Key is still in progress (retry after Retry-After) */
+            409: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description If-Match does not match the current ETag: nothing changed */
+            412: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This Idempotency-Key was used with another request */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    patchApiDocumentsById: {
+    updateDocument: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe (Stripe semantics): the same key with the same request replays the first answer for 24 hours; with another body it is a 422; while the first still runs the retry waits, then 409. 1–255 printable ASCII characters, a UUID for example. Not with a streamed answer. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Only if the object still has this ETag (from your last read); otherwise 412 and nothing changes */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
+                /** @description The document's id */
                 id: string;
             };
             cookie?: never;
@@ -2995,377 +4408,330 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        /** Format: uuid */
-                        workspace_id: string;
-                        title: string;
-                        excerpt: string;
-                        tags: string[];
-                        /** @description document | note | webpage | fact | preference | decision | routine | lesson */
-                        kind: string;
-                        /** @description active | pending_approval | archived */
-                        status: string;
-                        /** @description api | extension | connector | agent | mcp */
-                        source: string;
-                        source_ref: string | null;
-                        url: string | null;
-                        pinned: boolean;
-                        /** @description -1 | 0 | 1 */
-                        rating: number;
-                        /** @description pending | indexed | failed */
-                        index_status: string;
-                        size_bytes: number;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                        body: string;
-                        /** @description Free-form JSON, at most 16 KiB */
-                        metadata: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["Document"];
                 };
             };
-            /** @description Response for status 202 */
+            /** @description Accepted */
             202: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        /** Format: uuid */
-                        workspace_id: string;
-                        title: string;
-                        excerpt: string;
-                        tags: string[];
-                        /** @description document | note | webpage | fact | preference | decision | routine | lesson */
-                        kind: string;
-                        /** @description active | pending_approval | archived */
-                        status: string;
-                        /** @description api | extension | connector | agent | mcp */
-                        source: string;
-                        source_ref: string | null;
-                        url: string | null;
-                        pinned: boolean;
-                        /** @description -1 | 0 | 1 */
-                        rating: number;
-                        /** @description pending | indexed | failed */
-                        index_status: string;
-                        size_bytes: number;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                        body: string;
-                        /** @description Free-form JSON, at most 16 KiB */
-                        metadata: {
-                            [key: string]: unknown;
-                        };
-                        /** @description Present when the write became a draft pending approval: says so and why */
-                        notice: string;
-                    };
+                    "application/json": components["schemas"]["DraftedDocument"];
                 };
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 402 */
+            /** @description A limit of your plan is reached: `error` says which, and the plan that lifts it */
             402: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 403 */
+            /** @description Not allowed with these credentials (or from this origin) */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 404 */
+            /** @description Not found (another user's object is not found either) */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 412 */
-            412: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                    };
-                };
-            };
-            /** @description Response for status 413 */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                    };
-                };
-            };
-        };
-    };
-    postApiDocumentsByIdArchive: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Response for status 200 */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        /** Format: uuid */
-                        workspace_id: string;
-                        title: string;
-                        excerpt: string;
-                        tags: string[];
-                        /** @description document | note | webpage | fact | preference | decision | routine | lesson */
-                        kind: string;
-                        /** @description active | pending_approval | archived */
-                        status: string;
-                        /** @description api | extension | connector | agent | mcp */
-                        source: string;
-                        source_ref: string | null;
-                        url: string | null;
-                        pinned: boolean;
-                        /** @description -1 | 0 | 1 */
-                        rating: number;
-                        /** @description pending | indexed | failed */
-                        index_status: string;
-                        size_bytes: number;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                        body: string;
-                        /** @description Free-form JSON, at most 16 KiB */
-                        metadata: {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-            };
-            /** @description Response for status 400 */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                    };
-                };
-            };
-            /** @description Response for status 401 */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                    };
-                };
-            };
-            /** @description Response for status 403 */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                    };
-                };
-            };
-            /** @description Response for status 404 */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                    };
-                };
-            };
-        };
-    };
-    postApiDocumentsByIdRestore: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Response for status 200 */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        /** Format: uuid */
-                        workspace_id: string;
-                        title: string;
-                        excerpt: string;
-                        tags: string[];
-                        /** @description document | note | webpage | fact | preference | decision | routine | lesson */
-                        kind: string;
-                        /** @description active | pending_approval | archived */
-                        status: string;
-                        /** @description api | extension | connector | agent | mcp */
-                        source: string;
-                        source_ref: string | null;
-                        url: string | null;
-                        pinned: boolean;
-                        /** @description -1 | 0 | 1 */
-                        rating: number;
-                        /** @description pending | indexed | failed */
-                        index_status: string;
-                        size_bytes: number;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                        body: string;
-                        /** @description Free-form JSON, at most 16 KiB */
-                        metadata: {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-            };
-            /** @description Response for status 400 */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                    };
-                };
-            };
-            /** @description Response for status 401 */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                    };
-                };
-            };
-            /** @description Response for status 403 */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                    };
-                };
-            };
-            /** @description Response for status 404 */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                    };
-                };
-            };
-            /** @description Response for status 409 */
+            /** @description A request with this Idempotency-Key is still in progress (retry after Retry-After) */
             409: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description If-Match does not match the current ETag: nothing changed */
+            412: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This Idempotency-Key was used with another request */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    postApiDocumentsByIdForget: {
+    archiveDocument: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe (Stripe semantics): the same key with the same request replays the first answer for 24 hours; with another body it is a 422; while the first still runs the retry waits, then 409. 1–255 printable ASCII characters, a UUID for example. Not with a streamed answer. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
+                /** @description The document's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Document"];
+                };
+            };
+            /** @description Invalid request: `error` names what is wrong */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid API key, token or session */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed with these credentials (or from this origin) */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (another user's object is not found either) */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A request with this Idempotency-Key is still in progress (retry after Retry-After) */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This Idempotency-Key was used with another request */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    restoreDocument: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe (Stripe semantics): the same key with the same request replays the first answer for 24 hours; with another body it is a 422; while the first still runs the retry waits, then 409. 1–255 printable ASCII characters, a UUID for example. Not with a streamed answer. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The document's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Document"];
+                };
+            };
+            /** @description Invalid request: `error` names what is wrong */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid API key, token or session */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed with these credentials (or from this origin) */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (another user's object is not found either) */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This Idempotency-Key was used with another request */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    forgetDocument: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe (Stripe semantics): the same key with the same request replays the first answer for 24 hours; with another body it is a 422; while the first still runs the retry waits, then 409. 1–255 printable ASCII characters, a UUID for example. Not with a streamed answer. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The document's id */
                 id: string;
             };
             cookie?: never;
@@ -3375,61 +4741,90 @@ export interface operations {
             /** @description No content */
             204: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 403 */
+            /** @description Not allowed with these credentials (or from this origin) */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 404 */
+            /** @description Not found (another user's object is not found either) */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A request with this Idempotency-Key is still in progress (retry after Retry-After) */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This Idempotency-Key was used with another request */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    postApiDocumentsByIdRate: {
+    rateDocument: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe (Stripe semantics): the same key with the same request replays the first answer for 24 hours; with another body it is a 422; while the first still runs the retry waits, then 409. 1–255 printable ASCII characters, a UUID for example. Not with a streamed answer. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
+                /** @description The document's id */
                 id: string;
             };
             cookie?: never;
@@ -3443,391 +4838,339 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        /** Format: uuid */
-                        workspace_id: string;
-                        title: string;
-                        excerpt: string;
-                        tags: string[];
-                        /** @description document | note | webpage | fact | preference | decision | routine | lesson */
-                        kind: string;
-                        /** @description active | pending_approval | archived */
-                        status: string;
-                        /** @description api | extension | connector | agent | mcp */
-                        source: string;
-                        source_ref: string | null;
-                        url: string | null;
-                        pinned: boolean;
-                        /** @description -1 | 0 | 1 */
-                        rating: number;
-                        /** @description pending | indexed | failed */
-                        index_status: string;
-                        size_bytes: number;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                        body: string;
-                        /** @description Free-form JSON, at most 16 KiB */
-                        metadata: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["Document"];
                 };
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 403 */
+            /** @description Not allowed with these credentials (or from this origin) */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 404 */
+            /** @description Not found (another user's object is not found either) */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-        };
-    };
-    postApiDocumentsByIdApprove: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Response for status 200 */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        /** Format: uuid */
-                        workspace_id: string;
-                        title: string;
-                        excerpt: string;
-                        tags: string[];
-                        /** @description document | note | webpage | fact | preference | decision | routine | lesson */
-                        kind: string;
-                        /** @description active | pending_approval | archived */
-                        status: string;
-                        /** @description api | extension | connector | agent | mcp */
-                        source: string;
-                        source_ref: string | null;
-                        url: string | null;
-                        pinned: boolean;
-                        /** @description -1 | 0 | 1 */
-                        rating: number;
-                        /** @description pending | indexed | failed */
-                        index_status: string;
-                        size_bytes: number;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                        body: string;
-                        /** @description Free-form JSON, at most 16 KiB */
-                        metadata: {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-            };
-            /** @description Response for status 400 */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                    };
-                };
-            };
-            /** @description Response for status 401 */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                    };
-                };
-            };
-            /** @description Response for status 403 */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                    };
-                };
-            };
-            /** @description Response for status 404 */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                    };
-                };
-            };
-            /** @description Response for status 409 */
+            /** @description A request with this Idempotency-Key is still in progress (retry after Retry-After) */
             409: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This Idempotency-Key was used with another request */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    postApiDocumentsByIdReject: {
+    approveDocument: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe (Stripe semantics): the same key with the same request replays the first answer for 24 hours; with another body it is a 422; while the first still runs the retry waits, then 409. 1–255 printable ASCII characters, a UUID for example. Not with a streamed answer. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
+                /** @description The document's id */
                 id: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        /** Format: uuid */
-                        workspace_id: string;
-                        title: string;
-                        excerpt: string;
-                        tags: string[];
-                        /** @description document | note | webpage | fact | preference | decision | routine | lesson */
-                        kind: string;
-                        /** @description active | pending_approval | archived */
-                        status: string;
-                        /** @description api | extension | connector | agent | mcp */
-                        source: string;
-                        source_ref: string | null;
-                        url: string | null;
-                        pinned: boolean;
-                        /** @description -1 | 0 | 1 */
-                        rating: number;
-                        /** @description pending | indexed | failed */
-                        index_status: string;
-                        size_bytes: number;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                        body: string;
-                        /** @description Free-form JSON, at most 16 KiB */
-                        metadata: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["Document"];
                 };
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 403 */
+            /** @description Not allowed with these credentials (or from this origin) */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 404 */
+            /** @description Not found (another user's object is not found either) */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 409 */
+            /** @description Conflicts with the current state */
             409: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This Idempotency-Key was used with another request */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    getApiDocumentsByIdLinks: {
+    rejectDocument: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe (Stripe semantics): the same key with the same request replays the first answer for 24 hours; with another body it is a 422; while the first still runs the retry waits, then 409. 1–255 printable ASCII characters, a UUID for example. Not with a streamed answer. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
+                /** @description The document's id */
                 id: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            /** Format: uuid */
-                            source_id: string;
-                            /** Format: uuid */
-                            target_id: string;
-                            score: number;
-                            /** @description pending | completed */
-                            status: string;
-                            /** @description suggested | manual */
-                            origin: string;
-                            /** Format: date-time */
-                            created_at: string;
-                            /** @description The document at the other end */
-                            document: {
-                                /** Format: uuid */
-                                id: string;
-                                title: string;
-                                kind: string;
-                            };
-                        }[];
-                    };
+                    "application/json": components["schemas"]["Document"];
                 };
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 404 */
-            404: {
+            /** @description Not allowed with these credentials (or from this origin) */
+            403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (another user's object is not found either) */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This Idempotency-Key was used with another request */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    postApiDocumentsByIdLink: {
+    listDocumentLinks: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description The document's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LinkList"];
+                };
+            };
+            /** @description Invalid request: `error` names what is wrong */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid API key, token or session */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (another user's object is not found either) */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    linkDocument: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe (Stripe semantics): the same key with the same request replays the first answer for 24 hours; with another body it is a 422; while the first still runs the retry waits, then 409. 1–255 printable ASCII characters, a UUID for example. Not with a streamed answer. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The document's id */
                 id: string;
             };
             cookie?: never;
@@ -3841,118 +5184,109 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        /** Format: uuid */
-                        source_id: string;
-                        /** Format: uuid */
-                        target_id: string;
-                        score: number;
-                        /** @description pending | completed */
-                        status: string;
-                        /** @description suggested | manual */
-                        origin: string;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** @description The document at the other end */
-                        document: {
-                            /** Format: uuid */
-                            id: string;
-                            title: string;
-                            kind: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Link"];
                 };
             };
-            /** @description Response for status 201 */
+            /** @description Created (Location names it) */
             201: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    Location: components["headers"]["Location"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        /** Format: uuid */
-                        source_id: string;
-                        /** Format: uuid */
-                        target_id: string;
-                        score: number;
-                        /** @description pending | completed */
-                        status: string;
-                        /** @description suggested | manual */
-                        origin: string;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** @description The document at the other end */
-                        document: {
-                            /** Format: uuid */
-                            id: string;
-                            title: string;
-                            kind: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["Link"];
                 };
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 403 */
+            /** @description Not allowed with these credentials (or from this origin) */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 404 */
+            /** @description Not found (another user's object is not found either) */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A request with this Idempotency-Key is still in progress (retry after Retry-After) */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This Idempotency-Key was used with another request */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    deleteApiDocumentsByIdLinksByTargetId: {
+    unlinkDocument: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe (Stripe semantics): the same key with the same request replays the first answer for 24 hours; with another body it is a 422; while the first still runs the retry waits, then 409. 1–255 printable ASCII characters, a UUID for example. Not with a streamed answer. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
+                /** @description The document's id */
                 id: string;
+                /** @description The id of the other document */
                 targetId: string;
             };
             cookie?: never;
@@ -3962,60 +5296,88 @@ export interface operations {
             /** @description No content */
             204: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 403 */
+            /** @description Not allowed with these credentials (or from this origin) */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 404 */
+            /** @description Not found (another user's object is not found either) */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A request with this Idempotency-Key is still in progress (retry after Retry-After) */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This Idempotency-Key was used with another request */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    "postApiMemoriesBatch-draft": {
+    draftMemories: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe (Stripe semantics): the same key with the same request replays the first answer for 24 hours; with another body it is a 422; while the first still runs the retry waits, then 409. 1–255 printable ASCII characters, a UUID for example. Not with a streamed answer. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -4049,124 +5411,123 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Response for status 201 */
+            /** @description Created (Location names it) */
             201: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    Location: components["headers"]["Location"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            /** Format: uuid */
-                            workspace_id: string;
-                            title: string;
-                            excerpt: string;
-                            tags: string[];
-                            /** @description document | note | webpage | fact | preference | decision | routine | lesson */
-                            kind: string;
-                            /** @description active | pending_approval | archived */
-                            status: string;
-                            /** @description api | extension | connector | agent | mcp */
-                            source: string;
-                            source_ref: string | null;
-                            url: string | null;
-                            pinned: boolean;
-                            /** @description -1 | 0 | 1 */
-                            rating: number;
-                            /** @description pending | indexed | failed */
-                            index_status: string;
-                            size_bytes: number;
-                            /** Format: date-time */
-                            created_at: string;
-                            /** Format: date-time */
-                            updated_at: string;
-                            body: string;
-                            /** @description Free-form JSON, at most 16 KiB */
-                            metadata: {
-                                [key: string]: unknown;
-                            };
-                        }[];
-                    };
+                    "application/json": components["schemas"]["DraftList"];
                 };
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 402 */
+            /** @description A limit of your plan is reached: `error` says which, and the plan that lifts it */
             402: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 403 */
+            /** @description Not allowed with these credentials (or from this origin) */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 404 */
+            /** @description Not found (another user's object is not found either) */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 413 */
-            413: {
+            /** @description A request with this Idempotency-Key is still in progress (retry after Retry-After) */
+            409: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This Idempotency-Key was used with another request */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    getApiMemories: {
+    listMemories: {
         parameters: {
             query?: {
+                /** @description Only this workspace (its id) */
                 workspace_id?: string;
+                /** @description Only this kind of document or memory */
                 kind?: "fact" | "preference" | "decision" | "routine" | "lesson";
+                /** @description Only documents with this status */
                 status?: "active" | "pending_approval" | "archived";
+                /** @description Only documents with this tag */
                 tag?: string;
+                /** @description How many items to return, 1–100 (default 20) */
                 limit?: number;
+                /** @description The previous page's `next_cursor`, to get the next page */
                 cursor?: string;
             };
             header?: never;
@@ -4175,88 +5536,64 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            /** Format: uuid */
-                            workspace_id: string;
-                            title: string;
-                            excerpt: string;
-                            tags: string[];
-                            /** @description document | note | webpage | fact | preference | decision | routine | lesson */
-                            kind: string;
-                            /** @description active | pending_approval | archived */
-                            status: string;
-                            /** @description api | extension | connector | agent | mcp */
-                            source: string;
-                            source_ref: string | null;
-                            url: string | null;
-                            pinned: boolean;
-                            /** @description -1 | 0 | 1 */
-                            rating: number;
-                            /** @description pending | indexed | failed */
-                            index_status: string;
-                            size_bytes: number;
-                            /** Format: date-time */
-                            created_at: string;
-                            /** Format: date-time */
-                            updated_at: string;
-                        }[];
-                        next_cursor: string | null;
-                    };
+                    "application/json": components["schemas"]["DocumentPage"];
                 };
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 404 */
+            /** @description Not found (another user's object is not found either) */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    getApiSearch: {
+    search: {
         parameters: {
             query: {
+                /** @description Free text; anything is accepted (it is cleansed, never parsed as syntax). Only the first 2000 characters are searched, and the response's notice says so */
                 q: string;
+                /** @description How many items to return, 1–100 (default 20) */
                 limit?: number;
+                /** @description Only this workspace (its id) */
                 workspace_id?: string;
+                /** @description Only this kind of document or memory */
                 kind?: "document" | "note" | "webpage" | "fact" | "preference" | "decision" | "routine" | "lesson";
+                /** @description Only documents with this tag */
                 tag?: string;
+                /** @description Only documents from this source */
                 source?: "api" | "extension" | "connector" | "agent" | "mcp";
+                /** @description keyword, semantic or hybrid (the default) */
                 mode?: "hybrid" | "keyword" | "semantic";
             };
             header?: never;
@@ -4265,117 +5602,122 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        query: string;
-                        /** @description The mode that ran: hybrid | keyword | semantic */
-                        mode: string;
-                        /**
-                         * @description all: every result holds every searched word; any: some results hold only some of them (OR matches filled the list, or semantic neighbours hold fewer); none: no result holds any searched word (no results, no searchable words, or matched by meaning only)
-                         * @enum {string}
-                         */
-                        matched: "all" | "any" | "none";
-                        took_ms: number;
-                        results: {
-                            /** DocumentSummary */
-                            document: {
-                                /** Format: uuid */
-                                id: string;
-                                /** Format: uuid */
-                                workspace_id: string;
-                                title: string;
-                                excerpt: string;
-                                tags: string[];
-                                /** @description document | note | webpage | fact | preference | decision | routine | lesson */
-                                kind: string;
-                                /** @description active | pending_approval | archived */
-                                status: string;
-                                /** @description api | extension | connector | agent | mcp */
-                                source: string;
-                                source_ref: string | null;
-                                url: string | null;
-                                pinned: boolean;
-                                /** @description -1 | 0 | 1 */
-                                rating: number;
-                                /** @description pending | indexed | failed */
-                                index_status: string;
-                                size_bytes: number;
-                                /** Format: date-time */
-                                created_at: string;
-                                /** Format: date-time */
-                                updated_at: string;
-                            };
-                            score: number;
-                            /** @description A passage of the best-matching chunk */
-                            snippet: string;
-                            signals: {
-                                keyword_rank: (number | null) | null;
-                                keyword_score: number | null;
-                                semantic_rank: (number | null) | null;
-                                semantic_score: number | null;
-                                /** @description Searched query words the document holds (exactly, or the last word as a prefix), whatever ranked it */
-                                matched_terms: number;
-                                /** @description Multiplier from pinned and rating */
-                                boost: number;
-                            };
-                        }[];
-                        /** @description What the search did differently from what was asked, clauses joined by "; ": the mode that ran, a query with no searchable words (empty, punctuation, stop words only), a query cut to length, the rarest words kept of too many */
-                        notice?: string;
-                    };
+                    /**
+                     * @example {
+                     *       "query": "spring tide",
+                     *       "mode": "hybrid",
+                     *       "matched": "all",
+                     *       "took_ms": 12.5,
+                     *       "results": [
+                     *         {
+                     *           "document": {
+                     *             "id": "3f0c7a52-8d6e-4b8e-9a51-2c1f4e7b9d10",
+                     *             "workspace_id": "7b1e2d44-5c3a-4f60-8e21-9d0b6a3c5f87",
+                     *             "title": "Harbour notes",
+                     *             "excerpt": "At spring tide boats moor on the east pier.",
+                     *             "tags": [
+                     *               "harbour"
+                     *             ],
+                     *             "kind": "note",
+                     *             "status": "active",
+                     *             "source": "api",
+                     *             "source_ref": null,
+                     *             "url": null,
+                     *             "pinned": false,
+                     *             "rating": 0,
+                     *             "index_status": "indexed",
+                     *             "size_bytes": 84,
+                     *             "created_at": "2026-11-24T09:30:00.000Z",
+                     *             "updated_at": "2026-11-24T09:30:00.000Z"
+                     *           },
+                     *           "score": 0.82,
+                     *           "snippet": "At **spring tide** boats moor on the east pier.",
+                     *           "signals": {
+                     *             "keyword_rank": 1,
+                     *             "keyword_score": 2.31,
+                     *             "semantic_rank": 1,
+                     *             "semantic_score": 0.74,
+                     *             "matched_terms": 2,
+                     *             "boost": 1
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SearchResponse"];
                 };
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 404 */
+            /** @description Not found (another user's object is not found either) */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 429 */
+            /** @description Rate limited: retry after Retry-After seconds */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    /**
+                     * @example {
+                     *       "error": "rate limit: 30 searches a minute on the free plan; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    postApiAsk: {
+    ask: {
         parameters: {
             query?: never;
             header?: never;
@@ -4384,6 +5726,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "question": "Where do boats moor at spring tide?"
+                 *     }
+                 */
                 "application/json": {
                     question: string;
                     /**
@@ -4400,62 +5747,81 @@ export interface operations {
             };
         };
         responses: {
-            /** @description text/event-stream: `data: {"type": ...}` lines — `tool` {tool: {name, status: call|result|error, detail}}, `delta` {text}, `sources` {sources[]}, `saved` {conversation}, `error` {message} */
+            /** @description A stream of server-sent events */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/plain": string;
+                    /**
+                     * @example {
+                     *       "type": "delta",
+                     *       "text": "On the east pier [1]."
+                     *     }
+                     */
+                    "text/event-stream": components["schemas"]["AnswerEvent"];
                 };
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 404 */
+            /** @description Not found (another user's object is not found either) */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 429 */
+            /** @description Rate limited: retry after Retry-After seconds */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    postApiAgentChat: {
+    chatWithAgent: {
         parameters: {
             query?: never;
             header?: never;
@@ -4464,6 +5830,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "message": "What did we decide about the harbour?"
+                 *     }
+                 */
                 "application/json": {
                     message: string;
                     /**
@@ -4480,65 +5851,92 @@ export interface operations {
             };
         };
         responses: {
-            /** @description text/event-stream: `data: {"type": ...}` lines — `tool` {tool: {name, status: call|result|error, detail}}, `delta` {text}, `sources` {sources[]}, `saved` {conversation}, `error` {message} */
+            /** @description A stream of server-sent events */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/plain": string;
+                    /**
+                     * @example {
+                     *       "type": "tool",
+                     *       "tool": {
+                     *         "name": "search",
+                     *         "status": "call",
+                     *         "detail": {
+                     *           "query": "harbour decision"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "text/event-stream": components["schemas"]["AnswerEvent"];
                 };
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 404 */
+            /** @description Not found (another user's object is not found either) */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 429 */
+            /** @description Rate limited: retry after Retry-After seconds */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    getApiSources: {
+    listSources: {
         parameters: {
             query?: {
+                /** @description How many items to return, 1–100 (default 20) */
                 limit?: number;
+                /** @description The previous page's `next_cursor`, to get the next page */
                 cursor?: string;
             };
             header?: never;
@@ -4547,67 +5945,46 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            message_id: string;
-                            /** Format: uuid */
-                            conversation_id: string;
-                            question: string | null;
-                            /** Format: date-time */
-                            created_at: string;
-                            sources: {
-                                /** @description Answers cite this source as [index] */
-                                index: number;
-                                /** Format: uuid */
-                                document_id: string;
-                                title: string | null;
-                                url: string | null;
-                                /** @description The quoted passage; null once the document is forgotten */
-                                excerpt: string | null;
-                                forgotten?: boolean;
-                            }[];
-                            cited: number[];
-                        }[];
-                        next_cursor: string | null;
-                    };
+                    "application/json": components["schemas"]["SourcesPage"];
                 };
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    getApiConversations: {
+    listConversations: {
         parameters: {
             query?: {
+                /** @description How many items to return, 1–100 (default 20) */
                 limit?: number;
+                /** @description The previous page's `next_cursor`, to get the next page */
                 cursor?: string;
+                /** @description Only conversations of this workspace */
                 workspace_id?: string;
             };
             header?: never;
@@ -4616,153 +5993,126 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            name: string;
-                            /** Format: uuid */
-                            workspace_id: string | null;
-                            /** Format: date-time */
-                            created_at: string;
-                            /** Format: date-time */
-                            updated_at: string;
-                        }[];
-                        next_cursor: string | null;
-                    };
+                    "application/json": components["schemas"]["ConversationPage"];
                 };
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 404 */
+            /** @description Not found (another user's object is not found either) */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    getApiConversationsById: {
+    getConversation: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description An ETag you hold: 304 with no body while it is current */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
+                /** @description The conversation's id */
                 id: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        name: string;
-                        /** Format: uuid */
-                        workspace_id: string | null;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                        messages: {
-                            /** Format: uuid */
-                            id: string;
-                            /** @enum {string} */
-                            role: "user" | "assistant";
-                            content: string;
-                            sources: {
-                                /** @description Answers cite this source as [index] */
-                                index: number;
-                                /** Format: uuid */
-                                document_id: string;
-                                title: string | null;
-                                url: string | null;
-                                /** @description The quoted passage; null once the document is forgotten */
-                                excerpt: string | null;
-                                forgotten?: boolean;
-                            }[];
-                            /** Format: date-time */
-                            created_at: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["Conversation"];
                 };
             };
-            /** @description Response for status 400 */
+            /** @description Not modified: your ETag is current */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 404 */
+            /** @description Not found (another user's object is not found either) */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    deleteApiConversationsById: {
+    deleteConversation: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe (Stripe semantics): the same key with the same request replays the first answer for 24 hours; with another body it is a 422; while the first still runs the retry waits, then 409. 1–255 printable ASCII characters, a UUID for example. Not with a streamed answer. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Only if the object still has this ETag (from your last read); otherwise 412 and nothing changes */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
+                /** @description The conversation's id */
                 id: string;
             };
             cookie?: never;
@@ -4772,61 +6122,92 @@ export interface operations {
             /** @description No content */
             204: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 404 */
+            /** @description Not found (another user's object is not found either) */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 412 */
-            412: {
+            /** @description A request with this Idempotency-Key is still in progress (retry after Retry-After) */
+            409: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description If-Match does not match the current ETag: nothing changed */
+            412: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This Idempotency-Key was used with another request */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    patchApiConversationsById: {
+    updateConversation: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe (Stripe semantics): the same key with the same request replays the first answer for 24 hours; with another body it is a 422; while the first still runs the retry waits, then 409. 1–255 printable ASCII characters, a UUID for example. Not with a streamed answer. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Only if the object still has this ETag (from your last read); otherwise 412 and nothing changes */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
+                /** @description The conversation's id */
                 id: string;
             };
             cookie?: never;
@@ -4844,75 +6225,93 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        name: string;
-                        /** Format: uuid */
-                        workspace_id: string | null;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["ConversationSummary"];
                 };
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 404 */
+            /** @description Not found (another user's object is not found either) */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 412 */
-            412: {
+            /** @description A request with this Idempotency-Key is still in progress (retry after Retry-After) */
+            409: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description If-Match does not match the current ETag: nothing changed */
+            412: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This Idempotency-Key was used with another request */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    getApiGraph: {
+    getGraph: {
         parameters: {
             query: {
+                /** @description Only this workspace (its id) */
                 workspace_id: string;
+                /** @description How many items to return, 1–100 (default 20) */
                 limit?: number;
             };
             header?: never;
@@ -4921,75 +6320,49 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        nodes: {
-                            /** Format: uuid */
-                            id: string;
-                            title: string;
-                            kind: string;
-                            tags: string[];
-                            pinned: boolean;
-                        }[];
-                        edges: {
-                            /** Format: uuid */
-                            id: string;
-                            /** Format: uuid */
-                            source: string;
-                            /** Format: uuid */
-                            target: string;
-                            score: number;
-                            /** @description pending (a suggestion) | completed */
-                            status: string;
-                            /** @description suggested | manual */
-                            origin: string;
-                        }[];
-                        /** @description true when the workspace has more active documents than `limit` */
-                        truncated: boolean;
-                    };
+                    "application/json": components["schemas"]["Graph"];
                 };
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 404 */
+            /** @description Not found (another user's object is not found either) */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    getApiUsage: {
+    getUsage: {
         parameters: {
             query?: never;
             header?: never;
@@ -4998,93 +6371,81 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description The plan every limit is read from: free, pro or unlimited
-                         * @enum {string}
-                         */
-                        plan: "free" | "pro" | "unlimited";
-                        /** @description Calendar month (UTC) of api_calls, YYYY-MM */
-                        period: string;
-                        documents: {
-                            used: number;
-                            limit: (number | null) | null;
-                        };
-                        storage_bytes: {
-                            used: number;
-                            limit: (number | null) | null;
-                        };
-                        api_calls: {
-                            used: number;
-                            limit: (number | null) | null;
-                        };
-                    };
+                    "application/json": components["schemas"]["Usage"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    getApiSettings: {
+    getSettings: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description An ETag you hold: 304 with no body while it is current */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * Format: uuid
-                         * @description Where ingest without workspace_id lands
-                         */
-                        default_workspace_id: string | null;
-                        /** @enum {string} */
-                        search_mode: "hybrid" | "keyword" | "semantic";
-                        /** @enum {string} */
-                        answer_style: "concise" | "detailed";
-                    };
+                    "application/json": components["schemas"]["Settings"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description Not modified: your ETag is current */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    patchApiSettings: {
+    updateSettings: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe (Stripe semantics): the same key with the same request replays the first answer for 24 hours; with another body it is a 422; while the first still runs the retry waits, then 409. 1–255 printable ASCII characters, a UUID for example. Not with a streamed answer. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Only if the object still has this ETag (from your last read); otherwise 412 and nothing changes */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5104,112 +6465,140 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * Format: uuid
-                         * @description Where ingest without workspace_id lands
-                         */
-                        default_workspace_id: string | null;
-                        /** @enum {string} */
-                        search_mode: "hybrid" | "keyword" | "semantic";
-                        /** @enum {string} */
-                        answer_style: "concise" | "detailed";
-                    };
+                    "application/json": components["schemas"]["Settings"];
                 };
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 404 */
+            /** @description Not found (another user's object is not found either) */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 412 */
-            412: {
+            /** @description A request with this Idempotency-Key is still in progress (retry after Retry-After) */
+            409: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description If-Match does not match the current ETag: nothing changed */
+            412: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This Idempotency-Key was used with another request */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    getApiProfile: {
+    getProfile: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description An ETag you hold: 304 with no body while it is current */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        email: string;
-                        name: string | null;
-                        avatar_url: string | null;
-                    };
+                    "application/json": components["schemas"]["Profile"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description Not modified: your ETag is current */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    patchApiProfile: {
+    updateProfile: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe (Stripe semantics): the same key with the same request replays the first answer for 24 hours; with another body it is a 422; while the first still runs the retry waits, then 409. 1–255 printable ASCII characters, a UUID for example. Not with a streamed answer. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Only if the object still has this ETag (from your last read); otherwise 412 and nothing changes */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5223,71 +6612,83 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        email: string;
-                        name: string | null;
-                        avatar_url: string | null;
-                    };
+                    "application/json": components["schemas"]["Profile"];
                 };
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 409 */
+            /** @description Conflicts with the current state */
             409: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 412 */
+            /** @description If-Match does not match the current ETag: nothing changed */
             412: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This Idempotency-Key was used with another request */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    postApiAvatar: {
+    uploadAvatar: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe (Stripe semantics): the same key with the same request replays the first answer for 24 hours; with another body it is a 422; while the first still runs the retry waits, then 409. 1–255 printable ASCII characters, a UUID for example. Not with a streamed answer. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5303,72 +6704,92 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        email: string;
-                        name: string | null;
-                        avatar_url: string | null;
-                    };
+                    "application/json": components["schemas"]["Profile"];
                 };
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 413 */
+            /** @description A request with this Idempotency-Key is still in progress (retry after Retry-After) */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is too large */
             413: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 415 */
+            /** @description Unsupported media type */
             415: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This Idempotency-Key was used with another request */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    getApiAvatarById: {
+    getAvatar: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description The avatar's id */
                 id: string;
             };
             cookie?: never;
@@ -5378,48 +6799,49 @@ export interface operations {
             /** @description The image bytes, with its own content-type (image/png, image/jpeg, image/webp or image/gif) */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "image/png": string;
+                    "image/jpeg": string;
+                    "image/webp": string;
+                    "image/gif": string;
                 };
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 404 */
+            /** @description Not found (another user's object is not found either) */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    getApiStats: {
+    getStats: {
         parameters: {
             query?: never;
             header?: never;
@@ -5428,58 +6850,32 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        documents: {
-                            /** @description Active documents and memories */
-                            total: number;
-                            by_kind: {
-                                [key: string]: number;
-                            };
-                            by_source: {
-                                [key: string]: number;
-                            };
-                            by_workspace: {
-                                /** Format: uuid */
-                                workspace_id: string;
-                                name: string;
-                                documents: number;
-                            }[];
-                        };
-                        /** @description Active memories (fact, preference, decision, routine, lesson) */
-                        memories: number;
-                        pending_drafts: number;
-                        links: {
-                            pending: number;
-                            completed: number;
-                        };
-                        conversations: number;
-                        searches: number;
-                        answers: number;
-                    };
+                    "application/json": components["schemas"]["Stats"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    getApiStatsHistorical: {
+    getHistoricalStats: {
         parameters: {
             query?: {
+                /** @description How many days back */
                 days?: number;
             };
             header?: never;
@@ -5488,52 +6884,45 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        days: number;
-                        series: {
-                            /** Format: date */
-                            date: string;
-                            searches: number;
-                            answers: number;
-                            documents_added: number;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["HistoricalStats"];
                 };
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    deleteApiAccount: {
+    deleteAccount: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe (Stripe semantics): the same key with the same request replays the first answer for 24 hours; with another body it is a 422; while the first still runs the retry waits, then 409. 1–255 printable ASCII characters, a UUID for example. Not with a streamed answer. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5549,35 +6938,60 @@ export interface operations {
             /** @description No content */
             204: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A request with this Idempotency-Key is still in progress (retry after Retry-After) */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This Idempotency-Key was used with another request */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    getApiBillingSubscription: {
+    getSubscription: {
         parameters: {
             query?: never;
             header?: never;
@@ -5586,124 +7000,128 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description The plan every limit is read from: free, pro or unlimited
-                         * @enum {string}
-                         */
-                        plan: "free" | "pro" | "unlimited";
-                        /** @enum {string} */
-                        status: "none" | "active" | "trialing" | "past_due" | "canceled";
-                        /** Format: date-time */
-                        current_period_end: string | null;
-                        cancel_at_period_end: boolean;
-                        billing_enabled: boolean;
-                    };
+                    "application/json": components["schemas"]["Subscription"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 503 */
+            /** @description Not available on this server (not configured, or no model loaded) */
             503: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    postApiBillingSync: {
+    syncSubscription: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe (Stripe semantics): the same key with the same request replays the first answer for 24 hours; with another body it is a 422; while the first still runs the retry waits, then 409. 1–255 printable ASCII characters, a UUID for example. Not with a streamed answer. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description The plan every limit is read from: free, pro or unlimited
-                         * @enum {string}
-                         */
-                        plan: "free" | "pro" | "unlimited";
-                        /** @enum {string} */
-                        status: "none" | "active" | "trialing" | "past_due" | "canceled";
-                        /** Format: date-time */
-                        current_period_end: string | null;
-                        cancel_at_period_end: boolean;
-                        billing_enabled: boolean;
-                    };
+                    "application/json": components["schemas"]["Subscription"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 502 */
+            /** @description A request with this Idempotency-Key is still in progress (retry after Retry-After) */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This Idempotency-Key was used with another request */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An upstream service (model provider, Stripe, a connector) failed */
             502: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 503 */
+            /** @description Not available on this server (not configured, or no model loaded) */
             503: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    postApiBillingCheckout: {
+    createCheckout: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe (Stripe semantics): the same key with the same request replays the first answer for 24 hours; with another body it is a 422; while the first still runs the retry waits, then 409. 1–255 printable ASCII characters, a UUID for example. Not with a streamed answer. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     /** @description On this service's origin or an allowed one */
@@ -5714,69 +7132,91 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        /** @description Stripe's hosted checkout page */
-                        url: string | null;
-                    };
+                    "application/json": components["schemas"]["CheckoutSession"];
                 };
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 502 */
+            /** @description A request with this Idempotency-Key is still in progress (retry after Retry-After) */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This Idempotency-Key was used with another request */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An upstream service (model provider, Stripe, a connector) failed */
             502: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 503 */
+            /** @description Not available on this server (not configured, or no model loaded) */
             503: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    postApiBillingVerify: {
+    verifyCheckout: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe (Stripe semantics): the same key with the same request replays the first answer for 24 hours; with another body it is a 422; while the first still runs the retry waits, then 409. 1–255 printable ASCII characters, a UUID for example. Not with a streamed answer. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5788,103 +7228,106 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description The plan every limit is read from: free, pro or unlimited
-                         * @enum {string}
-                         */
-                        plan: "free" | "pro" | "unlimited";
-                        /** @enum {string} */
-                        status: "none" | "active" | "trialing" | "past_due" | "canceled";
-                        /** Format: date-time */
-                        current_period_end: string | null;
-                        cancel_at_period_end: boolean;
-                        billing_enabled: boolean;
-                    };
+                    "application/json": components["schemas"]["Subscription"];
                 };
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 404 */
+            /** @description Not found (another user's object is not found either) */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 409 */
+            /** @description Conflicts with the current state */
             409: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 502 */
+            /** @description This Idempotency-Key was used with another request */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An upstream service (model provider, Stripe, a connector) failed */
             502: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 503 */
+            /** @description Not available on this server (not configured, or no model loaded) */
             503: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    postApiBillingPortal: {
+    openBillingPortal: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe (Stripe semantics): the same key with the same request replays the first answer for 24 hours; with another body it is a 422; while the first still runs the retry waits, then 409. 1–255 printable ASCII characters, a UUID for example. Not with a streamed answer. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     /** @description On this service's origin or an allowed one */
@@ -5893,140 +7336,164 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        url: string;
-                    };
+                    "application/json": components["schemas"]["PortalSession"];
                 };
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 409 */
+            /** @description Conflicts with the current state */
             409: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 502 */
+            /** @description This Idempotency-Key was used with another request */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An upstream service (model provider, Stripe, a connector) failed */
             502: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 503 */
+            /** @description Not available on this server (not configured, or no model loaded) */
             503: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    "postApiBillingPortal-sync": {
+    syncAfterPortal: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe (Stripe semantics): the same key with the same request replays the first answer for 24 hours; with another body it is a 422; while the first still runs the retry waits, then 409. 1–255 printable ASCII characters, a UUID for example. Not with a streamed answer. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description The plan every limit is read from: free, pro or unlimited
-                         * @enum {string}
-                         */
-                        plan: "free" | "pro" | "unlimited";
-                        /** @enum {string} */
-                        status: "none" | "active" | "trialing" | "past_due" | "canceled";
-                        /** Format: date-time */
-                        current_period_end: string | null;
-                        cancel_at_period_end: boolean;
-                        billing_enabled: boolean;
-                    };
+                    "application/json": components["schemas"]["Subscription"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 502 */
+            /** @description A request with this Idempotency-Key is still in progress (retry after Retry-After) */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This Idempotency-Key was used with another request */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An upstream service (model provider, Stripe, a connector) failed */
             502: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 503 */
+            /** @description Not available on this server (not configured, or no model loaded) */
             503: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    postWebhooksStripe: {
+    receiveStripeWebhook: {
         parameters: {
             query?: never;
             header?: never;
@@ -6040,55 +7507,49 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        received: boolean;
-                        handled: boolean;
-                        duplicate?: boolean;
-                    };
+                    "application/json": components["schemas"]["WebhookReceipt"];
                 };
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 502 */
+            /** @description An upstream service (model provider, Stripe, a connector) failed */
             502: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 503 */
+            /** @description Not available on this server (not configured, or no model loaded) */
             503: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    getApiConnectors: {
+    listConnectors: {
         parameters: {
             query?: never;
             header?: never;
@@ -6097,81 +7558,35 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            /** @description confluence | google_drive | notion */
-                            type: string;
-                            label: string;
-                            /** @description pending_auth (authorize it) | active */
-                            status: string;
-                            /** Format: uuid */
-                            workspace_id: string | null;
-                            /** Format: uuid */
-                            connection_id: string | null;
-                            /** ConnectorConfig */
-                            config: {
-                                /** @description confluence space keys; empty = everything the grant can see */
-                                spaces?: string[];
-                                /** @description google_drive folder ids; empty = everything the grant can see */
-                                folders?: string[];
-                                /** @description notion root page or database ids; empty = everything the grant can see */
-                                pages?: string[];
-                            };
-                            /** Format: date-time */
-                            last_sync_at: string | null;
-                            /** SyncRun */
-                            last_run: {
-                                /** Format: uuid */
-                                id: string;
-                                /** Format: uuid */
-                                connector_id: string;
-                                /** @description queued | running | succeeded | failed */
-                                status: string;
-                                added: number;
-                                updated: number;
-                                removed: number;
-                                skipped: number;
-                                error: string | null;
-                                /** Format: date-time */
-                                created_at: string;
-                                /** Format: date-time */
-                                started_at: string | null;
-                                /** Format: date-time */
-                                finished_at: string | null;
-                            } | null;
-                            /** Format: date-time */
-                            created_at: string;
-                            /** Format: date-time */
-                            updated_at: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ConnectorList"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    postApiConnectors: {
+    createConnector: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe (Stripe semantics): the same key with the same request replays the first answer for 24 hours; with another body it is a 422; while the first still runs the retry waits, then 409. 1–255 printable ASCII characters, a UUID for example. Not with a streamed answer. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6196,141 +7611,118 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Response for status 201 */
+            /** @description Created (Location names it) */
             201: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    Location: components["headers"]["Location"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Connector */
-                        connector: {
-                            /** Format: uuid */
-                            id: string;
-                            /** @description confluence | google_drive | notion */
-                            type: string;
-                            label: string;
-                            /** @description pending_auth (authorize it) | active */
-                            status: string;
-                            /** Format: uuid */
-                            workspace_id: string | null;
-                            /** Format: uuid */
-                            connection_id: string | null;
-                            /** ConnectorConfig */
-                            config: {
-                                /** @description confluence space keys; empty = everything the grant can see */
-                                spaces?: string[];
-                                /** @description google_drive folder ids; empty = everything the grant can see */
-                                folders?: string[];
-                                /** @description notion root page or database ids; empty = everything the grant can see */
-                                pages?: string[];
-                            };
-                            /** Format: date-time */
-                            last_sync_at: string | null;
-                            /** SyncRun */
-                            last_run: {
-                                /** Format: uuid */
-                                id: string;
-                                /** Format: uuid */
-                                connector_id: string;
-                                /** @description queued | running | succeeded | failed */
-                                status: string;
-                                added: number;
-                                updated: number;
-                                removed: number;
-                                skipped: number;
-                                error: string | null;
-                                /** Format: date-time */
-                                created_at: string;
-                                /** Format: date-time */
-                                started_at: string | null;
-                                /** Format: date-time */
-                                finished_at: string | null;
-                            } | null;
-                            /** Format: date-time */
-                            created_at: string;
-                            /** Format: date-time */
-                            updated_at: string;
-                        };
-                        /** @description The provider's consent page; open it in a browser */
-                        authorization_url: string;
-                    };
+                    "application/json": components["schemas"]["ConnectorAuthorization"];
                 };
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 402 */
+            /** @description A limit of your plan is reached: `error` says which, and the plan that lifts it */
             402: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 403 */
+            /** @description Not allowed with these credentials (or from this origin) */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 404 */
+            /** @description Not found (another user's object is not found either) */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 503 */
-            503: {
+            /** @description A request with this Idempotency-Key is still in progress (retry after Retry-After) */
+            409: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This Idempotency-Key was used with another request */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not available on this server (not configured, or no model loaded) */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    getApiConnectorsOauthCallback: {
+    completeConnectorOAuth: {
         parameters: {
             query?: {
+                /** @description The authorization code the provider sent back */
                 code?: string;
+                /** @description The state value this service sent, which ties the callback to its start */
                 state?: string;
+                /** @description The error code the provider sent instead of a code */
                 error?: string;
+                /** @description The provider's explanation of `error` */
                 error_description?: string;
             };
             header?: never;
@@ -6339,83 +7731,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Connector */
-                        connector: {
-                            /** Format: uuid */
-                            id: string;
-                            /** @description confluence | google_drive | notion */
-                            type: string;
-                            label: string;
-                            /** @description pending_auth (authorize it) | active */
-                            status: string;
-                            /** Format: uuid */
-                            workspace_id: string | null;
-                            /** Format: uuid */
-                            connection_id: string | null;
-                            /** ConnectorConfig */
-                            config: {
-                                /** @description confluence space keys; empty = everything the grant can see */
-                                spaces?: string[];
-                                /** @description google_drive folder ids; empty = everything the grant can see */
-                                folders?: string[];
-                                /** @description notion root page or database ids; empty = everything the grant can see */
-                                pages?: string[];
-                            };
-                            /** Format: date-time */
-                            last_sync_at: string | null;
-                            /** SyncRun */
-                            last_run: {
-                                /** Format: uuid */
-                                id: string;
-                                /** Format: uuid */
-                                connector_id: string;
-                                /** @description queued | running | succeeded | failed */
-                                status: string;
-                                added: number;
-                                updated: number;
-                                removed: number;
-                                skipped: number;
-                                error: string | null;
-                                /** Format: date-time */
-                                created_at: string;
-                                /** Format: date-time */
-                                started_at: string | null;
-                                /** Format: date-time */
-                                finished_at: string | null;
-                            } | null;
-                            /** Format: date-time */
-                            created_at: string;
-                            /** Format: date-time */
-                            updated_at: string;
-                        };
-                        /** SyncRun */
-                        sync_run: {
-                            /** Format: uuid */
-                            id: string;
-                            /** Format: uuid */
-                            connector_id: string;
-                            /** @description queued | running | succeeded | failed */
-                            status: string;
-                            added: number;
-                            updated: number;
-                            removed: number;
-                            skipped: number;
-                            error: string | null;
-                            /** Format: date-time */
-                            created_at: string;
-                            /** Format: date-time */
-                            started_at: string | null;
-                            /** Format: date-time */
-                            finished_at: string | null;
-                        } | null;
-                    };
+                    "application/json": components["schemas"]["ConnectorConnected"];
                 };
             };
             /** @description Redirect */
@@ -6423,68 +7746,64 @@ export interface operations {
                 headers: {
                     /** @description Where to go next */
                     Location?: string;
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 403 */
+            /** @description Not allowed with these credentials (or from this origin) */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 404 */
+            /** @description Not found (another user's object is not found either) */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 502 */
+            /** @description An upstream service (model provider, Stripe, a connector) failed */
             502: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 503 */
+            /** @description Not available on this server (not configured, or no model loaded) */
             503: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    getApiConnectorsConnections: {
+    listConnections: {
         parameters: {
             query?: never;
             header?: never;
@@ -6493,51 +7812,37 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            /** @description confluence | google | notion */
-                            provider: string;
-                            account_name: string | null;
-                            external_account_id: string | null;
-                            scopes: string[];
-                            /** Format: date-time */
-                            expires_at: string | null;
-                            /** @description Connectors using it */
-                            connectors: number;
-                            /** Format: date-time */
-                            created_at: string;
-                            /** Format: date-time */
-                            updated_at: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ConnectionList"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    deleteApiConnectorsConnectionsById: {
+    deleteConnection: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe (Stripe semantics): the same key with the same request replays the first answer for 24 hours; with another body it is a 422; while the first still runs the retry waits, then 409. 1–255 printable ASCII characters, a UUID for example. Not with a streamed answer. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
+                /** @description The connection's id */
                 id: string;
             };
             cookie?: never;
@@ -6547,185 +7852,160 @@ export interface operations {
             /** @description No content */
             204: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 403 */
+            /** @description Not allowed with these credentials (or from this origin) */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 404 */
+            /** @description Not found (another user's object is not found either) */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A request with this Idempotency-Key is still in progress (retry after Retry-After) */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This Idempotency-Key was used with another request */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    getApiConnectorsById: {
+    getConnector: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description An ETag you hold: 304 with no body while it is current */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
+                /** @description The connector's id */
                 id: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        /** @description confluence | google_drive | notion */
-                        type: string;
-                        label: string;
-                        /** @description pending_auth (authorize it) | active */
-                        status: string;
-                        /** Format: uuid */
-                        workspace_id: string | null;
-                        /** Format: uuid */
-                        connection_id: string | null;
-                        /** ConnectorConfig */
-                        config: {
-                            /** @description confluence space keys; empty = everything the grant can see */
-                            spaces?: string[];
-                            /** @description google_drive folder ids; empty = everything the grant can see */
-                            folders?: string[];
-                            /** @description notion root page or database ids; empty = everything the grant can see */
-                            pages?: string[];
-                        };
-                        /** Format: date-time */
-                        last_sync_at: string | null;
-                        /** SyncRun */
-                        last_run: {
-                            /** Format: uuid */
-                            id: string;
-                            /** Format: uuid */
-                            connector_id: string;
-                            /** @description queued | running | succeeded | failed */
-                            status: string;
-                            added: number;
-                            updated: number;
-                            removed: number;
-                            skipped: number;
-                            error: string | null;
-                            /** Format: date-time */
-                            created_at: string;
-                            /** Format: date-time */
-                            started_at: string | null;
-                            /** Format: date-time */
-                            finished_at: string | null;
-                        } | null;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                        /** @description The latest runs, newest first */
-                        runs: {
-                            /** Format: uuid */
-                            id: string;
-                            /** Format: uuid */
-                            connector_id: string;
-                            /** @description queued | running | succeeded | failed */
-                            status: string;
-                            added: number;
-                            updated: number;
-                            removed: number;
-                            skipped: number;
-                            error: string | null;
-                            /** Format: date-time */
-                            created_at: string;
-                            /** Format: date-time */
-                            started_at: string | null;
-                            /** Format: date-time */
-                            finished_at: string | null;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ConnectorDetail"];
                 };
             };
-            /** @description Response for status 400 */
+            /** @description Not modified: your ETag is current */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 404 */
+            /** @description Not found (another user's object is not found either) */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    deleteApiConnectorsById: {
+    deleteConnector: {
         parameters: {
             query?: {
+                /** @description Also delete the documents it synced (kept by default) */
                 delete_documents?: boolean;
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe (Stripe semantics): the same key with the same request replays the first answer for 24 hours; with another body it is a 422; while the first still runs the retry waits, then 409. 1–255 printable ASCII characters, a UUID for example. Not with a streamed answer. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
+                /** @description The connector's id */
                 id: string;
             };
             cookie?: never;
@@ -6735,61 +8015,90 @@ export interface operations {
             /** @description No content */
             204: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 403 */
+            /** @description Not allowed with these credentials (or from this origin) */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 404 */
+            /** @description Not found (another user's object is not found either) */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A request with this Idempotency-Key is still in progress (retry after Retry-After) */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This Idempotency-Key was used with another request */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    patchApiConnectorsById: {
+    updateConnector: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe (Stripe semantics): the same key with the same request replays the first answer for 24 hours; with another body it is a 422; while the first still runs the retry waits, then 409. 1–255 printable ASCII characters, a UUID for example. Not with a streamed answer. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
+                /** @description The connector's id */
                 id: string;
             };
             cookie?: never;
@@ -6808,118 +8117,101 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        /** @description confluence | google_drive | notion */
-                        type: string;
-                        label: string;
-                        /** @description pending_auth (authorize it) | active */
-                        status: string;
-                        /** Format: uuid */
-                        workspace_id: string | null;
-                        /** Format: uuid */
-                        connection_id: string | null;
-                        /** ConnectorConfig */
-                        config: {
-                            /** @description confluence space keys; empty = everything the grant can see */
-                            spaces?: string[];
-                            /** @description google_drive folder ids; empty = everything the grant can see */
-                            folders?: string[];
-                            /** @description notion root page or database ids; empty = everything the grant can see */
-                            pages?: string[];
-                        };
-                        /** Format: date-time */
-                        last_sync_at: string | null;
-                        /** SyncRun */
-                        last_run: {
-                            /** Format: uuid */
-                            id: string;
-                            /** Format: uuid */
-                            connector_id: string;
-                            /** @description queued | running | succeeded | failed */
-                            status: string;
-                            added: number;
-                            updated: number;
-                            removed: number;
-                            skipped: number;
-                            error: string | null;
-                            /** Format: date-time */
-                            created_at: string;
-                            /** Format: date-time */
-                            started_at: string | null;
-                            /** Format: date-time */
-                            finished_at: string | null;
-                        } | null;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["Connector"];
                 };
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 403 */
+            /** @description Not allowed with these credentials (or from this origin) */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 404 */
+            /** @description Not found (another user's object is not found either) */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A request with this Idempotency-Key is still in progress (retry after Retry-After) */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This Idempotency-Key was used with another request */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    postApiConnectorsByIdAuthorize: {
+    authorizeConnector: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe (Stripe semantics): the same key with the same request replays the first answer for 24 hours; with another body it is a 422; while the first still runs the retry waits, then 409. 1–255 printable ASCII characters, a UUID for example. Not with a streamed answer. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
+                /** @description The connector's id */
                 id: string;
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     /** @description Where the browser lands after the OAuth return (this service or an allowed origin); without it the callback answers JSON */
@@ -6928,223 +8220,192 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Connector */
-                        connector: {
-                            /** Format: uuid */
-                            id: string;
-                            /** @description confluence | google_drive | notion */
-                            type: string;
-                            label: string;
-                            /** @description pending_auth (authorize it) | active */
-                            status: string;
-                            /** Format: uuid */
-                            workspace_id: string | null;
-                            /** Format: uuid */
-                            connection_id: string | null;
-                            /** ConnectorConfig */
-                            config: {
-                                /** @description confluence space keys; empty = everything the grant can see */
-                                spaces?: string[];
-                                /** @description google_drive folder ids; empty = everything the grant can see */
-                                folders?: string[];
-                                /** @description notion root page or database ids; empty = everything the grant can see */
-                                pages?: string[];
-                            };
-                            /** Format: date-time */
-                            last_sync_at: string | null;
-                            /** SyncRun */
-                            last_run: {
-                                /** Format: uuid */
-                                id: string;
-                                /** Format: uuid */
-                                connector_id: string;
-                                /** @description queued | running | succeeded | failed */
-                                status: string;
-                                added: number;
-                                updated: number;
-                                removed: number;
-                                skipped: number;
-                                error: string | null;
-                                /** Format: date-time */
-                                created_at: string;
-                                /** Format: date-time */
-                                started_at: string | null;
-                                /** Format: date-time */
-                                finished_at: string | null;
-                            } | null;
-                            /** Format: date-time */
-                            created_at: string;
-                            /** Format: date-time */
-                            updated_at: string;
-                        };
-                        /** @description The provider's consent page; open it in a browser */
-                        authorization_url: string;
-                    };
+                    "application/json": components["schemas"]["ConnectorAuthorization"];
                 };
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 403 */
+            /** @description Not allowed with these credentials (or from this origin) */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 404 */
+            /** @description Not found (another user's object is not found either) */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 503 */
-            503: {
+            /** @description A request with this Idempotency-Key is still in progress (retry after Retry-After) */
+            409: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This Idempotency-Key was used with another request */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not available on this server (not configured, or no model loaded) */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    getApiConnectorsByIdByWikiSpaces: {
+    listConnectorSpaces: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description The connector's id */
                 id: string;
+                /** @description The wiki type: confluence */
                 wiki: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            id: string;
-                            key: string;
-                            name: string;
-                            selected: boolean;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["WikiSpaceList"];
                 };
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 404 */
+            /** @description Not found (another user's object is not found either) */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 409 */
+            /** @description Conflicts with the current state */
             409: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 502 */
+            /** @description An upstream service (model provider, Stripe, a connector) failed */
             502: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    postApiConnectorsByIdSync: {
+    syncConnector: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe (Stripe semantics): the same key with the same request replays the first answer for 24 hours; with another body it is a 422; while the first still runs the retry waits, then 409. 1–255 printable ASCII characters, a UUID for example. Not with a streamed answer. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
+                /** @description The connector's id */
                 id: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Response for status 202 */
+            /** @description Accepted */
             202: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7169,64 +8430,76 @@ export interface operations {
                     };
                 };
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 403 */
+            /** @description Not allowed with these credentials (or from this origin) */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 404 */
+            /** @description Not found (another user's object is not found either) */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 409 */
+            /** @description Conflicts with the current state */
             409: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This Idempotency-Key was used with another request */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    getV1Models: {
+    listModels: {
         parameters: {
             query?: never;
             header?: never;
@@ -7235,55 +8508,44 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        object: "list";
-                        data: {
-                            id: string;
-                            /** @constant */
-                            object: "model";
-                            created: number;
-                            owned_by: string;
-                            /** @description What backs this model here */
-                            description: string;
-                            available: boolean;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ModelList"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    getV1ModelsById: {
+    getModel: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description service-rag or service-embed */
                 id: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7299,39 +8561,52 @@ export interface operations {
                     };
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 404 */
+            /** @description Not found (another user's object is not found either) */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    postV1ChatCompletions: {
+    createChatCompletion: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe (Stripe semantics): the same key with the same request replays the first answer for 24 hours; with another body it is a 422; while the first still runs the retry waits, then 409. 1–255 printable ASCII characters, a UUID for example. Not with a streamed answer. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "model": "service-rag",
+                 *       "messages": [
+                 *         {
+                 *           "role": "user",
+                 *           "content": "Where do boats moor at spring tide?"
+                 *         }
+                 *       ],
+                 *       "stream": false
+                 *     }
+                 */
                 "application/json": {
                     /** @description service-rag */
                     model: string;
@@ -7368,8 +8643,8 @@ export interface operations {
                     }) | null;
                     temperature?: number | null;
                     top_p?: number | null;
-                    max_tokens?: (number | null) | null;
-                    max_completion_tokens?: (number | null) | null;
+                    max_tokens?: number | null;
+                    max_completion_tokens?: number | null;
                     tools?: ({
                         /** @constant */
                         type: "function";
@@ -7408,7 +8683,7 @@ export interface operations {
                             strict?: boolean | null;
                         };
                     };
-                    n?: (number | null) | null;
+                    n?: number | null;
                     user?: string;
                     /**
                      * Format: uuid
@@ -7421,122 +8696,141 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Or, with stream: true, text/event-stream of chat.completion.chunk objects ending with data: [DONE] */
+            /** @description The answer; with `"stream": true`, a stream of server-sent events */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        /** @constant */
-                        object: "chat.completion";
-                        created: number;
-                        model: string;
-                        choices: {
-                            index: number;
-                            message: {
-                                /** @constant */
-                                role: "assistant";
-                                content: string | null;
-                                refusal: null;
-                                tool_calls?: ({
-                                    id: string;
-                                    /** @constant */
-                                    type?: "function";
-                                    function: {
-                                        name: string;
-                                        arguments: string;
-                                    };
-                                } & {
-                                    [key: string]: unknown;
-                                })[];
-                            };
-                            finish_reason: string;
-                            logprobs: null;
-                        }[];
-                        usage: {
-                            prompt_tokens: number;
-                            completion_tokens: number;
-                            total_tokens: number;
-                        };
-                        /** @description The sources the answer cites; [n] in the content is the citation with index n */
-                        citations: {
-                            index: number;
-                            document_id: string;
-                            title: string | null;
-                            url: string | null;
-                            excerpt: string | null;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ChatCompletion"];
+                    "text/event-stream": components["schemas"]["ChatCompletionChunk"];
                 };
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 404 */
+            /** @description Not found (another user's object is not found either) */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 429 */
+            /** @description A request with this Idempotency-Key is still in progress (retry after Retry-After) */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This Idempotency-Key was used with another request */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: retry after Retry-After seconds */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 502 */
+            /** @description An upstream service (model provider, Stripe, a connector) failed */
             502: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    postV1Responses: {
+    createResponse: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe (Stripe semantics): the same key with the same request replays the first answer for 24 hours; with another body it is a 422; while the first still runs the retry waits, then 409. 1–255 printable ASCII characters, a UUID for example. Not with a streamed answer. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "model": "service-rag",
+                 *       "input": "Where do boats moor at spring tide?",
+                 *       "instructions": "Answer in one sentence."
+                 *     }
+                 */
                 "application/json": {
                     /** @description service-rag */
                     model: string;
@@ -7557,7 +8851,7 @@ export interface operations {
                     stream?: boolean | null;
                     /** @description Keep the response for previous_response_id (default true) */
                     store?: boolean | null;
-                    max_output_tokens?: (number | null) | null;
+                    max_output_tokens?: number | null;
                     temperature?: number | null;
                     top_p?: number | null;
                     tools?: ({
@@ -7571,13 +8865,13 @@ export interface operations {
                     } & {
                         [key: string]: unknown;
                     })[] | null;
-                    tool_choice?: ((("auto" | "none" | "required") | ({
+                    tool_choice?: (("auto" | "none" | "required") | ({
                         /** @constant */
                         type: "function";
                         name: string;
                     } & {
                         [key: string]: unknown;
-                    })) | null) | null;
+                    })) | null;
                     text?: ({
                         format?: ({
                             /** @enum {string} */
@@ -7606,148 +8900,143 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Or, with stream: true, text/event-stream of Responses events: response.created, response.in_progress, response.output_item.added, response.content_part.added, response.output_text.delta…, response.output_text.annotation.added…, response.output_text.done, response.content_part.done, response.output_item.done, then response.completed (or response.incomplete); a failure after the start ends with an `error` event */
+            /** @description The answer; with `"stream": true`, a stream of server-sent events */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        /** @constant */
-                        object: "response";
-                        created_at: number;
-                        /** @enum {string} */
-                        status: "completed" | "incomplete" | "in_progress" | "failed";
-                        error: null;
-                        incomplete_details: {
-                            reason: string;
-                        } | null;
-                        instructions: string | null;
-                        max_output_tokens: (number | null) | null;
-                        model: string;
-                        output: ({
-                            /** @constant */
-                            type: "message";
-                            id: string;
-                            status: string;
-                            /** @constant */
-                            role: "assistant";
-                            content: {
-                                /** @constant */
-                                type: "output_text";
-                                text: string;
-                                annotations: {
-                                    /** @constant */
-                                    type: "file_citation";
-                                    /** @description The cited document id */
-                                    file_id: string;
-                                    filename: string;
-                                    index: number;
-                                }[];
-                                logprobs: unknown[];
-                            }[];
-                        } | {
-                            /** @constant */
-                            type: "function_call";
-                            id: string;
-                            call_id: string;
-                            name: string;
-                            arguments: string;
-                            status: string;
-                        })[];
-                        previous_response_id: string | null;
-                        store: boolean;
-                        usage: {
-                            input_tokens: number;
-                            input_tokens_details: {
-                                cached_tokens: number;
-                            };
-                            output_tokens: number;
-                            output_tokens_details: {
-                                reasoning_tokens: number;
-                            };
-                            total_tokens: number;
-                        } | null;
-                        /** @description The sources the answer cites (an extension); the same as the annotations, with titles, urls and excerpts */
-                        citations: {
-                            index: number;
-                            document_id: string;
-                            title: string | null;
-                            url: string | null;
-                            excerpt: string | null;
-                        }[];
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ResponseObject"];
+                    "text/event-stream": components["schemas"]["ResponseStreamEvent"];
                 };
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 404 */
+            /** @description Not found (another user's object is not found either) */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 429 */
+            /** @description A request with this Idempotency-Key is still in progress (retry after Retry-After) */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This Idempotency-Key was used with another request */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: retry after Retry-After seconds */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 502 */
+            /** @description An upstream service (model provider, Stripe, a connector) failed */
             502: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    postV1Embeddings: {
+    createEmbeddings: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe (Stripe semantics): the same key with the same request replays the first answer for 24 hours; with another body it is a 422; while the first still runs the retry waits, then 409. 1–255 printable ASCII characters, a UUID for example. Not with a streamed answer. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "model": "service-embed",
+                 *       "input": [
+                 *         "spring tide",
+                 *         "east pier"
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     /** @description service-embed */
                     model: string;
@@ -7760,98 +9049,136 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        object: "list";
-                        data: {
-                            /** @constant */
-                            object: "embedding";
-                            index: number;
-                            embedding: number[] | string;
-                        }[];
-                        model: string;
-                        usage: {
-                            prompt_tokens: number;
-                            total_tokens: number;
-                        };
-                    };
+                    "application/json": components["schemas"]["EmbeddingsResponse"];
                 };
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 403 */
+            /** @description Not allowed with these credentials (or from this origin) */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 404 */
+            /** @description Not found (another user's object is not found either) */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 429 */
+            /** @description A request with this Idempotency-Key is still in progress (retry after Retry-After) */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This Idempotency-Key was used with another request */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: retry after Retry-After seconds */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 503 */
+            /** @description Not available on this server (not configured, or no model loaded) */
             503: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    postOauthRegister: {
+    registerOAuthClient: {
         parameters: {
             query?: never;
             header?: never;
@@ -7860,81 +9187,45 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description https, http on the loopback interface (any port), or a private-use scheme such as cursor:// */
-                    redirect_uris: string[];
-                    /** @description none (public client), client_secret_basic (the default) or client_secret_post */
-                    token_endpoint_auth_method?: string;
-                    /** @description Shown on the consent page and in the key list */
-                    client_name?: string;
-                    grant_types?: string[];
-                    response_types?: string[];
-                    scope?: string;
-                    client_uri?: string;
-                    logo_uri?: string;
-                    software_id?: string;
-                    software_version?: string;
-                } & {
-                    [key: string]: unknown;
-                };
+                "application/json": components["schemas"]["ClientRegistration"];
             };
         };
         responses: {
-            /** @description Response for status 201 */
+            /** @description Created (Location names it) */
             201: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        client_id: string;
-                        /** @description Confidential clients only; shown this once */
-                        client_secret?: string;
-                        /** @description 0: never */
-                        client_secret_expires_at?: number;
-                        client_id_issued_at: number;
-                        redirect_uris: string[];
-                        token_endpoint_auth_method: string;
-                        client_name?: string;
-                        grant_types: string[];
-                        response_types: string[];
-                        scope: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["RegisteredClient"];
                 };
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description An OAuth error code: invalid_request, invalid_client, invalid_grant, invalid_target, invalid_redirect_uri, … */
-                        error: string;
-                        /** @description What is wrong, for a person */
-                        error_description?: string;
-                    };
+                    "application/json": components["schemas"]["OAuthError"];
                 };
             };
-            /** @description Response for status 429 */
+            /** @description Rate limited: retry after Retry-After seconds */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description An OAuth error code: invalid_request, invalid_client, invalid_grant, invalid_target, invalid_redirect_uri, … */
-                        error: string;
-                        /** @description What is wrong, for a person */
-                        error_description?: string;
-                    };
+                    "application/json": components["schemas"]["OAuthError"];
                 };
             };
         };
     };
-    postOauthToken: {
+    getOAuthToken: {
         parameters: {
             query?: never;
             header?: never;
@@ -7943,74 +9234,43 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/x-www-form-urlencoded": {
-                    /** @description authorization_code or refresh_token */
-                    grant_type: string;
-                    code?: string;
-                    /** @description The PKCE verifier whose S256 was the code_challenge */
-                    code_verifier?: string;
-                    /** @description Required when the authorization request had one; the same value */
-                    redirect_uri?: string;
-                    refresh_token?: string;
-                    /** @description RFC 8707: <BASE_URL>/mcp */
-                    resource?: string;
-                    client_id?: string;
-                    client_secret?: string;
-                } & {
-                    [key: string]: unknown;
-                };
+                "application/x-www-form-urlencoded": components["schemas"]["TokenRequest"];
             };
         };
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description `mcpat_…`: good for /mcp only, for expires_in seconds */
-                        access_token: string;
-                        /** @constant */
-                        token_type: "Bearer";
-                        expires_in: number;
-                        /** @description `mcprt_…`: single use; each refresh returns a new one */
-                        refresh_token: string;
-                        scope: string;
-                    };
+                    "application/json": components["schemas"]["TokenResponse"];
                 };
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description An OAuth error code: invalid_request, invalid_client, invalid_grant, invalid_target, invalid_redirect_uri, … */
-                        error: string;
-                        /** @description What is wrong, for a person */
-                        error_description?: string;
-                    };
+                    "application/json": components["schemas"]["OAuthError"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description An OAuth error code: invalid_request, invalid_client, invalid_grant, invalid_target, invalid_redirect_uri, … */
-                        error: string;
-                        /** @description What is wrong, for a person */
-                        error_description?: string;
-                    };
+                    "application/json": components["schemas"]["OAuthError"];
                 };
             };
         };
     };
-    postOauthRevoke: {
+    revokeOAuthToken: {
         parameters: {
             query?: never;
             header?: never;
@@ -8019,57 +9279,43 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/x-www-form-urlencoded": {
-                    token: string;
-                    token_type_hint?: string;
-                    client_id?: string;
-                    client_secret?: string;
-                } & {
-                    [key: string]: unknown;
-                };
+                "application/x-www-form-urlencoded": components["schemas"]["RevocationRequest"];
             };
         };
         responses: {
             /** @description The token no longer works (or never did: RFC 7009 answers 200 either way) */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": components["schemas"]["Revoked"];
                 };
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description An OAuth error code: invalid_request, invalid_client, invalid_grant, invalid_target, invalid_redirect_uri, … */
-                        error: string;
-                        /** @description What is wrong, for a person */
-                        error_description?: string;
-                    };
+                    "application/json": components["schemas"]["OAuthError"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description An OAuth error code: invalid_request, invalid_client, invalid_grant, invalid_target, invalid_redirect_uri, … */
-                        error: string;
-                        /** @description What is wrong, for a person */
-                        error_description?: string;
-                    };
+                    "application/json": components["schemas"]["OAuthError"];
                 };
             };
         };
     };
-    postMcp: {
+    callMcp: {
         parameters: {
             query?: never;
             header?: never;
@@ -8079,76 +9325,48 @@ export interface operations {
         /** @description A JSON-RPC 2.0 message of the Model Context Protocol */
         requestBody: {
             content: {
-                "application/json": {
-                    /** @constant */
-                    jsonrpc: "2.0";
-                    id?: string | number;
-                    /** @description initialize, tools/list, tools/call, … */
-                    method?: string;
-                    params?: {
-                        [key: string]: unknown;
-                    };
-                } & {
-                    [key: string]: unknown;
-                };
+                "application/json": components["schemas"]["JsonRpcMessage"];
             };
         };
         responses: {
-            /** @description Response for status 200 */
+            /** @description OK */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        jsonrpc: "2.0";
-                        id: string | number | null;
-                        result?: {
-                            [key: string]: unknown;
-                        };
-                        error?: {
-                            code: number;
-                            message: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["JsonRpcResponse"];
                 };
             };
-            /** @description Response for status 400 */
+            /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 401 */
+            /** @description No valid API key, token or session */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Response for status 413 */
+            /** @description The body is too large */
             413: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };

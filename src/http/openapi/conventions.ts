@@ -1,0 +1,147 @@
+// What every operation of /openapi/json says beyond its route's schemas: its method-like name and short
+// summary, `security: []` when public, parameter descriptions, the headers of README "HTTP conventions"
+// (Idempotency-Key, If-Match, If-None-Match, ETag, Location, RateLimit-*, Retry-After, x-request-id), the
+// answers they bring (304, 409, 412, 422), and the event streams declared as `text/event-stream`.
+import { OPERATIONS, PARAMETERS } from './operations'
+import { AnswerEvent, ChatCompletionChunk, ResponseStreamEvent } from './streams'
+
+type Json = Record<string, any>
+
+const ERROR = { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } }
+const header = (name: string) => ({ $ref: `#/components/headers/${name}` })
+const parameter = (name: string) => ({ $ref: `#/components/parameters/${name}` })
+
+export const HEADERS: Json = {
+  RequestId: { description: 'The id of this request (yours from `x-request-id` if you sent one), also in the log', schema: { type: 'string' } },
+  ETag: { description: 'A strong validator of the representation: send it back in If-None-Match (304) or If-Match (412 if changed)', schema: { type: 'string' } },
+  Location: { description: 'The path of the created object', schema: { type: 'string' } },
+  RateLimitLimit: { description: 'Requests allowed per minute on your plan', schema: { type: 'integer' } },
+  RateLimitRemaining: { description: 'Requests left in this minute', schema: { type: 'integer' } },
+  RateLimitReset: { description: 'Seconds until the minute resets', schema: { type: 'integer' } },
+  RetryAfter: { description: 'Seconds to wait before trying again', schema: { type: 'integer' } },
+  IdempotentReplayed: { description: '`true` when this is the replay of an earlier answer to the same Idempotency-Key', schema: { type: 'string', enum: ['true'] } },
+}
+
+export const PARAMETER_COMPONENTS: Json = {
+  IdempotencyKey: {
+    name: 'Idempotency-Key',
+    in: 'header',
+    required: false,
+    description:
+      'Makes a retry safe (Stripe semantics): the same key with the same request replays the first answer for 24 hours; with another body it is a 422; while the first still runs the retry waits, then 409. 1–255 printable ASCII characters, a UUID for example. Not with a streamed answer.',
+    schema: { type: 'string', minLength: 1, maxLength: 255 },
+  },
+  IfMatch: {
+    name: 'If-Match',
+    in: 'header',
+    required: false,
+    description: 'Only if the object still has this ETag (from your last read); otherwise 412 and nothing changes',
+    schema: { type: 'string' },
+  },
+  IfNoneMatch: { name: 'If-None-Match', in: 'header', required: false, description: 'An ETag you hold: 304 with no body while it is current', schema: { type: 'string' } },
+}
+
+/** What each answer means, where the route says no more than its status. */
+const STATUS: Record<string, string> = {
+  200: 'OK',
+  201: 'Created (Location names it)',
+  202: 'Accepted',
+  400: 'Invalid request: `error` names what is wrong',
+  401: 'No valid API key, token or session',
+  402: 'A limit of your plan is reached: `error` says which, and the plan that lifts it',
+  403: 'Not allowed with these credentials (or from this origin)',
+  404: "Not found (another user's object is not found either)",
+  409: 'Conflicts with the current state',
+  412: 'If-Match does not match the current ETag: nothing changed',
+  413: 'The body is too large',
+  415: 'Unsupported media type',
+  422: 'This Idempotency-Key was used with another request',
+  429: 'Rate limited: retry after Retry-After seconds',
+  502: 'An upstream service (model provider, Stripe, a connector) failed',
+  503: 'Not available on this server (not configured, or no model loaded)',
+}
+
+/** Single-object reads and writes that carry an ETag (README "HTTP conventions"). */
+const ETAGGED = ['/api/documents/{id}', '/api/workspaces/{id}', '/api/conversations/{id}', '/api/settings', '/api/profile', '/api/connectors/{id}']
+/** Operations whose 200 may be `text/event-stream`, and the schema of one event. */
+const STREAMS: Record<string, { schema: Json; always: boolean }> = {
+  'POST /api/ask': { schema: AnswerEvent, always: true },
+  'POST /api/agent/chat': { schema: AnswerEvent, always: true },
+  'POST /v1/chat/completions': { schema: ChatCompletionChunk, always: false },
+  'POST /v1/responses': { schema: ResponseStreamEvent, always: false },
+}
+export const STREAM_SCHEMAS = { AnswerEvent, ChatCompletionChunk, ResponseStreamEvent }
+
+/** `/api/documents/{id}/links` → "The document's id". */
+function idOf(path: string): string {
+  const collection = /([a-z]+)\/\{id\}/.exec(path)?.[1] ?? 'object'
+  return `The ${collection.replace(/s$/, '')}'s id`
+}
+
+const streamRef = (schema: Json) => ({ $ref: `#/components/schemas/${schema.title}` })
+
+export function annotate(key: string, path: string, method: string, op: Json): void {
+  const named = OPERATIONS[key]
+  const routeText = [op.summary, op.description].filter(Boolean).join('\n\n')
+  if (named) {
+    op.operationId = named[0]
+    op.summary = named[1]
+    op.description = routeText || named[1]
+  }
+  const isPublic = !op.security?.length
+  if (isPublic) op.security = []
+  for (const p of op.parameters ?? []) {
+    if (p.$ref) continue
+    p.description ??= p.schema?.description ?? PARAMETERS[p.name] ?? (p.name === 'id' ? idOf(path) : undefined)
+  }
+  // A JSON body whose every field is optional may be left out altogether: the server takes none as `{}`.
+  const body = op.requestBody?.content?.['application/json']?.schema
+  if (body?.type === 'object' && !body.required?.length && !body.minProperties) op.requestBody.required = false
+  // Binary answers are not JSON: the avatar is image bytes under the image's own type.
+  if (key === 'GET /api/avatar/{id}' && op.responses?.['200']) {
+    const binary = { schema: { type: 'string', format: 'binary' } }
+    op.responses['200'].content = { 'image/png': binary, 'image/jpeg': binary, 'image/webp': binary, 'image/gif': binary }
+  }
+  const responses: Json = (op.responses ??= {})
+  const params: Json[] = (op.parameters ??= [])
+
+  // Idempotency-Key: every authenticated write; the event streams refuse it.
+  const stream = STREAMS[key]
+  const writes = ['post', 'patch', 'delete'].includes(method) && !isPublic
+  const idempotent = writes && !stream?.always && key !== 'POST /mcp'
+  if (idempotent) {
+    params.push(parameter('IdempotencyKey'))
+    responses['409'] ??= { description: 'A request with this Idempotency-Key is still in progress (retry after Retry-After)', content: ERROR }
+    responses['422'] ??= { description: 'This Idempotency-Key was used with another request', content: ERROR }
+  }
+  if (ETAGGED.includes(path)) {
+    if (method === 'get') {
+      params.push(parameter('IfNoneMatch'))
+      responses['304'] = { description: 'Not modified: your ETag is current', headers: { ETag: header('ETag') } }
+    }
+    if ((method === 'patch' || method === 'delete') && responses['412']) params.push(parameter('IfMatch'))
+  }
+  if (stream) {
+    const ok = (responses['200'] ??= { description: 'OK' })
+    const events = { 'text/event-stream': { schema: streamRef(stream.schema) } }
+    ok.content = stream.always ? events : { ...ok.content, ...events }
+    ok.description = stream.always ? 'A stream of server-sent events' : 'The answer; with `"stream": true`, a stream of server-sent events'
+  }
+  const limited = Boolean(responses['429']) && key !== 'POST /oauth/register'
+  for (const [status, response] of Object.entries(responses) as [string, Json][]) {
+    if (response.$ref) continue
+    if (/^Response for status \d+$/.test(response.description ?? '') && STATUS[status]) response.description = STATUS[status]
+    const headers: Json = (response.headers ??= {})
+    headers['x-request-id'] = header('RequestId')
+    if (status === '201') headers.Location = header('Location')
+    if (ETAGGED.includes(path) && status === '200' && method !== 'delete') headers.ETag = header('ETag')
+    if (limited) {
+      headers['RateLimit-Limit'] = header('RateLimitLimit')
+      headers['RateLimit-Remaining'] = header('RateLimitRemaining')
+      headers['RateLimit-Reset'] = header('RateLimitReset')
+    }
+    if (status === '429' || (status === '409' && idempotent)) headers['Retry-After'] = header('RetryAfter')
+    if (idempotent && /^[24]/.test(status)) headers['Idempotent-Replayed'] = header('IdempotentReplayed')
+  }
+  if (!params.length) delete op.parameters
+}

@@ -1,0 +1,110 @@
+// Request and response examples of the main operations, as the explorer shows them and generators copy them
+// into docs. Spectral's oas3-valid-media-example checks each against its schema (test/e2e/openapi-lint).
+
+const ID = '3f0c7a52-8d6e-4b8e-9a51-2c1f4e7b9d10'
+const WORKSPACE = '7b1e2d44-5c3a-4f60-8e21-9d0b6a3c5f87'
+const AT = '2026-11-24T09:30:00.000Z'
+
+const summary = {
+  id: ID,
+  workspace_id: WORKSPACE,
+  title: 'Harbour notes',
+  excerpt: 'At spring tide boats moor on the east pier.',
+  tags: ['harbour'],
+  kind: 'note',
+  status: 'active',
+  source: 'api',
+  source_ref: null,
+  url: null,
+  pinned: false,
+  rating: 0,
+  index_status: 'indexed',
+  size_bytes: 84,
+  created_at: AT,
+  updated_at: AT,
+}
+
+/** "METHOD /path" → the request body's example and examples of some answers, by status. */
+export const EXAMPLES: Record<string, { request?: unknown; responses?: Record<string, unknown> }> = {
+  'POST /api/auth/sign-up': {
+    request: { email: 'ada@example.com', password: 'correct horse battery', name: 'Ada' },
+    responses: {
+      201: { user: { id: ID, email: 'ada@example.com', name: 'Ada', plan: 'free', avatar_url: null, created_at: AT } },
+      409: { error: 'an account with this email already exists' },
+    },
+  },
+  'POST /api/keys': {
+    request: { label: 'laptop' },
+    responses: {
+      201: {
+        id: ID,
+        prefix: 'svc_AbCd',
+        label: 'laptop',
+        tier: 'free',
+        created_at: AT,
+        last_used_at: null,
+        kind: 'api_key',
+        client_name: null,
+        key: 'svc_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcd',
+      },
+    },
+  },
+  'POST /api/documents': {
+    request: { title: 'Harbour notes', body: 'At spring tide boats moor on the east pier.', tags: ['harbour'], kind: 'note' },
+    responses: {
+      201: { ...summary, body: 'At spring tide boats moor on the east pier.', metadata: {}, deduplicated: false },
+      400: { error: 'body must not be empty' },
+    },
+  },
+  'GET /api/search': {
+    responses: {
+      200: {
+        query: 'spring tide',
+        mode: 'hybrid',
+        matched: 'all',
+        took_ms: 12.5,
+        results: [
+          {
+            document: summary,
+            score: 0.82,
+            snippet: 'At **spring tide** boats moor on the east pier.',
+            signals: { keyword_rank: 1, keyword_score: 2.31, semantic_rank: 1, semantic_score: 0.74, matched_terms: 2, boost: 1 },
+          },
+        ],
+      },
+      429: { error: 'rate limit: 30 searches a minute on the free plan; retry in 12 s' },
+    },
+  },
+  'POST /api/ask': {
+    request: { question: 'Where do boats moor at spring tide?' },
+    responses: { 200: { type: 'delta', text: 'On the east pier [1].' } },
+  },
+  'POST /api/agent/chat': {
+    request: { message: 'What did we decide about the harbour?' },
+    responses: { 200: { type: 'tool', tool: { name: 'search', status: 'call', detail: { query: 'harbour decision' } } } },
+  },
+  'POST /v1/chat/completions': {
+    request: { model: 'service-rag', messages: [{ role: 'user', content: 'Where do boats moor at spring tide?' }], stream: false },
+  },
+  'POST /v1/responses': {
+    request: { model: 'service-rag', input: 'Where do boats moor at spring tide?', instructions: 'Answer in one sentence.' },
+  },
+  'POST /v1/embeddings': {
+    request: { model: 'service-embed', input: ['spring tide', 'east pier'] },
+  },
+}
+
+/** Sets `example` on the request body and the listed answers of `op`, on each media type they have. */
+export function addExamples(key: string, op: Record<string, any>): void {
+  const examples = EXAMPLES[key]
+  if (!examples) return
+  const set = (content: Record<string, { example?: unknown }> | undefined, example: unknown) => {
+    for (const media of Object.values(content ?? {})) media.example = example
+  }
+  if (examples.request !== undefined) set(op.requestBody?.content, examples.request)
+  for (const [status, example] of Object.entries(examples.responses ?? {})) {
+    const content = op.responses?.[status]?.content
+    if (!content) throw new Error(`${key}: an example for ${status}, which it does not answer`)
+    set(content, example)
+  }
+}

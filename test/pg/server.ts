@@ -58,6 +58,10 @@ function serverUser(): { uid: number; gid: number; prefix: string[] } | null {
   return { uid, gid, prefix: ['setpriv', `--reuid=${uid}`, `--regid=${gid}`, '--clear-groups', '--'] }
 }
 
+// As PGlite: byte-order collation, Unicode character classes. A ctype of C (or the builtin provider) makes
+// lower() leave Ü alone and the text-search parser read 'rocket🚀launch' as one word.
+const LOCALE = ['--lc-collate=C', '--lc-ctype=C.UTF-8']
+
 export interface PgServer {
   /** The superuser's URL to the `postgres` database; the user is `postgres`, trusted on loopback. */
   url: string
@@ -98,7 +102,7 @@ export async function startPostgres(options: StartOptions = {}): Promise<PgServe
   mkdirSync(dataDir, { recursive: true, mode: 0o700 })
   if (user) chownSync(dataDir, user.uid, user.gid)
   if (!existsSync(join(dataDir, 'PG_VERSION'))) {
-    const init = spawnSync([...(user?.prefix ?? []), join(bin, 'initdb'), '-D', dataDir, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-locale', '--no-sync'], { stdout: 'pipe', stderr: 'pipe' })
+    const init = spawnSync([...(user?.prefix ?? []), join(bin, 'initdb'), '-D', dataDir, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', ...LOCALE, '--no-sync'], { stdout: 'pipe', stderr: 'pipe' })
     if (init.exitCode !== 0) throw new Error(`initdb failed in ${dataDir}: ${init.stderr.toString().trim()}`)
   }
   const port = options.port ?? (await freePort())

@@ -55,8 +55,9 @@ let counter = 0
  * gives a test the service's own default. */
 export const TEST_ENV = { DEFAULT_PLAN: 'free' }
 
-export async function createTestApp(options: { env?: Record<string, string>; deps?: Deps } = {}): Promise<TestApp> {
-  const server: TestDatabase | null = onPostgres && !options.deps ? await createTestDatabase() : null
+/** `postgres`: on the real server (test/pg/), whatever TEST_DATABASE says; by default it decides. */
+export async function createTestApp(options: { env?: Record<string, string>; deps?: Deps; postgres?: boolean } = {}): Promise<TestApp> {
+  const server: TestDatabase | null = (options.postgres ?? onPostgres) && !options.deps ? await createTestDatabase() : null
   const env = server ? { DATABASE_URL: server.url, ENCRYPTION_KEY: 'ab'.repeat(32) } : {}
   const config = loadConfig({ DATA_DIR: 'memory://', LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', BASE_URL: BASE, ...env, ...TEST_ENV, ...options.env })
   const clock = new FakeClock()

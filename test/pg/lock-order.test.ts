@@ -24,8 +24,8 @@ afterAll(async () => {
 
 describe.skipIf(reason !== null)(`lock order${reason ? ` (skipped: ${reason})` : ''}`, () => {
   test.each([
-    ['a rate', (id: string) => ['POST', `/api/documents/${id}/rate`, { rating: -1 }]],
-    ['an archive', (id: string) => ['POST', `/api/documents/${id}/archive`, undefined]],
+    ['a rate', (id: string) => ({ path: `/api/documents/${id}/rate`, body: { rating: -1 } as unknown })],
+    ['an archive', (id: string) => ({ path: `/api/documents/${id}/archive`, body: undefined as unknown })],
   ] as const)('%s request racing the embedding job of its document: both succeed, neither deadlocks', async (_, call) => {
     const u = await t.signUp()
     const created = await t.json('POST', '/api/documents', { key: u.key, body: { body: `gardens, rivers and bread ${crypto.randomUUID()}` } })
@@ -42,8 +42,8 @@ describe.skipIf(reason !== null)(`lock order${reason ? ` (skipped: ${reason})` :
       await released
     })
     await held
-    const [method, path, body] = call(id)
-    const request = t.json(method, path, { key: u.key, body })
+    const { path, body } = call(id)
+    const request = t.json('POST', path, { key: u.key, body })
     await waitersAtLeast(1)
     const job = drainJobs(t.deps, 'lock-order', EMBED)
     await waitersAtLeast(2)

@@ -57,6 +57,48 @@ describe.skipIf(reason !== null)(`lock order${reason ? ` (skipped: ${reason})` :
   })
 })
 
+describe.skipIf(reason !== null)(`lock order of approval${reason ? ` (skipped: ${reason})` : ''}`, () => {
+  test('approving a draft that supersedes a document, while the draft is rated: both succeed, neither deadlocks', async () => {
+    const u = await t.signUp()
+    const input = { title: 'Notes', body: `gardens, rivers and bread ${crypto.randomUUID()}` }
+    const doc = await t.json('POST', '/api/documents', { key: u.key, body: input })
+    const draft = await t.json('POST', '/api/documents', { key: u.key, body: { ...input, kind: 'fact' } })
+    expect(draft.body).toMatchObject({ status: 'pending_approval', metadata: { supersedes: doc.body.id } })
+    const id: string = draft.body.id
+    // Approval archives the superseded document (its trigger takes keyword_stats), then activates the draft.
+    const [rated, approved] = await whileHeld(id, [
+      () => t.json('POST', `/api/documents/${id}/rate`, { key: u.key, body: { rating: 1 } }),
+      () => t.json('POST', `/api/documents/${id}/approve`, { cookie: u.cookie }),
+    ])
+    expect([rated!.status, approved!.status, approved!.body.error]).toEqual([200, 200, undefined])
+    expect((await t.json('GET', `/api/documents/${id}`, { key: u.key })).body).toMatchObject({ status: 'active', rating: 1 })
+    expect((await t.json('GET', `/api/documents/${doc.body.id}`, { key: u.key })).body).toMatchObject({ status: 'archived' })
+  })
+})
+
+/** Runs `calls` one after another while another session holds the document's row, each queued on a lock
+ * before the next starts, then lets the row go: they meet in that order. */
+async function whileHeld<T>(id: string, calls: (() => Promise<T>)[]): Promise<T[]> {
+  let release!: () => void
+  const released = new Promise<void>((resolve) => (release = resolve))
+  let holding!: () => void
+  const held = new Promise<void>((resolve) => (holding = resolve))
+  const holder = sql.begin(async (tx) => {
+    await tx`select id from documents where id = ${id} for update`
+    holding()
+    await released
+  })
+  await held
+  const pending: Promise<T>[] = []
+  for (const call of calls) {
+    pending.push(call())
+    await waitersAtLeast(pending.length)
+  }
+  release()
+  await holder
+  return Promise.all(pending)
+}
+
 /** Until this many sessions of the app's database wait on a lock. */
 async function waitersAtLeast(n: number): Promise<void> {
   for (let i = 0; i < 500; i++) {

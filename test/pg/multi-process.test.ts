@@ -19,7 +19,8 @@ beforeAll(async () => {
   if (reason) return
   database = await createTestDatabase()
   sql = postgres(database.url, { max: 2, onnotice: () => {} })
-  const env = { WORKER_IN_PROCESS: 'false', PLAN_FREE_DOCUMENTS: String(DOCUMENTS), PLAN_FREE_SEARCH_PER_MIN: String(SEARCHES) }
+  // Every user's keyword copy is held in memory (from one document on), and its loading is logged (debug).
+  const env = { WORKER_IN_PROCESS: 'false', PLAN_FREE_DOCUMENTS: String(DOCUMENTS), PLAN_FREE_SEARCH_PER_MIN: String(SEARCHES), KEYWORD_MEMORY_MIN_DOCUMENTS: '1', LOG_LEVEL: 'debug' }
   ;[a, b] = await Promise.all([startApi(database.url, env), startApi(database.url, env)])
   workers = [startWorkerProcess(database.url), startWorkerProcess(database.url)]
 }, 60_000)
@@ -123,7 +124,11 @@ describe.skipIf(reason !== null)(`two API processes and two workers on one serve
     const u = await signUp(a)
     const word = `zq${crypto.randomUUID().replace(/-/g, '').slice(0, 10)}`
     await call(a, 'POST', '/api/documents', { key: u.key, body: { body: 'a first note about lighthouses' } })
-    // a's keyword copy is built for this user now, before b writes.
+    // a's first search ranks in SQL and loads the user's copy; once it is loaded, a ranks from memory.
+    expect((await call(a, 'GET', '/api/search?q=lighthouses&mode=keyword', { key: u.key })).body.results).toHaveLength(1)
+    const loaded = () => a.log.some((line) => line.includes('keyword index loaded in memory') && line.includes(u.id))
+    for (let i = 0; i < 100 && !loaded(); i++) await Bun.sleep(50)
+    expect(loaded()).toBe(true)
     expect((await call(a, 'GET', '/api/search?q=lighthouses&mode=keyword', { key: u.key })).body.results).toHaveLength(1)
     const doc = await call(b, 'POST', '/api/documents', { key: u.key, body: { body: `the keeper's word is ${word}` } })
     expect(doc.status).toBe(201)

@@ -42,6 +42,30 @@ describe.skipIf(reason !== null)(`an account deleted mid-request${reason ? ` (sk
   })
 })
 
+describe.skipIf(reason !== null)(`two sign-ups with one email${reason ? ` (skipped: ${reason})` : ''}`, () => {
+  test('a sign-up that meets another one for the same email in flight answers 409, never a 500', async () => {
+    const email = `race-${crypto.randomUUID().slice(0, 8)}@example.com`
+    // The other sign-up has written its row and not committed yet: this one finds no account, then its
+    // insert waits on the other's unique key.
+    let commit!: () => void
+    const committed = new Promise<void>((resolve) => (commit = resolve))
+    let inserted!: () => void
+    const started = new Promise<void>((resolve) => (inserted = resolve))
+    const other = sql.begin(async (tx) => {
+      await tx`insert into users (id, email, plan, created_at, updated_at) values (${crypto.randomUUID()}, ${email}, 'free', now(), now())`
+      inserted()
+      await committed
+    })
+    await started
+    const pending = t.json('POST', '/api/auth/sign-up', { body: { email, password: 'correct horse battery' } })
+    await waitForLockWait()
+    commit()
+    await other
+    const res = await pending
+    expect({ status: res.status, body: res.body }).toEqual({ status: 409, body: { error: 'an account with this email already exists' } })
+  })
+})
+
 /** Until some session of this database waits on a lock: the request has reached its first write. */
 async function waitForLockWait(): Promise<void> {
   const admin = postgres(t.config.databaseUrl!, { max: 1, onnotice: () => {} })

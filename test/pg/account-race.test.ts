@@ -1,5 +1,5 @@
-// On a real server requests of one user run side by side: an account deleted while one of its requests is in
-// flight makes that request 401 (its credentials are gone), never a 500 from a write that references the user.
+// On a real server requests run side by side: an account deleted while one of its requests is in flight makes
+// that request 401 (its credentials are gone), and a sign-up meeting another for its email 409 — never a 500.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import postgres from 'postgres'
 import { createTestApp, type TestApp } from '../harness'

@@ -1,5 +1,6 @@
-// createTestApp(): a fresh service on an in-memory PGlite cloned from one migrated template per process,
-// with helpers to call it through app.handle the way a client would.
+// createTestApp(): a fresh service on an in-memory PGlite cloned from one migrated template per process (or,
+// with TEST_DATABASE=postgres, on its own database of a real PostgreSQL, see test/pg/), with helpers to call
+// it through app.handle the way a client would.
 import type { PGlite } from '@electric-sql/pglite'
 import { createDb, openPglite } from '../db/client'
 import { runMigrations } from '../db/migrate'
@@ -7,6 +8,7 @@ import { createApp, type App } from '../src/app'
 import { loadConfig, type Config } from '../src/config'
 import { createDeps, type Deps } from '../src/deps'
 import { FakeClock } from './fakes/clock'
+import { createTestDatabase, onPostgres, type TestDatabase } from './pg/databases'
 
 let template: Promise<PGlite> | undefined
 
@@ -53,10 +55,14 @@ let counter = 0
  * gives a test the service's own default. */
 export const TEST_ENV = { DEFAULT_PLAN: 'free' }
 
-export async function createTestApp(options: { env?: Record<string, string>; deps?: Deps } = {}): Promise<TestApp> {
-  const config = loadConfig({ DATA_DIR: 'memory://', LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', BASE_URL: BASE, ...TEST_ENV, ...options.env })
+/** `postgres`: on the real server (test/pg/), whatever TEST_DATABASE says; by default it decides. */
+export async function createTestApp(options: { env?: Record<string, string>; deps?: Deps; postgres?: boolean } = {}): Promise<TestApp> {
+  const server: TestDatabase | null = (options.postgres ?? onPostgres) && !options.deps ? await createTestDatabase() : null
+  const env = server ? { DATABASE_URL: server.url, ENCRYPTION_KEY: 'ab'.repeat(32) } : {}
+  const config = loadConfig({ DATA_DIR: 'memory://', LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', BASE_URL: BASE, ...env, ...TEST_ENV, ...options.env })
   const clock = new FakeClock()
-  const deps = options.deps ?? (await createDeps(config, { database: await createDb(config, { pglite: (await (await migratedTemplate()).clone()) as PGlite }), clock }))
+  const database = async () => (server ? createDb(config) : createDb(config, { pglite: (await (await migratedTemplate()).clone()) as PGlite }))
+  const deps = options.deps ?? (await createDeps(config, { database: await database(), clock }))
   const app = createApp(deps)
 
   const request = (method: string, path: string, { body, key, cookie, headers = {} }: RequestOptions = {}) => {
@@ -97,5 +103,9 @@ export async function createTestApp(options: { env?: Record<string, string>; dep
     return { id: user.id, email: address, cookie, key }
   }
 
-  return { app, deps, config, clock, request, json, signUp, close: () => deps.close() }
+  const close = async () => {
+    await deps.close()
+    await server?.drop()
+  }
+  return { app, deps, config, clock, request, json, signUp, close }
 }

@@ -2,12 +2,15 @@
 // held each closed app's embedded Postgres (WebAssembly memory the collector neither counts nor returns) and
 // grew past 20 GB before it was killed; a process per group starts clean, and two use both cores. Each group's
 // output is printed when it ends, then the totals in `bun test`'s own words (" N pass", " N fail"), which
-// .ci/run reads. With arguments (`bun run test test/search`), it is plain `bun test` on them.
+// .ci/run reads. With arguments (`bun run test test/search`), it is plain `bun test` on them; with
+// `--only DIR...`, the grouped run over the files under those folders. With TEST_DATABASE=postgres, one real
+// PostgreSQL is started here and shared by every group (each test process makes its own databases on it).
 import { Glob } from 'bun'
 
 const TIMEOUT = ['--timeout', '30000']
 const args = process.argv.slice(2)
-if (args.length) process.exit(await Bun.spawn(['bun', 'test', ...TIMEOUT, ...args], { stdio: ['inherit', 'inherit', 'inherit'] }).exited)
+const only = args[0] === '--only' ? args.slice(1).map((dir) => dir.replace(/^\.\//, '').replace(/\/$/, '')) : null
+if (args.length && !only) process.exit(await Bun.spawn(['bun', 'test', ...TIMEOUT, ...args], { stdio: ['inherit', 'inherit', 'inherit'] }).exited)
 
 const GROUPS = Number(process.env.TEST_GROUPS ?? 8)
 const PARALLEL = Number(process.env.TEST_PARALLEL ?? 2)
@@ -17,6 +20,14 @@ const files: string[] = []
 for (const dir of ['src', 'test'])
   for await (const path of new Glob('**/*.test.{ts,tsx}').scan({ cwd: `${root}/${dir}` })) files.push(`./${dir}/${path}`)
 files.sort()
+if (only) files.splice(0, files.length, ...files.filter((f) => only.some((dir) => f.startsWith(`./${dir}/`))))
+
+const env = { ...process.env }
+if (env.TEST_DATABASE === 'postgres' && !env.TEST_POSTGRES_URL) {
+  const { startPostgres } = await import('./pg/server')
+  const server = await startPostgres()
+  env.TEST_POSTGRES_URL = server.url // stopped by its watchdog when this process exits
+}
 // Browser and real-model files are the slow ones: dealt out first, round robin, so every group gets its share.
 const slow = (f: string) => /browser|real-model|extension\.e2e|fuzz|wire|concurrency/.test(f)
 const ordered = [...files.filter(slow), ...files.filter((f) => !slow(f))]
@@ -30,7 +41,7 @@ async function runGroups() {
   while (next < groups.length) {
     const index = next++
     const group = groups[index]!
-    const child = Bun.spawn(['bun', 'test', ...TIMEOUT, ...group], { cwd: root, stdout: 'pipe', stderr: 'pipe', env: process.env })
+    const child = Bun.spawn(['bun', 'test', ...TIMEOUT, ...group], { cwd: root, stdout: 'pipe', stderr: 'pipe', env })
     const [out, err, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited])
     const text = out + err
     const count = (word: string) => Number([...text.matchAll(new RegExp(`^ *(\\d+) ${word}$`, 'gm'))].at(-1)?.[1] ?? 0)

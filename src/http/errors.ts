@@ -56,6 +56,10 @@ export function errorHandler(log: Logger, maxBodyBytes: number) {
         set.status = 503
         return { error: 'the database is unavailable: the service must be restarted' }
       }
+      if (accountGone(error)) {
+        set.status = 401
+        return { error: 'the account was deleted' }
+      }
       if (error instanceof ValidationError && error.type !== 'response') {
         set.status = 400
         return { error: describeValidation(error) }
@@ -76,6 +80,15 @@ export function errorHandler(log: Logger, maxBodyBytes: number) {
       log.error('unhandled error', { request_id: requestIdOf(request), method: request.method, path: new URL(request.url).pathname, error: String((error as Error)?.stack ?? error), cause: String((error as Error)?.cause ?? '') })
       return { error: 'internal error' }
     })
+}
+
+/** A write that references a user who is gone: the account was deleted (with its keys and sessions) while this
+ * request, authenticated just before, was in flight. Only a server running requests side by side shows it. */
+function accountGone(error: unknown): boolean {
+  for (let e = error as { code?: string; detail?: string; cause?: unknown } | undefined; e; e = e.cause as typeof e) {
+    if (e.code === '23503' && /is not present in table "users"/.test(e.detail ?? '')) return true
+  }
+  return false
 }
 
 /** "body.learnings[2].title: Expected string" — names the field, as DESIGN.md §5 asks. */

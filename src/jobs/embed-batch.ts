@@ -142,6 +142,9 @@ async function embedBatch(embedder: Embedder, batch: PendingChunk[]) {
 async function writeDocument(deps: Deps, embedder: Embedder | null, documentId: string, embedded: { id: string; vector: number[] | null }[]): Promise<string | null> {
   try {
     await deps.db.transaction(async (tx) => {
+      // The document's row before the chunks: their trigger takes the user's keyword_stats row, which a
+      // single UPDATE of the document (a rating, an archive) takes after the document's. Opposite orders deadlock.
+      await tx.select({ id: documents.id }).from(documents).where(eq(documents.id, documentId)).for('no key update')
       if (embedder)
         for (const c of embedded) {
           await tx.update(chunks).set({ embedding: c.vector, embedding_model: embedder.id }).where(eq(chunks.id, c.id))

@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { BASE, createTestApp, type TestApp, type TestUser } from '../harness'
+import { onPostgres } from '../pg/databases'
 
 // test/setup.ts sets 30 s, but that default is lost for files that run after a src/*.test.ts file; the first
 // app of a process migrates the template database, which can take longer than Bun's own 5 s.
@@ -55,7 +56,7 @@ describe('health', () => {
     const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'))
     const res = await t.json('GET', '/')
     expect(res.status).toBe(200)
-    expect(res.body).toMatchObject({ status: 'ok', version: t.config.version, database: 'pglite' })
+    expect(res.body).toMatchObject({ status: 'ok', version: t.config.version, database: onPostgres ? 'postgres' : 'pglite' })
     // The default local model cannot be downloaded into an in-memory DATA_DIR: the service says so instead of switching models.
     expect(res.body.embeddings).toMatchObject({ provider: 'none', configured: { provider: 'local', model: 'Xenova/bge-small-en-v1.5' }, available: false })
     expect(res.body.embeddings.reason).toContain('DATA_DIR is in memory')

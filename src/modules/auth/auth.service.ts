@@ -40,16 +40,19 @@ export async function createAccount(deps: Deps, input: { email: string; password
   return deps.db.transaction(async (tx) => {
     const [existing] = await tx.select({ id: users.id }).from(users).where(eq(users.email, email))
     if (existing) throw conflict('an account with this email already exists')
+    // Another sign-up for the same email may be in flight, unseen above: its commit makes this insert do nothing.
     const [user] = await tx
       .insert(users)
       .values({ id: deps.ids.next(), email, name: input.name?.trim() || null, password_hash: passwordHash, plan: deps.config.defaultPlan, created_at: now, updated_at: now })
+      .onConflictDoNothing({ target: users.email })
       .returning()
+    if (!user) throw conflict('an account with this email already exists')
     const [workspace] = await tx
       .insert(workspaces)
-      .values({ id: deps.ids.next(), user_id: user!.id, name: 'Default', created_at: now, updated_at: now })
+      .values({ id: deps.ids.next(), user_id: user.id, name: 'Default', created_at: now, updated_at: now })
       .returning()
-    await tx.insert(settings).values({ user_id: user!.id, default_workspace_id: workspace!.id, updated_at: now })
-    return user!
+    await tx.insert(settings).values({ user_id: user.id, default_workspace_id: workspace!.id, updated_at: now })
+    return user
   })
 }
 

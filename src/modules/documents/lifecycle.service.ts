@@ -1,6 +1,6 @@
 // The document state machine (SPEC "States and transitions"): archive, restore, approve, reject, rate,
 // and forget — the permanent purge that leaves only a content-free tombstone.
-import { and, eq, sql } from 'drizzle-orm'
+import { and, eq, inArray, sql } from 'drizzle-orm'
 import { documents, jobs, messages, tombstones } from '../../../db/schema'
 import type { Deps } from '../../deps'
 import { conflict } from '../../http/errors'
@@ -40,13 +40,18 @@ export async function approveDraft(deps: Deps, user: SessionUser, id: string, wr
   if (row.status !== 'pending_approval' || !isMemoryKind(row.kind)) throw conflict(`document ${id} is not a pending memory draft (status ${row.status})`)
   assertMayApprove(writer, id)
   const supersedes = typeof row.metadata.supersedes === 'string' ? row.metadata.supersedes : null
+  const superseded = supersedes && /^[0-9a-f-]{36}$/.test(supersedes) ? supersedes : null
   return deps.db.transaction(async (tx) => {
+    // Both rows first, in id order: archiving the superseded one takes the user's keyword_stats row (its
+    // trigger), which a single UPDATE of the draft (a rating) takes after the draft's. Opposite orders deadlock.
+    const ids = [id, ...(superseded ? [superseded] : [])].sort()
+    await tx.select({ id: documents.id }).from(documents).where(and(inArray(documents.id, ids), eq(documents.user_id, user.id))).orderBy(documents.id).for('no key update')
     const now = deps.clock.now()
-    if (supersedes && /^[0-9a-f-]{36}$/.test(supersedes)) {
+    if (superseded) {
       await tx
         .update(documents)
         .set({ status: 'archived', archived_from: 'active', updated_at: now })
-        .where(and(eq(documents.id, supersedes), eq(documents.user_id, user.id), eq(documents.status, 'active')))
+        .where(and(eq(documents.id, superseded), eq(documents.user_id, user.id), eq(documents.status, 'active')))
     }
     const [updated] = await tx.update(documents).set({ status: 'active', archived_from: null, updated_at: now }).where(eq(documents.id, id)).returning()
     return toDocumentDto(updated!)

@@ -41,16 +41,25 @@ export async function listLinks(deps: Deps, user: SessionUser, id: string) {
 export async function linkDocuments(deps: Deps, user: SessionUser, id: string, targetId: string) {
   if (id === targetId) throw badRequest('target_id must be another document')
   const [source, target] = [await findDocument(deps.db, user.id, id), await findDocument(deps.db, user.id, targetId)]
-  const [existing] = await deps.db.select().from(links).where(and(eq(links.user_id, user.id), pair(id, targetId)))
-  if (existing) {
+  const complete = async () => {
+    const [existing] = await deps.db.select().from(links).where(and(eq(links.user_id, user.id), pair(id, targetId)))
+    if (!existing) return null
     const [row] = await deps.db.update(links).set({ status: 'completed' }).where(eq(links.id, existing.id)).returning()
     return { link: toLinkDto(row!, { id: target.id, title: target.title, kind: target.kind }), created: false }
   }
+  const completed = await complete()
+  if (completed) return completed
+  // A suggestion or another request may have linked the pair since: then the insert does nothing, and that
+  // link is completed instead.
   const [row] = await deps.db
     .insert(links)
     .values({ id: deps.ids.next(), user_id: user.id, source_id: source.id, target_id: target.id, score: 1, status: 'completed', origin: 'manual', created_at: deps.clock.now() })
+    .onConflictDoNothing()
     .returning()
-  return { link: toLinkDto(row!, { id: target.id, title: target.title, kind: target.kind }), created: true }
+  if (row) return { link: toLinkDto(row, { id: target.id, title: target.title, kind: target.kind }), created: true }
+  const raced = await complete()
+  if (!raced) throw new Error('link pair conflicted but is not there')
+  return raced
 }
 
 export async function unlinkDocuments(deps: Deps, user: SessionUser, id: string, targetId: string): Promise<void> {

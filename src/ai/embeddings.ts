@@ -26,6 +26,11 @@ export interface Embedder {
    * meaning. The hash embedder's vectors are bags of the chunk's own words, and stay so.
    */
   embedsTitle: boolean
+  /**
+   * Hybrid search's feedback step (retrieval/feedback.ts): how far the query moves toward the first result's
+   * chunk before a second semantic pass; 0 turns it off. Measured for the local bge model only.
+   */
+  feedbackWeight: number
   /** The process (or thread) a local model runs in; closed with the service. */
   inference?: InferenceRunner
 }
@@ -38,6 +43,9 @@ type Provider = Config['embeddings']['provider']
  * test/fixtures/link-pairs.ts; README "Link suggestions" records its precision and recall.
  */
 export const LOCAL_LINK_THRESHOLD = 0.66
+
+/** Hybrid feedback weight for a local bge model: 0.3–1.0 all helped on SciFact's dev claims, 0.6 most (bench:levers). */
+export const LOCAL_FEEDBACK_WEIGHT = 0.6
 
 /** What was configured and what is actually loaded: `provider` is `none` whenever no model is. */
 export interface EmbeddingStatus {
@@ -64,12 +72,12 @@ export async function loadEmbedder(config: Config, log: Logger): Promise<{ embed
   if (provider === 'none') return unavailable('EMBEDDING_PROVIDER=none', true)
   if (provider === 'hash') {
     const dims = config.embeddings.dimensions
-    const embedder: Embedder = { id: `hash-${dims}`, provider, model: hashEmbeddingModel(dims), queryPrefix: '', fusionWeight: 0.1, linkThreshold: 0.5, embedsTitle: false }
+    const embedder: Embedder = { id: `hash-${dims}`, provider, model: hashEmbeddingModel(dims), queryPrefix: '', fusionWeight: 0.1, linkThreshold: 0.5, embedsTitle: false, feedbackWeight: 0 }
     return loaded(embedder, embedder.id)
   }
   if (provider === 'openai') {
     const openai = createOpenAI({ baseURL: config.embeddings.openaiBaseUrl ?? undefined, apiKey: config.embeddings.openaiApiKey ?? 'unset' })
-    const embedder: Embedder = { id: `openai:${model}`, provider, model: openai.embedding(model) as EmbeddingModelV4, queryPrefix: '', fusionWeight: 1, linkThreshold: 0.8, embedsTitle: true }
+    const embedder: Embedder = { id: `openai:${model}`, provider, model: openai.embedding(model) as EmbeddingModelV4, queryPrefix: '', fusionWeight: 1, linkThreshold: 0.8, embedsTitle: true, feedbackWeight: 0 }
     try {
       await embed({ model: embedder.model, value: 'ping', maxRetries: 0, abortSignal: AbortSignal.timeout(10_000) })
     } catch (error) {
@@ -84,7 +92,7 @@ export async function loadEmbedder(config: Config, log: Logger): Promise<{ embed
     const started = performance.now()
     const local = await loadLocalEmbeddingModel({ model, modelPath: config.embeddings.modelPath, cacheDir: modelCacheDir(config.dataDir), dtype: config.embeddings.dtype }, config.embeddings.inference, log)
     const { queryPrefix } = localModelTraits(model)
-    const embedder: Embedder = { id: `local:${model}`, provider, model: local.model, queryPrefix, fusionWeight: 1, linkThreshold: LOCAL_LINK_THRESHOLD, embedsTitle: true, inference: local.runner }
+    const embedder: Embedder = { id: `local:${model}`, provider, model: local.model, queryPrefix, fusionWeight: 1, linkThreshold: LOCAL_LINK_THRESHOLD, embedsTitle: true, feedbackWeight: LOCAL_FEEDBACK_WEIGHT, inference: local.runner }
     log.info('embedding model loaded', { model, dtype: local.dtype, isolation: config.embeddings.inference.isolation, pid: local.runner.pid(), ms: Math.round(performance.now() - started) })
     return loaded(embedder, model, local.dtype)
   } catch (error) {

@@ -8,6 +8,7 @@ import { sql } from 'drizzle-orm'
 import { queryRows } from '../../db/client'
 import type { documents } from '../../db/schema'
 import type { Deps } from '../deps'
+import { chunkVectors } from './chunk-vectors'
 import { rankDocuments } from './vector-memory-rank'
 
 type Doc = typeof documents.$inferSelect
@@ -22,7 +23,7 @@ export const sameWorkspace = (doc: Doc) => sql`d.user_id = ${doc.user_id} and d.
 export async function neighboursInMemory(deps: Deps, doc: Doc, model: string, threshold: number, limit: number): Promise<{ neighbours: Neighbour[] | null; large: boolean }> {
   const { copy, large } = await deps.vectorMemory.status(deps.db, doc.user_id, model)
   if (!copy) return { neighbours: null, large }
-  const own = await chunkVectors(deps, doc.id, model)
+  const own = await chunkVectors(deps.db, doc.user_id, doc.id, model)
   if (own.some((v) => v.length !== copy.dim)) return { neighbours: null, large } // another dimension: SQL raises, as search's would
   const ranked = rankDocuments(copy, own, { workspaceId: doc.workspace_id, excludeDocument: doc.id }, limit, { boost: false, atLeast: threshold })
   return { neighbours: ranked.map((r) => ({ document_id: copy.ids[r.d]!, score: r.similarity })), large }
@@ -49,13 +50,4 @@ export async function neighboursInSql(deps: Deps, doc: Doc, model: string, thres
         limit ${limit}`,
   )
   return rows.map((r) => ({ document_id: r.document_id, score: Number(r.score) }))
-}
-
-/** The document's own chunk vectors of `model`, as pgvector holds them (float32). */
-async function chunkVectors(deps: Deps, documentId: string, model: string): Promise<Float32Array[]> {
-  const rows = await queryRows<{ v: string }>(
-    deps.db,
-    sql`select embedding::text as v from chunks where document_id = ${documentId} and embedding_model = ${model} and embedding is not null order by id`,
-  )
-  return rows.map((r) => Float32Array.from(JSON.parse(r.v) as number[]))
 }

@@ -6,7 +6,9 @@ import { chunks, documents } from '../../../db/schema'
 import { embedQuery } from '../../ai/embeddings'
 import type { Deps } from '../../deps'
 import { fromKeyword, fromSemantic, fuse, type RankedHit } from '../../retrieval/fusion'
+import { chunkVectors } from '../../retrieval/chunk-vectors'
 import { countUnembedded, unembeddedNotice } from '../../retrieval/embedding-backlog'
+import { refinedQuery } from '../../retrieval/feedback'
 import { analyzeSearchQuery, keywordSearch, matchedWords, snippets } from '../../retrieval/keyword'
 import { semanticSearch } from '../../retrieval/semantic'
 import type { SessionUser } from '../auth/sessions.service'
@@ -59,9 +61,12 @@ export async function searchDocuments(deps: Deps, user: SessionUser, input: Sear
   // A query with no letters or digits is not embedded: it means nothing, and some embedders make it a zero vector.
   let semantic: Awaited<ReturnType<typeof semanticSearch>> = []
   let failure: string | null = null
+  let vector: number[] | null = null
+  const semanticBy = (v: number[]) =>
+    semanticSearch(deps.db, user.id, embedder!.id, v, filter, mode === 'hybrid' ? FUSION_POOL : limit, { copies: deps.vectorMemory, filter: memoryFilter })
   if (mode !== 'keyword' && embedder && query.hasWords) {
-    const vector = await embedQuery(embedder, query.text).catch((error: Error) => ((failure = error.message), null))
-    if (vector) semantic = await semanticSearch(deps.db, user.id, embedder.id, vector, filter, mode === 'hybrid' ? FUSION_POOL : limit, { copies: deps.vectorMemory, filter: memoryFilter })
+    vector = await embedQuery(embedder, query.text).catch((error: Error) => ((failure = error.message), null))
+    if (vector) semantic = await semanticBy(vector)
   }
   const ran = failure ? 'keyword' : mode
   const { terms } = query
@@ -69,9 +74,14 @@ export async function searchDocuments(deps: Deps, user: SessionUser, input: Sear
   const unembedded = ran === 'keyword' ? undefined : unembeddedNotice(await countUnembedded(deps.db, filter))
   const memory = { copies: deps.keywordMemory, filter: memoryFilter }
   const keyword = ran === 'semantic' ? { hits: [] } : await keywordSearch(deps.db, user.id, terms, filter, ran === 'hybrid' ? FUSION_POOL : limit, memory)
-  const ranked: RankedHit[] = (
+  let ranked: RankedHit[] =
     ran === 'keyword' ? fromKeyword(keyword.hits) : ran === 'semantic' ? fromSemantic(semantic) : fuse(fromKeyword(keyword.hits), fromSemantic(semantic), embedder!.fusionWeight)
-  ).slice(0, limit)
+  // Hybrid feedback (retrieval/feedback.ts): a second semantic pass from the query moved toward the first result.
+  if (ran === 'hybrid' && vector && embedder!.feedbackWeight > 0 && ranked[0]) {
+    const refined = refinedQuery(vector, await chunkVectors(deps.db, user.id, ranked[0].document_id, embedder!.id), embedder!.feedbackWeight)
+    if (refined) ranked = fuse(fromKeyword(keyword.hits), fromSemantic(await semanticBy(refined)), embedder!.fusionWeight)
+  }
+  ranked = ranked.slice(0, limit)
 
   const ids = ranked.map((h) => h.document_id)
   const byMeaning = ranked.filter((h) => h.keyword_rank === null)

@@ -159,5 +159,51 @@ for (const recipe of RECIPES) {
     for (const alpha of [0.4, 0.5, 0.6, 0.7]) console.log(`  minmax pool ${String(pool).padStart(3)} alpha ${alpha.toFixed(2)}   ${fmt(score((q) => minmax(kw(q), sem(q), alpha, pool)))}`)
   for (const pool of [30, 50, 100])
     for (const k of [10, 30, 60]) console.log(`  rrf    pool ${String(pool).padStart(3)} k ${String(k).padStart(3)}        ${fmt(score((q) => rrf(kw(q), sem(q), k, pool)))}`)
+  feedbackLever(kw, sem, vectors, owner)
+}
+
+/**
+ * Hybrid feedback (src/retrieval/feedback.ts): the query moved toward the nearest chunk of each of the first
+ * `docs` fused results (weight split between them), ranked semantically again and fused again (min-max, α 0.5,
+ * pool 100). Printed with each half of the claims (even and odd positions) and how many claims it made better
+ * or worse, so a lift that only one half shows is visible.
+ */
+function feedbackLever(kw: (q: string) => Ranked, sem: (q: string) => Ranked, vectors: Float32Array, owner: number[]) {
+  const chunksOf = new Map<string, number[]>()
+  owner.forEach((d, c) => chunksOf.set(corpus[d]!._id, [...(chunksOf.get(corpus[d]!._id) ?? []), c]))
+  const dot = (v: Float32Array, c: number) => {
+    let s = 0
+    for (let d = 0, o = c * 384; d < 384; d++) s += v[d]! * vectors[o + d]!
+    return s
+  }
+  const rank = (v: Float32Array): Ranked => {
+    const best = new Float64Array(corpus.length).fill(-Infinity)
+    for (let c = 0; c < owner.length; c++) best[owner[c]!] = Math.max(best[owner[c]!]!, dot(v, c))
+    return [...best.keys()].sort((a, b) => best[b]! - best[a]!).slice(0, POOL).map((i) => ({ id: corpus[i]!._id, score: best[i]! }))
+  }
+  const base = queries.map((q) => minmax(kw(q._id), sem(q._id), 0.5, POOL))
+  const ndcgOf = (ranked: string[][], i: number) => ndcgAt(ranked[i]!, qrels.get(queries[i]!._id)!)
+  const half = (ranked: string[][], parity: number) => mean(queries.map((_, i) => i).filter((i) => i % 2 === parity).map((i) => ndcgOf(ranked, i)))
+  console.log(`  hybrid feedback (min-max α 0.5, pool 100; nDCG@10 all, even half, odd half; claims better/worse than without):`)
+  console.log(`    without                      ${mean(queries.map((_, i) => ndcgOf(base, i))).toFixed(4)}  ${half(base, 0).toFixed(4)}  ${half(base, 1).toFixed(4)}`)
+  for (const docs of [1, 3])
+    for (const weight of [0.3, 0.6, 1]) {
+      const ranked = queries.map((q, qi) => {
+        const refined = queryVectors.slice(qi * 384, qi * 384 + 384)
+        for (const id of base[qi]!.slice(0, docs)) {
+          const own = chunksOf.get(id)!
+          const nearest = own.reduce((a, b) => (dot(queryVectors.subarray(qi * 384, qi * 384 + 384), b) > dot(queryVectors.subarray(qi * 384, qi * 384 + 384), a) ? b : a))
+          for (let d = 0; d < 384; d++) refined[d]! += (weight / docs) * vectors[nearest * 384 + d]!
+        }
+        const norm = Math.hypot(...refined)
+        for (let d = 0; d < 384; d++) refined[d]! /= norm
+        return minmax(kw(q._id), rank(refined), 0.5, POOL)
+      })
+      const deltas = queries.map((_, i) => ndcgOf(ranked, i) - ndcgOf(base, i))
+      console.log(
+        `    ${docs} document${docs > 1 ? 's' : ' '}, weight ${weight.toFixed(1)}        ${mean(queries.map((_, i) => ndcgOf(ranked, i))).toFixed(4)}  ${half(ranked, 0).toFixed(4)}  ${half(ranked, 1).toFixed(4)}` +
+          `  (${deltas.filter((d) => d > 1e-9).length} better, ${deltas.filter((d) => d < -1e-9).length} worse)`,
+      )
+    }
 }
 await runner.close()

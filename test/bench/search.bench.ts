@@ -310,7 +310,7 @@ async function run(size: number) {
   const guard = await drive(1, total, guardOnce)
   // The same HTTP searches with the in-memory copies turned off: ranked in SQL.
   const copies = deps.keywordMemory
-  deps.keywordMemory = new KeywordMemory({ minDocuments: Number.MAX_SAFE_INTEGER, maxPostings: 0, log: deps.log })
+  deps.keywordMemory = new KeywordMemory({ minDocuments: Number.MAX_SAFE_INTEGER, maxBytes: 0, log: deps.log })
   const httpSql1 = await drive(1, total, httpOnce)
   deps.keywordMemory = copies
 

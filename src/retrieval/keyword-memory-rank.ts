@@ -112,7 +112,7 @@ class Held {
 function topK(index: UserIndex, unordered: WordList[], words: number, passes: (d: number) => boolean, k: number): KeywordHit[] {
   const lists = [...unordered].sort((a, b) => a.upper - b.upper)
   const m = lists.length
-  const canAll = m === words // a word no document holds: nobody matches every word
+  const canAll = m === words // with a word no document holds, nobody matches every word
   const byIdx = Array.from({ length: m }, (_, i) => i).sort((a, b) => lists[a]!.idx - lists[b]!.idx)
   // below[j]: the most lists 0..j-1 can add to a score (× the largest boost: what they can add to score × boost).
   const below = new Float64Array(m + 1)
@@ -185,9 +185,8 @@ function topK(index: UserIndex, unordered: WordList[], words: number, passes: (d
       driver = shortest
       return
     }
-    // One list stays essential while a document matching every word could still enter: it holds them all.
-    const last = canAll ? m - 1 : m
-    // (All of them non-essential: no document left can enter, and the visit ends.)
-    while (essential < last && below[essential + 1]! * boostBound < held.ranked[0]!) essential++
+    // The k-th best's score is within the bounds of the lists it holds, so one list always stays essential, and a
+    // document matching every word, which is in every list, is always visited.
+    while (essential < m - 1 && below[essential + 1]! * boostBound < held.ranked[0]!) essential++
   }
 }

@@ -5,6 +5,8 @@ import { B, K1 } from './keyword'
 
 /** A posting's tf is a count (body, plus TITLE_WEIGHT × title and tags): uint16, with a side table past it. */
 const TF_OVERFLOW = 0xffff
+/** Postings a block: each term's postings are cut in blocks with their last document and largest tf part. */
+export const BLOCK = 64
 
 export interface UserIndex {
   version: number
@@ -36,8 +38,13 @@ export interface UserIndex {
   tf: Uint16Array
   /** tf of postings whose tf does not fit uint16 (by posting number); empty for ordinary text. */
   tfOverflow: Map<number, number>
-  /** Per term, the largest BM25 tf part of its postings: with its idf, the term's upper bound for pruning. */
-  maxTfPart: Float64Array
+  /**
+   * Blocks of BLOCK postings: term t's are blockAt[t] .. blockAt[t + 1]), each with its last document and the
+   * largest BM25 tf part of its postings (rounded up): with the term's idf, an upper bound of its scores there.
+   */
+  blockAt: Int32Array
+  blockLast: Int32Array
+  blockMaxTf: Float32Array
   /** The largest boost any document has: upper bounds are scores × this. */
   maxBoost: number
   terms: number
@@ -190,7 +197,7 @@ export class IndexBuilder {
 
   /** What build() will hold, within a few bytes a document: checked against the budget as a copy loads. */
   get bytes(): number {
-    return 6 * this.docs.length + 16 * this.termList.length + 2 * this.chars + 40 * this.count
+    return (6 + 8 / BLOCK) * this.docs.length + 20 * this.termList.length + 2 * this.chars + 40 * this.count
   }
 
   /**
@@ -251,25 +258,30 @@ export class IndexBuilder {
     const tfOverflow = sorted ? this.tfOverflow : new Map<number, number>()
     const termAt = new Int32Array(terms + 1)
     const termChars = new Uint16Array(this.chars)
-    const maxTfPart = new Float64Array(terms)
+    const blockAt = new Int32Array(terms + 1)
+    for (let t = 0; t < terms; t++) blockAt[t + 1] = blockAt[t]! + Math.ceil((srcAt[byTerm[t]! + 1]! - srcAt[byTerm[t]!]!) / BLOCK)
+    const blockLast = new Int32Array(blockAt[terms]!)
+    const blockMaxTf = new Float32Array(blockAt[terms]!)
     let [p, c] = [0, 0]
     byTerm.forEach((src, t) => {
       const term = this.termList[src]!
       for (let i = 0; i < term.length; i++) termChars[c + i] = term.charCodeAt(i)
       c += term.length
       termAt[t + 1] = c
-      let best = 0
+      const first = p
       for (let q = srcAt[src]!; q < srcAt[src + 1]!; q++, p++) {
         if (!sorted) {
           docs[p] = srcDocs[q]!
           tf[p] = srcTf[q]!
           if (srcTf[q] === TF_OVERFLOW) tfOverflow.set(p, this.tfOverflow.get(q)!)
         }
+        const block = blockAt[t]! + Math.floor((p - first) / BLOCK)
         const part = tfPart(srcTf[q] === TF_OVERFLOW ? this.tfOverflow.get(q)! : srcTf[q]!, this.dl[srcDocs[q]!]!, avgdl)
-        if (part > best) best = part
+        // Rounded up past float32's rounding (2^-24 relative), so the bound is never below a score.
+        if (part > blockMaxTf[block]!) blockMaxTf[block] = part * (1 + 1e-6)
+        blockLast[block] = srcDocs[q]!
       }
       postingAt[t + 1] = p
-      maxTfPart[t] = best
     })
     const names = { workspace: new Names(), kind: new Names(), source: new Names(), tag: new Names() }
     const ids = new Uint8Array(16 * this.count)
@@ -286,7 +298,7 @@ export class IndexBuilder {
       source: Int32Array.from(this.fields, (d) => names.source.code(d.source)),
       tagStart, tagCodes: Int32Array.from(this.fields.flatMap((d) => d.tags.map((t) => names.tag.code(t)))),
       names: { workspace: names.workspace.list, kind: names.kind.list, source: names.source.list, tag: names.tag.list },
-      termChars, termAt, postingAt, docs, tf, tfOverflow, maxTfPart, maxBoost: 0, terms, postings: docs.length, bytes: 0,
+      termChars, termAt, postingAt, docs, tf, tfOverflow, blockAt, blockLast, blockMaxTf, maxBoost: 0, terms, postings: docs.length, bytes: 0,
     } satisfies UserIndex
     for (let d = 0; d < index.count; d++) index.maxBoost = Math.max(index.maxBoost, boostOf(index, d))
     index.bytes = bytesOf(index)
@@ -303,7 +315,7 @@ function uuidBytesOrThrow(id: string): Uint8Array {
 /** What a copy holds: its typed arrays' bytes, name tables at 2 bytes a character, 16 bytes an oversized tf. */
 export function bytesOf(index: UserIndex): number {
   const arrays = [index.ids, index.dl, index.active, index.pinned, index.rating, index.workspace, index.kind, index.source,
-    index.tagStart, index.tagCodes, index.termChars, index.termAt, index.postingAt, index.docs, index.tf, index.maxTfPart]
+    index.tagStart, index.tagCodes, index.termChars, index.termAt, index.postingAt, index.docs, index.tf, index.blockAt, index.blockLast, index.blockMaxTf]
   let bytes = arrays.reduce((sum, a) => sum + a.byteLength, 0) + 16 * index.tfOverflow.size
   for (const list of Object.values(index.names)) for (const name of list) bytes += 2 * name.length
   return bytes

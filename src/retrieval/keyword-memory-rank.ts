@@ -2,11 +2,12 @@
 // current) with dynamic pruning as Lucene does it: MaxScore. Words are ordered by their upper bound (idf × the
 // largest tf part of their postings, × the largest boost); once k documents are held, the words whose bounds
 // together cannot reach the k-th best become non-essential: only documents of the essential words are visited,
-// and the others are looked up in them (a galloping search), stopping as soon as the document cannot enter.
-// The order is the SQL ranking's — documents matching every word first, then score × boost, then id — so a
-// document matching every word is always visited (one essential word is kept), and once the k held all match
-// every word, only documents of the shortest list are visited (a conjunction). Exact: it equals the exhaustive
-// ranking (keyword-memory-exhaustive.ts), document for document and score for score.
+// and the others are looked up in them (a galloping search) — first bounded by the block of 64 postings that
+// would hold the document (block-max), then read, the largest bound first — stopping as soon as the document
+// cannot enter. The order is the SQL ranking's — documents matching every word first, then score × boost,
+// then id — so a document matching every word is always visited (one essential word is kept), and once the k
+// held all match every word, only documents of the shortest list are visited (a conjunction). Exact: it equals
+// the exhaustive ranking (keyword-memory-exhaustive.ts), document for document and score for score.
 import type { KeywordHit, QueryTerm } from './keyword'
 import { boostOf, documentOf, idOf, type UserIndex } from './keyword-memory-index'
 import { documentTest, wordLists, type MemoryFilter, type WordList } from './keyword-memory-words'
@@ -109,84 +110,113 @@ class Held {
   }
 }
 
-function topK(index: UserIndex, unordered: WordList[], words: number, passes: (d: number) => boolean, k: number): KeywordHit[] {
-  const lists = [...unordered].sort((a, b) => a.upper - b.upper)
+function topK(index: UserIndex, lists: WordList[], words: number, passes: (d: number) => boolean, k: number): KeywordHit[] {
   const m = lists.length
   const canAll = m === words // with a word no document holds, nobody matches every word
-  const byIdx = Array.from({ length: m }, (_, i) => i).sort((a, b) => lists[a]!.idx - lists[b]!.idx)
-  // below[j]: the most lists 0..j-1 can add to a score (× the largest boost: what they can add to score × boost).
-  const below = new Float64Array(m + 1)
-  for (let j = 0; j < m; j++) below[j + 1] = below[j]! + lists[j]!.upper
   const boostBound = index.maxBoost * MARGIN
-  const pos = new Int32Array(m)
+  const upper = Float64Array.from(lists, (list) => {
+    let most = 0
+    for (let b = 0; b < list.blockLast.length; b++) most = Math.max(most, list.blockUpper(b))
+    return most
+  })
+  const order = Array.from({ length: m }, (_, i) => i).sort((a, b) => upper[a]! - upper[b]!)
+  const below = new Float64Array(m + 1) // below[j]: the most lists order[0..j-1] can add to a score
+  for (let j = 0; j < m; j++) below[j + 1] = below[j]! + upper[order[j]!]!
+  const [pos, block] = [new Int32Array(m), new Int32Array(m)]
   const has = new Uint8Array(m)
-  const part = new Float64Array(m)
-  const held = new Held(k)
-  let essential = 0 // lists essential..m-1 are visited; the rest only looked up
+  const [part, blockBound] = [new Float64Array(m), new Float64Array(m)]
+  // Visited lists (their documents are the candidates) and the others, looked up, the largest bound first.
+  const [visit, probe] = [new Int32Array(m), new Int32Array(m)]
+  let [visits, probes] = [0, 0]
+  let essential = 0 // lists order[essential..] are visited
   let driver = -1 // ≥ 0 once the k held all match every word: only this list is visited
-  const visitedBy = (i: number) => (driver >= 0 ? i === driver : i >= essential)
+  const held = new Held(k)
+  partition()
 
   for (;;) {
     let d = 0x7fffffff
-    for (let i = driver >= 0 ? driver : essential; i < (driver >= 0 ? driver + 1 : m); i++) {
-      if (pos[i]! < lists[i]!.docs.length && lists[i]!.docs[pos[i]!]! < d) d = lists[i]!.docs[pos[i]!]!
+    for (let v = 0; v < visits; v++) {
+      const i = visit[v]!
+      const at = lists[i]!.docs[pos[i]!]
+      if (at !== undefined && at < d) d = at
     }
     if (d === 0x7fffffff) break
     if (passes(d)) evaluate(d)
-    for (let i = 0; i < m; i++) if (visitedBy(i) && lists[i]!.docs[pos[i]!] === d) pos[i]!++
+    for (let v = 0; v < visits; v++) if (lists[visit[v]!]!.docs[pos[visit[v]!]!] === d) pos[visit[v]!]!++
   }
   return Array.from({ length: held.size }, (_, i) => i)
     .sort((a, b) => (held.all[a] !== held.all[b] ? held.all[b]! - held.all[a]! : held.ranked[b]! - held.ranked[a]! || held.d[a]! - held.d[b]!))
     .map((i) => ({ document_id: idOf(index, held.d[i]!), score: held.score[i]!, boost: boostOf(index, held.d[i]!), matched_terms: held.matched[i]! }))
 
-  /** Whether a document whose score is at most `bound` (and that may still match every word) can enter. */
-  function canEnter(bound: number, mayMatchAll: boolean): boolean {
+  /** Whether a document whose score is at most `most` (and that may still match every word) can enter. */
+  function canEnter(most: number, mayMatchAll: boolean): boolean {
     if (!held.full) return true
-    const enough = bound * boostBound >= held.ranked[0]!
+    const enough = most * boostBound >= held.ranked[0]!
     return held.all[0] ? mayMatchAll && enough : mayMatchAll || enough
   }
 
-  function evaluate(d: number): void {
-    let [partial, rest, missed] = [0, 0, false]
-    for (let i = 0; i < m; i++) {
-      if (visitedBy(i)) {
-        has[i] = lists[i]!.docs[pos[i]!] === d ? 1 : 0
-        if (has[i]) partial += part[i] = lists[i]!.score(pos[i]!)
-        else missed = true
-      } else rest += lists[i]!.upper
+  /** Which lists are visited, now that the k-th best is what it is. */
+  function partition(): void {
+    if (driver >= 0) {
+      visit[0] = driver
+      ;[visits, probes] = [1, 0]
+      for (let j = m - 1; j >= 0; j--) if (order[j] !== driver) probe[probes++] = order[j]!
+      return
     }
-    // The others, the largest bound first: each either adds its score or takes its bound off.
-    for (let i = m - 1; i >= 0; i--) {
-      if (visitedBy(i)) continue
-      if (!canEnter(partial + rest, canAll && !missed)) return
-      pos[i] = seek(lists[i]!.docs, pos[i]!, d)
+    // While a document matching every word can still enter, one list stays visited: such a document is in all.
+    const most = canAll ? m - 1 : m
+    if (held.full) while (essential < most && below[essential + 1]! * boostBound < held.ranked[0]!) essential++
+    visits = probes = 0
+    for (let j = essential; j < m; j++) visit[visits++] = order[j]!
+    for (let j = essential - 1; j >= 0; j--) probe[probes++] = order[j]!
+  }
+
+  function evaluate(d: number): void {
+    let [partial, missed] = [0, false]
+    for (let v = 0; v < visits; v++) {
+      const i = visit[v]!
       has[i] = lists[i]!.docs[pos[i]!] === d ? 1 : 0
       if (has[i]) partial += part[i] = lists[i]!.score(pos[i]!)
       else missed = true
-      rest -= lists[i]!.upper
+    }
+    if (probes > 0) {
+      const mayMatchAll = canAll && !missed
+      if (!canEnter(partial + (driver >= 0 ? below[m]! : below[essential]!), mayMatchAll)) return
+      // Tighter: each other list's bound in the block that would hold d (a step over block ends, no posting read).
+      let rest = 0
+      for (let p = 0; p < probes; p++) {
+        const i = probe[p]!
+        const last = lists[i]!.blockLast
+        let b = block[i]!
+        while (b < last.length && last[b]! < d) b++
+        block[i] = b
+        rest += blockBound[i] = b < last.length ? lists[i]!.blockUpper(b) : 0
+      }
+      // Then each is looked up, the largest bound first: it adds its score or takes its bound off.
+      for (let p = 0; p < probes; p++) {
+        const i = probe[p]!
+        if (!canEnter(partial + rest, canAll && !missed)) return
+        pos[i] = seek(lists[i]!.docs, pos[i]!, d)
+        has[i] = lists[i]!.docs[pos[i]!] === d ? 1 : 0
+        if (has[i]) partial += part[i] = lists[i]!.score(pos[i]!)
+        else missed = true
+        rest -= blockBound[i]!
+      }
     }
     if (!canEnter(partial, canAll && !missed)) return
     // The score summed in word order, as the exhaustive ranking sums it (the same bits).
     let [score, matched] = [0, 0]
-    for (const i of byIdx) if (has[i]) (score += part[i]!), matched++
-    const all = matched === words ? 1 : 0
-    held.offer(d, score, score * boostOf(index, d), all, matched)
-    if (held.full) narrow(d)
-  }
-
-  /** After the k-th best rose: fewer lists need visiting. */
-  function narrow(d: number): void {
+    for (let i = 0; i < m; i++) if (has[i]) (score += part[i]!), matched++
+    held.offer(d, score, score * boostOf(index, d), matched === words ? 1 : 0, matched)
+    if (!held.full) return
     if (held.all[0] && driver < 0) {
       // Every document that can still enter holds every word: visit the shortest list only.
       let shortest = 0
       for (let i = 1; i < m; i++) if (lists[i]!.docs.length - pos[i]! < lists[shortest]!.docs.length - pos[shortest]!) shortest = i
-      // Lists that were visited stand at d; the new one may lag behind it.
-      if (shortest < essential) pos[shortest] = seek(lists[shortest]!.docs, pos[shortest]!, d)
+      // Visited lists stand at d; another may lag behind it.
+      pos[shortest] = seek(lists[shortest]!.docs, pos[shortest]!, d)
       driver = shortest
-      return
     }
-    // The k-th best's score is within the bounds of the lists it holds, so one list always stays essential, and a
-    // document matching every word, which is in every list, is always visited.
-    while (essential < m - 1 && below[essential + 1]! * boostBound < held.ranked[0]!) essential++
+    partition()
   }
 }

@@ -2,7 +2,7 @@
 // with its upper bound, and the search's filter as a test of a document number. Shared by the pruned ranking
 // and the exhaustive one it must equal (keyword-memory-rank.ts, keyword-memory-exhaustive.ts).
 import { PREFIX_WEIGHT, type QueryTerm } from './keyword'
-import { documentOf, findTerm, prefixRange, tfOf, tfPart, type UserIndex } from './keyword-memory-index'
+import { BLOCK, documentOf, findTerm, prefixRange, tfOf, tfPart, type UserIndex } from './keyword-memory-index'
 
 /** What a search restricts to — the same conditions as its SQL filter: `status = 'active'` and these. */
 export interface MemoryFilter {
@@ -21,8 +21,9 @@ export interface WordList {
   docs: Int32Array
   /** The word's score in docs[i]: computed from the posting (one form), or kept (several forms, best of them). */
   score: (i: number) => number
-  /** No document scores more for this word. */
-  upper: number
+  /** Blocks of BLOCK postings: block b ends at document blockLast[b], and no document in it scores above blockUpper(b). */
+  blockLast: Int32Array
+  blockUpper: (b: number) => number
 }
 
 /**
@@ -59,8 +60,14 @@ const postingsOf = (index: UserIndex, term: number) => index.postingAt[term + 1]
 function termList(index: UserIndex, idx: number, term: number, weight: number): WordList {
   const [from, to] = [index.postingAt[term]!, index.postingAt[term + 1]!]
   const docs = index.docs.subarray(from, to)
-  const { dl, avgdl } = index
-  return { idx, docs, upper: weight * index.maxTfPart[term]!, score: (i) => weight * tfPart(tfOf(index, from + i), dl[docs[i]!]!, avgdl) }
+  const { dl, avgdl, blockMaxTf } = index
+  const firstBlock = index.blockAt[term]!
+  return {
+    idx, docs,
+    score: (i) => weight * tfPart(tfOf(index, from + i), dl[docs[i]!]!, avgdl),
+    blockLast: index.blockLast.subarray(firstBlock, index.blockAt[term + 1]!),
+    blockUpper: (b) => weight * blockMaxTf[firstBlock + b]!,
+  }
 }
 
 /** A word with several forms: each document's best form, over the union of their documents (read whole). */
@@ -82,14 +89,16 @@ function bestOfForms(index: UserIndex, idx: number, exact: number[], prefixed: n
   }
   const docs = new Int32Array(holders)
   const scores = new Float64Array(holders)
-  let [i, upper] = [0, 0]
-  for (let d = 0; d < index.count; d++) {
+  const blockLast = new Int32Array(Math.ceil(holders / BLOCK))
+  const blockMax = new Float64Array(blockLast.length)
+  for (let d = 0, i = 0; d < index.count; d++) {
     if (!held[d]) continue
-    docs[i] = d
+    const b = Math.floor(i / BLOCK)
+    docs[i] = blockLast[b] = d
     scores[i++] = best[d]!
-    if (best[d]! > upper) upper = best[d]!
+    if (best[d]! > blockMax[b]!) blockMax[b] = best[d]!
   }
-  return { idx, docs, upper, score: (j) => scores[j]! }
+  return { idx, docs, score: (j) => scores[j]!, blockLast, blockUpper: (b) => blockMax[b]! }
 }
 
 /** The filter as a test of a document number; null when no document can pass it (a name the copy does not hold). */

@@ -24,7 +24,10 @@ export function searchUserIndex(index: UserIndex, terms: QueryTerm[], filter: Me
   if (words === 0 || limit <= 0 || !passes) return []
   const lists = wordLists(index, terms)
   if (lists.length === 0) return []
-  if (filter.onlyDocument !== undefined) return scoreOne(index, lists, words, documentOf(index, filter.onlyDocument))
+  if (filter.onlyDocument !== undefined) {
+    const d = documentOf(index, filter.onlyDocument)
+    return passes(d) ? scoreOne(index, lists, d) : []
+  }
   return topK(index, lists, words, passes, limit)
 }
 
@@ -45,7 +48,7 @@ function seek(docs: Int32Array, from: number, target: number): number {
 }
 
 /** The score of one document (a more-like-this query scoring its own document): a search of each list. */
-function scoreOne(index: UserIndex, lists: WordList[], words: number, d: number): KeywordHit[] {
+function scoreOne(index: UserIndex, lists: WordList[], d: number): KeywordHit[] {
   let [score, matched] = [0, 0]
   for (const list of lists) {
     const i = seek(list.docs, 0, d)

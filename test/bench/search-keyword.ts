@@ -13,12 +13,16 @@ export async function compareRankings(deps: Deps, copy: UserIndex, queries: stri
   for (const q of queries) analyzed.push(await analyzeQuery(deps.db, q))
   const pruned: number[] = []
   const exhaustive: number[] = []
+  const prunedCpu: number[] = []
   let results = 0
   for (let round = 0; round < 3; round++) {
     for (const terms of analyzed) {
       let t0 = performance.now()
+      const c0 = process.cpuUsage()
       const fast = searchUserIndex(copy, terms, {}, limit)
       pruned.push(performance.now() - t0)
+      const c = process.cpuUsage(c0)
+      prunedCpu.push((c.user + c.system) / 1000)
       t0 = performance.now()
       const slow = rankExhaustively(copy, terms, {}, limit)
       exhaustive.push(performance.now() - t0)
@@ -30,7 +34,7 @@ export async function compareRankings(deps: Deps, copy: UserIndex, queries: stri
   }
   const [p, e] = [summary(pruned), summary(exhaustive)]
   const ms = (s: Summary) => `p50 ${s.p50.toFixed(2)}  p95 ${s.p95.toFixed(2)}  p99 ${s.p99.toFixed(2)} ms`
-  console.log(`ranking alone, ${queries.length} queries × 3: pruned (MaxScore) ${ms(p)}; exhaustive ${ms(e)}; ` +
+  console.log(`ranking alone, ${queries.length} queries × 3: pruned (MaxScore) ${ms(p)} (CPU ${ms(summary(prunedCpu))}); exhaustive ${ms(e)}; ` +
     `top ${limit} identical for every query (${results} results: documents, order, scores, boosts, matched words)`)
 }
 

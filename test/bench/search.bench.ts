@@ -9,6 +9,7 @@
 // --mode semantic|hybrid (or BENCH_MODE) measures those modes instead, with and without the in-memory vector copy,
 // and recall@10 against the exact ranking (search-vectors.ts: hash vectors at 384 dimensions).
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { loadavg } from 'node:os'
 import { getTableColumns, inArray, sql } from 'drizzle-orm'
 import { chunks, documents, postings } from '../../db/schema'
 import { queryRows } from '../../db/client'
@@ -167,27 +168,31 @@ function summary(samples: number[]) {
   return { p50: pct(s, 0.5), p95: pct(s, 0.95), p99: pct(s, 0.99), n: s.length }
 }
 type Run = Awaited<ReturnType<typeof drive>>
-const fmt = ({ stats: s, total }: Run) =>
+const fmt = ({ stats: s, total }: Pick<Run, 'stats' | 'total'>) =>
   `p50 ${s.p50.toFixed(1)}  p95 ${s.p95.toFixed(1)}  p99 ${s.p99.toFixed(1)} ms (n=${s.n}${s.n < total ? `, stopped by the ${BUDGET_MS / 1000} s budget` : ''})`
 const rate = (r: Run) => `${(r.stats.n / r.seconds).toFixed(1)} req/s`
 
 /** Runs `total` calls of `once(k)` from `concurrency` clients pulling from one counter, issuing none after BUDGET_MS
  * (so a pathological plan cannot make the bench run for hours); latencies and wall time. */
 async function drive(concurrency: number, total: number, once: (k: number) => Promise<unknown>) {
-  const took: number[] = []
+  const [took, cpu]: [number[], number[]] = [[], []]
   let next = 0
   const started = performance.now()
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
       while (next < total && performance.now() - started < BUDGET_MS) {
         const k = next++
-        const t0 = performance.now()
+        const [t0, c0] = [performance.now(), process.cpuUsage()]
         await once(k)
         took.push(performance.now() - t0)
+        const c = process.cpuUsage(c0)
+        cpu.push((c.user + c.system) / 1000)
       }
     }),
   )
-  return { stats: summary(took), seconds: (performance.now() - started) / 1000, total }
+  // CPU time of this process (server, client and embedded database alike) per call: what a call costs whatever
+  // else the machine runs; meaningful at concurrency 1 only.
+  return { stats: summary(took), cpu: summary(cpu), seconds: (performance.now() - started) / 1000, total }
 }
 
 /** The marker a finished seed leaves in BENCH_DATA_DIR: which size and mode the folder holds. */
@@ -325,7 +330,9 @@ async function run(size: number) {
   const bareMemory = await drive(1, total, memoryOnce)
   const guard = await drive(1, total, guardOnce)
   const goal = http1.stats.p50 <= 15 && http1.stats.p99 <= 50 ? 'met' : 'NOT met'
-  console.log(`HTTP  concurrency 1   ${fmt(http1)}  ${rate(http1)}  (goal p50 ≤ 15 ms, p99 ≤ 50 ms: ${goal})`)
+  console.log(`HTTP  concurrency 1   ${fmt(http1)}  ${rate(http1)}  (goal p50 ≤ 15 ms, p99 ≤ 50 ms: ${goal}; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')})`)
+  const c = http1.cpu
+  console.log(`      CPU time of the process per request (server, client, PGlite), concurrency 1: p50 ${c.p50.toFixed(1)}  p95 ${c.p95.toFixed(1)}  p99 ${c.p99.toFixed(1)} ms`)
   console.log(`HTTP  concurrency 16  ${fmt(http16)}  ${rate(http16)}`)
   console.log(`bare in-memory ranking (analyzeQuery + searchUserIndex + rows/snippets), concurrency 1  ${fmt(bareMemory)}`)
   console.log(`auth + usage + rate-limit + event SQL per request, concurrency 1  ${fmt(guard)}`)

@@ -66,7 +66,7 @@ export interface Config {
   /** A server or worker whose database has not answered for this long exits (a supervisor restarts it); 0 = never. */
   dbWatchdogSeconds: number
   /** In-process copies of users' keyword indexes (src/retrieval/keyword-memory.ts). */
-  keywordMemory: { minDocuments: number; maxPostings: number }
+  keywordMemory: { minDocuments: number; maxBytes: number }
   vectorMemory: { minDocuments: number; maxMegabytes: number }
   /** MCP clients' dynamic registrations (POST /oauth/register) allowed per address per hour. */
   oauthRegistrationsPerHour: number
@@ -200,8 +200,7 @@ export function loadConfig(env: Env = process.env): Config {
     dbWatchdogSeconds: int(env, 'DB_WATCHDOG_SECONDS', 60, 0, 24 * 60 * 60),
     keywordMemory: {
       minDocuments: int(env, 'KEYWORD_MEMORY_MIN_DOCUMENTS', 1_000, 1, Number.MAX_SAFE_INTEGER),
-      // 0 turns the copies off; 8 bytes a posting (10M ≈ 80 MB, ~100k abstract-sized documents).
-      maxPostings: int(env, 'KEYWORD_MEMORY_MAX_POSTINGS', 10_000_000, 0, Number.MAX_SAFE_INTEGER),
+      maxBytes: keywordMemoryBytes(env),
     },
     vectorMemory: {
       minDocuments: int(env, 'VECTOR_MEMORY_MIN_DOCUMENTS', 1_000, 1, Number.MAX_SAFE_INTEGER),
@@ -210,6 +209,18 @@ export function loadConfig(env: Env = process.env): Config {
     },
     oauthRegistrationsPerHour: int(env, 'OAUTH_REGISTRATIONS_PER_HOUR', 60, 1, 100_000),
   }
+}
+
+/**
+ * The keyword copies' budget: KEYWORD_MEMORY_MAX_BYTES, 0 = off. The default, 256 MiB, holds ~6.3 bytes a
+ * posting: 100k SciFact-sized documents (10.7M postings) take ~66 MB of it, so ~390k such documents fit. The
+ * budget was once counted in postings: KEYWORD_MEMORY_MAX_POSTINGS still sets it, at 8 bytes a posting as it said.
+ */
+function keywordMemoryBytes(env: Env): number {
+  if (env.KEYWORD_MEMORY_MAX_BYTES === undefined && env.KEYWORD_MEMORY_MAX_POSTINGS !== undefined) {
+    return 8 * int(env, 'KEYWORD_MEMORY_MAX_POSTINGS', 0, 0, Number.MAX_SAFE_INTEGER / 8)
+  }
+  return int(env, 'KEYWORD_MEMORY_MAX_BYTES', 256 * 1024 ** 2, 0, Number.MAX_SAFE_INTEGER)
 }
 
 /** For entry points: the config, or exit with the message that names the bad variable. */

@@ -1,154 +1,225 @@
-// BM25 over an in-memory copy of a user's keyword index (see keyword-memory.ts for how copies are kept
-// current): the same ranking as the SQL in keyword.ts, over typed arrays.
-import { B, K1, PREFIX_WEIGHT, type KeywordHit, type QueryTerm } from './keyword'
+// BM25 top-k over an in-memory copy of a user's keyword index (see keyword-memory.ts for how copies are kept
+// current) with dynamic pruning as Lucene does it: MaxScore. Words are ordered by their upper bound (idf × the
+// largest tf part of their postings, × the largest boost); once k documents are held, the words whose bounds
+// together cannot reach the k-th best become non-essential: only documents of the essential words are visited,
+// and the others are looked up in them (a galloping search) — first bounded by the block of 64 postings that
+// would hold the document (block-max), then read, the largest bound first — stopping as soon as the document
+// cannot enter. The order is the SQL ranking's — documents matching every word first, then score × boost,
+// then id — so a document matching every word is always visited (one essential word is kept), and once the k
+// held all match every word, only documents of the shortest list are visited (a conjunction). Exact: it equals
+// the exhaustive ranking (keyword-memory-exhaustive.ts), document for document and score for score.
+import type { KeywordHit, QueryTerm } from './keyword'
+import { boostOf, documentOf, idOf, type UserIndex } from './keyword-memory-index'
+import { documentTest, wordLists, type MemoryFilter, type WordList } from './keyword-memory-words'
 
-/** What a search restricts to — the same conditions as its SQL filter: `status = 'active'` and these. */
-export interface MemoryFilter {
-  workspaceId?: string
-  kind?: string
-  source?: string
-  tag?: string
-  excludeDocument?: string
-  /** Only this document, whatever its status (a more-like-this query scoring its own document). */
-  onlyDocument?: string
+export type { MemoryFilter } from './keyword-memory-words'
+export type { UserIndex } from './keyword-memory-index'
+
+/** Bounds are sums in another order than the score's: a margin far above rounding keeps pruning exact. */
+const MARGIN = 1 + 1e-9
+
+export function searchUserIndex(index: UserIndex, terms: QueryTerm[], filter: MemoryFilter, limit: number): KeywordHit[] {
+  const words = new Set(terms.map((t) => t.idx)).size
+  const passes = documentTest(index, filter)
+  if (words === 0 || limit <= 0 || !passes) return []
+  const lists = wordLists(index, terms)
+  if (lists.length === 0) return []
+  if (filter.onlyDocument !== undefined) {
+    const d = documentOf(index, filter.onlyDocument)
+    return passes(d) ? scoreOne(index, lists, d) : []
+  }
+  return topK(index, lists, words, passes, limit)
 }
 
-/** tf is a Postgres real, so Float32 holds it exactly: 8 bytes a posting. */
-export interface PostingList {
-  docs: Int32Array
-  tf: Float32Array
-}
-
-export interface UserIndex {
-  version: number
-  /** BM25 corpus: documents with keyword length > 0 (every status) and their average length, as keyword_stats says. */
-  n: number
-  avgdl: number
-  ids: string[]
-  dl: Float64Array
-  active: Uint8Array
-  pinned: Uint8Array
-  rating: Int8Array
-  workspace: string[]
-  kind: string[]
-  source: string[]
-  tags: string[][]
-  terms: Map<string, PostingList>
-  /** Terms in code-unit order, for prefix ranges. */
-  sorted: string[]
-  postings: number
-}
-
-/** First index of `sorted` not below `key`. */
-function lowerBound(sorted: string[], key: string): number {
-  let [lo, hi] = [0, sorted.length]
+/** First position from `from` in `docs` whose document is at least `target` (galloping, then binary search). */
+function seek(docs: Int32Array, from: number, target: number): number {
+  if (from >= docs.length || docs[from]! >= target) return from
+  let step = 1
+  let lo = from
+  let hi = from + 1
+  while (hi < docs.length && docs[hi]! < target) [lo, hi, step] = [hi, hi + step * 2, step * 2]
+  hi = Math.min(hi, docs.length)
   while (lo < hi) {
     const mid = (lo + hi) >>> 1
-    if (sorted[mid]! < key) lo = mid + 1
+    if (docs[mid]! < target) lo = mid + 1
     else hi = mid
   }
   return lo
 }
 
-/**
- * BM25 over the copy, exactly as keywordSearch's SQL: df counted over every posting of the term, exact terms at
- * weight 1, longer terms under the last word's prefixes at PREFIX_WEIGHT with the df of the whole word (never a
- * term the query has exactly), each word counted once per document (its best-scoring form), documents
- * matching every word first, then score × boost, then id.
- */
-export function searchUserIndex(index: UserIndex, terms: QueryTerm[], filter: MemoryFilter, limit: number): KeywordHit[] {
-  const words = new Set(terms.map((t) => t.idx)).size
-  if (words === 0) return []
-  const count = index.ids.length
-  const score = new Float64Array(count)
-  const maskLo = new Uint32Array(count)
-  const maskHi = new Uint32Array(count)
-  const touched: number[] = []
-  const exact = new Set(terms.filter((t) => !t.prefix).map((t) => t.term))
-  const idf = (df: number) => Math.log(1 + (index.n - df + 0.5) / (df + 0.5))
-
-  const bit = (idx: number): [number, number] => (idx < 32 ? [(1 << idx) >>> 0, 0] : [0, (1 << (idx - 32)) >>> 0])
-  const tfPart = (tf: number, d: number) => (tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * index.dl[d]!) / index.avgdl))
-  const credit = (d: number, s: number, [lo, hi]: [number, number]) => {
-    if (maskLo[d] === 0 && maskHi[d] === 0) touched.push(d)
-    score[d]! += s
-    maskLo[d]! |= lo
-    maskHi[d]! |= hi
+/** The score of one document (a more-like-this query scoring its own document): a search of each list. */
+function scoreOne(index: UserIndex, lists: WordList[], d: number): KeywordHit[] {
+  let [score, matched] = [0, 0]
+  for (const list of lists) {
+    const i = seek(list.docs, 0, d)
+    if (list.docs[i] === d) (score += list.score(i)), matched++
   }
-
-  // Each word's forms: its exact term and the expansions of its prefixes (each expansion once).
-  const forms = new Map<number, { exact: PostingList[]; prefixed: Map<string, PostingList> }>()
-  const formsOf = (idx: number) => forms.get(idx) ?? forms.set(idx, { exact: [], prefixed: new Map() }).get(idx)!
-  for (const t of terms) {
-    if (!t.prefix) {
-      const list = index.terms.get(t.term)
-      if (list) formsOf(t.idx).exact.push(list)
-      continue
-    }
-    for (let i = lowerBound(index.sorted, t.term); i < index.sorted.length; i++) {
-      const candidate = index.sorted[i]!
-      if (!candidate.startsWith(t.term)) break
-      if (candidate.length > t.term.length && !exact.has(candidate)) formsOf(t.idx).prefixed.set(candidate, index.terms.get(candidate)!)
-    }
-  }
-
-  let best: Float64Array | undefined // the word's best form per document, while one word with forms is scored
-  let held: Uint8Array | undefined
-  for (const [idx, { exact: exactLists, prefixed }] of forms) {
-    const mask = bit(idx)
-    if (prefixed.size === 0) {
-      // One form only (the common case): every posting is the word's one contribution to its document.
-      for (const list of exactLists) {
-        const weight = idf(list.docs.length)
-        for (let i = 0; i < list.docs.length; i++) credit(list.docs[i]!, weight * tfPart(list.tf[i]!, list.docs[i]!), mask)
-      }
-      continue
-    }
-    // Several forms: the word's df is that of every document holding any of them, and each document keeps its best.
-    best ??= new Float64Array(count).fill(-Infinity)
-    held ??= new Uint8Array(count)
-    const lists = [...exactLists.map((list) => ({ list, prefix: false })), ...[...prefixed.values()].map((list) => ({ list, prefix: true }))]
-    const holders: number[] = []
-    for (const { list } of lists) for (const d of list.docs) if (!held[d]) (held[d] = 1), holders.push(d)
-    const wordIdf = idf(holders.length)
-    for (const { list, prefix } of lists) {
-      const weight = prefix ? PREFIX_WEIGHT * wordIdf : idf(list.docs.length)
-      for (let i = 0; i < list.docs.length; i++) {
-        const d = list.docs[i]!
-        const s = weight * tfPart(list.tf[i]!, d)
-        if (best[d]! < s) best[d] = s
-      }
-    }
-    for (const d of holders) {
-      credit(d, best[d]!, mask)
-      best[d] = -Infinity
-      held[d] = 0
-    }
-  }
-
-  const full = (words >= 32 ? [2 ** 32 - 1, 2 ** (words - 32) - 1] : [2 ** words - 1, 0]) as [number, number]
-  const candidates: { d: number; all: boolean; ranked: number; boost: number }[] = []
-  for (const d of touched) {
-    if (filter.onlyDocument !== undefined ? index.ids[d] !== filter.onlyDocument : !index.active[d]) continue
-    if (filter.excludeDocument !== undefined && index.ids[d] === filter.excludeDocument) continue
-    if (filter.workspaceId !== undefined && index.workspace[d] !== filter.workspaceId) continue
-    if (filter.kind !== undefined && index.kind[d] !== filter.kind) continue
-    if (filter.source !== undefined && index.source[d] !== filter.source) continue
-    if (filter.tag !== undefined && !index.tags[d]!.includes(filter.tag)) continue
-    const boost = (index.pinned[d] ? 1.1 : 1) * (1 + 0.05 * index.rating[d]!)
-    candidates.push({ d, all: maskLo[d] === full[0] && maskHi[d] === full[1], ranked: score[d]! * boost, boost })
-  }
-  candidates.sort((x, y) => (x.all !== y.all ? (x.all ? -1 : 1) : y.ranked - x.ranked || (index.ids[x.d]! < index.ids[y.d]! ? -1 : 1)))
-  return candidates.slice(0, limit).map(({ d, boost }) => ({
-    document_id: index.ids[d]!,
-    score: score[d]!,
-    boost,
-    matched_terms: popcount(maskLo[d]!) + popcount(maskHi[d]!),
-  }))
+  return matched ? [{ document_id: idOf(index, d), score, boost: boostOf(index, d), matched_terms: matched }] : []
 }
 
-function popcount(v: number): number {
-  let n = 0
-  for (let x = v; x; x &= x - 1) n++
-  return n
+/** The k best held so far, worst first (a binary heap on the ranking's order). */
+class Held {
+  readonly d: Int32Array
+  readonly ranked: Float64Array
+  readonly score: Float64Array
+  readonly all: Uint8Array
+  readonly matched: Uint8Array
+  size = 0
+  constructor(readonly k: number) {
+    ;[this.d, this.ranked, this.score, this.all, this.matched] = [new Int32Array(k), new Float64Array(k), new Float64Array(k), new Uint8Array(k), new Uint8Array(k)]
+  }
+  get full() {
+    return this.size === this.k
+  }
+  /** Whether entry a ranks below (all, ranked, d). */
+  private below(a: number, all: number, ranked: number, d: number): boolean {
+    return this.all[a] !== all ? this.all[a]! < all : this.ranked[a] !== ranked ? this.ranked[a]! < ranked : this.d[a]! > d
+  }
+  offer(d: number, score: number, ranked: number, all: number, matched: number): void {
+    if (!this.full) {
+      this.put(this.size, d, score, ranked, all, matched)
+      this.up(this.size++)
+    } else if (this.below(0, all, ranked, d)) {
+      this.put(0, d, score, ranked, all, matched)
+      this.down(0)
+    }
+  }
+  private put(at: number, d: number, score: number, ranked: number, all: number, matched: number) {
+    ;[this.d[at], this.score[at], this.ranked[at], this.all[at], this.matched[at]] = [d, score, ranked, all, matched]
+  }
+  private swap(a: number, b: number) {
+    const [d, score, ranked, all, matched] = [this.d[a]!, this.score[a]!, this.ranked[a]!, this.all[a]!, this.matched[a]!]
+    this.put(a, this.d[b]!, this.score[b]!, this.ranked[b]!, this.all[b]!, this.matched[b]!)
+    this.put(b, d, score, ranked, all, matched)
+  }
+  private up(at: number) {
+    while (at > 0) {
+      const parent = (at - 1) >> 1
+      if (!this.below(at, this.all[parent]!, this.ranked[parent]!, this.d[parent]!)) break
+      this.swap(at, parent)
+      at = parent
+    }
+  }
+  private down(at: number) {
+    for (;;) {
+      const [l, r] = [2 * at + 1, 2 * at + 2]
+      let worst = at
+      if (l < this.size && this.below(l, this.all[worst]!, this.ranked[worst]!, this.d[worst]!)) worst = l
+      if (r < this.size && this.below(r, this.all[worst]!, this.ranked[worst]!, this.d[worst]!)) worst = r
+      if (worst === at) return
+      this.swap(at, worst)
+      at = worst
+    }
+  }
+}
+
+function topK(index: UserIndex, lists: WordList[], words: number, passes: (d: number) => boolean, k: number): KeywordHit[] {
+  const m = lists.length
+  const canAll = m === words // with a word no document holds, nobody matches every word
+  const boostBound = index.maxBoost * MARGIN
+  const upper = Float64Array.from(lists, (list) => {
+    let most = 0
+    for (let b = 0; b < list.blockLast.length; b++) most = Math.max(most, list.blockUpper(b))
+    return most
+  })
+  const order = Array.from({ length: m }, (_, i) => i).sort((a, b) => upper[a]! - upper[b]!)
+  const below = new Float64Array(m + 1) // below[j]: the most lists order[0..j-1] can add to a score
+  for (let j = 0; j < m; j++) below[j + 1] = below[j]! + upper[order[j]!]!
+  const [pos, block] = [new Int32Array(m), new Int32Array(m)]
+  const has = new Uint8Array(m)
+  const [part, blockBound] = [new Float64Array(m), new Float64Array(m)]
+  // Visited lists (their documents are the candidates) and the others, looked up, the largest bound first.
+  const [visit, probe] = [new Int32Array(m), new Int32Array(m)]
+  let [visits, probes] = [0, 0]
+  let essential = 0 // lists order[essential..] are visited
+  let driver = -1 // ≥ 0 once the k held all match every word: only this list is visited
+  const held = new Held(k)
+  partition()
+
+  for (;;) {
+    let d = 0x7fffffff
+    for (let v = 0; v < visits; v++) {
+      const i = visit[v]!
+      const at = lists[i]!.docs[pos[i]!]
+      if (at !== undefined && at < d) d = at
+    }
+    if (d === 0x7fffffff) break
+    if (passes(d)) evaluate(d)
+    for (let v = 0; v < visits; v++) if (lists[visit[v]!]!.docs[pos[visit[v]!]!] === d) pos[visit[v]!]!++
+  }
+  return Array.from({ length: held.size }, (_, i) => i)
+    .sort((a, b) => (held.all[a] !== held.all[b] ? held.all[b]! - held.all[a]! : held.ranked[b]! - held.ranked[a]! || held.d[a]! - held.d[b]!))
+    .map((i) => ({ document_id: idOf(index, held.d[i]!), score: held.score[i]!, boost: boostOf(index, held.d[i]!), matched_terms: held.matched[i]! }))
+
+  /** Whether a document whose score is at most `most` (and that may still match every word) can enter. */
+  function canEnter(most: number, mayMatchAll: boolean): boolean {
+    if (!held.full) return true
+    const enough = most * boostBound >= held.ranked[0]!
+    return held.all[0] ? mayMatchAll && enough : mayMatchAll || enough
+  }
+
+  /** Which lists are visited, now that the k-th best is what it is. */
+  function partition(): void {
+    if (driver >= 0) {
+      visit[0] = driver
+      ;[visits, probes] = [1, 0]
+      for (let j = m - 1; j >= 0; j--) if (order[j] !== driver) probe[probes++] = order[j]!
+      return
+    }
+    // While a document matching every word can still enter, one list stays visited: such a document is in all.
+    const most = canAll ? m - 1 : m
+    if (held.full) while (essential < most && below[essential + 1]! * boostBound < held.ranked[0]!) essential++
+    visits = probes = 0
+    for (let j = essential; j < m; j++) visit[visits++] = order[j]!
+    for (let j = essential - 1; j >= 0; j--) probe[probes++] = order[j]!
+  }
+
+  function evaluate(d: number): void {
+    let [partial, missed] = [0, false]
+    for (let v = 0; v < visits; v++) {
+      const i = visit[v]!
+      has[i] = lists[i]!.docs[pos[i]!] === d ? 1 : 0
+      if (has[i]) partial += part[i] = lists[i]!.score(pos[i]!)
+      else missed = true
+    }
+    if (probes > 0) {
+      const mayMatchAll = canAll && !missed
+      if (!canEnter(partial + (driver >= 0 ? below[m]! : below[essential]!), mayMatchAll)) return
+      // Tighter: each other list's bound in the block that would hold d (a step over block ends, no posting read).
+      let rest = 0
+      for (let p = 0; p < probes; p++) {
+        const i = probe[p]!
+        const last = lists[i]!.blockLast
+        let b = block[i]!
+        while (b < last.length && last[b]! < d) b++
+        block[i] = b
+        rest += blockBound[i] = b < last.length ? lists[i]!.blockUpper(b) : 0
+      }
+      // Then each is looked up, the largest bound first: it adds its score or takes its bound off.
+      for (let p = 0; p < probes; p++) {
+        const i = probe[p]!
+        if (!canEnter(partial + rest, canAll && !missed)) return
+        pos[i] = seek(lists[i]!.docs, pos[i]!, d)
+        has[i] = lists[i]!.docs[pos[i]!] === d ? 1 : 0
+        if (has[i]) partial += part[i] = lists[i]!.score(pos[i]!)
+        else missed = true
+        rest -= blockBound[i]!
+      }
+    }
+    if (!canEnter(partial, canAll && !missed)) return
+    // The score summed in word order, as the exhaustive ranking sums it (the same bits).
+    let [score, matched] = [0, 0]
+    for (let i = 0; i < m; i++) if (has[i]) (score += part[i]!), matched++
+    held.offer(d, score, score * boostOf(index, d), matched === words ? 1 : 0, matched)
+    if (!held.full) return
+    if (held.all[0] && driver < 0) {
+      // Every document that can still enter holds every word: visit the shortest list only.
+      let shortest = 0
+      for (let i = 1; i < m; i++) if (lists[i]!.docs.length - pos[i]! < lists[shortest]!.docs.length - pos[shortest]!) shortest = i
+      // Visited lists stand at d; another may lag behind it.
+      pos[shortest] = seek(lists[shortest]!.docs, pos[shortest]!, d)
+      driver = shortest
+    }
+    partition()
+  }
 }

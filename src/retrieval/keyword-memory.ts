@@ -1,41 +1,56 @@
-// An in-process copy of a user's keyword index — postings and the few document fields ranking reads — so BM25
-// runs over typed arrays (tens of nanoseconds a posting) instead of SQL rows (~7 µs a posting on PGlite).
-// It is only an accelerator: a copy is used while its version equals keyword_stats.version, which every write
-// changing what ranking reads moves (a trigger; one read per search), and it ranks exactly as the SQL in
-// keyword.ts does (keyword-memory-rank.ts). When it is stale or missing, the SQL ranking answers and a fresh
-// copy is loaded in the background, in pages, so other queries interleave with the load.
-import { sql } from 'drizzle-orm'
-import { queryRows, type Tx } from '../../db/client'
+// In-process copies of users' keyword indexes — postings and the few document fields ranking reads, in typed
+// arrays (keyword-memory-index.ts) — so BM25 runs with dynamic pruning over memory (keyword-memory-rank.ts)
+// instead of over SQL rows (~7 µs a posting on PGlite). A copy is only an accelerator: it is used while its
+// version equals keyword_stats.version, which every write changing what ranking reads moves (a trigger; one
+// read per search), and it ranks exactly as the SQL in keyword.ts does. When it is stale or missing, the SQL
+// ranking answers and a fresh copy is loaded in the background, in pages, so other queries interleave with
+// the load. Copies share a budget in bytes; a user whose copy alone would pass it is ranked in SQL, and search
+// says so (tooLargeNotice).
+import type { Tx } from '../../db/client'
 import type { Logger } from '../log'
-import type { PostingList, UserIndex } from './keyword-memory-rank'
+import type { UserIndex } from './keyword-memory-index'
+import { keywordStats, loadUserIndex } from './keyword-memory-load'
 
 export interface KeywordMemoryOptions {
   /** Users with fewer documents are ranked in SQL (fast enough there; not worth the memory). */
   minDocuments: number
-  /** Postings kept across all users; the least recently used copies go first. */
-  maxPostings: number
+  /** Bytes kept across all users' copies (their typed arrays); the least recently used copies go first. 0 = off. */
+  maxBytes: number
   log: Logger
 }
 
-/** Terms per query of a load: small enough that other queries interleave with it. */
-const TERMS_PAGE = 4_000
+/** A copy bigger than the whole budget is not tried again before this long (unless the budget were raised). */
+const TOO_LARGE_RETRY_MS = 10 * 60_000
 
 export class KeywordMemory {
   private readonly copies = new Map<string, UserIndex>()
   private readonly loading = new Set<string>()
   /** No new load for a user before this time: a failed or outdated load backs off. */
   private readonly notBefore = new Map<string, number>()
+  /** Users whose copy alone passes the budget, with the bytes it had reached when the load stopped. */
+  private readonly tooLarge = new Map<string, number>()
 
   constructor(private readonly options: KeywordMemoryOptions) {}
 
   get enabled(): boolean {
-    return this.options.maxPostings > 0
+    return this.options.maxBytes > 0
+  }
+
+  get maxBytes(): number {
+    return this.options.maxBytes
+  }
+
+  /** Bytes the copies hold now. */
+  get bytes(): number {
+    let total = 0
+    for (const copy of this.copies.values()) total += copy.bytes
+    return total
   }
 
   /** The user's copy if it is current (one read of keyword_stats); otherwise null, and a load is started if worth it. */
   async current(db: Tx, userId: string): Promise<UserIndex | null> {
     if (!this.enabled) return null
-    const stats = await statsOf(db, userId)
+    const stats = await keywordStats(db, userId)
     return stats ? this.lookup(db, userId, stats.version, stats.documents) : null
   }
 
@@ -53,26 +68,42 @@ export class KeywordMemory {
     return null
   }
 
+  /**
+   * Why the user's searches rank in SQL when it is for want of memory (their copy alone passes the budget), as a
+   * search notice; undefined otherwise (no copy wanted, or one loading).
+   */
+  tooLargeNotice(userId: string): string | undefined {
+    const bytes = this.tooLarge.get(userId)
+    if (bytes === undefined) return undefined
+    return `keyword search ranked in the database, more slowly: your keyword index needs over ${megabytes(bytes)} in memory, ` +
+      `more than this server's budget for it (KEYWORD_MEMORY_MAX_BYTES, ${megabytes(this.options.maxBytes)})`
+  }
+
   /** Loads (or reloads) the user's copy; resolves when done. Tests and benchmarks await it. */
   async load(db: Tx, userId: string): Promise<UserIndex | null> {
-    if (this.loading.has(userId)) return null
+    if (this.loading.has(userId) || !this.enabled) return null
     this.loading.add(userId)
     const started = performance.now()
     try {
-      const copy = await loadUserIndex(db, userId)
+      const loaded = await loadUserIndex(db, userId, this.options.maxBytes)
       const took = performance.now() - started
       // Under steady writes a copy goes stale as it loads: back off in proportion to what a load costs.
       this.notBefore.set(userId, Date.now() + Math.max(2_000, 2 * took))
-      if (!copy) return null
-      if (copy.postings > this.options.maxPostings) {
-        // Bigger than the whole budget: keep ranking this user in SQL, and do not try again soon.
-        this.notBefore.set(userId, Date.now() + 10 * 60_000)
+      if ('tooLarge' in loaded) {
+        // Bigger than the whole budget: keep ranking this user in SQL, say so, and do not try again soon.
+        this.tooLarge.set(userId, loaded.bytes)
+        this.copies.delete(userId)
+        this.notBefore.set(userId, Date.now() + TOO_LARGE_RETRY_MS)
+        this.options.log.warn('keyword index too large for its memory budget: ranked in SQL', { user_id: userId, bytes: loaded.bytes, max_bytes: this.options.maxBytes })
         return null
       }
+      if (!('copy' in loaded)) return null
+      const { copy } = loaded
+      this.tooLarge.delete(userId)
       this.copies.delete(userId)
       this.copies.set(userId, copy)
       this.evict()
-      this.options.log.debug('keyword index loaded in memory', { user_id: userId, postings: copy.postings, ms: Math.round(took) })
+      this.options.log.debug('keyword index loaded in memory', { user_id: userId, postings: copy.postings, bytes: copy.bytes, ms: Math.round(took) })
       return copy
     } catch (error) {
       this.notBefore.set(userId, Date.now() + 60_000)
@@ -88,81 +119,13 @@ export class KeywordMemory {
   }
 
   private evict(): void {
-    let total = 0
-    for (const copy of this.copies.values()) total += copy.postings
+    let total = this.bytes
     for (const [userId, copy] of this.copies) {
-      if (total <= this.options.maxPostings) break
+      if (total <= this.options.maxBytes) break
       this.copies.delete(userId)
-      total -= copy.postings
+      total -= copy.bytes
     }
   }
 }
 
-async function statsOf(db: Tx, userId: string) {
-  const [row] = await queryRows<{ version: number; documents: number; total_len: number }>(
-    db,
-    sql`select version::float8 as version, documents, total_len from keyword_stats where user_id = ${userId}`,
-  )
-  return row ? { version: Number(row.version), documents: Number(row.documents), totalLen: Number(row.total_len) } : null
-}
-
-/** Reads the user's index in pages; null when a write moved the version meanwhile (the copy would be mixed). */
-async function loadUserIndex(db: Tx, userId: string): Promise<UserIndex | null> {
-  const stats = await statsOf(db, userId)
-  if (!stats) return null
-  const docs = await queryRows<{ id: string; status: string; workspace_id: string; kind: string; source: string; tags: string[]; pinned: boolean; rating: number }>(
-    db,
-    sql`select id, status, workspace_id, kind, source, tags, pinned, rating from documents where user_id = ${userId} order by id`,
-  )
-  const at = new Map(docs.map((d, i) => [d.id, i]))
-  const dl = new Float64Array(docs.length)
-  const terms = new Map<string, PostingList>()
-  let postings = 0
-  let after: string | null = null
-  for (;;) {
-    // A term's postings come as one string: a row per term instead of per posting (row handling is most of a load).
-    const rows: { term: string; list: string }[] = await queryRows(
-      db,
-      sql`select term, string_agg(document_id::text || ' ' || tf::text || ' ' || dl::text, ' ') as list from postings
-          where user_id = ${userId} ${after !== null ? sql`and term > ${after}` : sql``}
-          group by term order by term limit ${TERMS_PAGE}`,
-    )
-    for (const { term, list } of rows) {
-      const parts = list.split(' ')
-      const size = parts.length / 3
-      const docsOf = new Int32Array(size)
-      const tfOf = new Float32Array(size)
-      for (let k = 0; k < size; k++) {
-        const i = at.get(parts[3 * k]!)
-        if (i === undefined) return null // a document written after the list was read
-        docsOf[k] = i
-        tfOf[k] = Number(parts[3 * k + 1])
-        dl[i] = Number(parts[3 * k + 2])
-      }
-      terms.set(term, { docs: docsOf, tf: tfOf })
-      postings += size
-    }
-    if (rows.length < TERMS_PAGE) break
-    after = rows[rows.length - 1]!.term
-  }
-  const now = await statsOf(db, userId)
-  if (!now || now.version !== stats.version) return null
-  return {
-    version: stats.version,
-    n: Math.max(stats.documents, 1),
-    avgdl: Math.max(stats.totalLen / Math.max(stats.documents, 1), 1),
-    ids: docs.map((d) => d.id),
-    dl,
-    active: Uint8Array.from(docs, (d) => (d.status === 'active' ? 1 : 0)),
-    pinned: Uint8Array.from(docs, (d) => (d.pinned ? 1 : 0)),
-    rating: Int8Array.from(docs, (d) => d.rating),
-    workspace: docs.map((d) => d.workspace_id),
-    kind: docs.map((d) => d.kind),
-    source: docs.map((d) => d.source),
-    tags: docs.map((d) => d.tags),
-    terms,
-    // Code-unit order: for the strings of one prefix range this agrees with the C collation the SQL uses.
-    sorted: [...terms.keys()].sort(),
-    postings,
-  }
-}
+const megabytes = (bytes: number) => `${(bytes / 1024 ** 2).toFixed(bytes < 10 * 1024 ** 2 ? 1 : 0)} MB`

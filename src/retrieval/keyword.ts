@@ -48,11 +48,13 @@ export async function keywordSearch(
   limit: number,
   /** The in-memory copies and the same filter in their terms: used when the user's copy is current. */
   memory?: { copies: KeywordMemory; filter: MemoryFilter },
-): Promise<{ hits: KeywordHit[]; words: number }> {
+): Promise<{ hits: KeywordHit[]; words: number; notice?: string }> {
   const words = new Set(terms.map((t) => t.idx)).size
   if (words === 0) return { hits: [], words }
   const copy = memory && (await memory.copies.current(db, userId))
   if (memory && copy) return { hits: searchUserIndex(copy, terms, memory.filter, limit), words }
+  // Ranked in SQL below; when that is for want of memory, the search says so.
+  const notice = memory?.copies.tooLargeNotice(userId)
   const hasPrefix = terms.some((t) => t.prefix)
   // Constants go in as literals: as parameters Postgres would type them from context (integer).
   const [k1, b] = [sql.raw(String(K1)), sql.raw(String(B))]
@@ -105,7 +107,8 @@ export async function keywordSearch(
       order by (s.mask = ${sql.raw(String((1n << BigInt(words)) - 1n))}::bigint) desc, s.score * ${BOOST} desc, s.document_id
       limit ${limit}`,
   )
-  return { hits: rows.map((r) => ({ document_id: r.document_id, score: Number(r.score), matched_terms: Number(r.matched_terms), boost: Number(r.boost) })), words }
+  const hits = rows.map((r) => ({ document_id: r.document_id, score: Number(r.score), matched_terms: Number(r.matched_terms), boost: Number(r.boost) }))
+  return { hits, words, ...(notice ? { notice } : {}) }
 }
 
 /**

@@ -79,7 +79,7 @@ export async function measureVectors({ deps, userId, mode, queries, total, drive
   const [vectorCopies, keywordCopies] = [deps.vectorMemory, deps.keywordMemory]
   const off = () => {
     deps.vectorMemory = new VectorMemory({ minDocuments: Number.MAX_SAFE_INTEGER, maxBytes: 0, log: deps.log })
-    if (mode === 'hybrid') deps.keywordMemory = new KeywordMemory({ minDocuments: Number.MAX_SAFE_INTEGER, maxPostings: 0, log: deps.log })
+    if (mode === 'hybrid') deps.keywordMemory = new KeywordMemory({ minDocuments: Number.MAX_SAFE_INTEGER, maxBytes: 0, log: deps.log })
   }
   const on = () => ((deps.vectorMemory = vectorCopies), (deps.keywordMemory = keywordCopies))
   off()

@@ -9,7 +9,7 @@ import { fromKeyword, fromSemantic, fuse, type RankedHit } from '../../retrieval
 import { chunkVectors } from '../../retrieval/chunk-vectors'
 import { countUnembedded, unembeddedNotice } from '../../retrieval/embedding-backlog'
 import { refinedQuery } from '../../retrieval/feedback'
-import { analyzeSearchQuery, keywordSearch, matchedWords, snippets } from '../../retrieval/keyword'
+import { analyzeSearchQuery, keywordSearch, matchedWords, snippets, type KeywordHit } from '../../retrieval/keyword'
 import { semanticSearch } from '../../retrieval/semantic'
 import type { SessionUser } from '../auth/sessions.service'
 import { toSummaryDto } from '../documents/documents.model'
@@ -73,7 +73,7 @@ export async function searchDocuments(deps: Deps, user: SessionUser, input: Sear
   // Documents not embedded by the loaded model yet are invisible to semantic ranking: say how many.
   const unembedded = ran === 'keyword' ? undefined : unembeddedNotice(await countUnembedded(deps.db, filter))
   const memory = { copies: deps.keywordMemory, filter: memoryFilter }
-  const keyword = ran === 'semantic' ? { hits: [] } : await keywordSearch(deps.db, user.id, terms, filter, ran === 'hybrid' ? FUSION_POOL : limit, memory)
+  const keyword: { hits: KeywordHit[]; notice?: string } = ran === 'semantic' ? { hits: [] } : await keywordSearch(deps.db, user.id, terms, filter, ran === 'hybrid' ? FUSION_POOL : limit, memory)
   let ranked: RankedHit[] =
     ran === 'keyword' ? fromKeyword(keyword.hits) : ran === 'semantic' ? fromSemantic(semantic) : fuse(fromKeyword(keyword.hits), fromSemantic(semantic), embedder!.fusionWeight)
   // Hybrid feedback (retrieval/feedback.ts): a second semantic pass from the query moved toward the first result.
@@ -94,7 +94,7 @@ export async function searchDocuments(deps: Deps, user: SessionUser, input: Sear
   ])
   const byId = new Map(rows.map((r) => [r.id, r]))
   const matchedTerms = (h: RankedHit) => (h.keyword_rank === null ? (wordsOf.get(h.document_id) ?? 0) : h.matched_terms)
-  const notices = [...searchNotices({ asked, offered: mode, ran, unavailable: deps.embeddingStatus.reason, failure, query }), ...(unembedded ? [unembedded] : [])]
+  const notices = [...searchNotices({ asked, offered: mode, ran, unavailable: deps.embeddingStatus.reason, failure, query }), ...(unembedded ? [unembedded] : []), ...(keyword.notice ? [keyword.notice] : [])]
   return {
     query: input.q,
     mode: ran,

@@ -1,0 +1,55 @@
+// Reads a user's keyword index from the database into an in-memory copy (keyword-memory-index.ts), in pages of
+// terms so other queries interleave with a load, and stops as soon as the copy would pass its byte budget.
+import { sql } from 'drizzle-orm'
+import { queryRows, type Tx } from '../../db/client'
+import { IndexBuilder, type DocumentFields, type UserIndex } from './keyword-memory-index'
+
+/** Terms per query of a load: small enough that other queries interleave with it. */
+const TERMS_PAGE = 4_000
+
+export type Loaded =
+  | { copy: UserIndex }
+  /** A write moved the version while the copy was read: it would be a mix of before and after. */
+  | { stale: true }
+  /** The copy would hold more than `maxBytes`: it was not finished (`bytes` is what it had reached). */
+  | { tooLarge: true; bytes: number }
+  | { missing: true }
+
+export async function keywordStats(db: Tx, userId: string) {
+  const [row] = await queryRows<{ version: number; documents: number; total_len: number }>(
+    db,
+    sql`select version::float8 as version, documents, total_len from keyword_stats where user_id = ${userId}`,
+  )
+  return row ? { version: Number(row.version), documents: Number(row.documents), totalLen: Number(row.total_len) } : null
+}
+
+export async function loadUserIndex(db: Tx, userId: string, maxBytes: number): Promise<Loaded> {
+  const stats = await keywordStats(db, userId)
+  if (!stats) return { missing: true }
+  const docs = await queryRows<DocumentFields>(
+    db,
+    sql`select id, status, workspace_id, kind, source, tags, pinned, rating from documents where user_id = ${userId} order by id`,
+  )
+  const builder = new IndexBuilder(docs)
+  let after: string | null = null
+  for (;;) {
+    // A term's postings come as one string, in document order: a row per term instead of per posting (row
+    // handling is most of a load).
+    const rows: { term: string; list: string }[] = await queryRows(
+      db,
+      sql`select term, string_agg(document_id::text || ' ' || tf::text || ' ' || dl::text, ' ' order by document_id) as list from postings
+          where user_id = ${userId} ${after !== null ? sql`and term > ${after}` : sql``}
+          group by term order by term limit ${TERMS_PAGE}`,
+    )
+    for (const { term, list } of rows) {
+      if (!builder.addTerm(term, list.split(' '))) return { stale: true } // a document written after the documents were read
+    }
+    if (builder.bytes > maxBytes) return { tooLarge: true, bytes: builder.bytes }
+    if (rows.length < TERMS_PAGE) break
+    after = rows[rows.length - 1]!.term
+  }
+  const now = await keywordStats(db, userId)
+  if (!now || now.version !== stats.version) return { stale: true }
+  const copy = builder.build(stats.version, stats)
+  return copy.bytes > maxBytes ? { tooLarge: true, bytes: copy.bytes } : { copy }
+}

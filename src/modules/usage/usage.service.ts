@@ -1,11 +1,12 @@
 // Usage: API calls per calendar month (atomic upserts, correct across processes), documents and storage.
 import { and, eq, sql, type SQL } from 'drizzle-orm'
-import { documents, events, settings, storageTotals, usageCounters } from '../../../db/schema'
+import { documents, settings, storageTotals, usageCounters } from '../../../db/schema'
 import { queryRows, type Tx } from '../../../db/client'
 import type { Deps } from '../../deps'
 import { asPlan, limitsOf } from '../../plans'
 import type { Plan } from '../../config'
 import type { SessionUser } from '../auth/sessions.service'
+import { bufferEvent, type EventType } from './events.buffer'
 
 export const periodOf = (date: Date) => date.toISOString().slice(0, 7)
 
@@ -83,7 +84,8 @@ export async function getUsage(deps: Deps, user: SessionUser): Promise<UsageDto>
   }
 }
 
-/** Counts an event for statistics and their daily series: `search`, `answer`, `ingest`. */
-export async function recordEvent(deps: Deps, userId: string, type: 'search' | 'answer' | 'ingest'): Promise<void> {
-  await deps.db.insert(events).values({ id: deps.ids.next(), user_id: userId, type, created_at: deps.clock.now() })
+/** Counts an event for statistics and their daily series: `search`, `answer`, `ingest` — written behind the request
+ * (events.buffer.ts), so it costs the request no statement. */
+export async function recordEvent(deps: Deps, userId: string, type: EventType): Promise<void> {
+  bufferEvent(deps, userId, type)
 }

@@ -45,7 +45,7 @@ export async function validateSession(deps: Deps, token: string, { countCall = f
     deps,
     sql`select ${users.id} as id, ${users.email} as email, ${users.name} as name, ${accountPlan(deps.config)} as plan, ${sessions.expires_at} as expires_at
         from ${sessions} inner join ${users} on ${users.id} = ${sessions.user_id}
-        where ${sessions.id} = ${id} and ${sessions.expires_at} > ${now}`,
+        where ${sessions.id} = ${id} and ${sessions.expires_at} > ${now.toISOString()}::timestamptz`,
     countCall,
   )
   if (!row) return null

@@ -36,7 +36,7 @@ export async function lookupAndCount<T extends { id: string }>(
     sql`with found as (${lookup}),
       counted as (
         insert into ${usageCounters} (user_id, period, api_calls)
-        select found.id, ${periodOf(deps.clock.now())}, 1 from found where ${count}
+        select found.id, ${periodOf(deps.clock.now())}, 1 from found where ${sql.raw(count ? 'true' : 'false')}
         on conflict (user_id, period) do update set api_calls = ${usageCounters}.api_calls + 1
         returning api_calls)
       select found.*, (select api_calls from counted) as api_calls,

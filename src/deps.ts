@@ -6,6 +6,7 @@ import { loadEmbedder, type Embedder, type EmbeddingStatus } from './ai/embeddin
 import { loadChatModel, type ChatModel } from './ai/models'
 import type { Config } from './config'
 import { createLogger, type Logger } from './log'
+import { flushEvents } from './modules/usage/events.buffer'
 import { KeywordMemory } from './retrieval/keyword-memory'
 import { VectorMemory } from './retrieval/vector-memory'
 
@@ -64,6 +65,8 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     async close() {
       // The embedder switched in last (embedder-reload) is the one running; the model's process goes with us.
       await deps.embedder?.inference?.close()
+      // Statistics events still held in this process (usage/events.buffer.ts) are written before the database goes.
+      await flushEvents(deps)
       await database.close()
     },
   }

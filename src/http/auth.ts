@@ -10,6 +10,7 @@ import { verifyKey } from '../modules/keys/keys.service'
 import { ACCESS_TOKEN_PREFIX } from '../modules/oauth/oauth.urls'
 import { verifyAccessToken } from '../modules/oauth/tokens.service'
 import { countApiCall } from '../modules/usage/usage.service'
+import type { SettingsDto } from '../modules/account/settings.service'
 import { limitMessage, limitsOf } from '../plans'
 
 export interface Principal {
@@ -17,6 +18,8 @@ export interface Principal {
   via: 'key' | 'session'
   /** The API key id (per-key rate limits), or the session id. */
   credentialId: string
+  /** The caller's settings, read with the credential (absent on principals made elsewhere, e.g. MCP's). */
+  settings?: SettingsDto
 }
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
@@ -34,10 +37,9 @@ export function authPlugin(deps: Deps) {
     auth: {
       detail: { security },
       async transform({ request, set }) {
-        const principal = await authenticate(deps, request, (cookie) => {
-          set.headers['set-cookie'] = cookie
-        })
-        const calls = await countApiCall(deps, principal.user.id)
+        const { apiCalls, ...principal } = await authenticate(deps, request, (cookie) => (set.headers['set-cookie'] = cookie), { countCall: true })
+        // Delegated requests (actAs) were authenticated already, and are counted here on their own.
+        const calls = apiCalls ?? (await countApiCall(deps, principal.user.id))
         const cap = limitsOf(deps, principal.user.plan).api_calls_per_month
         if (cap !== null && calls > cap) throw paymentRequired(limitMessage(deps, principal.user.plan, 'api_calls_per_month'))
         principals.set(request, principal)
@@ -60,9 +62,18 @@ export function actAs(request: Request, principal: Principal): Request {
   return request
 }
 
-export async function authenticate(deps: Deps, request: Request, setCookie: (cookie: string) => void): Promise<Principal> {
+/**
+ * The request's principal, or 401/403. With `countCall`, the request is counted for usage in the credential's own
+ * lookup statement and `apiCalls` is the month's total (null for a delegated request, which nothing counted yet).
+ */
+export async function authenticate(
+  deps: Deps,
+  request: Request,
+  setCookie: (cookie: string) => void,
+  { countCall = false } = {},
+): Promise<Principal & { apiCalls: number | null }> {
   const acting = delegated.get(request)
-  if (acting) return acting
+  if (acting) return { ...acting, apiCalls: null }
   const authorization = request.headers.get('authorization')
   if (authorization !== null) {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization)
@@ -71,17 +82,20 @@ export async function authenticate(deps: Deps, request: Request, setCookie: (coo
       if (await verifyAccessToken(deps, match[1]!)) throw forbidden('this is an MCP OAuth token: it works on /mcp only; use an API key (POST /api/keys) for the REST API and /v1')
       throw unauthorized('invalid, expired or revoked token')
     }
-    const found = await verifyKey(deps, match[1]!)
+    const found = await verifyKey(deps, match[1]!, { countCall })
     if (!found) throw unauthorized('invalid or revoked API key')
-    return { user: found.user, via: 'key', credentialId: found.keyId }
+    return { user: found.user, via: 'key', credentialId: found.keyId, settings: found.settings, apiCalls: found.apiCalls }
   }
   const token = readCookie(request.headers.get('cookie'), SESSION_COOKIE)
   if (!token) throw unauthorized('missing credentials: send "Authorization: Bearer <API key>" or sign in')
-  const session = await validateSession(deps, token)
+  // An unknown session is a 401 before a refused Origin is a 403; a refused write is not counted.
+  const checkOrigin = !SAFE_METHODS.has(request.method)
+  const originAllowed = !checkOrigin || deps.config.allowedOrigins.includes(request.headers.get('origin') ?? '')
+  const session = await validateSession(deps, token, { countCall: countCall && originAllowed })
   if (!session) throw unauthorized('session expired or signed out')
-  if (!SAFE_METHODS.has(request.method)) assertAllowedOrigin(deps, request)
+  if (checkOrigin) assertAllowedOrigin(deps, request)
   if (session.renewed) setCookie(sessionCookie(deps, token, session.expiresAt))
-  return { user: session.user, via: 'session', credentialId: session.sessionId }
+  return { user: session.user, via: 'session', credentialId: session.sessionId, settings: session.settings, apiCalls: session.apiCalls }
 }
 
 /** Cookie-authenticated writes must come from the service's own origin or a configured one (CSRF). */

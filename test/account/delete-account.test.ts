@@ -7,6 +7,7 @@ import { sql } from 'drizzle-orm'
 import { queryRows } from '../../db/client'
 import { identities, oauthStates, subscriptions } from '../../db/schema'
 import { drainJobs } from '../../src/jobs/worker'
+import { flushEvents } from '../../src/modules/usage/events.buffer'
 import { startNotionFake, type NotionFake } from '../fakes/notion'
 import { BASE, createTestApp, type TestApp, type TestUser } from '../harness'
 import { connectConnector, CONNECTOR_CALLBACK } from '../connectors/connect'
@@ -141,6 +142,8 @@ async function populatedUser(label: string): Promise<TestUser & { cookies: strin
   await connectConnector(t, u, { type: 'notion', workspace_id: projects.id })
   await drainJobs(t.deps, 'populate', ['sync-connector'])
   await plantIntegrationRows(u.id)
+  // Statistics events are written a second behind their request (usage/events.buffer.ts): all of them now.
+  await flushEvents(t.deps)
   return { ...u, cookies: [u.cookie, cookieOf(signedIn)], keys: [u.key, second.body.key], avatarPath: pathOf(avatar.body.avatar_url) }
 }
 

@@ -78,6 +78,25 @@ describe.skipIf(reason !== null)(`two API processes and two workers on one serve
     expect((await call(b, 'GET', '/api/auth/session', { cookie: u.cookie })).status).toBe(401)
   })
 
+  test("an account deleted through one process is refused on the other at once, by key and by session", async () => {
+    const u = await signUp(a)
+    // Both processes have served the credentials just before, so anything they kept of them would still be warm.
+    for (const on of [a, b]) expect((await call(on, 'GET', '/api/usage', { key: u.key })).status).toBe(200)
+    expect((await call(b, 'GET', '/api/auth/session', { cookie: u.cookie })).status).toBe(200)
+    expect((await call(a, 'DELETE', '/api/account', { key: u.key, body: { confirm: 'DELETE' } })).status).toBe(204)
+    const after = await Promise.all([call(a, 'GET', '/api/usage', { key: u.key }), call(b, 'GET', '/api/usage', { key: u.key }), call(b, 'GET', '/api/auth/session', { cookie: u.cookie })])
+    expect(after.map((r) => r.status)).toEqual([401, 401, 401])
+  })
+
+  test("a plan change (a subscription the billing webhook stores) holds on both processes at once: limits and key tier", async () => {
+    const u = await signUp(b)
+    for (const on of [a, b]) expect((await call(on, 'GET', '/api/usage', { key: u.key })).body.plan).toBe('free')
+    await sql`insert into subscriptions (user_id, plan, status, stripe_customer_id, stripe_subscription_id) values (${u.id}, 'pro', 'active', ${`cus_${u.id}`}, ${`sub_${u.id}`})`
+    const [onA, onB] = await Promise.all([call(a, 'GET', '/api/usage', { key: u.key }), call(b, 'GET', '/api/keys', { key: u.key })])
+    expect(onA.body.plan).toBe('pro')
+    expect(onB.body.data.map((k: { tier: string }) => k.tier)).toEqual(['pro'])
+  })
+
   test(`a ${DOCUMENTS}-document plan raced through both processes stores exactly ${DOCUMENTS}`, async () => {
     const u = await signUp(b)
     const results = await raced(DOCUMENTS + 6, (on, i) => call(on, 'POST', '/api/documents', { key: u.key, body: { body: `raced document ${i} ${crypto.randomUUID()}` } }))

@@ -19,6 +19,11 @@ const DEFAULTS: SettingsDto = { default_workspace_id: null, search_mode: 'hybrid
 /** The caller's settings (defaults when none were ever stored). */
 export async function getSettings(db: Tx, userId: string): Promise<SettingsDto> {
   const [row] = await db.select().from(settings).where(eq(settings.user_id, userId))
+  return settingsOf(row)
+}
+
+/** A stored settings row (or the same as JSON, as the credential lookup reads it) as the DTO; defaults when none. */
+export function settingsOf(row: { default_workspace_id: string | null; search_mode: string; answer_style: string } | null | undefined): SettingsDto {
   if (!row) return DEFAULTS
   return { default_workspace_id: row.default_workspace_id, search_mode: row.search_mode as SettingsDto['search_mode'], answer_style: row.answer_style as SettingsDto['answer_style'] }
 }

@@ -5,10 +5,13 @@ import { queryRows } from '../../../db/client'
 import type { Deps } from '../../deps'
 import type { SessionUser } from '../auth/sessions.service'
 import { MEMORY_KINDS } from '../documents/documents.model'
+import { flushEvents } from '../usage/events.buffer'
 
 const countsBy = (rows: { key: string; n: number }[]) => Object.fromEntries(rows.map((r) => [r.key, Number(r.n)]))
 
 export async function getStats(deps: Deps, user: SessionUser) {
+  // Events this process still holds count too: a person sees the search they just made.
+  await flushEvents(deps)
   const uid = user.id
   const memoryKinds = sql.raw(MEMORY_KINDS.map((k) => `'${k}'`).join(','))
   const [byKind, bySource, byWorkspace, [totals], [links], [activity]] = await Promise.all([
@@ -52,6 +55,7 @@ export async function getStats(deps: Deps, user: SessionUser) {
 
 /** One row per UTC day, oldest first, today last; days without events are zeros. */
 export async function getHistorical(deps: Deps, user: SessionUser, days = 30) {
+  await flushEvents(deps)
   const today = deps.clock.now().toISOString().slice(0, 10)
   const rows = await queryRows<{ date: string; searches: number; answers: number; documents_added: number }>(
     deps.db,

@@ -1,10 +1,12 @@
 // Browser sessions, as the Lucia guide teaches: a random token in the cookie, only its SHA-256 stored,
 // sliding expiry (renewed when less than half its life is left), deleted on sign-out.
-import { and, eq, gt } from 'drizzle-orm'
+import { eq, sql } from 'drizzle-orm'
 import { sessions, users } from '../../../db/schema'
 import type { Deps } from '../../deps'
 import { randomToken, sha256Hex } from '../../lib/crypto'
 import { accountPlan } from '../../plans'
+import { settingsOf, type SettingsDto } from '../account/settings.service'
+import { lookupAndCount } from '../usage/usage.service'
 
 export const SESSION_COOKIE = 'session'
 const DAY = 86_400_000
@@ -24,21 +26,36 @@ export async function createSession(deps: Deps, userId: string): Promise<{ token
   return { token, expiresAt }
 }
 
-/** The session's user, or null when the token is unknown or expired. `renewedUntil` is set when the expiry slid. */
-export async function validateSession(deps: Deps, token: string): Promise<{ user: SessionUser; sessionId: string; expiresAt: Date; renewed: boolean } | null> {
+export interface ValidSession {
+  user: SessionUser
+  sessionId: string
+  expiresAt: Date
+  renewed: boolean
+  /** This month's API calls including this one, when `countCall` asked to count it; else null. */
+  apiCalls: number | null
+  settings: SettingsDto
+}
+
+/** The session's user, or null when the token is unknown or expired; with `countCall`, the request counted for usage
+ * in the same statement. `renewed` is set when the expiry slid. */
+export async function validateSession(deps: Deps, token: string, { countCall = false } = {}): Promise<ValidSession | null> {
   const id = sha256Hex(token)
   const now = deps.clock.now()
-  const [row] = await deps.db
-    .select({ user: { id: users.id, email: users.email, name: users.name, plan: accountPlan(deps.config) }, expires_at: sessions.expires_at })
-    .from(sessions)
-    .innerJoin(users, eq(users.id, sessions.user_id))
-    .where(and(eq(sessions.id, id), gt(sessions.expires_at, now)))
+  const row = await lookupAndCount<{ id: string; email: string; name: string | null; plan: string; expires_at: Date | string }>(
+    deps,
+    sql`select ${users.id} as id, ${users.email} as email, ${users.name} as name, ${accountPlan(deps.config)} as plan, ${sessions.expires_at} as expires_at
+        from ${sessions} inner join ${users} on ${users.id} = ${sessions.user_id}
+        where ${sessions.id} = ${id} and ${sessions.expires_at} > ${now.toISOString()}::timestamptz`,
+    countCall,
+  )
   if (!row) return null
+  const found = { user: { id: row.id, email: row.email, name: row.name, plan: row.plan }, sessionId: id, apiCalls: row.api_calls, settings: settingsOf(row.settings as never) }
   const ttl = deps.config.sessionTtlDays * DAY
-  if (row.expires_at.getTime() - now.getTime() >= ttl / 2) return { user: row.user, sessionId: id, expiresAt: row.expires_at, renewed: false }
+  const expiry = new Date(row.expires_at)
+  if (expiry.getTime() - now.getTime() >= ttl / 2) return { ...found, expiresAt: expiry, renewed: false }
   const expiresAt = new Date(now.getTime() + ttl)
   await deps.db.update(sessions).set({ expires_at: expiresAt }).where(eq(sessions.id, id))
-  return { user: row.user, sessionId: id, expiresAt, renewed: true }
+  return { ...found, expiresAt, renewed: true }
 }
 
 export async function invalidateSession(deps: Deps, token: string): Promise<void> {

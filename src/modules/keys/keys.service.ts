@@ -1,6 +1,6 @@
 // Bearer API keys: `svc_` + 40 base62 characters, shown once, stored as SHA-256, revoked by deletion. The list
 // also shows the MCP clients connected by OAuth (kind "oauth"), revoked the same way.
-import { and, count, desc, eq } from 'drizzle-orm'
+import { and, count, desc, eq, sql } from 'drizzle-orm'
 import { apiKeys, users } from '../../../db/schema'
 import type { Deps } from '../../deps'
 import { notFound } from '../../http/errors'
@@ -8,7 +8,9 @@ import { randomBase62, sha256Hex } from '../../lib/crypto'
 import { lockUser } from '../../lib/locks'
 import { accountPlan, asPlan, assertWithinLimit } from '../../plans'
 import type { Plan } from '../../config'
+import { settingsOf, type SettingsDto } from '../account/settings.service'
 import type { SessionUser } from '../auth/sessions.service'
+import { lookupAndCount } from '../usage/usage.service'
 import { listGrants, revokeGrant, type GrantDto } from '../oauth/grants.service'
 
 export const KEY_PREFIX = 'svc_'
@@ -83,18 +85,34 @@ export async function revokeKey(deps: Deps, user: SessionUser, id: string): Prom
 /** last_used_at is kept to the minute: a busy key is not rewritten on every request. */
 const LAST_USED_RESOLUTION_MS = 60_000
 
-/** The key's owner, or null. No cache: a deleted key fails on the very next request. */
-export async function verifyKey(deps: Deps, key: string): Promise<{ user: SessionUser; keyId: string } | null> {
+export interface VerifiedKey {
+  user: SessionUser
+  keyId: string
+  /** This month's API calls including this one, when `countCall` asked to count it; else null. */
+  apiCalls: number | null
+  settings: SettingsDto
+}
+
+/**
+ * The key's owner, or null — and, with `countCall`, the request counted for usage in the same statement. No
+ * cache: a deleted key fails on the very next request, on every process, and the plan is read as it is now.
+ */
+export async function verifyKey(deps: Deps, key: string, { countCall = false } = {}): Promise<VerifiedKey | null> {
   if (!KEY_PATTERN.test(key)) return null
-  const [row] = await deps.db
-    .select({ keyId: apiKeys.id, lastUsedAt: apiKeys.last_used_at, id: users.id, email: users.email, name: users.name, plan: accountPlan(deps.config) })
-    .from(apiKeys)
-    .innerJoin(users, eq(users.id, apiKeys.user_id))
-    .where(eq(apiKeys.key_hash, sha256Hex(key)))
+  const row = await lookupAndCount<{ id: string; key_id: string; last_used_at: Date | string | null; email: string; name: string | null; plan: string }>(
+    deps,
+    sql`select ${apiKeys.id} as key_id, ${apiKeys.last_used_at} as last_used_at, ${users.id} as id, ${users.email} as email, ${users.name} as name,
+          ${accountPlan(deps.config)} as plan
+        from ${apiKeys} inner join ${users} on ${users.id} = ${apiKeys.user_id}
+        where ${apiKeys.key_hash} = ${sha256Hex(key)}`,
+    countCall,
+  )
   if (!row) return null
   const now = deps.clock.now()
-  if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS) {
-    await deps.db.update(apiKeys).set({ last_used_at: now }).where(eq(apiKeys.id, row.keyId))
+  // Its own statement, once a minute at most: folded into the lookup it would hold the key's row while the usage
+  // write waits on the user's, the opposite order of an account deletion's cascade.
+  if (!row.last_used_at || now.getTime() - new Date(row.last_used_at).getTime() >= LAST_USED_RESOLUTION_MS) {
+    await deps.db.update(apiKeys).set({ last_used_at: now }).where(eq(apiKeys.id, row.key_id))
   }
-  return { keyId: row.keyId, user: { id: row.id, email: row.email, name: row.name, plan: row.plan } }
+  return { keyId: row.key_id, user: { id: row.id, email: row.email, name: row.name, plan: row.plan }, apiCalls: row.api_calls, settings: settingsOf(row.settings as never) }
 }

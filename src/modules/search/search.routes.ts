@@ -14,8 +14,8 @@ export function searchRoutes(deps: Deps) {
     '/search',
     async ({ user, principal, query, set }) => {
       await enforceRateLimit(deps, principal, 'search_per_min', set.headers)
-      // The mode asked for, else the caller's default from settings.
-      const mode = query.mode ?? (await getSettings(deps.db, user.id)).search_mode
+      // The mode asked for, else the caller's default from settings (read with the credential).
+      const mode = query.mode ?? (principal.settings ?? (await getSettings(deps.db, user.id))).search_mode
       const found = await searchDocuments(deps, user, { ...query, mode })
       await recordEvent(deps, user.id, 'search')
       return found

@@ -1,11 +1,12 @@
 // Usage: API calls per calendar month (atomic upserts, correct across processes), documents and storage.
-import { and, eq, sql } from 'drizzle-orm'
-import { documents, events, storageTotals, usageCounters } from '../../../db/schema'
+import { and, eq, sql, type SQL } from 'drizzle-orm'
+import { documents, settings, storageTotals, usageCounters } from '../../../db/schema'
 import { queryRows, type Tx } from '../../../db/client'
 import type { Deps } from '../../deps'
 import { asPlan, limitsOf } from '../../plans'
 import type { Plan } from '../../config'
 import type { SessionUser } from '../auth/sessions.service'
+import { bufferEvent, type EventType } from './events.buffer'
 
 export const periodOf = (date: Date) => date.toISOString().slice(0, 7)
 
@@ -17,6 +18,32 @@ export async function countApiCall(deps: Deps, userId: string): Promise<number> 
     .onConflictDoUpdate({ target: [usageCounters.user_id, usageCounters.period], set: { api_calls: sql`${usageCounters.api_calls} + 1` } })
     .returning({ api_calls: usageCounters.api_calls })
   return row?.api_calls ?? 1
+}
+
+/**
+ * A credential's lookup (`lookup` selects one row whose `id` is the user's id, or none), the caller's settings, and,
+ * when `count`, this request counted against the month — in one statement: every authenticated request pays one
+ * round trip for all three instead of three. Nothing is counted when the credential matches nothing. `api_calls` is
+ * the month's total with this request (null when not counted); `settings` is the stored row's JSON, or null.
+ */
+export async function lookupAndCount<T extends { id: string }>(
+  deps: Deps,
+  lookup: SQL,
+  count: boolean,
+): Promise<(T & { api_calls: number | null; settings: Record<string, string | null> | null }) | undefined> {
+  const [row] = await queryRows<T & { api_calls: number | null; settings: Record<string, string | null> | null }>(
+    deps.db,
+    sql`with found as (${lookup}),
+      counted as (
+        insert into ${usageCounters} (user_id, period, api_calls)
+        select found.id, ${periodOf(deps.clock.now())}, 1 from found where ${sql.raw(count ? 'true' : 'false')}
+        on conflict (user_id, period) do update set api_calls = ${usageCounters}.api_calls + 1
+        returning api_calls)
+      select found.*, (select api_calls from counted) as api_calls,
+        (select to_jsonb(s) from ${settings} s where s.user_id = found.id) as settings
+      from found`,
+  )
+  return row && { ...row, api_calls: row.api_calls === null ? null : Number(row.api_calls) }
 }
 
 /** Documents and bytes that count against the plan: every stored document, whatever its status. */
@@ -57,7 +84,8 @@ export async function getUsage(deps: Deps, user: SessionUser): Promise<UsageDto>
   }
 }
 
-/** Counts an event for statistics and their daily series: `search`, `answer`, `ingest`. */
-export async function recordEvent(deps: Deps, userId: string, type: 'search' | 'answer' | 'ingest'): Promise<void> {
-  await deps.db.insert(events).values({ id: deps.ids.next(), user_id: userId, type, created_at: deps.clock.now() })
+/** Counts an event for statistics and their daily series: `search`, `answer`, `ingest` — written behind the request
+ * (events.buffer.ts), so it costs the request no statement. */
+export async function recordEvent(deps: Deps, userId: string, type: EventType): Promise<void> {
+  bufferEvent(deps, userId, type)
 }

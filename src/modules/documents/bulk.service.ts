@@ -158,7 +158,7 @@ function updatedRow(existing: DocumentRow, input: BulkItem, now: Date): Document
     // A connector's update: content and provenance from upstream; status, tags, pin and rating stay the user's.
     const { title, excerpt, body, url, metadata } = input
     const fields = { title: title!, excerpt: excerpt!, body, url: url ?? null, metadata: { ...existing.metadata, ...metadata } }
-    return { ...base, ...fields, content_hash: identityOf(input).hash!, size_bytes: sizeOf(fields) }
+    return { ...base, ...fields, content_hash: identityOf(input).hash!, size_bytes: sizeOf({ ...fields, metadata }) }
   }
   // Saving an archived page again means the user wants it back.
   return { ...base, ...updatedFields(existing, input), status: existing.status === 'archived' ? 'active' : existing.status, archived_from: null }

@@ -58,9 +58,12 @@ export async function duplicateCandidates(db: Tx, userId: string, workspaceIds: 
   const urls = [...new Set(ids.flatMap((i) => (i.url ? [i.url] : [])))]
   const hashes = [...new Set(ids.flatMap((i) => (i.hash ? [i.hash] : [])))]
   if (workspaceIds.length === 0 || urls.length + hashes.length === 0) return []
-  // One JSON parameter each (no bind-parameter limit), as `= any(array)` so the (workspace, hash) and
-  // (workspace, url) indexes answer.
-  const among = (values: string[], type = 'text') => sql`any(array(select jsonb_array_elements_text(${JSON.stringify(values)}::jsonb)::${sql.raw(type)}))`
+  // One value as itself (the common single ingest: the simplest plan); many as one JSON parameter (no
+  // bind-parameter limit), as `= any(array)` so the (workspace, hash) and (workspace, url) indexes answer.
+  const among = (values: string[], type = 'text') =>
+    values.length === 1
+      ? sql`${values[0]}::${sql.raw(type)}`
+      : sql`any(array(select jsonb_array_elements_text(${JSON.stringify(values)}::jsonb)::${sql.raw(type)}))`
   return db
     .select()
     .from(documents)

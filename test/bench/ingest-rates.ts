@@ -1,6 +1,7 @@
 // The ingest rates of bench:ingest: keyword-indexed documents per second through POST /api/documents/bulk
 // (batches of BENCH_BATCH, default 1,000, one client) and through POST /api/documents one by one (8 clients),
-// each on a fresh in-memory PGlite with no embedder, over a listening server.
+// each on a fresh in-memory PGlite (or, with DATABASE_URL, a new account on that PostgreSQL) with no embedder,
+// over a listening server.
 import { loadavg } from 'node:os'
 import { createApp } from '../../src/app'
 import { loadConfig } from '../../src/config'
@@ -16,7 +17,7 @@ async function serve() {
   const server = Bun.serve({ port: 0, fetch: createApp(deps).fetch, maxRequestBodySize: 64 * 1024 * 1024 })
   const base = `http://127.0.0.1:${server.port}`
   const origin = deps.config.baseUrl
-  const signUp = await fetch(`${base}/api/auth/sign-up`, { method: 'POST', headers: { 'content-type': 'application/json', origin }, body: JSON.stringify({ email: 'bench@example.com', password: 'benchmark password' }) })
+  const signUp = await fetch(`${base}/api/auth/sign-up`, { method: 'POST', headers: { 'content-type': 'application/json', origin }, body: JSON.stringify({ email: `bench-${crypto.randomUUID()}@example.com`, password: 'benchmark password' }) })
   const cookie = signUp.headers.getSetCookie()[0]!.split(';')[0]!
   const { key } = (await (await fetch(`${base}/api/keys`, { method: 'POST', headers: { cookie, origin } })).json()) as { key: string }
   const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' }
@@ -78,7 +79,8 @@ export async function printIngestRates(corpus: CorpusDoc[], options: { bulkDocs:
   const bulkDocs = corpus.slice(0, options.bulkDocs)
   const singleDocs = corpus.slice(0, options.singleDocs)
   const chars = (docs: CorpusDoc[]) => Math.round(docs.reduce((n, d) => n + d.title.length + d.text.length, 0) / docs.length)
-  console.log(`ingest rates — keyword-indexed at commit, embedder none, PGlite in memory, ${navigator.hardwareConcurrency} cores`)
+  const database = process.env.DATABASE_URL ? 'PostgreSQL at DATABASE_URL' : 'PGlite in memory'
+  console.log(`ingest rates — keyword-indexed at commit, embedder none, ${database}, ${navigator.hardwareConcurrency} cores`)
   let before = load()
   const bulk = await bulkRate(bulkDocs, options.batch)
   console.log(`  bulk:        ${shown(bulk)} — ${bulkDocs.length} SciFact documents (${chars(bulkDocs)} characters on average) in batches of ${options.batch}, 1 client; load average ${before} → ${load()}`)

@@ -4,8 +4,9 @@
 -- one document. Terms and weights are keyword-index.ts's (the text configuration and title weight are passed in):
 -- chunk spans counted once, title and tags p_title_weight times.
 CREATE OR REPLACE FUNCTION insert_indexed_documents(p_docs json, p_parts json, p_config regconfig, p_title_weight integer, p_max_attempts integer, p_now timestamptz)
--- Enough memory that a batch's term counts (~100k rows for 1,000 abstracts) are grouped without spilling to disk.
-RETURNS integer LANGUAGE plpgsql SET work_mem = '32MB' AS $$
+-- Enough memory that a batch's term counts (~100k rows for 1,000 abstracts) are grouped without spilling to disk;
+-- and always the generic plan: the JSON parameters never change the estimates, so a custom plan is only cost.
+RETURNS integer LANGUAGE plpgsql SET work_mem = '32MB' SET plan_cache_mode = force_generic_plan AS $$
 DECLARE
   written integer;
 BEGIN

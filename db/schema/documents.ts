@@ -85,7 +85,7 @@ export const chunks = pgTable(
   (t) => [
     index('chunks_document_idx').on(t.document_id, t.ordinal),
     index('chunks_user_idx').on(t.user_id, t.embedding_model),
-    index('chunks_tsv_idx').using('gin', t.tsv),
+    // No GIN index on tsv: chunks are found through postings and read by document id; the index was only paid for at ingest.
   ],
 )
 

@@ -1,22 +1,24 @@
-// How a connector item becomes a document: upserted by (connector, external id) with source `connector`, each
-// in its own transaction under the user's plan limits — never a partial document — and removed when it is
-// gone upstream. What the user changed here (status, pinned, rating, tags) survives an upstream edit.
+// How connector items become documents: upserted by (connector, external id) with source `connector`, a batch at
+// a time through the bulk write path under the user's plan limits — never a partial document — and removed when
+// they are gone upstream. What the user changed here (status, pinned, rating, tags) survives an upstream edit.
 import { and, eq, inArray, isNotNull, sql } from 'drizzle-orm'
-import { connectors, documents, events, tombstones } from '../../db/schema'
+import { connectors, documents, tombstones } from '../../db/schema'
 import { storableText } from '../lib/storable-text'
 import type { Deps } from '../deps'
 import { AppError } from '../http/errors'
-import { lockUser } from '../lib/locks'
-import { contentHash, deriveExcerpt, deriveTitle, sizeOf } from '../modules/documents/documents.model'
-import { limitVerdict } from '../modules/documents/documents.service'
 import type { SessionUser } from '../modules/auth/sessions.service'
-import { indexDocument } from '../retrieval/indexing'
+import { ingestMany, type BulkItem, type ItemResult } from '../modules/documents/bulk.service'
+import { deriveExcerpt, deriveTitle } from '../modules/documents/documents.model'
 import type { RemoteItem } from './provider'
 
 export type ConnectorRow = typeof connectors.$inferSelect
 
-/** A plan limit stopped the sync: nothing half-written, the message says which limit. */
-export class LimitReached extends Error {}
+/** A plan limit stopped the sync: nothing half-written, the message says which limit; `written` got in before it. */
+export class LimitReached extends Error {
+  constructor(message: string, readonly written: { added: number; updated: number }) {
+    super(message)
+  }
+}
 
 export interface KnownItem {
   documentId: string
@@ -41,55 +43,62 @@ export async function forgottenItems(deps: Deps, connector: ConnectorRow): Promi
   return new Set(rows.map((r) => r.external_id!))
 }
 
-/** Inserts or updates the item's document; answers which it was. Throws LimitReached past a plan limit. */
-export async function upsertItem(deps: Deps, user: SessionUser, connector: ConnectorRow, item: RemoteItem, fetched: string): Promise<'added' | 'updated'> {
+/** An item and the text fetched for it. */
+export interface FetchedItem {
+  item: RemoteItem
+  text: string
+}
+
+/**
+ * Inserts or updates the items' documents through the one bulk write path (bulk.service.ts), in one transaction
+ * under the user's plan limits. When the batch would pass a limit, the items are written one at a time, as many
+ * as fit, and LimitReached stops the sync there — never a partial document. Answers how many were added and updated.
+ */
+export async function writeItems(deps: Deps, user: SessionUser, connector: ConnectorRow, fetched: FetchedItem[]): Promise<{ added: number; updated: number }> {
+  if (fetched.length === 0) return { added: 0, updated: 0 }
+  if (!connector.workspace_id) throw new AppError(409, 'the connector has no workspace: set one with PATCH')
+  const inputs = fetched.map(({ item, text }) => inputOf(connector, item, text))
+  const tally = (results: ItemResult[]) => {
+    const failed = results.find((r): r is Extract<ItemResult, { error: string }> => 'error' in r)
+    if (failed) throw new AppError(failed.status, failed.error)
+    return { added: results.filter((r) => r.status === 201).length, updated: results.filter((r) => r.status === 200).length }
+  }
+  try {
+    return tally(await ingestMany(deps, user, inputs))
+  } catch (error) {
+    if (!(error instanceof AppError && error.status === 402)) throw error
+  }
+  const done = { added: 0, updated: 0 }
+  for (const input of inputs) {
+    try {
+      const one = tally(await ingestMany(deps, user, [input]))
+      done.added += one.added
+      done.updated += one.updated
+    } catch (error) {
+      if (error instanceof AppError && error.status === 402) throw new LimitReached(error.message, done)
+      throw error
+    }
+  }
+  return done
+}
+
+function inputOf(connector: ConnectorRow, item: RemoteItem, fetched: string): BulkItem {
   const body = storableText(fetched)
   const title = storableText(item.title).trim().slice(0, 500) || deriveTitle(body, item.url)
-  const excerpt = deriveExcerpt(body)
   const remote = { version: item.version, ...(item.container ? { container: item.container } : {}) }
-  const metadata = { connector: { id: connector.id, type: connector.type }, remote }
-  const size = sizeOf({ title, excerpt, body, metadata })
-  const now = deps.clock.now()
-  return deps.db.transaction(async (tx) => {
-    await lockUser(tx, user.id, 'documents')
-    const [existing] = await tx
-      .select()
-      .from(documents)
-      .where(and(eq(documents.user_id, user.id), eq(documents.source_ref, connector.id), eq(documents.external_id, item.externalId)))
-    const { reason } = await limitVerdict(deps, tx, user, size, existing)
-    if (reason) throw new LimitReached(reason)
-    const fields = { title, excerpt, body, url: item.url, content_hash: contentHash(body), size_bytes: size, index_status: 'pending', updated_at: now }
-    if (existing) {
-      const [row] = await tx
-        .update(documents)
-        .set({ ...fields, metadata: { ...existing.metadata, ...metadata } })
-        .where(eq(documents.id, existing.id))
-        .returning()
-      await indexDocument(tx, deps, row!)
-      return 'updated'
-    }
-    if (!connector.workspace_id) throw new AppError(409, 'the connector has no workspace: set one with PATCH')
-    const [row] = await tx
-      .insert(documents)
-      .values({
-        id: deps.ids.next(),
-        user_id: user.id,
-        workspace_id: connector.workspace_id,
-        ...fields,
-        tags: [],
-        kind: 'document',
-        status: 'active',
-        source: 'connector',
-        source_ref: connector.id,
-        external_id: item.externalId,
-        metadata,
-        created_at: now,
-      })
-      .returning()
-    await indexDocument(tx, deps, row!)
-    await tx.insert(events).values({ id: deps.ids.next(), user_id: user.id, type: 'ingest', created_at: now })
-    return 'added'
-  })
+  return {
+    workspace_id: connector.workspace_id!,
+    title,
+    excerpt: deriveExcerpt(body),
+    body,
+    url: item.url ?? undefined,
+    kind: 'document',
+    source: 'connector',
+    metadata: { connector: { id: connector.id, type: connector.type }, remote },
+    // The connector writes the user's own documents (never memories): no approval applies.
+    writer: 'person',
+    external: { connector_id: connector.id, external_id: item.externalId },
+  }
 }
 
 /** Deletes the connector's documents for these external ids (gone upstream); answers how many went. */

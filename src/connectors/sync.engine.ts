@@ -13,7 +13,7 @@ import type { ConnectorConfig, RemoteItem, SyncContext } from './provider'
 import { ProviderError, SkipItem } from './provider-api'
 import { connectionSession } from './provider-session'
 import { providerOf } from './providers'
-import { forgottenItems, knownItems, LimitReached, removeItems, upsertItem, type ConnectorRow } from './sync.documents'
+import { forgottenItems, knownItems, LimitReached, removeItems, writeItems, type ConnectorRow, type FetchedItem } from './sync.documents'
 
 export type SyncRunRow = typeof syncRuns.$inferSelect
 type Counter = 'added' | 'updated' | 'removed' | 'skipped'
@@ -87,7 +87,7 @@ async function syncConnector(deps: Deps, runId: string, connector: ConnectorRow,
   const gone = [...known.keys()].filter((id) => !listed.has(id))
   await heartbeat()
   await count('removed', await removeItems(deps, connector, gone))
-  // 3. New and changed items, one transaction each. An item found unimportable at the last sync (no text,
+  // 3. New and changed items, a batch per transaction. An item found unimportable at the last sync (no text,
   // too large) is not fetched again until its version moves.
   const forgotten = await forgottenItems(deps, connector)
   const skippedBefore = (connector.cursor?.skipped ?? {}) as Record<string, string>
@@ -102,8 +102,24 @@ async function syncConnector(deps: Deps, runId: string, connector: ConnectorRow,
     if (item.skip || skippedBefore[item.externalId] === item.version) await skip(item)
     else if (known.get(item.externalId)?.version !== item.version) changed.push(item)
   }
-  // Contents are fetched a few at a time (a provider's latency, not ours, bounds a sync), written one by one
-  // in listing order.
+  // Contents are fetched a few at a time (a provider's latency, not ours, bounds a sync), and each round is
+  // written as one batch (bulk.service.ts), in listing order: what is fetched is stored before the next round, so
+  // a worker that dies mid-sync leaves its progress behind.
+  let fetched: FetchedItem[] = []
+  const write = async () => {
+    try {
+      const { added, updated } = await writeItems(deps, user, connector, fetched)
+      await count('added', added)
+      await count('updated', updated)
+    } catch (error) {
+      if (error instanceof LimitReached) {
+        await count('added', error.written.added)
+        await count('updated', error.written.updated)
+      }
+      throw error
+    }
+    fetched = []
+  }
   for (let i = 0; i < changed.length; i += FETCHES) {
     const batch = changed.slice(i, i + FETCHES)
     const bodies = await Promise.allSettled(batch.map((item) => provider.content(ctx, item)))
@@ -120,8 +136,9 @@ async function syncConnector(deps: Deps, runId: string, connector: ConnectorRow,
         await skip(item)
         continue
       }
-      await count(await upsertItem(deps, user, connector, item, body))
+      fetched.push({ item, text: body })
     }
+    await write()
   }
   const cursor = { items: listed.size, listed_at: deps.clock.now().toISOString(), skipped }
   await deps.db.update(connectors).set({ cursor }).where(eq(connectors.id, connector.id))

@@ -7,6 +7,14 @@ import { AppError, badRequest, payloadTooLarge } from './errors'
 
 export const MAX_BODY_BYTES = 2 * 1024 * 1024
 
+/** Routes that take more than MAX_BODY_BYTES: a bulk ingest carries up to 1,000 documents, over REST or as the
+ * MCP tool add_documents. */
+export const BULK_BODY_BYTES = 32 * 1024 * 1024
+export const ROUTE_BODY_LIMITS: Record<string, number> = { '/api/documents/bulk': BULK_BODY_BYTES, '/mcp': BULK_BODY_BYTES }
+
+/** The body limit of the request's route: its own if it has one, else `fallback`. */
+export const bodyLimitFor = (request: Request, fallback: number): number => ROUTE_BODY_LIMITS[new URL(request.url).pathname] ?? fallback
+
 /** JSON bodies exactly as received, for the routes that must verify a signature over the bytes (webhooks). */
 const rawBodies = new WeakMap<Request, Uint8Array>()
 export const rawBodyOf = (request: Request): Uint8Array | undefined => rawBodies.get(request)
@@ -16,7 +24,7 @@ const isJson = (contentType: string) => /^application\/([\w.+-]+\+)?json\b/i.tes
 export function bodyLimit(maxBytes = MAX_BODY_BYTES) {
   return new Elysia({ name: 'body-limit' }).onParse({ as: 'global' }, async ({ request, contentType }) => {
     if (!request.body) return
-    const bytes = await readAtMost(request.body, maxBytes)
+    const bytes = await readAtMost(request.body, bodyLimitFor(request, maxBytes))
     if (bytes.byteLength === 0) return undefined
     const type = (contentType ?? '').toLowerCase()
     if (type.startsWith('multipart/form-data') || type.startsWith('application/x-www-form-urlencoded')) return formFields(bytes, request.headers.get('content-type') ?? type)

@@ -3,6 +3,7 @@ import { Elysia, ValidationError } from 'elysia'
 import { DatabaseCrashedError } from '../../db/pglite-guard'
 import type { Logger } from '../log'
 import { drainBody } from './drain'
+import { bodyLimitFor } from './body-limit'
 import { requestIdFor } from './request-id'
 
 export class AppError extends Error {
@@ -35,9 +36,10 @@ export function errorHandler(log: Logger, maxBodyBytes: number) {
       requestIds.set(request, id)
       set.headers['x-request-id'] = id
       const length = Number(request.headers.get('content-length') ?? 0)
-      if (length > maxBodyBytes) {
+      const limit = length > maxBodyBytes ? bodyLimitFor(request, maxBodyBytes) : maxBodyBytes
+      if (length > limit) {
         await drainBody(request.body)
-        throw payloadTooLarge(`request body is larger than ${maxBodyBytes} bytes`)
+        throw payloadTooLarge(`request body is larger than ${limit} bytes`)
       }
     })
     .onError({ as: 'global' }, ({ code, error: thrown, set, request }) => {

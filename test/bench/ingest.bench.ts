@@ -1,5 +1,9 @@
-// bun run bench:ingest — documents per second through the HTTP API of a listening server on the embedded
-// default: keyword-indexed on commit (concurrency 1 and 4), then fully embedded by the job worker per embedder.
+// bun run bench:ingest — first the ingest rates (ingest-rates.ts): keyword-indexed documents per second through
+// POST /api/documents/bulk (BENCH_BULK_DOCS, default 5,000, in batches of BENCH_BATCH, default 1,000) and through
+// POST /api/documents one by one with BENCH_CLIENTS (8) clients (BENCH_SINGLE_DOCS, default 2,000), with no embedder.
+// BENCH_EMBEDDING=1 (or EMBEDDING_PROVIDER set) then also measures, as before, documents per second through the
+// HTTP API of a listening server on the embedded default: keyword-indexed on commit (concurrency 1 and 4), then
+// fully embedded by the job worker per embedder.
 // With EMBEDDING_PROVIDER set (e.g. `EMBEDDING_PROVIDER=local EMBEDDING_MODEL_PATH=../shared/models`), only that
 // embedder is measured: chunks/s, tokens/s and documents/s through the service's embedding path (the queue's
 // embedding jobs) beside the model alone on the same texts in the same run (throughput.ts). BENCH_DOCS (400;
@@ -11,6 +15,7 @@ import { createApp } from '../../src/app'
 import { loadConfig } from '../../src/config'
 import { createDeps, type Deps } from '../../src/deps'
 import { drainJobs } from '../../src/jobs/worker'
+import { printIngestRates } from './ingest-rates'
 import { measureResponsiveness } from './responsiveness'
 import { loadScifact } from './scifact'
 import { modelAlone, printThroughput } from './throughput'
@@ -78,9 +83,13 @@ async function run(embeddingProvider: string, concurrency: number) {
 }
 
 const inference = process.env.EMBEDDING_PROVIDER === 'local' ? `; local model in a ${process.env.EMBEDDING_ISOLATION ?? 'process'} (nice ${process.env.EMBEDDING_NICE ?? 10}, ONNX threads ${process.env.EMBEDDING_THREADS ?? 'default'})` : ''
-console.log(`bench:ingest — SciFact abstracts (~1.5 KB each) through POST /api/documents on PGlite, ${navigator.hardwareConcurrency} cores, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}${inference}`)
+if (PROVIDER || process.env.BENCH_EMBEDDING === '1') console.log(`bench:ingest — SciFact abstracts (~1.5 KB each) through POST /api/documents on PGlite, ${navigator.hardwareConcurrency} cores, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}${inference}`)
+const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback)
+if (!PROVIDER) {
+  await printIngestRates(scifact.corpus, { bulkDocs: env('BENCH_BULK_DOCS', 5000), batch: env('BENCH_BATCH', 1000), singleDocs: env('BENCH_SINGLE_DOCS', 2000), clients: env('BENCH_CLIENTS', 8) })
+}
 if (PROVIDER) await run(PROVIDER, 4)
-else {
+else if (process.env.BENCH_EMBEDDING === '1') {
   await run('none', 1)
   await run('none', 4)
   await run('hash', 4)

@@ -26,7 +26,7 @@ afterAll(async () => {
 const defaultWorkspace = async (u: TestUser) => (await s.t.json('GET', '/api/workspaces', { key: u.key })).body.data[0].id as string
 
 describe('tools over HTTP', () => {
-  test('lists the seven tools, each with a title, a description, schemas and annotations', async () => {
+  test('lists the eight tools, each with a title, a description, schemas and annotations', async () => {
     const { tools } = await client.listTools()
     expect(tools.map((t) => t.name).sort()).toEqual([...MCP_TOOLS].sort())
     for (const tool of tools) {
@@ -39,6 +39,7 @@ describe('tools over HTTP', () => {
     const annotations = Object.fromEntries(tools.map((t) => [t.name, t.annotations]))
     for (const read of ['search', 'get_document', 'list_workspaces', 'get_workspace_context']) expect(annotations[read]).toMatchObject({ readOnlyHint: true })
     expect(annotations.add_document).toMatchObject({ readOnlyHint: false, destructiveHint: false, idempotentHint: true })
+    expect(annotations.add_documents).toMatchObject({ readOnlyHint: false, destructiveHint: false, idempotentHint: true })
     expect(annotations.save_learnings).toMatchObject({ readOnlyHint: false, destructiveHint: false, idempotentHint: false })
     expect(annotations.ask).toMatchObject({ readOnlyHint: false, destructiveHint: false })
   })
@@ -61,6 +62,23 @@ describe('tools over HTTP', () => {
     expect(structured(doc)).toMatchObject({ id: added.id, title: 'Zephyr deploys', source: 'mcp', body: 'We deploy the zephyr service on Tuesdays after standup.' })
     // The same result as JSON text, for clients that read only text.
     expect(JSON.parse((doc.content[0] as { text: string }).text)).toEqual(doc.structuredContent)
+  })
+
+  test('add_documents stores many at once, one result per document in order, a refused one beside the stored ones', async () => {
+    const stranger = await s.t.signUp()
+    const theirs = await defaultWorkspace(stranger)
+    const body = 'Kestrels hover over the east meadow at dusk.'
+    const done = structured(
+      await call(client, 'add_documents', { documents: [{ title: 'Kestrels', body }, { title: 'Kestrels', body, tags: ['birds'] }, { workspace_id: theirs, body: 'Not yours.' }] }),
+    )
+    expect(done).toMatchObject({ created: 1, deduplicated: 1, failed: 1 })
+    expect(done.results.map((r: { status: number }) => r.status)).toEqual([201, 200, 404])
+    expect(done.results[1].document).toMatchObject({ id: done.results[0].document.id, tags: ['birds'], deduplicated: true })
+    expect(done.results[2].error).toBe(`workspace ${theirs} not found`)
+    const rest = await s.t.json('GET', `/api/documents/${done.results[0].document.id}`, { key: user.key })
+    expect(rest.body).toMatchObject({ source: 'mcp', body })
+    const found = structured(await call(client, 'search', { query: 'kestrels meadow', limit: 5 }))
+    expect(found.results.map((r: { id: string }) => r.id)).toEqual([done.results[0].document.id])
   })
 
   test('save_learnings creates drafts pending approval, listed by GET /api/memories?status=pending_approval', async () => {
@@ -245,8 +263,8 @@ describe('/mcp auth', () => {
     await c.close()
   })
 
-  test('a body over the limit is 413 { error }, as on every route', async () => {
-    const huge = { ...initialize, params: { ...initialize.params, padding: 'x'.repeat(3 * 1024 * 1024) } }
+  test('a body over the limit (32 MiB here, for add_documents) is 413 { error }, as on every route', async () => {
+    const huge = { ...initialize, params: { ...initialize.params, padding: 'x'.repeat(33 * 1024 * 1024) } }
     const res = await fetch(`${s.url}/mcp`, {
       method: 'POST',
       headers: { authorization: `Bearer ${user.key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },

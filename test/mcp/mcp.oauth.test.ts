@@ -45,7 +45,7 @@ describe('the SDK client connects by URL alone', () => {
       expect(provider.lastRedirect!.searchParams.get('iss')).toBe(s.url)
       expect(structuredClone(provider.saved)).toMatchObject({ token_type: 'Bearer', expires_in: 3600, scope: 'mcp', access_token: expect.stringMatching(/^mcpat_/), refresh_token: expect.stringMatching(/^mcprt_/) })
 
-      expect((await client.listTools()).tools).toHaveLength(7)
+      expect((await client.listTools()).tools).toHaveLength(8)
       const added = structured(await call(client, 'add_document', { title: 'Heron notes', body: 'Herons nest in the alder grove by the weir.' }))
       // The document is the consenting user's, written as an agent (source mcp), readable with their key.
       expect((await s.t.json('GET', `/api/documents/${added.id}`, { key: user.key })).body).toMatchObject({ id: added.id, source: 'mcp' })
@@ -75,7 +75,7 @@ describe('the SDK client connects by URL alone', () => {
     try {
       const before = provider.saved!
       s.t.clock.advance(3601_000)
-      expect((await client.listTools()).tools).toHaveLength(7)
+      expect((await client.listTools()).tools).toHaveLength(8)
       expect(provider.authorizations).toBe(1)
       expect(provider.saved!.access_token).not.toBe(before.access_token)
       expect(provider.saved!.refresh_token).not.toBe(before.refresh_token)
@@ -132,7 +132,7 @@ describe('the SDK client connects by URL alone', () => {
       expect((await res.json()).error).toContain('/mcp only')
     }
     const byKey = await httpClient(s.url, u.key)
-    expect((await byKey.listTools()).tools).toHaveLength(7)
+    expect((await byKey.listTools()).tools).toHaveLength(8)
     await byKey.close()
   })
 })

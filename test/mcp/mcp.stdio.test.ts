@@ -81,6 +81,7 @@ describe('stdio', () => {
         search: { query: 'x' },
         get_document: { id },
         add_document: { body: 'x' },
+        add_documents: { documents: [{ body: 'x' }] },
         save_learnings: { workspace_id: id, learnings: [{ kind: 'fact', title: 't', body: 'b' }] },
         get_workspace_context: { workspace_id: id },
         list_workspaces: {},

@@ -24,6 +24,7 @@ export const OPERATIONS: Record<string, readonly [string, string]> = {
   'GET /api/workspaces/{id}/context': ['getWorkspaceContext', "Get a workspace's context pack"],
   'GET /api/documents': ['listDocuments', 'List documents'],
   'POST /api/documents': ['ingestDocument', 'Ingest a document'],
+  'POST /api/documents/bulk': ['ingestDocuments', 'Ingest documents in bulk'],
   'GET /api/documents/check': ['checkIngest', 'Check whether an ingest would be allowed'],
   'DELETE /api/documents/bulk': ['deleteDocuments', 'Delete documents in bulk'],
   'GET /api/documents/{id}': ['getDocument', 'Get a document'],

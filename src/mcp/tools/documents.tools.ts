@@ -1,5 +1,6 @@
-// MCP tools over documents: search (GET /api/search), get_document (GET /api/documents/:id) and
-// add_document (POST /api/documents, source "mcp"), where a memory kind becomes a draft a person approves.
+// MCP tools over documents: search (GET /api/search), get_document (GET /api/documents/:id), add_document
+// (POST /api/documents, source "mcp") and add_documents (POST /api/documents/bulk), where a memory kind becomes a
+// draft a person approves.
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { z } from 'zod'
 import type { Logger } from '../../log'
@@ -12,6 +13,24 @@ interface ApiSearch {
   matched: string
   notice?: string
   results: { document: ApiDocument; score: number; snippet: string }[]
+}
+
+const AddInput = {
+  body: z.string().min(1).describe('The text (at most 1 MiB)'),
+  title: z.string().min(1).max(500).optional().describe('Default: the first line of the body'),
+  workspace_id: Id('Where to store it (default: your default workspace)').optional(),
+  url: z.url().max(2048).optional().describe('Where the text comes from'),
+  tags: Tags.optional(),
+  kind: Kind.optional().describe('Default document (webpage with a url); a memory kind becomes a draft pending approval'),
+  excerpt: z.string().max(1000).optional().describe('A short summary (default: the start of the body)'),
+  pinned: z.boolean().optional().describe('Pinned items lead the workspace context'),
+}
+
+interface ApiBulk {
+  results: ({ status: number; document: ApiDocument & { deduplicated: boolean; notice?: string } } | { status: number; error: string })[]
+  created: number
+  deduplicated: number
+  failed: number
 }
 
 export function registerDocumentTools(server: McpServer, api: ApiCaller | null, log?: Logger) {
@@ -84,16 +103,7 @@ export function registerDocumentTools(server: McpServer, api: ApiCaller | null, 
         'lesson) is never stored active from here: it becomes a draft pending approval (status pending_approval) that appears as ' +
         'a memory only once a person approves it, and a change to an existing memory becomes a draft that replaces it when ' +
         'approved. To propose several learnings at once, use save_learnings.',
-      inputSchema: {
-        body: z.string().min(1).describe('The text (at most 1 MiB)'),
-        title: z.string().min(1).max(500).optional().describe('Default: the first line of the body'),
-        workspace_id: Id('Where to store it (default: your default workspace)').optional(),
-        url: z.url().max(2048).optional().describe('Where the text comes from'),
-        tags: Tags.optional(),
-        kind: Kind.optional().describe('Default document (webpage with a url); a memory kind becomes a draft pending approval'),
-        excerpt: z.string().max(1000).optional().describe('A short summary (default: the start of the body)'),
-        pinned: z.boolean().optional().describe('Pinned items lead the workspace context'),
-      },
+      inputSchema: AddInput,
       outputSchema: {
         ...DocumentRef,
         deduplicated: z.boolean().describe('true: an existing document (or pending draft) was updated'),
@@ -104,6 +114,43 @@ export function registerDocumentTools(server: McpServer, api: ApiCaller | null, 
     toolHandler('add_document', api, log, async (api, input, signal) => {
       const d = await callJson<ApiDocument & { deduplicated: boolean; notice?: string }>(api, 'POST', '/api/documents', { ...input, source: 'mcp' }, signal)
       return { ...documentRef(d), deduplicated: d.deduplicated, ...(d.notice ? { notice: d.notice } : {}) }
+    }),
+  )
+  server.registerTool(
+    'add_documents',
+    {
+      title: 'Add many documents',
+      description:
+        'Store up to 1,000 documents in one call, each exactly as add_document would (the same deduplication, and a memory kind ' +
+        'becomes a draft pending approval). Answers one result per document, in order: the document, or why that one was refused ' +
+        '(the others are stored all the same). A batch that would pass a limit of your plan is refused whole, nothing stored.',
+      inputSchema: { documents: z.array(z.object(AddInput)).min(1).max(1000).describe('The documents, in order') },
+      outputSchema: {
+        created: z.number().int(),
+        deduplicated: z.number().int(),
+        failed: z.number().int(),
+        results: z.array(
+          z.object({
+            status: z.number().int().describe('201 stored, 200 an existing document updated, 4xx refused'),
+            document: z.object({ ...DocumentRef, deduplicated: z.boolean(), notice: z.string().optional() }).optional(),
+            error: z.string().optional(),
+          }),
+        ),
+      },
+      annotations: ADDITIVE(true),
+    },
+    toolHandler('add_documents', api, log, async (api, { documents }, signal) => {
+      const done = await callJson<ApiBulk>(api, 'POST', '/api/documents/bulk', { documents: documents.map((d) => ({ ...d, source: 'mcp' })) }, signal)
+      return {
+        created: done.created,
+        deduplicated: done.deduplicated,
+        failed: done.failed,
+        results: done.results.map((r) =>
+          'error' in r
+            ? { status: r.status, error: r.error }
+            : { status: r.status, document: { ...documentRef(r.document), deduplicated: r.document.deduplicated, ...(r.document.notice ? { notice: r.document.notice } : {}) } },
+        ),
+      }
     }),
   )
 }

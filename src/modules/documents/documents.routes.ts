@@ -1,4 +1,4 @@
-// /api/documents: the 16 document routes of the spec.
+// /api/documents: the 16 document routes of the spec, and POST /bulk (many ingests in one request).
 import { Elysia } from 'elysia'
 import type { Deps } from '../../deps'
 import { authPlugin } from '../../http/auth'
@@ -10,6 +10,8 @@ import * as S from './documents.schemas'
 import { DRAFT_NOTICE, writerOf } from './approval'
 import { bulkDeleteDocuments, deleteDocument, getDocument, listDocuments, patchDocument } from './documents.service'
 import { checkIngest, ingestDocument } from './ingest.service'
+import { ingestMany, MAX_BULK_DOCUMENTS } from './bulk.service'
+import { readBulkItems } from './bulk.input'
 import { approveDraft, archiveDocument, forgetDocument, rateDocument, rejectDraft, restoreDocument } from './lifecycle.service'
 import { linkDocuments, listLinks, unlinkDocuments } from './links.service'
 
@@ -39,6 +41,31 @@ export function documentsRoutes(deps: Deps) {
             'A memory kind (fact, preference, decision, routine, lesson) sent with an API key becomes a pending_approval draft, exactly as ' +
             'POST /api/memories/batch-draft makes one (`status` and `notice` say so); when it would update an existing document, the ' +
             "draft's metadata.supersedes names it and approval replaces it. Only a person signed in with a session writes active memories directly.",
+        },
+      },
+    )
+    .post(
+      '/bulk',
+      async ({ user, principal, body }) => {
+        const results = (await ingestMany(deps, user, readBulkItems(body.documents, principal))).map((r) =>
+          'error' in r ? r : { status: r.status, document: { ...toDocumentDto(r.document), deduplicated: r.deduplicated, ...(r.document.status === 'pending_approval' ? { notice: DRAFT_NOTICE } : {}) } },
+        )
+        const count = (status: number) => results.filter((r) => r.status === status).length
+        return { results, created: count(201), deduplicated: count(200), failed: results.length - count(201) - count(200) }
+      },
+      {
+        auth: true,
+        body: S.BulkIngestBody,
+        response: { 200: S.BulkIngestResult, ...errors(400, 401, 402, 403, 413) },
+        detail: {
+          tags,
+          summary: `Ingest up to ${MAX_BULK_DOCUMENTS} documents in one request and one transaction: 200 with one result per item, in order`,
+          description:
+            'Each item is the body of POST /api/documents and follows its rules, in order (an item may update a document written by an ' +
+            'earlier one: 200, deduplicated). An item that is invalid (400), names a workspace that is not yours (404) or is too large ' +
+            '(413) gets its own `{ status, error }` and the others are written. A batch that would pass a plan cap (documents, storage) ' +
+            'is refused whole with 402 before anything is written. The body may be up to 32 MiB (413 past it). One request counts once ' +
+            'against API usage; every document created counts as an ingest.',
         },
       },
     )

@@ -123,3 +123,36 @@ export const Link = t.Object(
   { title: 'Link' },
 )
 export const LinkList = t.Object({ data: t.Array(Link) }, { title: 'LinkList' })
+
+/**
+ * An item of a bulk ingest: described as IngestBody, but not checked by the route — each item is checked by
+ * bulk.input.ts, so one bad item is that item's own 400 and never fails the batch. (The spread copies
+ * IngestBody's JSON Schema for the OpenAPI document; the `Unknown` kind is what the route's validator sees.)
+ */
+const BulkItem = t.Unknown({ ...IngestBody, description: 'The body of POST /api/documents; an invalid item gets its own 400 in `results`' })
+
+export const BulkIngestBody = t.Object({
+  documents: t.Array(BulkItem, { minItems: 1, maxItems: 1000, error: 'documents must be a list of 1 to 1000 documents' }),
+})
+
+const Written = t.Object(
+  {
+    status: t.Union([t.Literal(201), t.Literal(200)], { description: '201 created; 200 an existing document (or one earlier in this batch) was updated' }),
+    document: IngestedDocument,
+  },
+  { title: 'BulkItemWritten' },
+)
+const Refused = t.Object(
+  { status: t.Integer({ description: "The status this item alone would have had: 400, 404 (another user's workspace), 413" }), error: t.String() },
+  { title: 'BulkItemRefused' },
+)
+
+export const BulkIngestResult = t.Object(
+  {
+    results: t.Array(t.Union([Written, Refused]), { description: 'One per item, in order' }),
+    created: t.Integer(),
+    deduplicated: t.Integer(),
+    failed: t.Integer(),
+  },
+  { title: 'BulkIngestResult' },
+)

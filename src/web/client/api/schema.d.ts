@@ -307,6 +307,32 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/documents/bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ingest documents in bulk
+         * @description Ingest up to 1000 documents in one request and one transaction: 200 with one result per item, in order
+         *
+         *     Each item is the body of POST /api/documents and follows its rules, in order (an item may update a document written by an earlier one: 200, deduplicated). An item that is invalid (400), names a workspace that is not yours (404) or is too large (413) gets its own `{ status, error }` and the others are written. A batch that would pass a plan cap (documents, storage) is refused whole with 402 before anything is written. The body may be up to 32 MiB (413 past it). One request counts once against API usage; every document created counts as an ingest.
+         */
+        post: operations["ingestDocuments"];
+        /**
+         * Delete documents in bulk
+         * @description Delete up to 100 documents; reports which ids were deleted and which were not found
+         */
+        delete: operations["deleteDocuments"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/documents/check": {
         parameters: {
             query?: never;
@@ -322,26 +348,6 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/documents/bulk": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        /**
-         * Delete documents in bulk
-         * @description Delete up to 100 documents; reports which ids were deleted and which were not found
-         */
-        delete: operations["deleteDocuments"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1446,6 +1452,26 @@ export interface components {
         BulkDeleteResult: {
             deleted: string[];
             not_found: string[];
+        };
+        /** BulkIngestResult */
+        BulkIngestResult: {
+            /** @description One per item, in order */
+            results: (components["schemas"]["BulkItemWritten"] | components["schemas"]["BulkItemRefused"])[];
+            created: number;
+            deduplicated: number;
+            failed: number;
+        };
+        /** BulkItemRefused */
+        BulkItemRefused: {
+            /** @description The status this item alone would have had: 400, 404 (another user's workspace), 413 */
+            status: number;
+            error: string;
+        };
+        /** BulkItemWritten */
+        BulkItemWritten: {
+            /** @enum {integer} */
+            status: 201 | 200;
+            document: components["schemas"]["IngestedDocument"];
         };
         /**
          * ChatCompletion
@@ -4061,38 +4087,62 @@ export interface operations {
             };
         };
     };
-    checkIngest: {
+    ingestDocuments: {
         parameters: {
-            query?: {
-                /** @description Only this workspace (its id) */
-                workspace_id?: string;
-                /** @description UTF-8 bytes of the body */
-                size_bytes?: number;
-                /** @description Bytes of the metadata as JSON */
-                metadata_bytes?: number;
-                /** @description The URL the document would be ingested from */
-                url?: string;
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe (Stripe semantics): the same key with the same request replays the first answer for 24 hours; with another body it is a 422; while the first still runs the retry waits, then 409. 1–255 printable ASCII characters, a UUID for example. Not with a streamed answer. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
-            header?: never;
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": {
+                    documents: {
+                        /**
+                         * Format: uuid
+                         * @description Defaults to the default workspace of the settings
+                         */
+                        workspace_id?: string;
+                        title?: string;
+                        body: string;
+                        excerpt?: string;
+                        /** Format: uri */
+                        url?: string;
+                        tags?: string[];
+                        /** @enum {string} */
+                        kind?: "document" | "note" | "webpage" | "fact" | "preference" | "decision" | "routine" | "lesson";
+                        /** @enum {string} */
+                        source?: "api" | "extension" | "mcp";
+                        source_ref?: string;
+                        pinned?: boolean;
+                        /** @description Free-form JSON, at most 16 KiB */
+                        metadata?: {
+                            [key: string]: unknown;
+                        };
+                    }[];
+                };
+            };
+        };
         responses: {
             /** @description OK */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["IngestCheck"];
+                    "application/json": components["schemas"]["BulkIngestResult"];
                 };
             };
             /** @description Invalid request: `error` names what is wrong */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4103,16 +4153,63 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not found (another user's object is not found either) */
-            404: {
+            /** @description A limit of your plan is reached: `error` says which, and the plan that lifts it */
+            402: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed with these credentials (or from this origin) */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A request with this Idempotency-Key is still in progress (retry after Retry-After) */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This Idempotency-Key was used with another request */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4200,6 +4297,66 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    checkIngest: {
+        parameters: {
+            query?: {
+                /** @description Only this workspace (its id) */
+                workspace_id?: string;
+                /** @description UTF-8 bytes of the body */
+                size_bytes?: number;
+                /** @description Bytes of the metadata as JSON */
+                metadata_bytes?: number;
+                /** @description The URL the document would be ingested from */
+                url?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IngestCheck"];
+                };
+            };
+            /** @description Invalid request: `error` names what is wrong */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid API key, token or session */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (another user's object is not found either) */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -1,0 +1,31 @@
+// Reads the items of a bulk ingest: each is checked against POST /api/documents' own schema, so an invalid item
+// answers its own 400 (naming `documents[i].field`) and the others go on.
+import { TypeCompiler } from 'elysia/type-system'
+import type { Principal } from '../../http/auth'
+import { AppError, badRequest } from '../../http/errors'
+import { writerOf } from './approval'
+import type { BulkItem } from './bulk.service'
+import { IngestBody } from './documents.schemas'
+
+const check = TypeCompiler.Compile(IngestBody)
+const FIELDS = Object.keys(IngestBody.properties) as (keyof typeof IngestBody.properties)[]
+
+/** Each raw item as an ingest input, or the 400 that says what is wrong with it. */
+export function readBulkItems(raw: unknown[], principal: Principal): (BulkItem | AppError)[] {
+  const writer = writerOf(principal)
+  return raw.map((item, i) => {
+    if (!check.Check(item)) return badRequest(describe(i, item))
+    const body = item as typeof IngestBody.static
+    // Only the known fields, as the single route's validator keeps them.
+    const input = Object.fromEntries(FIELDS.flatMap((f) => (body[f] === undefined ? [] : [[f, body[f]]]))) as typeof IngestBody.static
+    return { ...input, source: input.source ?? (principal.via === 'session' ? 'extension' : 'api'), writer }
+  })
+}
+
+function describe(i: number, item: unknown): string {
+  const first = check.Errors(item).First()
+  if (!first) return `documents[${i}]: invalid document`
+  const where = first.path.split('/').filter(Boolean).map((part) => (/^\d+$/.test(part) ? `[${part}]` : `.${part}`)).join('')
+  const message = (first.schema as { error?: unknown }).error ?? first.message
+  return `documents[${i}]${where}: ${String(message)}`
+}

@@ -1,0 +1,40 @@
+// Writes new documents in one statement: the rows, their chunks and postings, their keyword length, their
+// embedding jobs and ingest events — one round trip however many documents, keyword-searchable at commit.
+import { sql } from 'drizzle-orm'
+import { queryRows, type Tx } from '../../../db/client'
+import type { Deps } from '../../deps'
+import { catalog } from '../../jobs/catalog'
+import { chunkText } from '../../retrieval/chunking'
+import { TEXT_CONFIG, TITLE_WEIGHT } from '../../retrieval/keyword-index'
+import type { DocumentRow } from './documents.model'
+
+/** A document row as the ingest builds it; keyword_len is computed by the insert. */
+export type NewDocument = Omit<DocumentRow, 'keyword_len'>
+
+/**
+ * Inserts `rows` with everything indexing.ts would write one document at a time, with the same terms and
+ * weights as keyword-index.ts (chunk spans counted once, title and tags TITLE_WEIGHT times), so a document
+ * written here ranks exactly as one written there. One call of the SQL function insert_indexed_documents
+ * (migration 0026: a function, so its plan is reused), with the rows as two JSON parameters: no
+ * parameter-count limit, one parse for the whole batch. keyword_len is known at insert, and the triggers on
+ * documents fire once per statement (migration 0025).
+ */
+export async function insertIndexedDocuments(tx: Tx, deps: Deps, rows: NewDocument[]): Promise<void> {
+  if (rows.length === 0) return
+  const docs = rows.map((d) => ({
+    ...d,
+    created_at: d.created_at.toISOString(),
+    updated_at: d.updated_at.toISOString(),
+    heading: [d.title, ...d.tags].join(' \n '),
+    job_id: deps.ids.next(),
+    event_id: deps.ids.next(),
+  }))
+  const parts = rows.flatMap((d) =>
+    chunkText(d.body).map((c) => ({ id: deps.ids.next(), document_id: d.id, ordinal: c.ordinal, start_offset: c.start, content: c.content, span: d.body.slice(c.start, c.end) })),
+  )
+  await queryRows(
+    tx,
+    sql`select insert_indexed_documents(${JSON.stringify(docs)}::json, ${JSON.stringify(parts)}::json, ${TEXT_CONFIG}::regconfig,
+          ${TITLE_WEIGHT}::int, ${catalog['embed-document'].maxAttempts}::int, ${deps.clock.now().toISOString()}::timestamptz)`,
+  )
+}

@@ -1,0 +1,90 @@
+// The ingest rates of bench:ingest: keyword-indexed documents per second through POST /api/documents/bulk
+// (batches of BENCH_BATCH, default 1,000, one client) and through POST /api/documents one by one (8 clients),
+// each on a fresh in-memory PGlite (or, with DATABASE_URL, a new account on that PostgreSQL) with no embedder,
+// over a listening server.
+import { loadavg } from 'node:os'
+import { createApp } from '../../src/app'
+import { loadConfig } from '../../src/config'
+import { createDeps } from '../../src/deps'
+import type { CorpusDoc } from './scifact'
+
+const load = () => loadavg().map((l) => l.toFixed(1)).join(' ')
+
+async function serve() {
+  const deps = await createDeps(
+    loadConfig({ ...process.env, DATA_DIR: 'memory://', LOG_LEVEL: 'warn', DEFAULT_PLAN: 'pro', PLAN_PRO_DOCUMENTS: '1000000', WORKER_IN_PROCESS: 'false', EMBEDDING_PROVIDER: 'none' }),
+  )
+  const server = Bun.serve({ port: 0, fetch: createApp(deps).fetch, maxRequestBodySize: 64 * 1024 * 1024 })
+  const base = `http://127.0.0.1:${server.port}`
+  const origin = deps.config.baseUrl
+  const signUp = await fetch(`${base}/api/auth/sign-up`, { method: 'POST', headers: { 'content-type': 'application/json', origin }, body: JSON.stringify({ email: `bench-${crypto.randomUUID()}@example.com`, password: 'benchmark password' }) })
+  const cookie = signUp.headers.getSetCookie()[0]!.split(';')[0]!
+  const { key } = (await (await fetch(`${base}/api/keys`, { method: 'POST', headers: { cookie, origin } })).json()) as { key: string }
+  const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' }
+  return { base, headers, close: async () => (await server.stop(), await deps.close()) }
+}
+
+/** A rate in wall-clock time, and in this process's CPU time (server and client share it): on a machine that
+ * others keep busy, the second says what the code does with the CPU it gets. */
+export interface Rate {
+  wall: number
+  cpu: number
+}
+
+function timer() {
+  const [started, cpu] = [performance.now(), process.cpuUsage()]
+  return (n: number): Rate => {
+    const used = process.cpuUsage(cpu)
+    return { wall: n / ((performance.now() - started) / 1000), cpu: n / ((used.user + used.system) / 1e6) }
+  }
+}
+
+/** Documents per second through the bulk route, one batch after another. */
+export async function bulkRate(docs: CorpusDoc[], batch: number): Promise<Rate> {
+  const { base, headers, close } = await serve()
+  const rate = timer()
+  for (let i = 0; i < docs.length; i += batch) {
+    const documents = docs.slice(i, i + batch).map((d) => ({ title: d.title, body: d.text }))
+    const res = await fetch(`${base}/api/documents/bulk`, { method: 'POST', headers, body: JSON.stringify({ documents }) })
+    const body = (await res.json()) as { created: number }
+    if (res.status !== 200 || body.created !== documents.length) throw new Error(`bulk: ${res.status} ${JSON.stringify(body).slice(0, 300)}`)
+  }
+  const result = rate(docs.length)
+  await close()
+  return result
+}
+
+/** Documents per second through POST /api/documents with `clients` clients. */
+export async function oneByOneRate(docs: CorpusDoc[], clients: number): Promise<Rate> {
+  const { base, headers, close } = await serve()
+  let next = 0
+  const rate = timer()
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      while (next < docs.length) {
+        const doc = docs[next++]!
+        const res = await fetch(`${base}/api/documents`, { method: 'POST', headers, body: JSON.stringify({ title: doc.title, body: doc.text }) })
+        if (res.status !== 201) throw new Error(`ingest: ${res.status} ${await res.text()}`)
+      }
+    }),
+  )
+  const result = rate(docs.length)
+  await close()
+  return result
+}
+
+const shown = (r: Rate) => `${r.wall.toFixed(0)} docs/s (${r.cpu.toFixed(0)} per CPU-second of this process)`
+
+export async function printIngestRates(corpus: CorpusDoc[], options: { bulkDocs: number; batch: number; singleDocs: number; clients: number }) {
+  const bulkDocs = corpus.slice(0, options.bulkDocs)
+  const singleDocs = corpus.slice(0, options.singleDocs)
+  const chars = (docs: CorpusDoc[]) => Math.round(docs.reduce((n, d) => n + d.title.length + d.text.length, 0) / docs.length)
+  const database = process.env.DATABASE_URL ? 'PostgreSQL at DATABASE_URL' : 'PGlite in memory'
+  console.log(`ingest rates — keyword-indexed at commit, embedder none, ${database}, ${navigator.hardwareConcurrency} cores`)
+  let before = load()
+  const bulk = await bulkRate(bulkDocs, options.batch)
+  console.log(`  bulk:        ${shown(bulk)} — ${bulkDocs.length} SciFact documents (${chars(bulkDocs)} characters on average) in batches of ${options.batch}, 1 client; load average ${before} → ${load()}`)
+  before = load()
+  const single = await oneByOneRate(singleDocs, options.clients)
+  console.log(`  one by one:  ${shown(single)} — ${singleDocs.length} SciFact documents (${chars(singleDocs)} characters on average), ${options.clients} clients; load average ${before} → ${load()}`)
+}

@@ -69,7 +69,7 @@ export function methodNotAllowed(routes: () => AnyElysia['routes']) {
       const response = await (fetch as (request: Request) => Response | Promise<Response>)(request)
       if (response.status !== 404 || (request.method !== 'OPTIONS' && response.headers.get('content-type')?.includes('json') !== true)) return response
       patterns ??= patternsOf(routes())
-      const allowed = allowedMethods(patterns, pathname)
+      const allowed = own ? [...own, 'OPTIONS'] : allowedMethods(patterns, pathname)
       if (allowed.length === 0 || (allowed.includes(request.method) && request.method !== 'OPTIONS')) return response
       void response.body?.cancel()
       const headers = new Headers(response.headers)

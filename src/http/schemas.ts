@@ -18,6 +18,9 @@ export const IdParams = t.Object({ id: Uuid() })
 
 export const Timestamp = t.String({ format: 'date-time' })
 
+/** The largest integer a query string may carry: src/http/formats.ts reads at most 15 digits. */
+export const MAX_QUERY_INTEGER = 999_999_999_999_999
+
 /** `?limit=` 1–100 (default 20) and an opaque `?cursor=` from the previous page's `next_cursor`. */
 export const PageQuery = {
   limit: t.Optional(t.Integer({ minimum: 1, maximum: 100, default: 20, error: 'limit must be an integer from 1 to 100' })),

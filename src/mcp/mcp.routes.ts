@@ -10,18 +10,19 @@ import { authenticateMcp } from './mcp.auth'
 import { createMcpServer, type ApiCaller } from './mcp.server'
 
 // What the transport reads: a request (a method; without an id, a notification) or a response to one of the
-// server's own requests (an id and a result or an error). Anything else is its JSON-RPC parse error, a 400.
+// server's own requests (an id and a result or an error), with no other member at the top (the SDK's schemas
+// are strict there). Anything else is its JSON-RPC parse error, a 400.
 const RpcId = t.Union([t.String(), t.Number()])
 const JsonRpcMessage = t.Union(
   [
     t.Object(
       { jsonrpc: t.Literal('2.0'), id: t.Optional(RpcId), method: t.String({ minLength: 1, description: 'initialize, tools/list, tools/call, …' }), params: t.Optional(t.Record(t.String(), t.Unknown())) },
-      { additionalProperties: t.Unknown(), title: 'JsonRpcRequest' },
+      { additionalProperties: false, title: 'JsonRpcRequest' },
     ),
-    t.Object({ jsonrpc: t.Literal('2.0'), id: RpcId, result: t.Record(t.String(), t.Unknown()) }, { additionalProperties: t.Unknown(), title: 'JsonRpcResult' }),
+    t.Object({ jsonrpc: t.Literal('2.0'), id: RpcId, result: t.Record(t.String(), t.Unknown()) }, { additionalProperties: false, title: 'JsonRpcResult' }),
     t.Object(
       { jsonrpc: t.Literal('2.0'), id: RpcId, error: t.Object({ code: t.Integer(), message: t.String() }, { additionalProperties: t.Unknown() }) },
-      { additionalProperties: t.Unknown(), title: 'JsonRpcErrorMessage' },
+      { additionalProperties: false, title: 'JsonRpcErrorMessage' },
     ),
   ],
   { title: 'JsonRpcMessage', description: 'A JSON-RPC 2.0 message of the Model Context Protocol', error: 'body must be a JSON-RPC 2.0 request (method) or response (id with result or error)' },

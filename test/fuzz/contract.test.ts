@@ -129,3 +129,29 @@ describe('answers every operation can give', () => {
     }
   })
 })
+
+describe('more of what the fuzz found', () => {
+  test('OPTIONS on a fixed path lists the methods of that path only', async () => {
+    const res = await t.request('OPTIONS', '/api/documents/check', { key: user.key })
+    expect(res.status).toBe(204)
+    expect(res.headers.get('allow')).toBe('GET, HEAD, OPTIONS')
+  })
+
+  test('authorizing a connector takes no body, as the document says (requestBody not required)', async () => {
+    expect(op('post', '/api/connectors/{id}/authorize').requestBody.required).toBe(false)
+    const res = await t.request('POST', '/api/connectors/00000000-0000-7000-8000-000000000000/authorize', { key: user.key })
+    expect(res.status).toBe(404)
+  })
+
+  test('the check endpoint documents the largest size it reads, and reads it', async () => {
+    const max = param('get', '/api/documents/check', 'size_bytes').schema.maximum
+    expect(max).toBe(999_999_999_999_999)
+    const ok = await t.json('GET', `/api/documents/check?size_bytes=${max}`, { key: user.key })
+    expect(ok.status).toBe(200)
+  })
+
+  test('billing return URLs are documented as absolute URIs; OAuth registration needs one redirect URI at least', () => {
+    expect(bodySchema('post', '/api/billing/portal').properties.return_url.format).toBe('uri')
+    expect(bodySchema('post', '/oauth/register').properties.redirect_uris.minItems).toBe(1)
+  })
+})

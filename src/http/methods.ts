@@ -28,9 +28,11 @@ export function allowedMethods(patterns: Pattern[], pathname: string): string[] 
   const allowed = new Set<string>()
   for (const p of patterns) if (p.regex.test(pathname)) for (const m of p.methods) allowed.add(m)
   if (allowed.size) allowed.add('OPTIONS')
-  const order = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']
-  return [...allowed].sort((a, b) => order.indexOf(a) - order.indexOf(b))
+  return inOrder(allowed)
 }
+
+const ORDER = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']
+const inOrder = (methods: Iterable<string>) => [...methods].sort((a, b) => ORDER.indexOf(a) - ORDER.indexOf(b))
 
 /** Paths routed without parameters ("/api/documents/check"), with their methods. */
 function staticsOf(routes: AnyElysia['routes']): Map<string, Set<string>> {
@@ -64,12 +66,12 @@ export function methodNotAllowed(routes: () => AnyElysia['routes']) {
       statics ??= staticsOf(routes())
       const own = statics.get(pathname)
       if (own && !own.has(request.method) && request.method !== 'OPTIONS') {
-        return notAllowed(request, pathname, [...own, 'OPTIONS'], new Headers({ 'x-request-id': requestIdFor(request) }))
+        return notAllowed(request, pathname, inOrder([...own, 'OPTIONS']), new Headers({ 'x-request-id': requestIdFor(request) }))
       }
       const response = await (fetch as (request: Request) => Response | Promise<Response>)(request)
       if (response.status !== 404 || (request.method !== 'OPTIONS' && response.headers.get('content-type')?.includes('json') !== true)) return response
       patterns ??= patternsOf(routes())
-      const allowed = own ? [...own, 'OPTIONS'] : allowedMethods(patterns, pathname)
+      const allowed = own ? inOrder([...own, 'OPTIONS']) : allowedMethods(patterns, pathname)
       if (allowed.length === 0 || (allowed.includes(request.method) && request.method !== 'OPTIONS')) return response
       void response.body?.cancel()
       const headers = new Headers(response.headers)

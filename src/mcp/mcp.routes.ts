@@ -12,7 +12,8 @@ import { createMcpServer, type ApiCaller } from './mcp.server'
 // What the transport reads: a request (a method; without an id, a notification) or a response to one of the
 // server's own requests (an id and a result or an error), with no other member at the top (the SDK's schemas
 // are strict there). Anything else is its JSON-RPC parse error, a 400.
-const RpcId = t.Union([t.String(), t.Number()])
+// The SDK reads a numeric id as a safe integer only.
+const RpcId = t.Union([t.String(), t.Integer({ minimum: Number.MIN_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER })])
 const JsonRpcMessage = t.Union(
   [
     t.Object(

@@ -155,3 +155,28 @@ describe('more of what the fuzz found', () => {
     expect(bodySchema('post', '/oauth/register').properties.redirect_uris.minItems).toBe(1)
   })
 })
+
+describe('email', () => {
+  test('every address of the documented `email` format is taken, and one outside it is a 400', async () => {
+    expect(bodySchema('post', '/api/auth/sign-up').properties.email.format).toBe('email')
+    for (const email of ['h{{{@1opg81.1knkf.io', '0}#43j/2hl@stj9c6ct.z7.net', "o'brien+news@mail.example.org"]) {
+      const res = await t.json('POST', '/api/auth/sign-up', { body: { email, password: 'correct horse battery' }, headers: { origin: 'http://localhost:3000' } })
+      expect({ email, status: res.status }).toEqual({ email, status: 201 })
+    }
+    for (const email of ['no-at-sign.example', 'a@b', 'a b@c.io', 'a..b@c.io']) {
+      const res = await t.json('POST', '/api/auth/sign-up', { body: { email, password: 'correct horse battery' }, headers: { origin: 'http://localhost:3000' } })
+      expect({ email, status: res.status }).toEqual({ email, status: 400 })
+    }
+  })
+})
+
+describe('/mcp ids', () => {
+  test('a numeric JSON-RPC id is documented as the safe integer the transport reads', async () => {
+    const body = bodySchema('post', '/mcp')
+    const id = (body.anyOf ?? body.oneOf)[1].properties.id
+    const integer = (id.anyOf ?? id.oneOf).find((b: { type: string }) => b.type === 'integer')
+    expect(integer.maximum).toBe(Number.MAX_SAFE_INTEGER)
+    const res = await t.json('POST', '/mcp', { key: user.key, body: { jsonrpc: '2.0', id: 2 ** 60, result: {} }, headers: { accept: 'application/json, text/event-stream' } })
+    expect(res.status).toBe(400)
+  })
+})

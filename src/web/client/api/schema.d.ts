@@ -2089,8 +2089,6 @@ export interface components {
             } & {
                 [key: string]: unknown;
             };
-        } & {
-            [key: string]: unknown;
         };
         /**
          * JsonRpcMessage
@@ -2107,8 +2105,6 @@ export interface components {
             params?: {
                 [key: string]: unknown;
             };
-        } & {
-            [key: string]: unknown;
         };
         /** JsonRpcResponse */
         JsonRpcResponse: {
@@ -2135,8 +2131,6 @@ export interface components {
             result: {
                 [key: string]: unknown;
             };
-        } & {
-            [key: string]: unknown;
         };
         /** Link */
         Link: {
@@ -2327,7 +2321,7 @@ export interface components {
             client_id?: string;
             client_secret?: string;
         } & {
-            [key: string]: unknown;
+            [key: string]: string;
         };
         /**
          * Revoked
@@ -7936,9 +7930,15 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
-                    /** @description On this service's origin or an allowed one */
+                    /**
+                     * Format: uri
+                     * @description An absolute URL on this service's origin or an allowed one
+                     */
                     success_url?: string;
-                    /** @description On this service's origin or an allowed one */
+                    /**
+                     * Format: uri
+                     * @description An absolute URL on this service's origin or an allowed one
+                     */
                     cancel_url?: string;
                 };
             };
@@ -8186,7 +8186,10 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
-                    /** @description On this service's origin or an allowed one */
+                    /**
+                     * Format: uri
+                     * @description An absolute URL on this service's origin or an allowed one
+                     */
                     return_url?: string;
                 };
             };

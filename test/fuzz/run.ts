@@ -41,13 +41,15 @@ const f = server.f
 // Where schemathesis writes its reports and its example database: never in the repository.
 const scratch = mkdtempSync(join(tmpdir(), 'memory-fuzz-'))
 
-// Destructive operations would end the credentials the run fuzzes with. DELETE /api/account gets its own user
-// in a run of its own, without the stateful phase (after its first success every answer is a documented 401);
-// DELETE /api/keys/{id} stays in the main run but out of its stateful phase (schemathesis.toml), where
-// GET /api/keys would hand it the key in use. Sign-out declares no security, so it is sent no session to end.
+// Destructive operations would end the credentials the run fuzzes with, so each runs alone as a user of its
+// own, without the stateful phase: DELETE /api/account (after its first success every answer is a documented
+// 401), and DELETE /api/keys/{id} (the stateful phase would hand it the key in use from GET /api/keys).
+// Sign-out declares no security, so it is sent no session to end.
+const alone = ['--phases', 'examples,coverage,fuzzing', '--max-time', '15']
 const runs: Run[] = [
-  { label: 'every operation', actor: f.a, args: ['--exclude-path', '/api/account', '--max-time', values['max-time']!] },
-  { label: 'DELETE /api/account', actor: f.deleter, args: ['--include-path', '/api/account', '--phases', 'examples,coverage,fuzzing', '--max-time', '15'] },
+  { label: 'every operation', actor: f.a, args: ['--exclude-path', '/api/account', '--exclude-path', '/api/keys/{id}', '--max-time', values['max-time']!] },
+  { label: 'DELETE /api/keys/{id}', actor: f.signer, args: ['--include-path', '/api/keys/{id}', ...alone] },
+  { label: 'DELETE /api/account', actor: f.deleter, args: ['--include-path', '/api/account', ...alone] },
 ]
 
 const summaries: string[] = []

@@ -1,5 +1,6 @@
 // Schemas shared by every route: the error body, empty responses, ids in paths, and list pages.
 import { t, type TSchema } from 'elysia'
+import { CURSOR_PATTERN } from '../lib/cursor'
 
 /** The error body every route documents: `{ error }` with a message a person can act on. */
 export const ErrorBody = t.Object({ error: t.String() }, { title: 'Error' })
@@ -17,10 +18,13 @@ export const IdParams = t.Object({ id: Uuid() })
 
 export const Timestamp = t.String({ format: 'date-time' })
 
+/** The largest integer a query string may carry: src/http/formats.ts reads at most 15 digits. */
+export const MAX_QUERY_INTEGER = 999_999_999_999_999
+
 /** `?limit=` 1–100 (default 20) and an opaque `?cursor=` from the previous page's `next_cursor`. */
 export const PageQuery = {
   limit: t.Optional(t.Integer({ minimum: 1, maximum: 100, default: 20, error: 'limit must be an integer from 1 to 100' })),
-  cursor: t.Optional(t.String({ maxLength: 200 })),
+  cursor: t.Optional(t.String({ pattern: CURSOR_PATTERN, error: 'cursor must be the next_cursor of a previous page (22 characters)' })),
 }
 
 export const Page = <T extends TSchema>(item: T, title: string) =>

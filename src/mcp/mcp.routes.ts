@@ -5,18 +5,28 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import { Elysia, t } from 'elysia'
 import type { Deps } from '../deps'
 import { actAs, type Principal } from '../http/auth'
-import { errors } from '../http/schemas'
+import { ErrorBody, errors } from '../http/schemas'
 import { authenticateMcp } from './mcp.auth'
 import { createMcpServer, type ApiCaller } from './mcp.server'
 
-const JsonRpcMessage = t.Object(
-  {
-    jsonrpc: t.Literal('2.0'),
-    id: t.Optional(t.Union([t.String(), t.Number()])),
-    method: t.Optional(t.String({ description: 'initialize, tools/list, tools/call, …' })),
-    params: t.Optional(t.Record(t.String(), t.Unknown())),
-  },
-  { additionalProperties: t.Unknown(), title: 'JsonRpcMessage', description: 'A JSON-RPC 2.0 message of the Model Context Protocol' },
+// What the transport reads: a request (a method; without an id, a notification) or a response to one of the
+// server's own requests (an id and a result or an error), with no other member at the top (the SDK's schemas
+// are strict there). Anything else is its JSON-RPC parse error, a 400.
+// The SDK reads a numeric id as a safe integer only.
+const RpcId = t.Union([t.String(), t.Integer({ minimum: Number.MIN_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER })])
+const JsonRpcMessage = t.Union(
+  [
+    t.Object(
+      { jsonrpc: t.Literal('2.0'), id: t.Optional(RpcId), method: t.String({ minLength: 1, description: 'initialize, tools/list, tools/call, …' }), params: t.Optional(t.Record(t.String(), t.Unknown())) },
+      { additionalProperties: false, title: 'JsonRpcRequest' },
+    ),
+    t.Object({ jsonrpc: t.Literal('2.0'), id: RpcId, result: t.Record(t.String(), t.Unknown()) }, { additionalProperties: false, title: 'JsonRpcResult' }),
+    t.Object(
+      { jsonrpc: t.Literal('2.0'), id: RpcId, error: t.Object({ code: t.Integer(), message: t.String() }, { additionalProperties: t.Unknown() }) },
+      { additionalProperties: false, title: 'JsonRpcErrorMessage' },
+    ),
+  ],
+  { title: 'JsonRpcMessage', description: 'A JSON-RPC 2.0 message of the Model Context Protocol', error: 'body must be a JSON-RPC 2.0 request (method) or response (id with result or error)' },
 )
 const JsonRpcResponse = t.Object(
   {
@@ -26,6 +36,11 @@ const JsonRpcResponse = t.Object(
     error: t.Optional(t.Object({ code: t.Integer(), message: t.String() }, { additionalProperties: t.Unknown() })),
   },
   { additionalProperties: t.Unknown(), title: 'JsonRpcResponse' },
+)
+/** The transport's own refusals (406, and a 400 for a message it cannot read) come in JSON-RPC's envelope. */
+const JsonRpcError = t.Object(
+  { jsonrpc: t.Literal('2.0'), id: t.Null(), error: t.Object({ code: t.Integer(), message: t.String() }, { additionalProperties: t.Unknown() }) },
+  { additionalProperties: t.Unknown(), title: 'JsonRpcError' },
 )
 
 const STATELESS = 'this MCP endpoint is stateless: POST each JSON-RPC message to /mcp'
@@ -60,7 +75,13 @@ export function mcpRoutes(deps: Deps, handle: (request: Request) => Promise<Resp
           callers.set(request, await authenticateMcp(deps, request))
         },
         body: JsonRpcMessage,
-        response: { 200: JsonRpcResponse, ...errors(400, 401, 413) },
+        response: {
+          200: JsonRpcResponse,
+          202: t.Void({ description: 'A notification or a response was accepted (no body)' }),
+          ...errors(401, 413),
+          400: t.Union([ErrorBody, JsonRpcError]),
+          406: t.Union([JsonRpcError], { description: 'Accept must list both application/json and text/event-stream (MCP Streamable HTTP)' }),
+        },
         detail: {
           tags: ['mcp'],
           summary: 'MCP over Streamable HTTP (stateless, JSON responses): the tools search, get_document, add_document, save_learnings, get_workspace_context, list_workspaces, ask',

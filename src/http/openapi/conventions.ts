@@ -29,7 +29,7 @@ export const PARAMETER_COMPONENTS: Json = {
     required: false,
     description:
       'Makes a retry safe (Stripe semantics): the same key with the same request replays the first answer for 24 hours; with another body it is a 422; while the first still runs the retry waits, then 409. 1–255 printable ASCII characters, a UUID for example. Not with a streamed answer.',
-    schema: { type: 'string', minLength: 1, maxLength: 255 },
+    schema: { type: 'string', pattern: '^[ -~]{1,255}$' },
   },
   IfMatch: {
     name: 'If-Match',
@@ -111,9 +111,13 @@ export function annotate(key: string, path: string, method: string, op: Json): v
   const idempotent = writes && !stream?.always && key !== 'POST /mcp'
   if (idempotent) {
     params.push(parameter('IdempotencyKey'))
+    responses['400'] ??= { description: 'Invalid request (an Idempotency-Key that is not 1–255 printable ASCII characters)', content: ERROR }
     responses['409'] ??= { description: 'A request with this Idempotency-Key is still in progress (retry after Retry-After)', content: ERROR }
     responses['422'] ??= { description: 'This Idempotency-Key was used with another request', content: ERROR }
   }
+  // The edge refuses before any route (src/http/input-guard.ts, body-limit.ts): these apply to every operation.
+  responses['431'] ??= { description: 'The request line and headers together are larger than 32 KB (a long query string)', content: ERROR }
+  if (op.requestBody) responses['413'] ??= { description: STATUS[413], content: ERROR }
   if (ETAGGED.includes(path)) {
     if (method === 'get') {
       params.push(parameter('IfNoneMatch'))

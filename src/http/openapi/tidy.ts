@@ -29,6 +29,11 @@ export function tidy(node: unknown, key?: string): any {
   if (key === 'responses') {
     for (const [status, response] of Object.entries(obj)) {
       if (status === '204' && response && typeof response === 'object') obj[status] = { description: 'No content' }
+      // Any other answer without a body (t.Void) comes out with the void schema as its "content".
+      const content = (response as { content?: Record<string, unknown> } | null)?.content
+      if (status !== '204' && content && Object.keys(content).some((k) => !k.includes('/'))) {
+        obj[status] = { description: (content.description as string | undefined) ?? 'No content' }
+      }
       // Redirects carry a Location header, not a body.
       if (status === '302' && response && typeof response === 'object') {
         obj[status] = { description: 'Redirect', headers: { Location: { description: 'Where to go next', schema: { type: 'string' } } } }

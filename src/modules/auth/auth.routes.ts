@@ -12,7 +12,11 @@ import { t } from 'elysia'
 
 const ProviderParams = t.Object({ provider: t.String({ description: 'github or google' }) })
 const StartQuery = t.Object({ redirect_to: t.Optional(t.String({ maxLength: 2000, description: 'Where to land after signing in (this service or an allowed origin)' })) })
-const CallbackQuery = t.Object({ code: t.Optional(t.String()), state: t.Optional(t.String()), error: t.Optional(t.String()) }, { additionalProperties: t.Unknown() })
+// `state` is what ties a callback to the sign-in this browser started: without it there is nothing to finish.
+const CallbackQuery = t.Object(
+  { code: t.Optional(t.String()), state: t.String({ minLength: 1, error: 'state is missing from the callback' }), error: t.Optional(t.String()) },
+  { additionalProperties: t.Unknown() },
+)
 const Redirect = t.Void({ description: 'Redirect (302) with a Location header' })
 
 const tags = ['auth']
@@ -26,7 +30,7 @@ const callbackOptions = {
 
 async function completeSignIn(
   deps: Deps,
-  { params, query, request, set }: { params: { provider: string }; query: { code?: string; state?: string; error?: string }; request: Request; set: { headers: Record<string, unknown>; status?: number | string } },
+  { params, query, request, set }: { params: { provider: string }; query: { code?: string; state: string; error?: string }; request: Request; set: { headers: Record<string, unknown>; status?: number | string } },
 ) {
   const { session, redirectTo } = await finishSignIn(deps, asSignInProvider(params.provider), query, readCookie(request.headers.get('cookie'), STATE_COOKIE))
   set.headers['set-cookie'] = [sessionCookie(deps, session.token, session.expiresAt), stateCookie(deps, '', 0)]

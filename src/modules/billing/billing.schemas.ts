@@ -14,7 +14,7 @@ export const Subscription = t.Object(
   { title: 'Subscription' },
 )
 
-const ReturnUrl = t.String({ maxLength: 2000, description: "On this service's origin or an allowed one" })
+const ReturnUrl = t.String({ format: 'uri', maxLength: 2000, description: "An absolute URL on this service's origin or an allowed one" })
 export const CheckoutBody = t.Object({ success_url: t.Optional(ReturnUrl), cancel_url: t.Optional(ReturnUrl) })
 export const CheckoutSession = t.Object({ id: t.String(), url: t.Nullable(t.String({ description: "Stripe's hosted checkout page" })) }, { title: 'CheckoutSession' })
 export const VerifyBody = t.Object({ session_id: t.String({ minLength: 1, maxLength: 255, error: 'session_id is required' }) })

@@ -1,6 +1,6 @@
 // /api/connectors: connectors (create → consent URL, list, read, change, delete, authorize again), the OAuth
 // return, connections (list, disconnect), a wiki's spaces, and manual sync runs.
-import { Elysia } from 'elysia'
+import { Elysia, t } from 'elysia'
 import type { Deps } from '../../deps'
 import { authPlugin } from '../../http/auth'
 import { created } from '../../http/created'
@@ -100,7 +100,7 @@ export function connectorsRoutes(deps: Deps) {
     .post('/:id/authorize', ({ user, params, body }) => authorizeConnector(deps, user, params.id, body?.redirect_to), {
       auth: true,
       params: IdParams,
-      body: S.AuthorizeBody,
+      body: t.Optional(S.AuthorizeBody),
       response: { 200: S.Authorization, ...errors(400, 401, 403, 404, 503) },
       detail: { tags, summary: "Authorize an existing connector again (after a disconnect or a refused token): a new consent URL" },
     })

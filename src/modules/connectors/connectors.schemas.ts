@@ -93,7 +93,8 @@ export const Connection = t.Object(
 export const ConnectionList = t.Object({ data: t.Array(Connection) }, { title: 'ConnectionList' })
 
 export const CallbackQuery = t.Object(
-  { code: t.Optional(t.String()), state: t.Optional(t.String()), error: t.Optional(t.String()), error_description: t.Optional(t.String()) },
+  // `state` names the authorization this callback finishes: without it there is nothing to finish.
+  { code: t.Optional(t.String()), state: t.String({ minLength: 1, error: 'state is missing from the callback' }), error: t.Optional(t.String()), error_description: t.Optional(t.String()) },
   { additionalProperties: t.Unknown() },
 )
 export const Connected = t.Object({ connector: Connector, sync_run: t.Nullable(SyncRun) }, { title: 'ConnectorConnected' })

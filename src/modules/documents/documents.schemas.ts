@@ -1,6 +1,6 @@
 // Request and response schemas of /api/documents: the contract clients are generated from.
 import { t } from 'elysia'
-import { Page, PageQuery, Timestamp, Uuid } from '../../http/schemas'
+import { MAX_QUERY_INTEGER, Page, PageQuery, Timestamp, Uuid } from '../../http/schemas'
 import { KINDS, SOURCES, STATUSES } from './documents.model'
 
 type Literal<V extends string> = ReturnType<typeof t.Literal<V>>
@@ -84,8 +84,8 @@ export const ListQuery = t.Object({
 
 export const CheckQuery = t.Object({
   workspace_id: t.Optional(Uuid()),
-  size_bytes: t.Optional(t.Integer({ minimum: 0, default: 0, error: 'size_bytes must be a non-negative integer', description: 'UTF-8 bytes of the body' })),
-  metadata_bytes: t.Optional(t.Integer({ minimum: 0, error: 'metadata_bytes must be a non-negative integer', description: 'Bytes of the metadata as JSON' })),
+  size_bytes: t.Optional(t.Integer({ minimum: 0, maximum: MAX_QUERY_INTEGER, default: 0, error: 'size_bytes must be a non-negative integer', description: 'UTF-8 bytes of the body' })),
+  metadata_bytes: t.Optional(t.Integer({ minimum: 0, maximum: MAX_QUERY_INTEGER, error: 'metadata_bytes must be a non-negative integer', description: 'Bytes of the metadata as JSON' })),
   url: t.Optional(t.String({ maxLength: 2048 })),
 })
 

@@ -42,7 +42,7 @@ export const AuthorizationServerMetadata = t.Object(
   { title: 'AuthorizationServerMetadata', description: 'RFC 8414' },
 )
 
-const Uris = t.Array(t.String(), { description: 'https, http on the loopback interface (any port), or a private-use scheme such as cursor://' })
+const Uris = t.Array(t.String(), { minItems: 1, description: 'https, http on the loopback interface (any port), or a private-use scheme such as cursor://' })
 
 export const ClientRegistration = t.Object(
   {
@@ -103,7 +103,8 @@ export const TokenResponse = t.Object(
 
 export const RevocationRequest = t.Object(
   { token: t.String(), token_type_hint: t.Optional(t.String()), client_id: t.Optional(t.String()), client_secret: t.Optional(t.String()) },
-  { title: 'RevocationRequest', additionalProperties: t.Unknown() },
+  // A form: any other parameter is text too, sent once (RFC 7009 lets a server ignore ones it does not know).
+  { title: 'RevocationRequest', additionalProperties: t.String() },
 )
 
 export const Revoked = t.Object({}, { title: 'Revoked', description: 'The token no longer works (or never did: RFC 7009 answers 200 either way)' })

@@ -1,7 +1,8 @@
 // Request and response schemas of POST /v1/responses (OpenAI's Responses API shapes; unknown fields accepted).
 import { t } from 'elysia'
 import { literals } from '../documents/documents.schemas'
-import { Citation, FunctionParameters, ToolChoiceMode } from './v1.schemas'
+import { RAG_MODEL } from '../../ai/models'
+import { Citation, FunctionParameters, ModelId, ToolChoiceMode } from './v1.schemas'
 
 /** An input item: a message `{ role, content }`, a `function_call`, a `function_call_output` or an `item_reference`. */
 const InputItem = t.Object(
@@ -36,7 +37,7 @@ const TextFormat = t.Object(
 
 export const ResponsesBody = t.Object(
   {
-    model: t.String({ description: 'service-rag' }),
+    model: ModelId(RAG_MODEL),
     input: t.Union([t.String({ minLength: 1, maxLength: 100_000 }), t.Array(InputItem, { minItems: 1, maxItems: 500 })], {
       error: 'input must be a non-empty string or a list of 1 to 500 input items',
     }),

@@ -1,6 +1,11 @@
 // Request and response schemas of the OpenAI-compatible /v1 routes (OpenAI's own shapes).
 import { t } from 'elysia'
+import { EMBED_MODEL, RAG_MODEL } from '../../ai/models'
 import { literals } from '../documents/documents.schemas'
+
+/** The one model an endpoint serves, as an enum in the document; another id is OpenAI's 404 (`model … does not
+ * exist`), which the service answers itself rather than a validation 400. */
+export const ModelId = (id: string) => t.String({ enum: [id], description: `${id} (GET /v1/models lists the models)` })
 
 export const Model = t.Object({
   id: t.String(),
@@ -12,10 +17,11 @@ export const Model = t.Object({
 })
 export const ModelList = t.Object({ object: t.Literal('list'), data: t.Array(Model) }, { title: 'ModelList' })
 
-const Input = t.String({ maxLength: 32_768, error: 'each input must be a string of at most 32768 characters' })
+// Not empty, as at OpenAI: there is nothing to embed in "".
+const Input = t.String({ minLength: 1, maxLength: 32_768, error: 'each input must be a string of 1 to 32768 characters' })
 
 export const EmbeddingsBody = t.Object({
-  model: t.String({ description: 'service-embed' }),
+  model: ModelId(EMBED_MODEL),
   input: t.Union([Input, t.Array(Input, { minItems: 1, maxItems: 2048 })], { error: 'input must be a string or an array of 1 to 2048 strings' }),
   encoding_format: t.Optional(literals(['float', 'base64'] as const)),
   dimensions: t.Optional(t.Integer({ minimum: 1 })),
@@ -77,7 +83,7 @@ const ResponseFormat = t.Union(
 
 export const ChatCompletionBody = t.Object(
   {
-    model: t.String({ description: 'service-rag' }),
+    model: ModelId(RAG_MODEL),
     messages: t.Array(ChatMessage, { minItems: 1, maxItems: 200, error: 'messages must be an array of 1 to 200 messages' }),
     stream: t.Optional(t.Nullable(t.Boolean())),
     stream_options: t.Optional(t.Nullable(t.Object({ include_usage: t.Optional(t.Boolean()) }, { additionalProperties: t.Unknown() }))),

@@ -4514,6 +4514,7 @@ export interface operations {
             431: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4681,6 +4682,16 @@ export interface operations {
             };
             /** @description Not found (another user's object is not found either) */
             404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers together are larger than 32 KB (a long query string) */
+            431: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;

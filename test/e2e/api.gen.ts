@@ -8099,8 +8099,8 @@ export interface operations {
             content: {
                 "application/json": {
                     /**
-                     * Format: uri
-                     * @description An absolute URL on this service's origin or an allowed one
+                     * Format: uri-template
+                     * @description An absolute URL on this service's origin or an allowed one; Stripe replaces {CHECKOUT_SESSION_ID} in it with the session's id
                      */
                     success_url?: string;
                     /**

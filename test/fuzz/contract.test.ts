@@ -102,7 +102,7 @@ describe('methods', () => {
     for (const [method, path, allow] of [
       ['PATCH', '/api/documents/check', 'GET, HEAD, OPTIONS'],
       ['PATCH', '/api/connectors/connections', 'GET, HEAD, OPTIONS'],
-      ['PATCH', '/api/documents/bulk', 'DELETE, OPTIONS'],
+      ['PATCH', '/api/documents/bulk', 'POST, DELETE, OPTIONS'],
     ] as const) {
       const res = await t.request(method, path, { key: user.key, body: {} })
       expect({ path, status: res.status, allow: res.headers.get('allow') }).toEqual({ path, status: 405, allow })
@@ -152,6 +152,8 @@ describe('more of what the fuzz found', () => {
 
   test('billing return URLs are documented as absolute URIs; OAuth registration needs one redirect URI at least', () => {
     expect(bodySchema('post', '/api/billing/portal').properties.return_url.format).toBe('uri')
+    // Stripe's {CHECKOUT_SESSION_ID} makes the success URL a template of one (test/billing: it is taken).
+    expect(bodySchema('post', '/api/billing/checkout').properties.success_url.format).toBe('uri-template')
     expect(bodySchema('post', '/oauth/register').properties.redirect_uris.minItems).toBe(1)
   })
 })

@@ -15,7 +15,13 @@ export const Subscription = t.Object(
 )
 
 const ReturnUrl = t.String({ format: 'uri', maxLength: 2000, description: "An absolute URL on this service's origin or an allowed one" })
-export const CheckoutBody = t.Object({ success_url: t.Optional(ReturnUrl), cancel_url: t.Optional(ReturnUrl) })
+// Stripe puts the session's id into {CHECKOUT_SESSION_ID} of the success URL, so that one is a URI template.
+const SuccessUrl = t.String({
+  format: 'uri-template',
+  maxLength: 2000,
+  description: "An absolute URL on this service's origin or an allowed one; Stripe replaces {CHECKOUT_SESSION_ID} in it with the session's id",
+})
+export const CheckoutBody = t.Object({ success_url: t.Optional(SuccessUrl), cancel_url: t.Optional(ReturnUrl) })
 export const CheckoutSession = t.Object({ id: t.String(), url: t.Nullable(t.String({ description: "Stripe's hosted checkout page" })) }, { title: 'CheckoutSession' })
 export const VerifyBody = t.Object({ session_id: t.String({ minLength: 1, maxLength: 255, error: 'session_id is required' }) })
 export const PortalBody = t.Object({ return_url: t.Optional(ReturnUrl) })

@@ -5,7 +5,6 @@
 import { RAG_MODEL } from '../../ai/models'
 import type { Deps } from '../../deps'
 import type { Send } from '../../http/sse'
-import { streamStep } from '../../http/sse'
 import type { SessionUser } from '../auth/sessions.service'
 import { recordEvent } from '../usage/usage.service'
 import { CHAT_FIELDS, chatTurnRequest } from './chat.convert'
@@ -74,8 +73,8 @@ export async function streamChat(deps: Deps, user: SessionUser, chat: PreparedCh
     toolCall: (call) => send(chunk({ tool_calls: [{ index: calls++, ...wireCall(call) }] })),
   })
   if (signal.aborted) return
-  // Counted before the finish chunk: a completion that cannot be counted ends in an error, not a finish.
-  await streamStep('the completion could not be recorded', () => recordEvent(deps, user.id, 'answer'))
+  // Counted behind the request (usage/events.buffer.ts): nothing is written here that could fail the stream.
+  await recordEvent(deps, user.id, 'answer')
   send(chunk({}, end.finish, { citations: citationsOf(chat.turn.sources, end.cited) }))
   if (includeUsage) send({ ...chunk({}), choices: [], usage: usageOf(end.usage) })
   send('[DONE]')

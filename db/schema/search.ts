@@ -2,7 +2,6 @@
 // Document frequencies, corpus size and average length are read from it at query time, so BM25 statistics
 // are exact after every write with no counters to keep in step (see src/retrieval/keyword.ts).
 import { bigint, customType, doublePrecision, index, integer, pgTable, primaryKey, real, uuid } from 'drizzle-orm/pg-core'
-import { documents } from './documents'
 import { users } from './users'
 
 /** Byte-order collation, so `term LIKE 'pre%'` can use the primary-key btree for prefix matching. */

@@ -37,7 +37,7 @@ async function serve() {
   if (busy || !extractor) return
   busy = true
   try {
-    for (let next; (next = await nextRequest()); ) {
+    for (let next: Extract<ToHost, { type: 'embed' }> | null; (next = await nextRequest()); ) {
       send({ type: 'started', id: next.id })
       try {
         const { data, dims } = await extractor.embed(next.values)

@@ -2,7 +2,7 @@
 // a time through the bulk write path under the user's plan limits — never a partial document — and removed when
 // they are gone upstream. What the user changed here (status, pinned, rating, tags) survives an upstream edit.
 import { and, eq, inArray, isNotNull, sql } from 'drizzle-orm'
-import { connectors, documents, tombstones } from '../../db/schema'
+import { type connectors, documents, tombstones } from '../../db/schema'
 import { storableText } from '../lib/storable-text'
 import type { Deps } from '../deps'
 import { AppError } from '../http/errors'

@@ -19,7 +19,7 @@ export interface ExtensionApi {
     getURL(path: string): string
     openOptionsPage(): Promise<void>
     sendMessage(message: unknown): Promise<unknown>
-    onMessage: Listener<(message: unknown, sender: unknown, sendResponse: (response: unknown) => void) => boolean | void>
+    onMessage: Listener<(message: unknown, sender: unknown, sendResponse: (response: unknown) => void) => boolean | undefined>
     onInstalled: Listener<() => void>
     onStartup: Listener<() => void>
   }

@@ -45,7 +45,7 @@ export function cors(config: Config) {
     set.headers['access-control-allow-origin'] = origin
     set.headers['access-control-allow-credentials'] = 'true'
     set.headers['access-control-expose-headers'] = EXPOSE_HEADERS.join(', ')
-    set.headers['vary'] = 'Origin'
+    set.headers.vary = 'Origin'
     if (preflight) {
       const asked = (request.headers.get('access-control-request-headers') ?? '')
         .split(',')

@@ -32,7 +32,7 @@ export const catalog = {
   'reembed-document': reembedDocumentJob,
   'suggest-links': suggestLinksJob,
   'sync-connector': syncConnectorJob,
-} satisfies Record<string, JobDefinition<any>>
+} satisfies Record<string, JobDefinition<unknown>>
 
 export type JobKind = keyof typeof catalog
 export type PayloadOf<K extends JobKind> = Parameters<(typeof catalog)[K]['run']>[1]

@@ -76,7 +76,7 @@ const definitionOf = (kind: string) => (catalog as Record<string, JobDefinition<
 /** Runs due jobs until none is left (tests, scripts); answers how many ran. */
 export async function drainJobs(deps: Deps, workerId = `drain-${process.pid}`, kinds?: readonly string[]): Promise<number> {
   let ran = 0
-  for (let n; (n = await runNextJobs(deps, workerId, kinds)); ) ran += n
+  for (let n: number; (n = await runNextJobs(deps, workerId, kinds)); ) ran += n
   return ran
 }
 

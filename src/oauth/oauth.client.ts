@@ -33,7 +33,7 @@ export function appOf(deps: Deps, provider: OAuthProvider): OAuthApp {
   return app
 }
 
-const clientOf = (deps: Deps, app: OAuthApp, redirectUri: string) => new OAuth2Client(app.clientId, app.clientSecret, redirectUri)
+const clientOf = (app: OAuthApp, redirectUri: string) => new OAuth2Client(app.clientId, app.clientSecret, redirectUri)
 
 export function authorizationUrl(
   deps: Deps,
@@ -46,7 +46,7 @@ export function authorizationUrl(
   const scopes = options.scopes
   const app = appOf(deps, provider)
   const traits = PROVIDER_TRAITS[provider]
-  const client = clientOf(deps, app, redirectUri)
+  const client = clientOf(app, redirectUri)
   const url = traits.pkce
     ? client.createAuthorizationURLWithPKCE(app.authUrl, state, CodeChallengeMethod.S256, codeVerifier, scopes ?? traits.scopes)
     : client.createAuthorizationURL(app.authUrl, state, scopes ?? traits.scopes)
@@ -61,7 +61,7 @@ export async function exchangeCode(deps: Deps, provider: OAuthProvider, redirect
   try {
     const tokens = PROVIDER_TRAITS[provider].clientAuth === 'post'
       ? await postTokenRequest(app, { grant_type: 'authorization_code', code, redirect_uri: redirectUri })
-      : await clientOf(deps, app, redirectUri).validateAuthorizationCode(app.tokenUrl, code, verifier)
+      : await clientOf(app, redirectUri).validateAuthorizationCode(app.tokenUrl, code, verifier)
     // GitHub refuses a code with HTTP 200 and { error }, which a generic OAuth client takes for tokens.
     const data = tokens.data as { error?: unknown; access_token?: unknown }
     if (typeof data.error === 'string' || typeof data.access_token !== 'string') {
@@ -80,7 +80,7 @@ export async function refreshTokens(deps: Deps, provider: OAuthProvider, refresh
   const app = appOf(deps, provider)
   try {
     if (PROVIDER_TRAITS[provider].clientAuth === 'post') return await postTokenRequest(app, { grant_type: 'refresh_token', refresh_token: refreshToken })
-    return await clientOf(deps, app, `${deps.config.baseUrl}/api/connectors/oauth/callback`).refreshAccessToken(app.tokenUrl, refreshToken, [])
+    return await clientOf(app, `${deps.config.baseUrl}/api/connectors/oauth/callback`).refreshAccessToken(app.tokenUrl, refreshToken, [])
   } catch (error) {
     if (error instanceof OAuth2RequestError) throw new AppError(401, `${provider} refused to refresh the token (${error.code}): reconnect`)
     throw new AppError(502, `${provider} token endpoint failed: ${(error as Error).message}`)
@@ -102,7 +102,7 @@ export async function revokeToken(deps: Deps, provider: OAuthProvider, token: st
       await res.body?.cancel()
       if (!res.ok) throw new Error(`answered ${res.status}`)
     } else {
-      await clientOf(deps, app, deps.config.baseUrl).revokeToken(app.revokeUrl, token)
+      await clientOf(app, deps.config.baseUrl).revokeToken(app.revokeUrl, token)
     }
   } catch (error) {
     deps.log.warn('token revocation failed', { provider, error: String(error) })

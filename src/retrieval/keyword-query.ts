@@ -38,6 +38,7 @@ export interface AnalyzedQuery {
 /** Strips what is not text and collapses whitespace (the length is cut by cutQuery). */
 export function cleanseQuery(q: string): string {
   return q
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: removing control characters is the point.
     .replace(/[\u0000-\u001f\u007f]/g, ' ')
     .replace(/\s+/g, ' ')
     .trimStart()

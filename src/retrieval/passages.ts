@@ -2,7 +2,6 @@
 // whole chunk, ~1,200 characters — a search snippet is too short to answer from).
 import { sql } from 'drizzle-orm'
 import { queryRows, type Tx } from '../../db/client'
-import { TEXT_CONFIG } from './keyword-index'
 import { orQuery, type QueryTerm } from './keyword'
 
 export async function bestPassages(db: Tx, userId: string, documentIds: string[], terms: QueryTerm[]): Promise<Map<string, string>> {

@@ -19,7 +19,7 @@ const DF_CAP = 100
 
 export async function suggestLinks(deps: Deps, documentId: string): Promise<number> {
   const [doc] = await deps.db.select().from(documents).where(eq(documents.id, documentId))
-  if (!doc || doc.status !== 'active') return 0
+  if (doc?.status !== 'active') return 0
   const neighbours = deps.embedder ? await semanticNeighbours(deps, doc, deps.embedder.id, deps.embedder.linkThreshold) : (await keywordNeighbours(deps, doc, MAX_SUGGESTIONS)).filter((n) => n.score >= KEYWORD_THRESHOLD)
   return deps.db.transaction(async (tx) => {
     // Replace this document's open suggestions; completed and dismissed links stay as people left them.

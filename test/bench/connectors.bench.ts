@@ -208,6 +208,7 @@ interface Row { label: string; wall: number; run: number; added: number; updated
 type Fake = ConfluenceFake | FakeGoogleDrive | NotionFake
 
 /** A per-request delay without editing the fakes: each API request awaits their gate, and a thenable gate starts a fresh timer per await. */
+// biome-ignore lint/suspicious/noThenProperty: a thenable on purpose (see above).
 const delayGate = (ms: number) => ({ then: (resolve: () => void) => setTimeout(resolve, ms) }) as unknown as Promise<void>
 
 async function openService(env: Record<string, string>): Promise<TestApp> {

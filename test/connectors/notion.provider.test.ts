@@ -157,9 +157,9 @@ describe('listing', () => {
     fake.editPage(w.eng, { blocks: [block('paragraph', 'Team home, rewritten')] })
     fake.appendBlocks(w.toggle, [block('paragraph', 'note inside the toggle')])
     const after = byTitle(await listAll(ctx))
-    expect(after['Engineering']!.version).not.toBe(before['Engineering']!.version)
-    expect(after['Runbooks']!.version).not.toBe(before['Runbooks']!.version)
-    expect(after['Marketing']!.version).toBe(before['Marketing']!.version)
+    expect(after.Engineering!.version).not.toBe(before.Engineering!.version)
+    expect(after.Runbooks!.version).not.toBe(before.Runbooks!.version)
+    expect(after.Marketing!.version).toBe(before.Marketing!.version)
   })
 
   test('trashed and deleted pages leave the listing, with what sits under them', async () => {
@@ -280,9 +280,9 @@ describe('content', () => {
     fake.addPage({ title: 'Small', blocks: [block('paragraph', 'fits')] })
     const { ctx } = await setup({ maxBodyBytes: 2_000 })
     const items = byTitle(await listAll(ctx))
-    await expect(notionProvider.content(ctx, items['Big']!)).rejects.toBeInstanceOf(SkipItem)
+    await expect(notionProvider.content(ctx, items.Big!)).rejects.toBeInstanceOf(SkipItem)
     expect(apiRequests().filter((r) => r.path === `/v1/blocks/${big}/children`)).toHaveLength(1)
-    expect(await notionProvider.content(ctx, items['Small']!)).toBe('fits')
+    expect(await notionProvider.content(ctx, items.Small!)).toBe('fits')
   })
 
   test('a page deleted after the listing is skipped, not an error', async () => {

@@ -5,7 +5,7 @@
 // scores stored by earlier versions are read safely too.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { eq, sql } from 'drizzle-orm'
-import { chunks, links } from '../../db/schema'
+import { links } from '../../db/schema'
 import { hashEmbed } from '../../src/ai/hash-embedding'
 import { drainJobs } from '../../src/jobs/worker'
 import { suggestLinks } from '../../src/retrieval/suggestions'

@@ -80,12 +80,25 @@ export function agentTools(scope: AgentScope) {
   }
 }
 
+/** The fields of the tools' results that compactResult reads; any of them may be missing. */
+interface ToolOutput {
+  id?: unknown
+  title?: unknown
+  index?: unknown
+  results?: { title?: unknown }[]
+  workspaces?: unknown[]
+  workspace?: { name?: unknown }
+  pinned?: unknown[]
+  recent?: unknown[]
+  drafted?: { id?: unknown }[]
+}
+
 /** What a `tool` event shows of a result: enough to follow the run, small enough for a UI line. */
 export function compactResult(name: string, output: unknown): Record<string, unknown> {
-  const o = (output ?? {}) as Record<string, any>
+  const o = (output ?? {}) as ToolOutput
   switch (name) {
     case 'search':
-      return { results: o.results?.length ?? 0, titles: (o.results ?? []).slice(0, 5).map((r: any) => r.title) }
+      return { results: o.results?.length ?? 0, titles: (o.results ?? []).slice(0, 5).map((r) => r.title) }
     case 'get_document':
       return { id: o.id, title: o.title, index: o.index }
     case 'list_workspaces':
@@ -93,7 +106,7 @@ export function compactResult(name: string, output: unknown): Record<string, unk
     case 'get_workspace_context':
       return { workspace: o.workspace?.name, pinned: o.pinned?.length ?? 0, recent: o.recent?.length ?? 0 }
     case 'save_learnings':
-      return { drafted: o.drafted?.length ?? 0, ids: (o.drafted ?? []).map((d: any) => d.id) }
+      return { drafted: o.drafted?.length ?? 0, ids: (o.drafted ?? []).map((d) => d.id) }
     default:
       return {}
   }

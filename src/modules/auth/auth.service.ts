@@ -66,7 +66,7 @@ export async function signIn(deps: Deps, input: { email: string; password: strin
   const [user] = await deps.db.select(withPlan(deps)).from(users).where(eq(users.email, input.email.trim().toLowerCase()))
   const hash = user?.password_hash ?? DUMMY_HASH
   const ok = await Bun.password.verify(input.password, await hash)
-  if (!user || !user.password_hash || !ok) throw unauthorized('wrong email or password')
+  if (!user?.password_hash || !ok) throw unauthorized('wrong email or password')
   return { user, session: await createSession(deps, user.id) }
 }
 

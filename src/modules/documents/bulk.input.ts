@@ -2,7 +2,7 @@
 // answers its own 400 (naming `documents[i].field`) and the others go on.
 import { TypeCompiler } from 'elysia/type-system'
 import type { Principal } from '../../http/auth'
-import { AppError, badRequest } from '../../http/errors'
+import { type AppError, badRequest } from '../../http/errors'
 import { writerOf } from './approval'
 import type { BulkItem } from './bulk.service'
 import { IngestBody } from './documents.schemas'

@@ -1,5 +1,5 @@
 // The document vocabulary (kinds, statuses, sources), size rules, and the row → API mapping.
-import { documents } from '../../../db/schema'
+import type { documents } from '../../../db/schema'
 import { badRequest, payloadTooLarge } from '../../http/errors'
 import { sha256Hex } from '../../lib/crypto'
 

@@ -59,7 +59,7 @@ export async function refreshTokens(deps: Deps, client: OAuthClient, form: Recor
       .innerJoin(oauthGrants, eq(oauthGrants.id, oauthTokens.grant_id))
       .where(eq(oauthTokens.id, sha256Hex(token)))
       .for('update')
-    if (!row || row.kind !== 'refresh' || row.clientId !== client.id) throw invalidGrant('unknown or revoked refresh token')
+    if (row?.kind !== 'refresh' || row.clientId !== client.id) throw invalidGrant('unknown or revoked refresh token')
     if (row.rotatedAt) {
       // OAuth 2.1 §4.3.1: an old refresh token in use means two holders; the whole grant ends for both.
       await tx.delete(oauthGrants).where(eq(oauthGrants.id, row.grantId))

@@ -56,7 +56,7 @@ export async function createEmbeddings(deps: Deps, body: { model: string; input:
     throw unavailable(`the embedding model failed: ${error.message}`)
   })
   // No vector (a zero one, whose cosine is NaN) for a text with nothing to embed: refused like an empty string.
-  const empty = embedded.findIndex((v) => v === null)
+  const empty = embedded.indexOf(null)
   if (empty >= 0) throw badRequest(`${inputs.length > 1 ? `input[${empty}]` : 'input'} has nothing to embed (no letters or digits)`)
   const vectors = embedded as number[][]
   if (body.dimensions !== undefined && body.dimensions !== vectors[0]?.length) {

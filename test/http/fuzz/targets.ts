@@ -71,7 +71,7 @@ export function namedValues(f: Fixtures, method: string, path: string): Record<s
 }
 
 /** Who sends the request: sign-out and account deletion end their actor, so they get their own users. */
-export function actorFor(f: Fixtures, method: string, path: string): Actor {
+export function actorFor(f: Fixtures, path: string): Actor {
   if (path === '/api/account') return f.deleter
   if (path === '/api/auth/sign-out') return f.signer
   return f.a

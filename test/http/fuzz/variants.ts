@@ -40,7 +40,7 @@ const enc = encodeURIComponent
 export function variantsOf(f: Fixtures, { method: m, path, op }: Operation): Variant[] {
   const method = m.toUpperCase()
   const key = `${method} ${path}`
-  const actor = actorFor(f, method, path)
+  const actor = actorFor(f, path)
   const authed = (op.security?.length ?? 0) > 0
   const named = namedValues(f, method, path)
   const params = op.parameters ?? []
@@ -101,7 +101,7 @@ export function variantsOf(f: Fixtures, { method: m, path, op }: Operation): Var
     if (p.required) add('missing', `query ${p.name}: missing`, { query: others })
   }
 
-  if (jsonSchema) bodyVariants(jsonSchema, base, baseJson!, add)
+  if (jsonSchema) bodyVariants(jsonSchema, base, add)
   else if (method !== 'GET' && method !== 'DELETE') {
     // Routes that take no body must not choke on one.
     add('unexpected-body', 'unexpected JSON body', { body: '{"a":1}' })
@@ -111,7 +111,7 @@ export function variantsOf(f: Fixtures, { method: m, path, op }: Operation): Var
   return out
 }
 
-function bodyVariants(schema: Schema, base: unknown, baseJson: string, add: (cls: string, name: string, parts?: Parts) => void) {
+function bodyVariants(schema: Schema, base: unknown, add: (cls: string, name: string, parts?: Parts) => void) {
   for (const text of ['[]', '"x"', '1', 'null', 'true', '[{}]']) add('non-object', `body is ${text}`, { body: text })
   add('deep', 'body: array nested 5,000 deep', { body: deepArray().text })
   add('deep', 'body: object nested 5,000 deep', { body: deepObject().text })

@@ -64,6 +64,7 @@ export function Integrations({ apiKey }: { apiKey?: string }) {
             <CopyButton text={s.text} name={`Copy the ${s.title} configuration`} />
           </div>
           {s.note && <p class="hint">{s.note}</p>}
+          {/* biome-ignore lint/a11y/useAriaPropsSupportedByRole: a scrolling block reached by keyboard says which snippet it holds. */}
           <pre tabIndex={0} aria-labelledby={`${s.id}-title`}>
             <code>{s.text}</code>
           </pre>

@@ -65,6 +65,7 @@ export function Keys() {
             <strong>Copy it now: it is shown only this once.</strong> The service keeps only a hash of it.
           </p>
           <div class="row">
+            {/* biome-ignore lint/a11y/useAriaPropsSupportedByRole: the one-time key is found by this name (getByLabel in the browser suites). */}
             <code class="secret" aria-label="The new API key">
               {created.key}
             </code>

@@ -36,6 +36,7 @@ export function DraftCard({ draft, selected, similar, checked, editing, busy, on
   const { list } = useWorkspaces()
   const heading = `draft-${draft.id}`
   return (
+    // biome-ignore lint/a11y/useKeyWithClickEvents: a click selects the card; by keyboard, focus inside it does (onFocusCapture).
     <article id={`card-${draft.id}`} class={`draft card${selected ? ' selected' : ''}`} tabIndex={-1} aria-labelledby={heading} aria-current={selected ? 'true' : undefined} onFocusCapture={onSelect} onClick={onSelect}>
       <div class="draft-head">
         <input type="checkbox" aria-label={`Select “${draft.title}”`} checked={checked} onChange={(e) => onCheck(e.currentTarget.checked)} />

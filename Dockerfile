@@ -20,4 +20,4 @@ EXPOSE 3000
 HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
   CMD bun -e "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/').then(r => process.exit(r.ok ? 0 : 1), () => process.exit(1))"
 # Bun answers headers over its limit with an empty 431; above the app's 32 KiB limit, the app answers with { error }.
-CMD ["bun", "--max-http-header-size=65536", "src/index.ts"]
+CMD ["bun", "--max-http-header-size=524288", "src/index.ts"]

@@ -131,7 +131,7 @@ export async function startService(env: Record<string, string>, apis: number, wo
     for (let i = 0; i < apis; i++) {
       const port = await freePort()
       const url = `http://127.0.0.1:${port}`
-      started.push(spawn(['--max-http-header-size=65536', 'src/index.ts'], { ...env, PORT: String(port), BASE_URL: url }, `api ${i + 1}`))
+      started.push(spawn(['--max-http-header-size=524288', 'src/index.ts'], { ...env, PORT: String(port), BASE_URL: url }, `api ${i + 1}`))
       urls.push(url)
     }
     if (worker) started.push(spawn(['src/jobs/main.ts'], env, 'worker'))

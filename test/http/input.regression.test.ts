@@ -225,7 +225,7 @@ describe("Bun's own refusals carry { error } too (a real listening server)", () 
       const answers = {
         chunked: await e.raw({ method: 'POST', target: '/api/documents', headers: auth, body: big, chunked: true }, 30_000),
         length: await e.raw({ method: 'POST', target: '/api/documents', headers: auth, body: big }, 30_000),
-        // Past the app's 32 KiB and under the 64 KiB `bun start` gives Bun (beyond it, Bun's empty 431: README).
+        // Past the app's 32 KiB and under the 512 KiB `bun start` gives Bun (beyond it, Bun's empty 431: README).
         headers: await e.raw({ method: 'GET', target: '/api/documents', headers: { ...auth, 'x-padding': 'p'.repeat(40 * 1024) } }),
       }
       const shape = (r: { status: number; body: string }) => ({ status: r.status, error: (() => { try { return typeof JSON.parse(r.body).error } catch { return `not JSON: ${JSON.stringify(r.body.slice(0, 60))}` } })() })

@@ -10,7 +10,7 @@ export interface FuzzChild {
 
 export async function startFuzzChild(): Promise<FuzzChild> {
   // With the header limit `bun start` gives the service (package.json), so long query strings meet the same server.
-  const child = Bun.spawn(['bun', '--max-http-header-size=65536', new URL('./serve.ts', import.meta.url).pathname], { stdin: 'pipe', stdout: 'pipe', stderr: 'inherit' })
+  const child = Bun.spawn(['bun', '--max-http-header-size=524288', new URL('./serve.ts', import.meta.url).pathname], { stdin: 'pipe', stdout: 'pipe', stderr: 'inherit' })
   let code: number | null = null
   void child.exited.then((c) => (code = c))
   const reader = child.stdout.getReader()

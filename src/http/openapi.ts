@@ -34,7 +34,7 @@ const TAGS = [
 
 const DESCRIPTION = `Documents and memories in workspaces, hybrid search, grounded answers, agents, connectors.
 
-Errors are \`{ "error": "<message>" }\` (OAuth's endpoints answer OAuth's \`{ error, error_description }\`). Every answer carries
+A JSON body's members that its schema does not name are ignored. Errors are \`{ "error": "<message>" }\` (OAuth's endpoints answer OAuth's \`{ error, error_description }\`). Every answer carries
 \`x-request-id\`. A path the API has, called with a method it does not route, is **405** with \`Allow\`.
 Authenticated writes take an **Idempotency-Key** (a replay for 24 hours; **422** when reused with another
 request, **409** while the first still runs). Single-object reads carry an **ETag**: \`If-None-Match\` answers
@@ -73,6 +73,18 @@ export function mountOpenApi<A extends AnyElysia>(app: A, config: Config): A {
     .get('/openapi/json', () => (document ??= buildDocument(app, config)), { detail: { hide: true } }) as A
 }
 
+/**
+ * Request bodies: the validator drops members a schema does not name rather than refusing them (a newer client
+ * may send a field this server does not know yet), so the document must not claim `additionalProperties: false`,
+ * which Elysia writes on every object.
+ */
+function membersIgnored(node: unknown): void {
+  if (node === null || typeof node !== 'object') return
+  const obj = node as Record<string, unknown>
+  if (obj.additionalProperties === false) delete obj.additionalProperties
+  for (const child of Object.values(obj)) membersIgnored(child)
+}
+
 export function buildDocument(app: AnyElysia, config: Config) {
   // Our body-limit parser is a function, which toOpenAPISchema skips when it lists request content types;
   // every body this API takes is JSON unless a route names another parser.
@@ -103,6 +115,8 @@ export function buildDocument(app: AnyElysia, config: Config) {
       const key = `${method.toUpperCase()} ${path.replace(/\/+$/, '') || '/'}`
       annotate(key, path, method, op)
       addExamples(key, op)
+      // JSON-RPC's messages are told apart by their members, and the transport refuses others.
+      if (path !== '/mcp') membersIgnored(op.requestBody)
     }
   }
   const schemas: Record<string, unknown> = { ...components?.schemas }

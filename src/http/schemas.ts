@@ -1,5 +1,6 @@
 // Schemas shared by every route: the error body, empty responses, ids in paths, and list pages.
 import { t, type TSchema } from 'elysia'
+import { FormatRegistry, TypeRegistry } from 'elysia/type-system'
 import { CURSOR_PATTERN } from '../lib/cursor'
 
 /** The error body every route documents: `{ error }` with a message a person can act on. */
@@ -29,3 +30,38 @@ export const PageQuery = {
 
 export const Page = <T extends TSchema>(item: T, title: string) =>
   t.Object({ data: t.Array(item), next_cursor: t.Nullable(t.String()) }, { title })
+
+// A string whose minLength and maxLength count characters (Unicode code points), as JSON Schema does and as
+// PostgreSQL's varchar does. t.String counts UTF-16 units (`value.length`), so 60 emoji (120 units) were
+// refused as "more than 100 characters" though the document allows them. Same schema in the document;
+// checked here (pattern with the `u` flag, and the named format) by its own kind.
+TypeRegistry.Set<TextOptions>('Text', (schema, value) => {
+  if (typeof value !== 'string') return false
+  if (schema.minLength !== undefined || schema.maxLength !== undefined) {
+    let n = 0
+    for (const _ of value) if (++n > (schema.maxLength ?? Infinity)) return false
+    if (n < (schema.minLength ?? 0)) return false
+  }
+  if (schema.pattern !== undefined && !new RegExp(schema.pattern, 'u').test(value)) return false
+  if (schema.format !== undefined) {
+    const check = FormatRegistry.Get(schema.format)
+    if (!check || !check(value)) return false
+  }
+  return true
+})
+
+// TypeBox's Kind symbol (a registered symbol, so the same one TypeBox reads).
+const Kind = Symbol.for('TypeBox.Kind')
+type StringOptions = NonNullable<Parameters<typeof t.String>[0]>
+type TextOptions = Pick<StringOptions, 'minLength' | 'maxLength' | 'pattern' | 'format' | 'description' | 'default' | 'examples'> & { error?: string }
+
+/** t.String with lengths in characters; its `error` says the bounds when none is given. */
+export function Text(options: TextOptions) {
+  const bounds =
+    options.minLength && options.maxLength !== undefined
+      ? `must be ${options.minLength} to ${options.maxLength} characters`
+      : options.maxLength !== undefined
+        ? `must be at most ${options.maxLength} characters`
+        : `must be at least ${options.minLength} characters`
+  return t.Unsafe<string>({ error: bounds, ...options, type: 'string', [Kind]: 'Text' })
+}

@@ -5,7 +5,7 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import { Elysia, t } from 'elysia'
 import type { Deps } from '../deps'
 import { actAs, type Principal } from '../http/auth'
-import { ErrorBody, errors } from '../http/schemas'
+import { ErrorBody, errors, Text } from '../http/schemas'
 import { authenticateMcp } from './mcp.auth'
 import { createMcpServer, type ApiCaller } from './mcp.server'
 
@@ -17,7 +17,7 @@ const RpcId = t.Union([t.String(), t.Integer({ minimum: Number.MIN_SAFE_INTEGER,
 const JsonRpcMessage = t.Union(
   [
     t.Object(
-      { jsonrpc: t.Literal('2.0'), id: t.Optional(RpcId), method: t.String({ minLength: 1, description: 'initialize, tools/list, tools/call, …' }), params: t.Optional(t.Record(t.String(), t.Unknown())) },
+      { jsonrpc: t.Literal('2.0'), id: t.Optional(RpcId), method: Text({ minLength: 1, description: 'initialize, tools/list, tools/call, …' }), params: t.Optional(t.Record(t.String(), t.Unknown())) },
       { additionalProperties: false, title: 'JsonRpcRequest' },
     ),
     t.Object({ jsonrpc: t.Literal('2.0'), id: RpcId, result: t.Record(t.String(), t.Unknown()) }, { additionalProperties: false, title: 'JsonRpcResult' }),

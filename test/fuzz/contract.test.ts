@@ -182,3 +182,26 @@ describe('/mcp ids', () => {
     expect(res.status).toBe(400)
   })
 })
+
+describe('lengths count characters, as JSON Schema does', () => {
+  test('a name, a title and tags of characters outside the BMP are measured in code points, in bodies and in queries', async () => {
+    const emoji = (n: number) => '😀'.repeat(n) // two UTF-16 units each
+    const user = await t.signUp()
+    const ws = await t.json('POST', '/api/workspaces', { key: user.key, body: { name: emoji(100) } })
+    expect(ws.status).toBe(201)
+    expect(ws.body.name).toBe(emoji(100))
+    const over = await t.json('POST', '/api/workspaces', { key: user.key, body: { name: emoji(101) } })
+    expect(over.status).toBe(400)
+    expect(over.body.error).toContain('1 to 100 characters')
+    const fox = '𝕿𝖍𝖊 𝖖𝖚𝖎𝖈𝖐 𝖇𝖗𝖔𝖜𝖓 𝖋𝖔𝖝 𝖏𝖚𝖒𝖕𝖘 𝖔𝖛𝖊𝖗 𝖙𝖍𝖊 𝖑𝖆𝖟𝖞 𝖉𝖔𝖌' // 43 characters, 78 units
+    const doc = await t.json('POST', '/api/documents', { key: user.key, body: { workspace_id: ws.body.id, title: emoji(500), body: 'astral', tags: [fox] } })
+    expect(doc.status).toBe(201)
+    expect(doc.body.tags).toEqual([fox])
+    expect((await t.json('POST', '/api/documents', { key: user.key, body: { workspace_id: ws.body.id, title: emoji(501), body: 'x' } })).status).toBe(400)
+    const listed = await t.json('GET', `/api/documents?workspace_id=${ws.body.id}&tag=${encodeURIComponent(fox)}`, { key: user.key })
+    expect(listed.status).toBe(200)
+    expect(listed.body.data.map((d: { id: string }) => d.id)).toEqual([doc.body.id])
+    // The document still says maxLength, which JSON Schema counts in characters.
+    expect(bodySchema('post', '/api/workspaces').properties.name.maxLength).toBe(100)
+  })
+})

@@ -1,6 +1,6 @@
 // Request and response schemas of settings, profile, avatar, stats and account deletion.
 import { t } from 'elysia'
-import { Uuid } from '../../http/schemas'
+import { Uuid, Text } from '../../http/schemas'
 import { literals } from '../documents/documents.schemas'
 
 export const Settings = t.Object(
@@ -19,8 +19,8 @@ export const Profile = t.Object(
 )
 export const UpdateProfileBody = t.Object(
   {
-    name: t.Optional(t.Nullable(t.String({ maxLength: 100, error: 'name must be at most 100 characters' }))),
-    email: t.Optional(t.String({ format: 'email', maxLength: 254, error: 'email must be a valid email address' })),
+    name: t.Optional(t.Nullable(Text({ maxLength: 100, error: 'name must be at most 100 characters' }))),
+    email: t.Optional(Text({ format: 'email', maxLength: 254, error: 'email must be a valid email address' })),
   },
   { minProperties: 1, error: 'give name or email' },
 )

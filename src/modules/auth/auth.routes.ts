@@ -3,7 +3,7 @@ import { Elysia } from 'elysia'
 import type { Deps } from '../../deps'
 import { assertAllowedOrigin, authPlugin } from '../../http/auth'
 import { created } from '../../http/created'
-import { errors, NoContent } from '../../http/schemas'
+import { errors, NoContent, Text } from '../../http/schemas'
 import { getUser, signIn, signUp, toUserDto } from './auth.service'
 import { ProvidersResponse, SessionResponse, SignInBody, SignUpBody, UserResponse } from './auth.schemas'
 import { asSignInProvider, finishSignIn, SIGN_IN_PROVIDERS, startSignIn, STATE_COOKIE, stateCookie } from './oauth.service'
@@ -11,10 +11,10 @@ import { invalidateSession, readCookie, SESSION_COOKIE, sessionCookie } from './
 import { t } from 'elysia'
 
 const ProviderParams = t.Object({ provider: t.String({ description: 'github or google' }) })
-const StartQuery = t.Object({ redirect_to: t.Optional(t.String({ maxLength: 2000, description: 'Where to land after signing in (this service or an allowed origin)' })) })
+const StartQuery = t.Object({ redirect_to: t.Optional(Text({ maxLength: 2000, description: 'Where to land after signing in (this service or an allowed origin)' })) })
 // `state` is what ties a callback to the sign-in this browser started: without it there is nothing to finish.
 const CallbackQuery = t.Object(
-  { code: t.Optional(t.String()), state: t.String({ minLength: 1, error: 'state is missing from the callback' }), error: t.Optional(t.String()) },
+  { code: t.Optional(t.String()), state: Text({ minLength: 1, error: 'state is missing from the callback' }), error: t.Optional(t.String()) },
   { additionalProperties: t.Unknown() },
 )
 const Redirect = t.Void({ description: 'Redirect (302) with a Location header' })

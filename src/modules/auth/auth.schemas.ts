@@ -1,6 +1,7 @@
 // Request and response schemas of /api/auth.
 import { t } from 'elysia'
 import { PlanName } from '../../plans'
+import { Text } from '../../http/schemas'
 
 export const User = t.Object(
   {
@@ -15,14 +16,14 @@ export const User = t.Object(
 )
 
 export const SignUpBody = t.Object({
-  email: t.String({ format: 'email', maxLength: 254, error: 'email must be a valid email address' }),
-  password: t.String({ minLength: 8, maxLength: 256, error: 'password must be 8 to 256 characters' }),
-  name: t.Optional(t.String({ maxLength: 100 })),
+  email: Text({ format: 'email', maxLength: 254, error: 'email must be a valid email address' }),
+  password: Text({ minLength: 8, maxLength: 256, error: 'password must be 8 to 256 characters' }),
+  name: t.Optional(Text({ maxLength: 100 })),
 })
 
 export const SignInBody = t.Object({
-  email: t.String({ maxLength: 254 }),
-  password: t.String({ maxLength: 256 }),
+  email: Text({ maxLength: 254 }),
+  password: Text({ maxLength: 256 }),
 })
 
 export const UserResponse = t.Object({ user: User })

@@ -1,6 +1,6 @@
 // Request and response schemas of /api/billing and the Stripe webhook.
 import { t } from 'elysia'
-import { Timestamp } from '../../http/schemas'
+import { Timestamp, Text } from '../../http/schemas'
 import { PlanName } from '../../plans'
 
 export const Subscription = t.Object(
@@ -14,16 +14,16 @@ export const Subscription = t.Object(
   { title: 'Subscription' },
 )
 
-const ReturnUrl = t.String({ format: 'uri', maxLength: 2000, description: "An absolute URL on this service's origin or an allowed one" })
+const ReturnUrl = Text({ format: 'uri', maxLength: 2000, description: "An absolute URL on this service's origin or an allowed one" })
 // Stripe puts the session's id into {CHECKOUT_SESSION_ID} of the success URL, so that one is a URI template.
-const SuccessUrl = t.String({
+const SuccessUrl = Text({
   format: 'uri-template',
   maxLength: 2000,
   description: "An absolute URL on this service's origin or an allowed one; Stripe replaces {CHECKOUT_SESSION_ID} in it with the session's id",
 })
 export const CheckoutBody = t.Object({ success_url: t.Optional(SuccessUrl), cancel_url: t.Optional(ReturnUrl) })
 export const CheckoutSession = t.Object({ id: t.String(), url: t.Nullable(t.String({ description: "Stripe's hosted checkout page" })) }, { title: 'CheckoutSession' })
-export const VerifyBody = t.Object({ session_id: t.String({ minLength: 1, maxLength: 255, error: 'session_id is required' }) })
+export const VerifyBody = t.Object({ session_id: Text({ minLength: 1, maxLength: 255, error: 'session_id is required' }) })
 export const PortalBody = t.Object({ return_url: t.Optional(ReturnUrl) })
 export const PortalSession = t.Object({ url: t.String() }, { title: 'PortalSession' })
 export const WebhookReceipt = t.Object({ received: t.Boolean(), handled: t.Boolean(), duplicate: t.Optional(t.Boolean()) }, { title: 'WebhookReceipt' })

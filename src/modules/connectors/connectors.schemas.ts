@@ -1,11 +1,11 @@
 // Request and response schemas of /api/connectors.
 import { t } from 'elysia'
-import { Timestamp, Uuid } from '../../http/schemas'
+import { Timestamp, Uuid, Text } from '../../http/schemas'
 
 const Type = t.Union([t.Literal('confluence'), t.Literal('google_drive'), t.Literal('notion')], { error: 'type must be confluence, google_drive or notion' })
-const Label = t.String({ minLength: 1, maxLength: 100, error: 'label must be 1 to 100 characters' })
-const Ids = (what: string) => t.Array(t.String({ minLength: 1, maxLength: 200 }), { maxItems: 500, error: `${what} must be at most 500 ids`, description: `${what}; empty = everything the grant can see` })
-const RedirectTo = t.String({ maxLength: 2000, description: 'Where the browser lands after the OAuth return (this service or an allowed origin); without it the callback answers JSON' })
+const Label = Text({ minLength: 1, maxLength: 100, error: 'label must be 1 to 100 characters' })
+const Ids = (what: string) => t.Array(Text({ minLength: 1, maxLength: 200 }), { maxItems: 500, error: `${what} must be at most 500 ids`, description: `${what}; empty = everything the grant can see` })
+const RedirectTo = Text({ maxLength: 2000, description: 'Where the browser lands after the OAuth return (this service or an allowed origin); without it the callback answers JSON' })
 
 export const ConnectorConfig = t.Object(
   {
@@ -94,7 +94,7 @@ export const ConnectionList = t.Object({ data: t.Array(Connection) }, { title: '
 
 export const CallbackQuery = t.Object(
   // `state` names the authorization this callback finishes: without it there is nothing to finish.
-  { code: t.Optional(t.String()), state: t.String({ minLength: 1, error: 'state is missing from the callback' }), error: t.Optional(t.String()), error_description: t.Optional(t.String()) },
+  { code: t.Optional(t.String()), state: Text({ minLength: 1, error: 'state is missing from the callback' }), error: t.Optional(t.String()), error_description: t.Optional(t.String()) },
   { additionalProperties: t.Unknown() },
 )
 export const Connected = t.Object({ connector: Connector, sync_run: t.Nullable(SyncRun) }, { title: 'ConnectorConnected' })

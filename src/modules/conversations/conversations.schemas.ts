@@ -1,6 +1,6 @@
 // Request and response schemas of ask, agent chat, conversations and sources.
 import { t } from 'elysia'
-import { Page, PageQuery, Timestamp, Uuid } from '../../http/schemas'
+import { Page, PageQuery, Timestamp, Uuid, Text } from '../../http/schemas'
 
 export const Source = t.Object(
   {
@@ -38,7 +38,7 @@ export const ConversationListQuery = t.Object({ ...PageQuery, workspace_id: t.Op
 
 export const UpdateConversationBody = t.Object(
   {
-    name: t.Optional(t.String({ minLength: 1, maxLength: 200, pattern: '\\S', error: 'name must be 1 to 200 characters, not only spaces' })),
+    name: t.Optional(Text({ minLength: 1, maxLength: 200, pattern: '\\S', error: 'name must be 1 to 200 characters, not only spaces' })),
     workspace_id: t.Optional(t.Nullable(Uuid('Scope later questions to this workspace (null: all)'))),
   },
   { minProperties: 1, error: 'give name or workspace_id' },
@@ -50,7 +50,7 @@ export const SourcesEntry = t.Object(
 )
 export const SourcesPage = Page(SourcesEntry, 'SourcesPage')
 
-const Question = t.String({ minLength: 1, maxLength: 4000, pattern: '\\S', error: 'must be 1 to 4000 characters, not only spaces' })
+const Question = Text({ minLength: 1, maxLength: 4000, pattern: '\\S', error: 'must be 1 to 4000 characters, not only spaces' })
 
 export const AskBody = t.Object({
   question: Question,

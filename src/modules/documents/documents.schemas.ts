@@ -1,6 +1,6 @@
 // Request and response schemas of /api/documents: the contract clients are generated from.
 import { t } from 'elysia'
-import { MAX_QUERY_INTEGER, Page, PageQuery, Timestamp, Uuid } from '../../http/schemas'
+import { MAX_QUERY_INTEGER, Page, PageQuery, Timestamp, Uuid, Text } from '../../http/schemas'
 import { KINDS, SOURCES, STATUSES } from './documents.model'
 
 type Literal<V extends string> = ReturnType<typeof t.Literal<V>>
@@ -15,9 +15,9 @@ export const literals = <const T extends readonly [string, ...string[]]>(values:
 export const KindSchema = literals(KINDS, 'document | note | webpage, or a memory kind: fact | preference | decision | routine | lesson')
 export const StatusSchema = literals(STATUSES)
 export const SourceSchema = literals(SOURCES)
-export const Tags = t.Array(t.String({ minLength: 1, maxLength: 64, error: 'each tag must be 1 to 64 characters' }), { maxItems: 50, error: 'at most 50 tags of 1 to 64 characters' })
+export const Tags = t.Array(Text({ minLength: 1, maxLength: 64, error: 'each tag must be 1 to 64 characters' }), { maxItems: 50, error: 'at most 50 tags of 1 to 64 characters' })
 export const Metadata = t.Record(t.String(), t.Unknown(), { description: 'Free-form JSON, at most 16 KiB' })
-export const Title = t.String({ minLength: 1, maxLength: 500, error: 'title must be 1 to 500 characters' })
+export const Title = Text({ minLength: 1, maxLength: 500, error: 'title must be 1 to 500 characters' })
 
 const summaryFields = {
   id: Uuid(),
@@ -51,13 +51,13 @@ export const DocumentPage = Page(DocumentSummary, 'DocumentPage')
 export const IngestBody = t.Object({
   workspace_id: t.Optional(Uuid('Defaults to the default workspace of the settings')),
   title: t.Optional(Title),
-  body: t.String({ minLength: 1, error: 'body must be a non-empty string (at most 1 MiB)' }),
-  excerpt: t.Optional(t.String({ maxLength: 1000 })),
-  url: t.Optional(t.String({ format: 'uri', maxLength: 2048, error: 'url must be an absolute URL of at most 2048 characters' })),
+  body: Text({ minLength: 1, error: 'body must be a non-empty string (at most 1 MiB)' }),
+  excerpt: t.Optional(Text({ maxLength: 1000 })),
+  url: t.Optional(Text({ format: 'uri', maxLength: 2048, error: 'url must be an absolute URL of at most 2048 characters' })),
   tags: t.Optional(Tags),
   kind: t.Optional(KindSchema),
   source: t.Optional(literals(['api', 'extension', 'mcp'] as const, 'Defaults to extension for cookie callers, api for keys')),
-  source_ref: t.Optional(t.String({ maxLength: 2048 })),
+  source_ref: t.Optional(Text({ maxLength: 2048 })),
   pinned: t.Optional(t.Boolean()),
   metadata: t.Optional(Metadata),
 })
@@ -65,8 +65,8 @@ export const IngestBody = t.Object({
 export const PatchBody = t.Object(
   {
     title: t.Optional(Title),
-    excerpt: t.Optional(t.String({ maxLength: 1000 })),
-    body: t.Optional(t.String({ minLength: 1, error: 'body must be a non-empty string (at most 1 MiB)' })),
+    excerpt: t.Optional(Text({ maxLength: 1000 })),
+    body: t.Optional(Text({ minLength: 1, error: 'body must be a non-empty string (at most 1 MiB)' })),
     tags: t.Optional(Tags),
     pinned: t.Optional(t.Boolean()),
   },
@@ -75,7 +75,7 @@ export const PatchBody = t.Object(
 
 export const ListQuery = t.Object({
   workspace_id: t.Optional(Uuid()),
-  tag: t.Optional(t.String({ maxLength: 64 })),
+  tag: t.Optional(Text({ maxLength: 64 })),
   source: t.Optional(SourceSchema),
   kind: t.Optional(KindSchema),
   status: t.Optional(StatusSchema),
@@ -86,7 +86,7 @@ export const CheckQuery = t.Object({
   workspace_id: t.Optional(Uuid()),
   size_bytes: t.Optional(t.Integer({ minimum: 0, maximum: MAX_QUERY_INTEGER, default: 0, error: 'size_bytes must be a non-negative integer', description: 'UTF-8 bytes of the body' })),
   metadata_bytes: t.Optional(t.Integer({ minimum: 0, maximum: MAX_QUERY_INTEGER, error: 'metadata_bytes must be a non-negative integer', description: 'Bytes of the metadata as JSON' })),
-  url: t.Optional(t.String({ maxLength: 2048 })),
+  url: t.Optional(Text({ maxLength: 2048 })),
 })
 
 export const CheckResult = t.Object(

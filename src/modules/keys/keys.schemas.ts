@@ -1,6 +1,6 @@
 // Request and response schemas of /api/keys.
 import { t } from 'elysia'
-import { Timestamp, Uuid } from '../../http/schemas'
+import { Timestamp, Uuid, Text } from '../../http/schemas'
 import { PlanName } from '../../plans'
 
 export const ApiKey = t.Object(
@@ -21,6 +21,6 @@ export const ApiKey = t.Object(
 
 export const CreatedApiKey = t.Composite([ApiKey, t.Object({ key: t.String({ description: 'The full key, returned this once only' }) })], { title: 'CreatedApiKey' })
 
-export const CreateKeyBody = t.Object({ label: t.Optional(t.Nullable(t.String({ maxLength: 100 }))) })
+export const CreateKeyBody = t.Object({ label: t.Optional(t.Nullable(Text({ maxLength: 100 }))) })
 
 export const KeyList = t.Object({ data: t.Array(ApiKey) }, { title: 'ApiKeyList' })

@@ -1,6 +1,6 @@
 // Request and response schemas of /api/memories.
 import { t } from 'elysia'
-import { PageQuery, Uuid } from '../../http/schemas'
+import { PageQuery, Uuid, Text } from '../../http/schemas'
 import { MEMORY_KINDS } from '../documents/documents.model'
 import { Document, literals, StatusSchema, Tags, Title } from '../documents/documents.schemas'
 
@@ -8,10 +8,10 @@ export const MemoryKind = literals(MEMORY_KINDS)
 
 export const DraftMetadata = t.Object(
   {
-    topic: t.Optional(t.String({ maxLength: 100 })),
+    topic: t.Optional(Text({ maxLength: 100 })),
     confidence: t.Optional(t.Number({ minimum: 0, maximum: 1, error: 'confidence must be a number from 0 to 1' })),
-    evidence: t.Optional(t.String({ maxLength: 4000 })),
-    conversation_id: t.Optional(t.String({ maxLength: 100 })),
+    evidence: t.Optional(Text({ maxLength: 4000 })),
+    conversation_id: t.Optional(Text({ maxLength: 100 })),
     supersedes: t.Optional(Uuid('The id of a memory this one replaces; archived when this one is approved')),
   },
   // A schema, not `true`: the app's typebox normalizer drops keys that `additionalProperties: true` lets through.
@@ -21,7 +21,7 @@ export const DraftMetadata = t.Object(
 export const Learning = t.Object({
   kind: MemoryKind,
   title: Title,
-  body: t.String({ minLength: 1, error: 'body must be a non-empty string (at most 1 MiB)' }),
+  body: Text({ minLength: 1, error: 'body must be a non-empty string (at most 1 MiB)' }),
   tags: t.Optional(Tags),
   metadata: t.Optional(DraftMetadata),
 })
@@ -37,6 +37,6 @@ export const MemoryListQuery = t.Object({
   workspace_id: t.Optional(Uuid()),
   kind: t.Optional(MemoryKind),
   status: t.Optional(StatusSchema),
-  tag: t.Optional(t.String({ maxLength: 64 })),
+  tag: t.Optional(Text({ maxLength: 64 })),
   ...PageQuery,
 })

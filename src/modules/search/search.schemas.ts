@@ -1,6 +1,6 @@
 // Request and response schemas of GET /api/search.
 import { t } from 'elysia'
-import { Uuid } from '../../http/schemas'
+import { Uuid, Text } from '../../http/schemas'
 import { MAX_QUERY_CHARS } from '../../retrieval/keyword-query'
 import { DocumentSummary, KindSchema, literals, SourceSchema } from '../documents/documents.schemas'
 
@@ -8,7 +8,7 @@ import { DocumentSummary, KindSchema, literals, SourceSchema } from '../document
 const MAX_ACCEPTED_QUERY_CHARS = 16_384
 
 export const SearchQuery = t.Object({
-  q: t.String({
+  q: Text({
     // Over HTTP a request line cannot be much longer (Bun answers 431 past 16 KiB of headers); this bounds in-process callers.
     maxLength: MAX_ACCEPTED_QUERY_CHARS,
     error: `q must be at most ${MAX_ACCEPTED_QUERY_CHARS} characters (queries over ${MAX_QUERY_CHARS} are cut to their first ${MAX_QUERY_CHARS})`,
@@ -17,7 +17,7 @@ export const SearchQuery = t.Object({
   limit: t.Optional(t.Integer({ minimum: 1, maximum: 100, default: 10, error: 'limit must be an integer from 1 to 100' })),
   workspace_id: t.Optional(Uuid()),
   kind: t.Optional(KindSchema),
-  tag: t.Optional(t.String({ maxLength: 64 })),
+  tag: t.Optional(Text({ maxLength: 64 })),
   source: t.Optional(SourceSchema),
   mode: t.Optional(literals(['hybrid', 'keyword', 'semantic'] as const, 'Defaults to the settings search_mode (hybrid)')),
 })

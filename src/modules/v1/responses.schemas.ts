@@ -3,6 +3,7 @@ import { t } from 'elysia'
 import { literals } from '../documents/documents.schemas'
 import { RAG_MODEL } from '../../ai/models'
 import { Citation, FunctionParameters, ModelId, ToolChoiceMode } from './v1.schemas'
+import { Text } from '../../http/schemas'
 
 /** An input item: a message `{ role, content }`, a `function_call`, a `function_call_output` or an `item_reference`. */
 const InputItem = t.Object(
@@ -20,7 +21,7 @@ const InputItem = t.Object(
 )
 
 const Tool = t.Object(
-  { type: t.String(), name: t.Optional(t.String({ minLength: 1, maxLength: 64 })), description: t.Optional(t.Nullable(t.String())), parameters: t.Optional(t.Nullable(FunctionParameters)) },
+  { type: t.String(), name: t.Optional(Text({ minLength: 1, maxLength: 64 })), description: t.Optional(t.Nullable(t.String())), parameters: t.Optional(t.Nullable(FunctionParameters)) },
   { additionalProperties: t.Unknown() },
 )
 
@@ -38,11 +39,11 @@ const TextFormat = t.Object(
 export const ResponsesBody = t.Object(
   {
     model: ModelId(RAG_MODEL),
-    input: t.Union([t.String({ minLength: 1, maxLength: 100_000 }), t.Array(InputItem, { minItems: 1, maxItems: 500 })], {
+    input: t.Union([Text({ minLength: 1, maxLength: 100_000 }), t.Array(InputItem, { minItems: 1, maxItems: 500 })], {
       error: 'input must be a non-empty string or a list of 1 to 500 input items',
     }),
-    instructions: t.Optional(t.Nullable(t.String({ maxLength: 100_000 }))),
-    previous_response_id: t.Optional(t.Nullable(t.String({ maxLength: 200 }))),
+    instructions: t.Optional(t.Nullable(Text({ maxLength: 100_000 }))),
+    previous_response_id: t.Optional(t.Nullable(Text({ maxLength: 200 }))),
     stream: t.Optional(t.Nullable(t.Boolean())),
     store: t.Optional(t.Nullable(t.Boolean({ description: 'Keep the response for previous_response_id (default true)' }))),
     max_output_tokens: t.Optional(t.Nullable(t.Integer({ minimum: 1, error: 'max_output_tokens must be a positive integer' }))),

@@ -2,6 +2,7 @@
 import { t } from 'elysia'
 import { EMBED_MODEL, RAG_MODEL } from '../../ai/models'
 import { literals } from '../documents/documents.schemas'
+import { Text } from '../../http/schemas'
 
 /** The one model an endpoint serves, as an enum in the document; another id is OpenAI's 404 (`model … does not
  * exist`), which the service answers itself rather than a validation 400. */
@@ -18,7 +19,7 @@ export const Model = t.Object({
 export const ModelList = t.Object({ object: t.Literal('list'), data: t.Array(Model) }, { title: 'ModelList' })
 
 // Not empty, as at OpenAI: there is nothing to embed in "".
-const Input = t.String({ minLength: 1, maxLength: 32_768, error: 'each input must be a string of 1 to 32768 characters' })
+const Input = Text({ minLength: 1, maxLength: 32_768, error: 'each input must be a string of 1 to 32768 characters' })
 
 export const EmbeddingsBody = t.Object({
   model: ModelId(EMBED_MODEL),
@@ -46,16 +47,16 @@ export const EmbeddingsResponse = t.Object(
 
 const TextPart = t.Object({ type: t.String(), text: t.Optional(t.String()) }, { additionalProperties: t.Unknown() })
 const ToolCall = t.Object(
-  { id: t.String({ maxLength: 200 }), type: t.Optional(t.Literal('function')), function: t.Object({ name: t.String({ maxLength: 200 }), arguments: t.String({ maxLength: 100_000 }) }) },
+  { id: Text({ maxLength: 200 }), type: t.Optional(t.Literal('function')), function: t.Object({ name: Text({ maxLength: 200 }), arguments: Text({ maxLength: 100_000 }) }) },
   { additionalProperties: t.Unknown() },
 )
 const ChatMessage = t.Object(
   {
     role: literals(['system', 'developer', 'user', 'assistant', 'tool'] as const),
-    content: t.Optional(t.Union([t.String({ maxLength: 100_000 }), t.Array(TextPart, { maxItems: 100 }), t.Null()], { error: 'content must be a string or an array of text parts' })),
+    content: t.Optional(t.Union([Text({ maxLength: 100_000 }), t.Array(TextPart, { maxItems: 100 }), t.Null()], { error: 'content must be a string or an array of text parts' })),
     name: t.Optional(t.String()),
     tool_calls: t.Optional(t.Nullable(t.Array(ToolCall, { maxItems: 128 }))),
-    tool_call_id: t.Optional(t.String({ maxLength: 200 })),
+    tool_call_id: t.Optional(Text({ maxLength: 200 })),
   },
   { additionalProperties: t.Unknown() },
 )
@@ -65,7 +66,7 @@ export const FunctionParameters = t.Record(t.String(), t.Unknown(), { descriptio
 const ChatTool = t.Object(
   {
     type: t.Literal('function', { error: "tools[].type: only 'function' tools are supported" }),
-    function: t.Object({ name: t.String({ minLength: 1, maxLength: 64 }), description: t.Optional(t.String()), parameters: t.Optional(FunctionParameters), strict: t.Optional(t.Nullable(t.Boolean())) }),
+    function: t.Object({ name: Text({ minLength: 1, maxLength: 64 }), description: t.Optional(t.String()), parameters: t.Optional(FunctionParameters), strict: t.Optional(t.Nullable(t.Boolean())) }),
   },
   { additionalProperties: t.Unknown() },
 )

@@ -1,6 +1,6 @@
 // Request and response schemas of /api/workspaces.
 import { t } from 'elysia'
-import { Page, PageQuery, Timestamp, Uuid } from '../../http/schemas'
+import { Page, PageQuery, Timestamp, Uuid, Text } from '../../http/schemas'
 
 export const Workspace = t.Object(
   {
@@ -16,8 +16,8 @@ export const Workspace = t.Object(
 export const WorkspacePage = Page(Workspace, 'WorkspacePage')
 export const WorkspaceListQuery = t.Object(PageQuery)
 
-const Name = t.String({ minLength: 1, maxLength: 100, pattern: '\\S', error: 'name must be 1 to 100 characters, not only spaces' })
-const Description = t.Nullable(t.String({ maxLength: 1000 }))
+const Name = Text({ minLength: 1, maxLength: 100, pattern: '\\S', error: 'name must be 1 to 100 characters, not only spaces' })
+const Description = t.Nullable(Text({ maxLength: 1000 }))
 
 export const CreateWorkspaceBody = t.Object({ name: Name, description: t.Optional(Description) })
 export const UpdateWorkspaceBody = t.Object({ name: t.Optional(Name), description: t.Optional(Description) }, { minProperties: 1, error: 'give name or description' })

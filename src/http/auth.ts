@@ -10,7 +10,7 @@ import { verifyKey } from '../modules/keys/keys.service'
 import { ACCESS_TOKEN_PREFIX } from '../modules/oauth/oauth.urls'
 import { verifyAccessToken } from '../modules/oauth/tokens.service'
 import { countApiCall } from '../modules/usage/usage.service'
-import type { SettingsDto } from '../modules/account/settings.service'
+import type { SettingsDto } from '../modules/account/settings.model'
 import { limitMessage, limitsOf } from '../plans'
 
 export interface Principal {

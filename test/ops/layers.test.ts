@@ -79,4 +79,9 @@ describe('check:layers', () => {
     })
     expect(found).toEqual(['browser-apart: src/web/client/main.tsx', 'deps-types-only: src/deps.ts'])
   })
+
+  test('fails on a file no layer names, so a new folder cannot slip past the rules', async () => {
+    const found = await violations({ ...clean, 'src/billing/charge.ts': "import { clamp } from '../lib/clamp'\nexport const charge = clamp(1)\n" })
+    expect(found).toEqual(['in-a-layer: src/billing/charge.ts'])
+  })
 })

@@ -9,8 +9,6 @@ import type { EmbeddingModelV4 } from './hash-embedding'
 import { startInference, type InferenceRunner } from './inference-process'
 import { resolveLocalDtype, type LocalModelOptions } from './local-model'
 
-export type { InferenceOptions }
-
 /**
  * The local model behind the AI SDK's embedding interface, run off the request path (inference-process.ts).
  * Missing files are reported here, by name and folder, before any process starts; a model the pipeline cannot

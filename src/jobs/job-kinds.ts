@@ -27,6 +27,7 @@ export const JOB_ATTEMPTS: { [K in JobKind]: number } = {
 }
 
 export interface JobDefinition<P> {
+  /** JOB_ATTEMPTS of its kind: what enqueueJob gives each job (jobs.max_attempts), named here for the reader. */
   maxAttempts: number
   run(deps: Deps, payload: P, job: JobRow): Promise<void>
   /** Called once the last attempt failed. */

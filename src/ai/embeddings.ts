@@ -6,9 +6,10 @@ import { embed, embedMany } from 'ai'
 import type { Config, EmbeddingDtype } from '../config'
 import type { Logger } from '../log'
 import { hashEmbeddingModel, type EmbeddingModelV4 } from './hash-embedding'
-import type { Priority } from './inference-host'
+import type { Priority } from './inference-messages'
 import type { InferenceRunner } from './inference-process'
-import { loadLocalEmbeddingModel, localModelTraits, modelCacheDir } from './local-embedding'
+import { loadLocalEmbeddingModel, modelCacheDir } from './local-embedding'
+import { localModelTraits } from './local-model'
 
 export interface Embedder {
   /** Recorded with every vector (chunks.embedding_model); queries only compare vectors of this id. */

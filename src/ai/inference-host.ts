@@ -2,21 +2,8 @@
 // time, always taking the most urgent request next — a search's query before an API caller's texts before the
 // job worker's batches — so a query waits for one pass at most, never for a backlog. Runs as a child process
 // (messages over IPC) or as a worker thread (postMessage); either way it dies with its parent.
-import { openExtractor, type LocalModelOptions } from './local-embedding'
-
-export const PRIORITIES = ['query', 'request', 'background'] as const
-export type Priority = (typeof PRIORITIES)[number]
-
-export type ToHost =
-  | { type: 'load'; options: LocalModelOptions & { threads: number | null } }
-  | { type: 'embed'; id: number; values: string[]; priority: Priority }
-  | { type: 'cancel'; id: number }
-export type FromHost =
-  | { type: 'ready' }
-  | { type: 'load-failed'; message: string }
-  | { type: 'started'; id: number }
-  | { type: 'done'; id: number; data: Float32Array; dims: number }
-  | { type: 'failed'; id: number; message: string }
+import { PRIORITIES, type FromHost, type Priority, type ToHost } from './inference-messages'
+import { openExtractor } from './local-model'
 
 const inWorker = typeof self !== 'undefined' && !Bun.isMainThread
 const send = (message: FromHost) => (inWorker ? postMessage(message) : process.send!(message))

@@ -5,11 +5,11 @@
 // dies with this process; if it dies first it is restarted, and what it was embedding is sent again once.
 import { availableParallelism, setPriority } from 'node:os'
 import { join } from 'node:path'
-import type { EmbeddingDtype } from '../config'
+import type { EmbeddingDtype, InferenceOptions } from '../config'
 import type { Logger } from '../log'
 import type { EmbeddingModelV4 } from './hash-embedding'
-import type { FromHost, Priority, ToHost } from './inference-host'
-import type { InferenceOptions, LocalModelOptions } from './local-embedding'
+import type { FromHost, Priority, ToHost } from './inference-messages'
+import type { LocalModelOptions } from './local-model'
 
 const HOST_SCRIPT = join(import.meta.dir, 'inference-host.ts')
 /** Texts per call at most (an embedMany of more is split into calls of this size). */

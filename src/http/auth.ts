@@ -5,22 +5,15 @@
 import { Elysia } from 'elysia'
 import type { Deps } from '../deps'
 import { forbidden, paymentRequired, unauthorized } from './errors'
-import { readCookie, SESSION_COOKIE, sessionCookie, validateSession, type SessionUser } from '../modules/auth/sessions.service'
+import type { Principal } from '../modules/auth/session-user'
+import { readCookie, SESSION_COOKIE, sessionCookie, validateSession } from '../modules/auth/sessions.service'
 import { verifyKey } from '../modules/keys/keys.service'
 import { ACCESS_TOKEN_PREFIX } from '../modules/oauth/oauth.urls'
 import { verifyAccessToken } from '../modules/oauth/tokens.service'
 import { countApiCall } from '../modules/usage/usage.service'
-import type { SettingsDto } from '../modules/account/settings.service'
 import { limitMessage, limitsOf } from '../plans'
 
-export interface Principal {
-  user: SessionUser
-  via: 'key' | 'session'
-  /** The API key id (per-key rate limits), or the session id. */
-  credentialId: string
-  /** The caller's settings, read with the credential (absent on principals made elsewhere, e.g. MCP's). */
-  settings?: SettingsDto
-}
+export type { Principal } from '../modules/auth/session-user'
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
 

@@ -4,16 +4,9 @@
 import { Elysia } from 'elysia'
 import { drainBody } from './drain'
 import { AppError, badRequest, payloadTooLarge } from './errors'
+import { bodyLimitFor, MAX_BODY_BYTES } from './route-body-limits'
 
-export const MAX_BODY_BYTES = 2 * 1024 * 1024
-
-/** Routes that take more than MAX_BODY_BYTES: a bulk ingest carries up to 1,000 documents, over REST or as the
- * MCP tool add_documents. */
-export const BULK_BODY_BYTES = 32 * 1024 * 1024
-export const ROUTE_BODY_LIMITS: Record<string, number> = { '/api/documents/bulk': BULK_BODY_BYTES, '/mcp': BULK_BODY_BYTES }
-
-/** The body limit of the request's route: its own if it has one, else `fallback`. */
-export const bodyLimitFor = (request: Request, fallback: number): number => ROUTE_BODY_LIMITS[new URL(request.url).pathname] ?? fallback
+export { MAX_BODY_BYTES } from './route-body-limits'
 
 /** JSON bodies exactly as received, for the routes that must verify a signature over the bytes (webhooks). */
 const rawBodies = new WeakMap<Request, Uint8Array>()

@@ -3,7 +3,7 @@ import { Elysia, ValidationError } from 'elysia'
 import { DatabaseCrashedError } from '../../db/pglite-guard'
 import type { Logger } from '../log'
 import { drainBody } from './drain'
-import { bodyLimitFor } from './body-limit'
+import { bodyLimitFor } from './route-body-limits'
 import { requestIdFor } from './request-id'
 
 export class AppError extends Error {

@@ -9,7 +9,7 @@ import { chunks, documents } from '../../db/schema'
 import { embedDocuments, type Embedder } from '../ai/embeddings'
 import { embeddingText } from '../retrieval/embedding-text'
 import type { Deps } from '../deps'
-import { enqueueJob } from './catalog'
+import { enqueueJob } from './job-kinds'
 
 /** Texts per forward pass (or request) at most. */
 export const MODEL_BATCH = 32

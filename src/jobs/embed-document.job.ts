@@ -7,8 +7,8 @@
 import { eq } from 'drizzle-orm'
 import { documents } from '../../db/schema'
 import type { Deps } from '../deps'
-import type { JobBatch, JobDefinition } from './catalog'
 import { embedDocumentsTogether } from './embed-batch'
+import { JOB_ATTEMPTS, type JobBatch, type JobDefinition, type PayloadOf } from './job-kinds'
 import type { JobRow } from './queue'
 
 /** Documents claimed at once: enough for full, evenly padded forward passes; few enough to finish in seconds. */
@@ -37,8 +37,8 @@ function documentToEmbed(deps: Deps, job: JobRow): { id: string } | null | strin
   return { id: payload.document_id }
 }
 
-export const embedDocumentJob: JobDefinition<{ document_id: string }> = {
-  maxAttempts: 5,
+export const embedDocumentJob: JobDefinition<PayloadOf<'embed-document'>> = {
+  maxAttempts: JOB_ATTEMPTS['embed-document'],
   batch: embeddingBatch,
   run: (deps, _payload, job) => runAlone(deps, job),
   async onFailed(deps, { document_id }) {

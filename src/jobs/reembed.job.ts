@@ -10,13 +10,13 @@ import { sql } from 'drizzle-orm'
 import { queryRows, type Tx } from '../../db/client'
 import type { Deps } from '../deps'
 import { markStalePending, nextStaleBatch } from '../retrieval/embedding-backlog'
-import { enqueueJob, type JobDefinition } from './catalog'
 import { embeddingBatch, markFailed, runAlone } from './embed-document.job'
+import { enqueueJob, JOB_ATTEMPTS, type JobDefinition, type PayloadOf } from './job-kinds'
 
 export const SWEEP_BATCH = 32
 
-export const reembedSweepJob: JobDefinition<{ model: string; after: string | null }> = {
-  maxAttempts: 5,
+export const reembedSweepJob: JobDefinition<PayloadOf<'reembed-sweep'>> = {
+  maxAttempts: JOB_ATTEMPTS['reembed-sweep'],
   async run(deps, { model, after }) {
     // A chain for a model this process does not have: another model is loaded now (its own chain covers
     // the documents), or none is — then there is nothing to embed with, and a model loaded later starts anew.
@@ -35,8 +35,8 @@ export const reembedSweepJob: JobDefinition<{ model: string; after: string | nul
   },
 }
 
-export const reembedDocumentJob: JobDefinition<{ document_id: string; model: string }> = {
-  maxAttempts: 3,
+export const reembedDocumentJob: JobDefinition<PayloadOf<'reembed-document'>> = {
+  maxAttempts: JOB_ATTEMPTS['reembed-document'],
   batch: embeddingBatch,
   // Alone or in the worker's batch, by the same rules (embed-document.job.ts documentToEmbed).
   run: (deps, _payload, job) => runAlone(deps, job),

@@ -1,9 +1,9 @@
 // suggest-links: after a document is indexed, its nearest neighbours become pending link suggestions.
 import { suggestLinks } from '../retrieval/suggestions'
-import type { JobDefinition } from './catalog'
+import { JOB_ATTEMPTS, type JobDefinition, type PayloadOf } from './job-kinds'
 
-export const suggestLinksJob: JobDefinition<{ document_id: string }> = {
-  maxAttempts: 3,
+export const suggestLinksJob: JobDefinition<PayloadOf<'suggest-links'>> = {
+  maxAttempts: JOB_ATTEMPTS['suggest-links'],
   async run(deps, { document_id }) {
     await suggestLinks(deps, document_id)
   },

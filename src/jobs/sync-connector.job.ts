@@ -3,10 +3,10 @@
 import { eq } from 'drizzle-orm'
 import { syncRuns } from '../../db/schema'
 import { finishRun, runSync } from '../connectors/sync.engine'
-import type { JobDefinition } from './catalog'
+import { JOB_ATTEMPTS, type JobDefinition, type PayloadOf } from './job-kinds'
 
-export const syncConnectorJob: JobDefinition<{ run_id: string }> = {
-  maxAttempts: 3,
+export const syncConnectorJob: JobDefinition<PayloadOf<'sync-connector'>> = {
+  maxAttempts: JOB_ATTEMPTS['sync-connector'],
   run: (deps, { run_id }, job) => runSync(deps, run_id, job),
   async onFailed(deps, { run_id }, error) {
     const [run] = await deps.db.select({ connector_id: syncRuns.connector_id }).from(syncRuns).where(eq(syncRuns.id, run_id))

@@ -2,7 +2,8 @@
 // and runs them through the catalog — kinds that share a JobBatch (embedding) claimed and run many at a time;
 // failures retry with backoff until the job's attempts are spent.
 import type { Deps } from '../deps'
-import { catalog, type JobDefinition } from './catalog'
+import { catalog } from './catalog'
+import type { JobDefinition } from './job-kinds'
 import { claimDue, claimNext, completeJob, failAbandoned, failJob, touchJob, type JobRow } from './queue'
 
 /** A job still `running` this long after its claim is taken to belong to a crashed worker. */

@@ -1,7 +1,7 @@
 // Indexing a written document: the keyword index at once (same transaction), embeddings by a queued job.
 import type { Tx } from '../../db/client'
 import type { Deps } from '../deps'
-import { enqueueJob } from '../jobs/catalog'
+import { enqueueJob } from '../jobs/job-kinds'
 import { indexKeywords } from './keyword-index'
 
 export async function indexDocument(tx: Tx, deps: Deps, doc: Parameters<typeof indexKeywords>[1]): Promise<void> {

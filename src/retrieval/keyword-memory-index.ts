@@ -1,7 +1,7 @@
 // The in-memory copy of one user's keyword index, held in typed arrays only (its size is what they hold), and
 // the builder that assembles it from documents and per-term posting lists (keyword-memory-load.ts reads them).
 // Documents are kept in id order, so comparing two document numbers compares their ids (the ranking's tie-break).
-import { B, K1 } from './keyword'
+import { B, K1 } from './ranking'
 
 /** A posting's tf is a count (body, plus TITLE_WEIGHT × title and tags): uint16, with a side table past it. */
 const TF_OVERFLOW = 0xffff

@@ -8,9 +8,10 @@
 // then id — so a document matching every word is always visited (one essential word is kept), and once the k
 // held all match every word, only documents of the shortest list are visited (a conjunction). Exact: it equals
 // the exhaustive ranking (keyword-memory-exhaustive.ts), document for document and score for score.
-import type { KeywordHit, QueryTerm } from './keyword'
 import { boostOf, documentOf, idOf, type UserIndex } from './keyword-memory-index'
 import { documentTest, wordLists, type MemoryFilter, type WordList } from './keyword-memory-words'
+import type { QueryTerm } from './keyword-query'
+import type { KeywordHit } from './ranking'
 
 export type { MemoryFilter } from './keyword-memory-words'
 export type { UserIndex } from './keyword-memory-index'

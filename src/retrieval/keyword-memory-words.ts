@@ -1,7 +1,8 @@
 // A query over a user's in-memory copy, prepared for ranking: each query word as one list of (document, score)
 // with its upper bound, and the search's filter as a test of a document number. Shared by the pruned ranking
 // and the exhaustive one it must equal (keyword-memory-rank.ts, keyword-memory-exhaustive.ts).
-import { PREFIX_WEIGHT, type QueryTerm } from './keyword'
+import type { QueryTerm } from './keyword-query'
+import { PREFIX_WEIGHT } from './ranking'
 import { BLOCK, documentOf, findTerm, prefixRange, tfOf, tfPart, type UserIndex } from './keyword-memory-index'
 
 /** What a search restricts to — the same conditions as its SQL filter: `status = 'active'` and these. */

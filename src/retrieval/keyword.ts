@@ -10,31 +10,14 @@ import { sql, type SQL } from 'drizzle-orm'
 import { queryRows, type Tx } from '../../db/client'
 import { TEXT_CONFIG } from './keyword-index'
 import type { KeywordMemory } from './keyword-memory'
-import { searchUserIndex, type MemoryFilter } from './keyword-memory-rank'
+import { searchUserIndex } from './keyword-memory-rank'
+import type { MemoryFilter } from './keyword-memory-words'
 import type { QueryTerm } from './keyword-query'
+import { B, BOOST, K1, PREFIX_WEIGHT, type KeywordHit } from './ranking'
 
 export { analyzeQuery, analyzeSearchQuery, cleanseQuery, type QueryTerm } from './keyword-query'
 
-/** Okapi BM25 parameters: the usual defaults of Lucene and Anserini's BEIR runs (k1 0.9, b 0.4). */
-export const K1 = 0.9
-export const B = 0.4
-/** A word matched only as the prefix of the last, still-being-typed term counts for this much. */
-export const PREFIX_WEIGHT = 0.5
-
-/**
- * Pinned documents get +10 %, a thumbs-up +5 %, a thumbs-down −5 %: enough to break near-ties, never to
- * bury a better match. Applied inside the ranking query, so `limit` never cuts a document the boost lifts.
- */
-export const BOOST = sql.raw(`(case when d.pinned then 1.1 else 1 end * (1 + 0.05 * d.rating))`)
-
-export interface KeywordHit {
-  document_id: string
-  /** Raw BM25 score; `boost` multiplies it for the order. */
-  score: number
-  boost: number
-  /** How many of the query's words the document matched. */
-  matched_terms: number
-}
+export type { KeywordHit } from './ranking'
 
 /**
  * Ranks the user's documents that pass `filter` (an SQL condition on `d`, the documents table) by BM25.

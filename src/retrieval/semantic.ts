@@ -4,17 +4,12 @@
 // in-memory copy of their vectors is current (vector-memory.ts), the same exact ranking runs over it instead.
 import { sql, type SQL } from 'drizzle-orm'
 import { queryRows, type Tx } from '../../db/client'
-import { BOOST } from './keyword'
-import type { MemoryFilter } from './keyword-memory-rank'
+import type { MemoryFilter } from './keyword-memory-words'
+import { BOOST, type SemanticHit } from './ranking'
 import type { VectorMemory } from './vector-memory'
 import { searchUserVectors } from './vector-memory-rank'
 
-export interface SemanticHit {
-  document_id: string
-  chunk_id: string
-  similarity: number
-  boost: number
-}
+export type { SemanticHit } from './ranking'
 
 export async function semanticSearch(
   db: Tx,

@@ -4,8 +4,8 @@
 // filters let through are scanned (vector-codes.ts: a quarter of the float bytes, 16 lanes at a time), giving
 // each document an interval that surely holds its score; only documents whose interval reaches the k-th best
 // lower bound are rescored from the float32 vectors. Exact by construction, not by luck of the data.
-import type { MemoryFilter } from './keyword-memory-rank'
-import type { SemanticHit } from './semantic'
+import type { MemoryFilter } from './keyword-memory-words'
+import type { SemanticHit } from './ranking'
 import { codesBytes, encodeQuery, type VectorCodes } from './vector-codes'
 
 export interface UserVectors {

@@ -7,7 +7,8 @@
 // BENCH_DOCS (200), BENCH_QUERIES (30), BENCH_DELAY_MS (50) and BENCH_EMBEDDINGS (hash | none) override.
 import { createApp } from '../../src/app'
 import { loadConfig } from '../../src/config'
-import { createDeps, type Deps } from '../../src/deps'
+import { createDeps } from '../../src/create-deps'
+import type { Deps } from '../../src/deps'
 import { drainJobs } from '../../src/jobs/worker'
 import { reply, startFakeOpenAIChat } from '../fakes/openai-chat'
 import { loadScifact } from './scifact'

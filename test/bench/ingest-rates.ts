@@ -5,7 +5,7 @@
 import { loadavg } from 'node:os'
 import { createApp } from '../../src/app'
 import { loadConfig } from '../../src/config'
-import { createDeps } from '../../src/deps'
+import { createDeps } from '../../src/create-deps'
 import type { CorpusDoc } from './scifact'
 
 const load = () => loadavg().map((l) => l.toFixed(1)).join(' ')

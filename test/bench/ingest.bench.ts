@@ -13,7 +13,7 @@
 import { loadavg } from 'node:os'
 import { createApp } from '../../src/app'
 import { loadConfig } from '../../src/config'
-import { createDeps } from '../../src/deps'
+import { createDeps } from '../../src/create-deps'
 import { drainJobs } from '../../src/jobs/worker'
 import { printIngestRates } from './ingest-rates'
 import { measureResponsiveness } from './responsiveness'

@@ -4,7 +4,7 @@
 import { sql } from 'drizzle-orm'
 import { queryRows } from '../../db/client'
 import type { Deps } from '../../src/deps'
-import { enqueueJob } from '../../src/jobs/catalog'
+import { enqueueJob } from '../../src/jobs/job-kinds'
 import { startWorker } from '../../src/jobs/worker'
 import type { CorpusDoc } from './scifact'
 

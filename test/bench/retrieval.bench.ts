@@ -4,7 +4,7 @@
 // model (bge-small-en-v1.5 int8 from ../shared/models) when its folder is there, else the hash embedder.
 import { createApp } from '../../src/app'
 import { loadConfig } from '../../src/config'
-import { createDeps } from '../../src/deps'
+import { createDeps } from '../../src/create-deps'
 import { createAnalyzer } from '../../src/jobs/maintenance'
 import { drainJobs } from '../../src/jobs/worker'
 import { REAL_MODEL_ENV, realModelMissing } from '../real-model'

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test'
 import { subscriptions } from '../../db/schema'
 import { loadConfig } from '../../src/config'
-import { createDeps } from '../../src/deps'
+import { createDeps } from '../../src/create-deps'
 import { BASE, createTestApp, type TestApp, type TestUser } from '../harness'
 import { dereference } from '../e2e/document'
 

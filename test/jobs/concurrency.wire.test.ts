@@ -2,7 +2,8 @@
 // its own connection pool, as two worker processes would be: every job runs exactly once, none is lost.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createDb } from '../../db/client'
-import { createDeps, type Deps } from '../../src/deps'
+import { createDeps } from '../../src/create-deps'
+import type { Deps } from '../../src/deps'
 import { EMBED_CLAIM, embeddingBatch } from '../../src/jobs/embed-document.job'
 import { drainJobs, startWorker } from '../../src/jobs/worker'
 import { startWireApp, type WireApp } from '../wire/wire-harness'

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from '
 import type { PGlite } from '@electric-sql/pglite'
 import { createDb } from '../../db/client'
 import { loadConfig } from '../../src/config'
-import { createDeps } from '../../src/deps'
+import { createDeps } from '../../src/create-deps'
 import { createLogger } from '../../src/log'
 import { BASE, createTestApp, migratedTemplate, type TestApp } from '../harness'
 

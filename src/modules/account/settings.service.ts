@@ -5,16 +5,9 @@ import type { Tx } from '../../../db/client'
 import type { Deps } from '../../deps'
 import { AppError, conflict, notFound, payloadTooLarge } from '../../http/errors'
 import { toUserDto } from '../auth/auth.service'
-import type { SessionUser } from '../auth/sessions.service'
+import type { SessionUser } from '../auth/session-user'
 import { findWorkspace } from '../workspaces/workspaces.service'
-
-export interface SettingsDto {
-  default_workspace_id: string | null
-  search_mode: 'hybrid' | 'keyword' | 'semantic'
-  answer_style: 'concise' | 'detailed'
-}
-
-const DEFAULTS: SettingsDto = { default_workspace_id: null, search_mode: 'hybrid', answer_style: 'concise' }
+import { DEFAULT_SETTINGS, settingsOf, type SettingsDto } from './settings.model'
 
 /** The caller's settings (defaults when none were ever stored). */
 export async function getSettings(db: Tx, userId: string): Promise<SettingsDto> {
@@ -22,18 +15,12 @@ export async function getSettings(db: Tx, userId: string): Promise<SettingsDto> 
   return settingsOf(row)
 }
 
-/** A stored settings row (or the same as JSON, as the credential lookup reads it) as the DTO; defaults when none. */
-export function settingsOf(row: { default_workspace_id: string | null; search_mode: string; answer_style: string } | null | undefined): SettingsDto {
-  if (!row) return DEFAULTS
-  return { default_workspace_id: row.default_workspace_id, search_mode: row.search_mode as SettingsDto['search_mode'], answer_style: row.answer_style as SettingsDto['answer_style'] }
-}
-
 export async function updateSettings(deps: Deps, user: SessionUser, input: Partial<SettingsDto>): Promise<SettingsDto> {
   if (input.default_workspace_id) await findWorkspace(deps.db, user.id, input.default_workspace_id)
   const now = deps.clock.now()
   await deps.db
     .insert(settings)
-    .values({ user_id: user.id, ...DEFAULTS, ...input, updated_at: now })
+    .values({ user_id: user.id, ...DEFAULT_SETTINGS, ...input, updated_at: now })
     .onConflictDoUpdate({ target: settings.user_id, set: { ...input, updated_at: now } })
   return getSettings(deps.db, user.id)
 }

@@ -5,19 +5,14 @@ import { sessions, users } from '../../../db/schema'
 import type { Deps } from '../../deps'
 import { randomToken, sha256Hex } from '../../lib/crypto'
 import { accountPlan } from '../../plans'
-import { settingsOf, type SettingsDto } from '../account/settings.service'
+import { settingsOf, type SettingsDto } from '../account/settings.model'
 import { lookupAndCount } from '../usage/usage.service'
+import type { SessionUser } from './session-user'
 
 export const SESSION_COOKIE = 'session'
 const DAY = 86_400_000
 
-export interface SessionUser {
-  id: string
-  email: string
-  name: string | null
-  /** Resolved at each request (plans.ts accountPlan), never the value stored at sign-up. */
-  plan: string
-}
+export type { SessionUser } from './session-user'
 
 export async function createSession(deps: Deps, userId: string): Promise<{ token: string; expiresAt: Date }> {
   const token = randomToken()

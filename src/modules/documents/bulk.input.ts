@@ -1,7 +1,7 @@
 // Reads the items of a bulk ingest: each is checked against POST /api/documents' own schema, so an invalid item
 // answers its own 400 (naming `documents[i].field`) and the others go on.
 import { TypeCompiler } from 'elysia/type-system'
-import type { Principal } from '../../http/auth'
+import type { Principal } from '../auth/session-user'
 import { type AppError, badRequest } from '../../http/errors'
 import { writerOf } from './approval'
 import type { BulkItem } from './bulk.service'

@@ -3,7 +3,7 @@
 import { sql } from 'drizzle-orm'
 import { queryRows, type Tx } from '../../../db/client'
 import type { Deps } from '../../deps'
-import { catalog } from '../../jobs/catalog'
+import { JOB_ATTEMPTS } from '../../jobs/job-kinds'
 import { chunkText } from '../../retrieval/chunking'
 import { TEXT_CONFIG, TITLE_WEIGHT } from '../../retrieval/keyword-index'
 import type { DocumentRow } from './documents.model'
@@ -35,6 +35,6 @@ export async function insertIndexedDocuments(tx: Tx, deps: Deps, rows: NewDocume
   await queryRows(
     tx,
     sql`select insert_indexed_documents(${JSON.stringify(docs)}::json, ${JSON.stringify(parts)}::json, ${TEXT_CONFIG}::regconfig,
-          ${TITLE_WEIGHT}::int, ${catalog['embed-document'].maxAttempts}::int, ${deps.clock.now().toISOString()}::timestamptz)`,
+          ${TITLE_WEIGHT}::int, ${JOB_ATTEMPTS['embed-document']}::int, ${deps.clock.now().toISOString()}::timestamptz)`,
   )
 }

@@ -5,7 +5,7 @@ import { queryRows, type Tx } from '../../../db/client'
 import type { Deps } from '../../deps'
 import { asPlan, limitsOf } from '../../plans'
 import type { Plan } from '../../config'
-import type { SessionUser } from '../auth/sessions.service'
+import type { SessionUser } from '../auth/session-user'
 import { bufferEvent, type EventType } from './events.buffer'
 
 export const periodOf = (date: Date) => date.toISOString().slice(0, 7)

@@ -7,7 +7,7 @@ import { conflict, notFound } from '../../http/errors'
 import { decodeCursor, toPage } from '../../lib/cursor'
 import { lockUser } from '../../lib/locks'
 import { assertWithinLimit } from '../../plans'
-import type { SessionUser } from '../auth/sessions.service'
+import type { SessionUser } from '../auth/session-user'
 
 type WorkspaceRow = typeof workspaces.$inferSelect
 

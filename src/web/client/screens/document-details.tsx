@@ -3,7 +3,7 @@ import type { ComponentChildren } from 'preact'
 import { formatBytes, formatDate } from '../lib/format'
 import { safeHref } from '../lib/safe-url'
 import { useWorkspaces, workspaceName } from '../lib/workspaces'
-import type { Doc } from './document'
+import type { Doc } from './document-doc'
 
 export function DocumentDetails({ doc }: { doc: Doc }) {
   const { list } = useWorkspaces()

@@ -5,7 +5,7 @@ import { announce } from '../lib/announce'
 import { useAction } from '../lib/use-api'
 import { PageTitle } from '../ui/page'
 import { ActionStatus } from '../ui/states'
-import type { Doc } from './document'
+import type { Doc } from './document-doc'
 
 /** "a, b,, c " → ["a", "b", "c"], each distinct. */
 export const parseTags = (text: string) => [...new Set(text.split(',').map((t) => t.trim()).filter(Boolean))]

@@ -2,7 +2,6 @@
 // restore, and forget (permanent, confirmed first).
 import { useState } from 'preact/hooks'
 import { api, unwrap } from '../api/client'
-import type { paths } from '../api/schema'
 import { announce } from '../lib/announce'
 import { navigate } from '../lib/router'
 import { useAction, useApi } from '../lib/use-api'
@@ -11,11 +10,11 @@ import { DocMeta, Tags } from '../ui/doc-list'
 import { Markdown } from '../ui/markdown'
 import { PageTitle } from '../ui/page'
 import { ActionStatus, Loaded } from '../ui/states'
+import type { Doc } from './document-doc'
 import { DocumentDetails } from './document-details'
 import { DocumentEdit } from './document-edit'
 import { DocumentLinks } from './document-links'
 
-export type Doc = paths['/api/documents/{id}']['get']['responses']['200']['content']['application/json']
 
 export function DocumentPage({ id }: { id: string }) {
   const doc = useApi((signal) => unwrap(api.GET('/api/documents/{id}', { params: { path: { id } }, signal })), [id])

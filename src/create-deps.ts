@@ -1,0 +1,50 @@
+// createDeps: makes the Deps of one process (or one test) — database, migrations, models, in-memory indexes —
+// in boot order. The composition root: it imports the rooms it wires, and only entry points import it.
+import { createDb, type Database } from '../db/client'
+import { runMigrations } from '../db/migrate'
+import { loadEmbedder } from './ai/embeddings'
+import { loadChatModel } from './ai/models'
+import type { Config } from './config'
+import type { Clock, Deps } from './deps'
+import { createLogger, type Logger } from './log'
+import { flushEvents } from './modules/usage/events.buffer'
+import { KeywordMemory } from './retrieval/keyword-memory'
+import { VectorMemory } from './retrieval/vector-memory'
+
+export interface DepsOverrides {
+  database?: Database
+  clock?: Clock
+  log?: Logger
+}
+
+export const systemClock: Clock = { now: () => new Date() }
+
+export async function createDeps(config: Config, overrides: DepsOverrides = {}): Promise<Deps> {
+  const log = overrides.log ?? createLogger(config.logLevel)
+  const onStaleLock = (stale: { pid: number; command: string }) => log.warn('took over the lock of a process that is gone', { data_dir: config.dataDir, pid: stale.pid, command: stale.command })
+  const database = overrides.database ?? (await createDb(config, { onStaleLock }))
+  if (!overrides.database) await runMigrations(database, config.databaseUrl)
+  const { embedder, status } = await loadEmbedder(config, log)
+  const deps: Deps = {
+    config,
+    db: database.db,
+    dbKind: database.kind,
+    databaseGuard: database.guard,
+    clock: overrides.clock ?? systemClock,
+    ids: { next: () => Bun.randomUUIDv7() },
+    log,
+    embedder,
+    embeddingStatus: status,
+    chat: loadChatModel(config),
+    keywordMemory: new KeywordMemory({ ...config.keywordMemory, log }),
+    vectorMemory: new VectorMemory({ minDocuments: config.vectorMemory.minDocuments, maxBytes: config.vectorMemory.maxMegabytes * 1024 * 1024, log }),
+    async close() {
+      // The embedder switched in last (embedder-reload) is the one running; the model's process goes with us.
+      await deps.embedder?.inference?.close()
+      // Statistics events still held in this process (usage/events.buffer.ts) are written before the database goes.
+      await flushEvents(deps)
+      await database.close()
+    },
+  }
+  return deps
+}

@@ -4,6 +4,7 @@
 import { toOpenAPISchema } from '@elysiajs/openapi'
 import type { AnyElysia } from 'elysia'
 import type { Config } from '../config'
+import { notFound } from './errors'
 import { hoistTitled } from './openapi/components'
 import { addExamples } from './openapi/examples'
 import { annotate, HEADERS, PARAMETER_COMPONENTS, STREAM_SCHEMAS } from './openapi/conventions'
@@ -58,12 +59,9 @@ export function mountOpenApi<A extends AnyElysia>(app: A, config: Config): A {
     .get('/openapi', () => new Response(PAGE, { headers: { 'content-type': 'text/html; charset=utf-8' } }), { detail: { hide: true } })
     .get(
       '/openapi/assets/:file',
-      ({ params, set }) => {
+      ({ params }) => {
         const type = ASSETS[params.file]
-        if (!type) {
-          set.status = 404
-          return { error: `no asset ${params.file}` }
-        }
+        if (!type) throw notFound(`no asset ${params.file}`)
         return new Response(Bun.file(Bun.resolveSync(`swagger-ui-dist/${params.file}`, import.meta.dir)), {
           headers: { 'content-type': type, 'cache-control': 'public, max-age=86400' },
         })

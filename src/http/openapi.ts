@@ -35,7 +35,8 @@ const TAGS = [
 
 const DESCRIPTION = `Documents and memories in workspaces, hybrid search, grounded answers, agents, connectors.
 
-Errors are \`{ "error": "<message>" }\` (OAuth's endpoints answer OAuth's \`{ error, error_description }\`). Every answer carries
+Errors are \`{ "error": "<message>", "code": "<code>" }\`, \`code\` one of the \`ErrorCode\` enum; \`/v1\` answers OpenAI's
+\`{ error: { message, type, param, code } }\`, OAuth's endpoints OAuth's \`{ error, error_description }\`, \`/mcp\`'s transport JSON-RPC errors. Every answer carries
 \`x-request-id\`. A path the API has, called with a method it does not route, is **405** with \`Allow\`.
 Authenticated writes take an **Idempotency-Key** (a replay for 24 hours; **422** when reused with another
 request, **409** while the first still runs). Single-object reads carry an **ETag**: \`If-None-Match\` answers

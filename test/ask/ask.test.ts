@@ -278,11 +278,12 @@ describe('a model that fails', () => {
 
 describe('refused before any stream', () => {
   /** A plain JSON error, not an event stream. */
+  const CODES: Record<number, string> = { 400: 'invalid_request', 401: 'unauthenticated', 404: 'not_found', 429: 'rate_limited' }
   async function expectRefusal(res: Response, status: number) {
     expect(res.status).toBe(status)
     expect(res.headers.get('content-type')).toStartWith('application/json')
-    const body = (await res.json()) as { error: string }
-    expect(body).toEqual({ error: expect.any(String) })
+    const body = (await res.json()) as { error: string; code: string }
+    expect(body).toEqual({ error: expect.any(String), code: CODES[status]! })
     return body.error
   }
 

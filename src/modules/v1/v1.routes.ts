@@ -64,7 +64,7 @@ export function v1Routes(deps: Deps) {
           headers: set.headers,
           encode: responsesEncoder(),
           // OpenAI's stream error event; its SDKs throw it as an APIError with this message.
-          failure: (message) => ({ type: 'error', code: 'server_error', message, param: null }),
+          failure: (message, code) => ({ type: 'error', code, message, param: null }),
         })
       },
       {

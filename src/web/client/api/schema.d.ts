@@ -1946,7 +1946,10 @@ export interface components {
         };
         /** Error */
         Error: {
+            /** @description What is wrong, for a person */
             error: string;
+            /** @enum {string} */
+            code: "invalid_request" | "unauthenticated" | "plan_limit" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "idempotency_in_progress" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "internal" | "provider_error" | "model_unavailable" | "service_unavailable";
         };
         /**
          * ErrorEvent
@@ -2017,6 +2020,8 @@ export interface components {
         HealthUnavailable: {
             /** @description Why the service cannot serve, e.g. "database did not answer within 2 s" */
             error: string;
+            /** @enum {string} */
+            code: "invalid_request" | "unauthenticated" | "plan_limit" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "idempotency_in_progress" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "internal" | "provider_error" | "model_unavailable" | "service_unavailable";
             /** @constant */
             status: "unavailable";
             version: string;
@@ -2217,6 +2222,17 @@ export interface components {
             error: string;
             /** @description What is wrong, for a person */
             error_description?: string;
+        };
+        /** OpenAIError */
+        OpenAIError: {
+            error: {
+                message: string;
+                /** @description OpenAI's error type: invalid_request_error, requests (rate limited) or server_error */
+                type: string;
+                param: null;
+                /** @enum {string} */
+                code: "invalid_request" | "unauthenticated" | "plan_limit" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "idempotency_in_progress" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "internal" | "provider_error" | "model_unavailable" | "service_unavailable";
+            };
         };
         /** PortalSession */
         PortalSession: {
@@ -9765,7 +9781,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["OpenAIError"];
                 };
             };
             /** @description The request line and headers together are larger than 32 KB (a long query string) */
@@ -9818,7 +9834,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["OpenAIError"];
                 };
             };
             /** @description Not found (another user's object is not found either) */
@@ -9828,7 +9844,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["OpenAIError"];
                 };
             };
             /** @description The request line and headers together are larger than 32 KB (a long query string) */
@@ -9985,7 +10001,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["OpenAIError"];
                 };
             };
             /** @description No valid API key, token or session */
@@ -9999,7 +10015,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["OpenAIError"];
                 };
             };
             /** @description Not found (another user's object is not found either) */
@@ -10013,7 +10029,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["OpenAIError"];
                 };
             };
             /** @description A request with this Idempotency-Key is still in progress (retry after Retry-After) */
@@ -10071,7 +10087,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["OpenAIError"];
                 };
             };
             /** @description The request line and headers together are larger than 32 KB (a long query string) */
@@ -10098,7 +10114,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["OpenAIError"];
                 };
             };
         };
@@ -10220,7 +10236,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["OpenAIError"];
                 };
             };
             /** @description No valid API key, token or session */
@@ -10234,7 +10250,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["OpenAIError"];
                 };
             };
             /** @description Not found (another user's object is not found either) */
@@ -10248,7 +10264,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["OpenAIError"];
                 };
             };
             /** @description A request with this Idempotency-Key is still in progress (retry after Retry-After) */
@@ -10306,7 +10322,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["OpenAIError"];
                 };
             };
             /** @description The request line and headers together are larger than 32 KB (a long query string) */
@@ -10333,7 +10349,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["OpenAIError"];
                 };
             };
         };
@@ -10399,7 +10415,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["OpenAIError"];
                 };
             };
             /** @description No valid API key, token or session */
@@ -10413,7 +10429,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["OpenAIError"];
                 };
             };
             /** @description Not allowed with these credentials (or from this origin) */
@@ -10427,7 +10443,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["OpenAIError"];
                 };
             };
             /** @description Not found (another user's object is not found either) */
@@ -10441,7 +10457,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["OpenAIError"];
                 };
             };
             /** @description A request with this Idempotency-Key is still in progress (retry after Retry-After) */
@@ -10499,7 +10515,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["OpenAIError"];
                 };
             };
             /** @description The request line and headers together are larger than 32 KB (a long query string) */
@@ -10526,7 +10542,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["OpenAIError"];
                 };
             };
         };

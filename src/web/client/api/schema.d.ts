@@ -1962,6 +1962,8 @@ export interface components {
              */
             type: "ErrorEvent";
             message: string;
+            /** @enum {string} */
+            code: "invalid_request" | "unauthenticated" | "plan_limit" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "idempotency_in_progress" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "internal" | "provider_error" | "model_unavailable" | "service_unavailable";
         };
         /** Graph */
         Graph: {
@@ -2353,6 +2355,11 @@ export interface components {
             content_index?: number;
             /** @description On error */
             message?: string;
+            /**
+             * @description On error
+             * @enum {string}
+             */
+            code?: "invalid_request" | "unauthenticated" | "plan_limit" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "idempotency_in_progress" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "internal" | "provider_error" | "model_unavailable" | "service_unavailable";
         } & {
             [key: string]: unknown;
         };
@@ -2714,7 +2721,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not available on this server (not configured, or no model loaded) */
+            /** @description Not available on this server: no model loaded (`code` model_unavailable), or not configured (`code` service_unavailable) */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -2796,7 +2803,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with the current state */
+            /** @description Conflicts with the current state (`code` conflict), or an Idempotency-Key still in progress (`code` idempotency_in_progress) */
             409: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -2805,7 +2812,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "an account with this email already exists"
+                     *       "error": "an account with this email already exists",
+                     *       "code": "conflict"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -3038,7 +3046,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not available on this server (not configured, or no model loaded) */
+            /** @description Not available on this server: no model loaded (`code` model_unavailable), or not configured (`code` service_unavailable) */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -3119,7 +3127,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not available on this server (not configured, or no model loaded) */
+            /** @description Not available on this server: no model loaded (`code` model_unavailable), or not configured (`code` service_unavailable) */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -3200,7 +3208,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not available on this server (not configured, or no model loaded) */
+            /** @description Not available on this server: no model loaded (`code` model_unavailable), or not configured (`code` service_unavailable) */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -3866,7 +3874,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with the current state */
+            /** @description Conflicts with the current state (`code` conflict), or an Idempotency-Key still in progress (`code` idempotency_in_progress) */
             409: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -4300,7 +4308,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "body must not be empty"
+                     *       "error": "body must not be empty",
+                     *       "code": "invalid_request"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5251,7 +5260,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with the current state */
+            /** @description Conflicts with the current state (`code` conflict), or an Idempotency-Key still in progress (`code` idempotency_in_progress) */
             409: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -5585,7 +5594,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with the current state */
+            /** @description Conflicts with the current state (`code` conflict), or an Idempotency-Key still in progress (`code` idempotency_in_progress) */
             409: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -5691,7 +5700,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with the current state */
+            /** @description Conflicts with the current state (`code` conflict), or an Idempotency-Key still in progress (`code` idempotency_in_progress) */
             409: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -6392,7 +6401,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "rate limit: 30 searches a minute on the free plan; retry in 12 s"
+                     *       "error": "rate limit: 30 searches a minute on the free plan; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7519,7 +7529,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with the current state */
+            /** @description Conflicts with the current state (`code` conflict), or an Idempotency-Key still in progress (`code` idempotency_in_progress) */
             409: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -7988,7 +7998,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not available on this server (not configured, or no model loaded) */
+            /** @description Not available on this server: no model loaded (`code` model_unavailable), or not configured (`code` service_unavailable) */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -8089,7 +8099,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not available on this server (not configured, or no model loaded) */
+            /** @description Not available on this server: no model loaded (`code` model_unavailable), or not configured (`code` service_unavailable) */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -8216,7 +8226,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not available on this server (not configured, or no model loaded) */
+            /** @description Not available on this server: no model loaded (`code` model_unavailable), or not configured (`code` service_unavailable) */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -8290,7 +8300,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with the current state */
+            /** @description Conflicts with the current state (`code` conflict), or an Idempotency-Key still in progress (`code` idempotency_in_progress) */
             409: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -8345,7 +8355,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not available on this server (not configured, or no model loaded) */
+            /** @description Not available on this server: no model loaded (`code` model_unavailable), or not configured (`code` service_unavailable) */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -8412,7 +8422,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with the current state */
+            /** @description Conflicts with the current state (`code` conflict), or an Idempotency-Key still in progress (`code` idempotency_in_progress) */
             409: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -8467,7 +8477,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not available on this server (not configured, or no model loaded) */
+            /** @description Not available on this server: no model loaded (`code` model_unavailable), or not configured (`code` service_unavailable) */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -8568,7 +8578,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not available on this server (not configured, or no model loaded) */
+            /** @description Not available on this server: no model loaded (`code` model_unavailable), or not configured (`code` service_unavailable) */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -8644,7 +8654,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not available on this server (not configured, or no model loaded) */
+            /** @description Not available on this server: no model loaded (`code` model_unavailable), or not configured (`code` service_unavailable) */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -8840,7 +8850,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not available on this server (not configured, or no model loaded) */
+            /** @description Not available on this server: no model loaded (`code` model_unavailable), or not configured (`code` service_unavailable) */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -8940,7 +8950,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not available on this server (not configured, or no model loaded) */
+            /** @description Not available on this server: no model loaded (`code` model_unavailable), or not configured (`code` service_unavailable) */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -9533,7 +9543,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not available on this server (not configured, or no model loaded) */
+            /** @description Not available on this server: no model loaded (`code` model_unavailable), or not configured (`code` service_unavailable) */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -9599,7 +9609,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with the current state */
+            /** @description Conflicts with the current state (`code` conflict), or an Idempotency-Key still in progress (`code` idempotency_in_progress) */
             409: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -9719,7 +9729,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with the current state */
+            /** @description Conflicts with the current state (`code` conflict), or an Idempotency-Key still in progress (`code` idempotency_in_progress) */
             409: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -9791,7 +9801,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["OpenAIError"];
                 };
             };
         };
@@ -9854,7 +9864,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["OpenAIError"];
                 };
             };
         };
@@ -10044,7 +10054,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["OpenAIError"];
                 };
             };
             /** @description The body is too large */
@@ -10058,7 +10068,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["OpenAIError"];
                 };
             };
             /** @description This Idempotency-Key was used with another request */
@@ -10072,7 +10082,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["OpenAIError"];
                 };
             };
             /** @description Rate limited: retry after Retry-After seconds */
@@ -10101,7 +10111,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["OpenAIError"];
                 };
             };
             /** @description An upstream service (model provider, Stripe, a connector) failed */
@@ -10279,7 +10289,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["OpenAIError"];
                 };
             };
             /** @description The body is too large */
@@ -10293,7 +10303,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["OpenAIError"];
                 };
             };
             /** @description This Idempotency-Key was used with another request */
@@ -10307,7 +10317,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["OpenAIError"];
                 };
             };
             /** @description Rate limited: retry after Retry-After seconds */
@@ -10336,7 +10346,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["OpenAIError"];
                 };
             };
             /** @description An upstream service (model provider, Stripe, a connector) failed */
@@ -10472,7 +10482,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["OpenAIError"];
                 };
             };
             /** @description The body is too large */
@@ -10486,7 +10496,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["OpenAIError"];
                 };
             };
             /** @description This Idempotency-Key was used with another request */
@@ -10500,7 +10510,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["OpenAIError"];
                 };
             };
             /** @description Rate limited: retry after Retry-After seconds */
@@ -10529,10 +10539,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["OpenAIError"];
                 };
             };
-            /** @description Not available on this server (not configured, or no model loaded) */
+            /** @description Not available on this server: no model loaded (`code` model_unavailable), or not configured (`code` service_unavailable) */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];

@@ -235,7 +235,7 @@ describe('a model that fails', () => {
     await addDocuments(s.t, u, [BACKUPS])
     const all = await withModel(s.t, breaksMidStream().model, () => askAll(u, { question: 'How long are billing backups kept?' }))
 
-    expect(all.at(-1)).toEqual({ type: 'error', message: expect.stringContaining('upstream connection reset') })
+    expect(all.at(-1)).toEqual({ type: 'error', message: expect.stringContaining('upstream connection reset'), code: 'provider_error' })
     expect(all.some((e) => e.type === 'sources' || e.type === 'saved')).toBe(false)
     expect((await s.t.json('GET', '/api/conversations', { key: u.key })).body.data).toEqual([])
     expect((await s.t.json('GET', '/api/sources', { key: u.key })).body.data).toEqual([])
@@ -249,7 +249,7 @@ describe('a model that fails', () => {
       throw new Error('provider is down')
     }
     const all = await withModel(s.t, refusing.model, () => askAll(u, { question: 'How long are billing backups kept?' }))
-    expect(all).toEqual([{ type: 'error', message: expect.stringContaining('provider is down') }])
+    expect(all).toEqual([{ type: 'error', message: expect.stringContaining('provider is down'), code: 'provider_error' }])
     expect((await s.t.json('GET', '/api/conversations', { key: u.key })).body.data).toEqual([])
   })
 
@@ -263,7 +263,7 @@ describe('a model that fails', () => {
     await addDocuments(s.t, u, [BACKUPS])
     const all = await withModel(s.t, droppedConnection().model, () => askAll(u, { question: 'How long are billing backups kept?' }))
     expect((await s.t.json('GET', '/api/conversations', { key: u.key })).body.data).toEqual([])
-    expect(all.at(-1)).toEqual({ type: 'error', message: expect.stringContaining('socket hang up') })
+    expect(all.at(-1)).toEqual({ type: 'error', message: expect.stringContaining('socket hang up'), code: 'provider_error' })
   })
 
   test('a failure in a follow-up leaves the earlier exchange as it was', async () => {

@@ -1466,6 +1466,8 @@ export interface components {
             /** @description The status this item alone would have had: 400, 404 (another user's workspace), 413 */
             status: number;
             error: string;
+            /** @enum {string} */
+            code: "invalid_request" | "unauthenticated" | "plan_limit" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "idempotency_in_progress" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "internal" | "provider_error" | "model_unavailable" | "service_unavailable";
         };
         /** BulkItemWritten */
         BulkItemWritten: {

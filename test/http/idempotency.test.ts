@@ -116,7 +116,7 @@ describe('misuse', () => {
     expect(ask.body.error).toContain('streamed')
     const chat = await post(user, '/v1/chat/completions', { model: 'service-rag', stream: true, messages: [{ role: 'user', content: 'hi' }] }, 'k-v1')
     expect(chat.status).toBe(400)
-    expect(chat.body.error).toContain('streamed')
+    expect(chat.body.error.message).toContain('streamed')
   })
 
   test('a route without authentication (sign-up) refuses a key with 400 rather than ignoring it', async () => {

@@ -20,8 +20,8 @@ export const ERROR_CODES = {
   headers_too_large: { status: 431, action: 'The request line and headers are over 32 KiB: shorten the query string or drop large headers.' },
   internal: { status: 500, action: 'A fault of the service: retry later; if it persists, report the `x-request-id`.' },
   provider_error: { status: 502, action: 'An upstream service (the chat model, Stripe, an OAuth or connector provider) failed: retry later.' },
-  model_unavailable: { status: 503, action: 'No model is loaded on this server (or it failed): retry later, or ask the operator to configure one.' },
   service_unavailable: { status: 503, action: 'The service cannot serve this now: a dependency is not configured (billing, an OAuth provider; ask the operator), or it is starting or its database is down (retry later).' },
+  model_unavailable: { status: 503, action: 'No model is loaded on this server (or it failed): retry later, or ask the operator to configure one.' },
 } as const satisfies Record<string, { status: number; action: string }>
 
 export type ErrorCode = keyof typeof ERROR_CODES

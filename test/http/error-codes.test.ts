@@ -2,7 +2,7 @@
 // errors, by status and code, on /api in `{ error, code }` and on /v1 in OpenAI's `{ error: { message, type, param, code } }`.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
-import { ERROR_CODE_LIST, ERROR_CODES } from '../../src/http/error-codes'
+import { codeForStatus, ERROR_CODE_LIST, ERROR_CODES } from '../../src/http/error-codes'
 import { createTestApp, type TestApp, type TestUser } from '../harness'
 
 let t: TestApp
@@ -159,6 +159,11 @@ describe("/v1: OpenAI's { error: { message, type, param, code } }", () => {
 })
 
 describe('the closed set is documented', () => {
+  // What the error mapper answers where no thrower named a code (a crashed database is a 503 too, not a missing model).
+  test('a status with two meanings defaults to its general one: 409 conflict, 503 service_unavailable', () => {
+    expect([codeForStatus(409), codeForStatus(503)]).toEqual(['conflict', 'service_unavailable'])
+  })
+
   test('the OpenAPI document declares every code as the enum of Error.code and OpenAIError.error.code, required', async () => {
     const doc = (await t.json('GET', '/openapi/json')).body
     const error = doc.components.schemas.Error

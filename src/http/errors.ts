@@ -1,4 +1,4 @@
-// One error shape for the whole API: services throw these; `errorHandler` maps every error to `{ error }`.
+// One error shape for the whole API: services throw these; `errorHandler` maps every error to `{ error, code }` (OpenAI's shape on /v1).
 import { Elysia, ValidationError } from 'elysia'
 import { DatabaseCrashedError } from '../../db/pglite-guard'
 import type { Logger } from '../log'

@@ -12,6 +12,7 @@ import { inputGuard } from './http/input-guard'
 import { methodNotAllowed } from './http/methods'
 import { checkDatabase } from './lib/database-check'
 import { mountOpenApi } from './http/openapi'
+import { ErrorCodeSchema } from './http/schemas'
 import { mcpRoutes } from './mcp/mcp.routes'
 import { accountRoutes } from './modules/account/account.routes'
 import { agentRoutes } from './modules/agent/agent.routes'
@@ -55,6 +56,7 @@ const Health = t.Object(
 const HealthUnavailable = t.Object(
   {
     error: t.String({ description: 'Why the service cannot serve, e.g. "database did not answer within 2 s"' }),
+    code: ErrorCodeSchema,
     status: t.Literal('unavailable'),
     version: t.String(),
     database: t.Union([t.Literal('pglite'), t.Literal('postgres')]),
@@ -80,7 +82,7 @@ export function createApp(deps: Deps) {
         const down = await checkDatabase(deps.db)
         if (down) {
           set.status = 503
-          return { error: down, status: 'unavailable' as const, version: deps.config.version, database: deps.dbKind }
+          return { error: down, code: 'service_unavailable' as const, status: 'unavailable' as const, version: deps.config.version, database: deps.dbKind }
         }
         return { status: 'ok' as const, version: deps.config.version, database: deps.dbKind, embeddings: await embeddingHealth(deps) }
       },

@@ -7,6 +7,7 @@ import { createDeps } from './create-deps'
 import type { Deps } from './deps'
 import { startMaintenance } from './jobs/maintenance'
 import { startWorker } from './jobs/worker'
+import { errorResponse } from './http/error-codes'
 import { serveApp } from './http/serve'
 import { DataDirInUseError } from './lib/data-dir-lock'
 import { startWatchdog } from './lib/watchdog'
@@ -64,7 +65,7 @@ export interface RunningServer {
  */
 export async function startServer(config: Config): Promise<RunningServer> {
   const started = performance.now()
-  let handle = (_request: Request): Response | Promise<Response> => Response.json({ error: 'starting' }, { status: 503 })
+  let handle = (request: Request): Response | Promise<Response> => errorResponse(request, 503, 'starting')
   let server: Server<undefined>
   try {
     server = serveApp({ fetch: (request) => handle(request) }, { port: config.port })

@@ -79,7 +79,7 @@ export async function runAgent(deps: Deps, user: SessionUser, message: string, t
     failure = error
   }
   if (signal.aborted) return
-  if (failure) throw new StreamError(`the agent could not finish: ${messageOf(failure)}`, { cause: failure })
+  if (failure) throw new StreamError(`the agent could not finish: ${messageOf(failure)}`, { cause: failure, code: 'provider_error' })
   say(filter.flush())
   send({ type: 'sources', sources: sources.list })
   const conversation = await streamStep('the answer could not be saved', () => saveExchange(deps, user, turn, message, answer.trim(), sources.list))

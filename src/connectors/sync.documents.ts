@@ -60,7 +60,7 @@ export async function writeItems(deps: Deps, user: SessionUser, connector: Conne
   const inputs = fetched.map(({ item, text }) => inputOf(connector, item, text))
   const tally = (results: ItemResult[]) => {
     const failed = results.find((r): r is Extract<ItemResult, { error: string }> => 'error' in r)
-    if (failed) throw new AppError(failed.status, failed.error)
+    if (failed) throw new AppError(failed.status, failed.error, {}, failed.code)
     return { added: results.filter((r) => r.status === 201).length, updated: results.filter((r) => r.status === 200).length }
   }
   try {

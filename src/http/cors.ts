@@ -2,6 +2,7 @@
 // here with every header the API reads, and the response headers clients need exposed. A preflight from any
 // other origin is refused plainly (403, no CORS headers), so the browser says why rather than "404".
 import { Elysia } from 'elysia'
+import { errorResponse } from './error-codes'
 import type { Config } from '../config'
 
 const ALLOW_METHODS = 'GET, HEAD, POST, PATCH, PUT, DELETE, OPTIONS'
@@ -40,7 +41,7 @@ export function cors(config: Config) {
     if (!origin) return
     if (!allowed.has(origin)) {
       if (!preflight) return // served without CORS headers: the browser keeps the answer from the page
-      return Response.json({ error: `origin ${origin} is not allowed: add it to ALLOWED_ORIGINS` }, { status: 403, headers: { vary: 'Origin' } })
+      return errorResponse(request, 403, `origin ${origin} is not allowed: add it to ALLOWED_ORIGINS`, { headers: { vary: 'Origin' } })
     }
     set.headers['access-control-allow-origin'] = origin
     set.headers['access-control-allow-credentials'] = 'true'

@@ -1,16 +1,19 @@
-// One error shape for the whole API: services throw these; `errorHandler` maps every error to `{ error }`.
+// One error shape for the whole API: services throw these; `errorHandler` maps every error to `{ error, code }` (OpenAI's shape on /v1).
 import { Elysia, ValidationError } from 'elysia'
 import { DatabaseCrashedError } from '../../db/pglite-guard'
 import type { Logger } from '../log'
 import { drainBody } from './drain'
 import { bodyLimitFor } from './route-body-limits'
+import { codeForStatus, errorBody, type ErrorCode } from './error-codes'
 import { requestIdFor } from './request-id'
 
+/** `code` defaults to the status's own (error-codes.ts); name one only where the status has several meanings. */
 export class AppError extends Error {
   constructor(
     readonly status: number,
     message: string,
     readonly headers: Record<string, string> = {},
+    readonly code: ErrorCode = codeForStatus(status),
   ) {
     super(message)
   }
@@ -23,7 +26,10 @@ export const forbidden = (message: string) => new AppError(403, message)
 export const notFound = (message: string) => new AppError(404, message)
 export const conflict = (message: string) => new AppError(409, message)
 export const payloadTooLarge = (message: string) => new AppError(413, message)
-export const unavailable = (message: string) => new AppError(503, message)
+/** A dependency that is not configured (billing, an OAuth provider). */
+export const unavailable = (message: string) => new AppError(503, message, {}, 'service_unavailable')
+/** No embedding or chat model is loaded, or it failed. */
+export const modelUnavailable = (message: string) => new AppError(503, message, {}, 'model_unavailable')
 
 /** Request ids, kept per request so the error mapper can log them even before routing succeeds. */
 const requestIds = new WeakMap<Request, string>()
@@ -45,42 +51,27 @@ export function errorHandler(log: Logger, maxBodyBytes: number) {
     .onError({ as: 'global' }, ({ code, error: thrown, set, request }) => {
       let error: unknown = thrown
       set.headers['content-type'] = 'application/json'
+      const pathname = new URL(request.url).pathname
+      const answer = (status: number, message: string, errorCode?: ErrorCode) => {
+        set.status = status
+        return errorBody(pathname, status, message, errorCode)
+      }
       // An AppError thrown while parsing (the body limit) arrives wrapped in Elysia's parse error.
       if (code === 'PARSE' && (error as Error).cause instanceof AppError) error = (error as Error).cause as AppError
       if (error instanceof AppError) {
         Object.assign(set.headers, error.headers)
-        set.status = error.status
-        return { error: error.message }
+        return answer(error.status, error.message, error.code)
       }
       // The query builder wraps the driver's error; the crash is the cause.
       const crash = error instanceof DatabaseCrashedError ? error : (error as Error)?.cause instanceof DatabaseCrashedError ? (error as Error).cause : null
-      if (crash) {
-        set.status = 503
-        return { error: 'the database is unavailable: the service must be restarted' }
-      }
-      if (accountGone(error)) {
-        set.status = 401
-        return { error: 'the account was deleted' }
-      }
-      if (error instanceof ValidationError && error.type !== 'response') {
-        set.status = 400
-        return { error: describeValidation(error) }
-      }
-      if (code === 'NOT_FOUND') {
-        set.status = 404
-        return { error: `no route for ${request.method} ${new URL(request.url).pathname}` }
-      }
-      if (code === 'PARSE') {
-        set.status = 400
-        return { error: 'request body is not valid JSON (or does not match its content-type)' }
-      }
-      if (code === 'INVALID_COOKIE_SIGNATURE') {
-        set.status = 401
-        return { error: 'invalid session cookie' }
-      }
-      set.status = 500
-      log.error('unhandled error', { request_id: requestIdOf(request), method: request.method, path: new URL(request.url).pathname, error: String((error as Error)?.stack ?? error), cause: String((error as Error)?.cause ?? '') })
-      return { error: 'internal error' }
+      if (crash) return answer(503, 'the database is unavailable: the service must be restarted')
+      if (accountGone(error)) return answer(401, 'the account was deleted')
+      if (error instanceof ValidationError && error.type !== 'response') return answer(400, describeValidation(error))
+      if (code === 'NOT_FOUND') return answer(404, `no route for ${request.method} ${pathname}`)
+      if (code === 'PARSE') return answer(400, 'request body is not valid JSON (or does not match its content-type)')
+      if (code === 'INVALID_COOKIE_SIGNATURE') return answer(401, 'invalid session cookie')
+      log.error('unhandled error', { request_id: requestIdOf(request), method: request.method, path: pathname, error: String((error as Error)?.stack ?? error), cause: String((error as Error)?.cause ?? '') })
+      return answer(500, 'internal error')
     })
 }
 

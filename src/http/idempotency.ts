@@ -63,7 +63,7 @@ export function idempotency(deps: Deps) {
         }
         if (result.kind === 'mismatch') throw new AppError(422, result.message)
         if (performance.now() - started >= idempotencyTiming.waitMs) {
-          throw new AppError(409, `a request with ${IDEMPOTENCY_HEADER} "${key}" is still in progress; retry once it has finished`, { 'retry-after': '1' })
+          throw new AppError(409, `a request with ${IDEMPOTENCY_HEADER} "${key}" is still in progress; retry once it has finished`, { 'retry-after': '1' }, 'idempotency_in_progress')
         }
         await Bun.sleep(idempotencyTiming.pollMs)
       }

@@ -1,6 +1,7 @@
 // 405 with `Allow` for a path the API has with another method (RFC 9110 §15.5.6), and OPTIONS on a known path
 // answered 204 with `Allow`, from the app's own route table: a wrong method is told what would work, not "no route".
 import type { AnyElysia } from 'elysia'
+import { errorResponse } from './error-codes'
 import { requestIdFor } from './request-id'
 
 interface Pattern {
@@ -49,8 +50,7 @@ function staticsOf(routes: AnyElysia['routes']): Map<string, Set<string>> {
 
 const notAllowed = (request: Request, pathname: string, allowed: string[], headers = new Headers()) => {
   headers.set('allow', allowed.join(', '))
-  headers.set('content-type', 'application/json')
-  return new Response(JSON.stringify({ error: `method ${request.method} is not allowed on ${pathname}; allowed: ${allowed.join(', ')}` }), { status: 405, headers })
+  return errorResponse(request, 405, `method ${request.method} is not allowed on ${pathname}; allowed: ${allowed.join(', ')}`, { headers })
 }
 
 /** The `wrap` for the root app: `routes` is read once, on the first request, when every route is mounted. */

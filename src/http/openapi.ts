@@ -4,6 +4,7 @@
 import { toOpenAPISchema } from '@elysiajs/openapi'
 import type { AnyElysia } from 'elysia'
 import type { Config } from '../config'
+import { notFound } from './errors'
 import { hoistTitled } from './openapi/components'
 import { addExamples } from './openapi/examples'
 import { annotate, HEADERS, PARAMETER_COMPONENTS, STREAM_SCHEMAS } from './openapi/conventions'
@@ -34,7 +35,8 @@ const TAGS = [
 
 const DESCRIPTION = `Documents and memories in workspaces, hybrid search, grounded answers, agents, connectors.
 
-A JSON body's members that its schema does not name are ignored. Errors are \`{ "error": "<message>" }\` (OAuth's endpoints answer OAuth's \`{ error, error_description }\`). Every answer carries
+A JSON body's members that its schema does not name are ignored. Errors are \`{ "error": "<message>", "code": "<code>" }\`, \`code\` one of the \`ErrorCode\` enum; \`/v1\` answers OpenAI's
+\`{ error: { message, type, param, code } }\`, OAuth's endpoints OAuth's \`{ error, error_description }\`, \`/mcp\`'s transport JSON-RPC errors. Every answer carries
 \`x-request-id\`. A path the API has, called with a method it does not route, is **405** with \`Allow\`.
 Authenticated writes take an **Idempotency-Key** (a replay for 24 hours; **422** when reused with another
 request, **409** while the first still runs). Single-object reads carry an **ETag**: \`If-None-Match\` answers
@@ -58,12 +60,9 @@ export function mountOpenApi<A extends AnyElysia>(app: A, config: Config): A {
     .get('/openapi', () => new Response(PAGE, { headers: { 'content-type': 'text/html; charset=utf-8' } }), { detail: { hide: true } })
     .get(
       '/openapi/assets/:file',
-      ({ params, set }) => {
+      ({ params }) => {
         const type = ASSETS[params.file]
-        if (!type) {
-          set.status = 404
-          return { error: `no asset ${params.file}` }
-        }
+        if (!type) throw notFound(`no asset ${params.file}`)
         return new Response(Bun.file(Bun.resolveSync(`swagger-ui-dist/${params.file}`, import.meta.dir)), {
           headers: { 'content-type': type, 'cache-control': 'public, max-age=86400' },
         })

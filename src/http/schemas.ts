@@ -2,13 +2,40 @@
 import { t, type TSchema } from 'elysia'
 import { FormatRegistry, TypeRegistry } from 'elysia/type-system'
 import { CURSOR_PATTERN } from '../lib/cursor'
+import { ERROR_CODE_LIST, type ErrorCode } from './error-codes'
 
-/** The error body every route documents: `{ error }` with a message a person can act on. */
-export const ErrorBody = t.Object({ error: t.String() }, { title: 'Error' })
+type CodeLiteral = ReturnType<typeof t.Literal<ErrorCode>>
+
+/** The closed set of error codes (src/http/error-codes.ts), an enum in the OpenAPI document. */
+export const ErrorCodeSchema = t.Union(ERROR_CODE_LIST.map((code) => t.Literal(code)) as [CodeLiteral, ...CodeLiteral[]], {
+  title: 'ErrorCode',
+  description: 'What went wrong, as a stable code to branch on (the README lists each with what to do)',
+})
+
+/** The error body every route documents: `{ error, code }`, a message a person can act on and a code a program can. */
+export const ErrorBody = t.Object({ error: t.String({ description: 'What is wrong, for a person' }), code: ErrorCodeSchema }, { title: 'Error' })
+
+/** /v1's error body, OpenAI's shape (its SDKs read `error.message` and `error.code`), with our code in `code`. */
+export const OpenAiErrorBody = t.Object(
+  {
+    error: t.Object({
+      message: t.String(),
+      type: t.String({ description: "OpenAI's error type: invalid_request_error, requests (rate limited) or server_error" }),
+      param: t.Null(),
+      code: ErrorCodeSchema,
+    }),
+  },
+  { title: 'OpenAIError' },
+)
 
 /** `errors(400, 404)` → the response map entries for those statuses. */
 export function errors<const S extends number>(...statuses: S[]): Record<S, typeof ErrorBody> {
   return Object.fromEntries(statuses.map((s) => [s, ErrorBody])) as Record<S, typeof ErrorBody>
+}
+
+/** `openAiErrors(400, 404)`: the same for /v1, in OpenAI's error shape. */
+export function openAiErrors<const S extends number>(...statuses: S[]): Record<S, typeof OpenAiErrorBody> {
+  return Object.fromEntries(statuses.map((s) => [s, OpenAiErrorBody])) as Record<S, typeof OpenAiErrorBody>
 }
 
 export const NoContent = t.Void({ description: 'No content' })
@@ -45,7 +72,7 @@ TypeRegistry.Set<TextOptions>('Text', (schema, value) => {
   if (schema.pattern !== undefined && !new RegExp(schema.pattern, 'u').test(value)) return false
   if (schema.format !== undefined) {
     const check = FormatRegistry.Get(schema.format)
-    if (!check || !check(value)) return false
+    if (!check?.(value)) return false
   }
   return true
 })

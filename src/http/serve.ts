@@ -11,6 +11,7 @@
 // before the parser shortened it, so it is refused too.
 import type { Server } from 'bun'
 import { compressResponse } from './compress'
+import { errorResponse } from './error-codes'
 
 const MAX_SEGMENTS = 16
 
@@ -26,7 +27,7 @@ export function serveApp(app: { fetch: (request: Request) => Response | Promise<
   let pattern = ''
   for (let i = 1; i <= MAX_SEGMENTS; i++) {
     pattern += `/:s${i}`
-    routes[pattern] = (request, server) => (isNormal(request) ? fetch(request, server) : notNormal())
+    routes[pattern] = (request, server) => (isNormal(request) ? fetch(request, server) : notNormal(request))
   }
   return Bun.serve({
     ...options,
@@ -34,7 +35,7 @@ export function serveApp(app: { fetch: (request: Request) => Response | Promise<
     routes,
     fetch(request, server) {
       const segments = new URL(request.url).pathname.split('/').length - 1
-      return segments <= 1 || segments > MAX_SEGMENTS ? fetch(request, server) : notNormal()
+      return segments <= 1 || segments > MAX_SEGMENTS ? fetch(request, server) : notNormal(request)
     },
   })
 }
@@ -54,9 +55,10 @@ function decode(segment: string): string {
   }
 }
 
-function notNormal(): Response {
-  return Response.json(
-    { error: 'the request path is not in normal form: "." and ".." segments (also encoded), "\\", "#" and empty segments are not allowed, so an id that is not an id never changes which route runs' },
-    { status: 400 },
+function notNormal(request: Request): Response {
+  return errorResponse(
+    request,
+    400,
+    'the request path is not in normal form: "." and ".." segments (also encoded), "\\", "#" and empty segments are not allowed, so an id that is not an id never changes which route runs',
   )
 }

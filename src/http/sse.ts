@@ -3,6 +3,7 @@
 // the 200 is sent a failure can no longer be a status code: whatever the producer throws ends the stream with
 // the stream's own error event (and a log line with the request id), never a silent end.
 import type { Logger } from '../log'
+import type { ErrorCode } from './error-codes'
 import { AppError, requestIdOf } from './errors'
 
 export type Send<E> = (event: E) => void
@@ -11,19 +12,25 @@ export interface SseOptions<E> {
   headers?: Record<string, string | number>
   /** How an event is written on the wire; `data: <json>` by default. */
   encode?: (event: E) => string
-  /** The last event of a stream that failed after it began, from a message the client may read. */
-  failure: (message: string) => E
+  /** The last event of a stream that failed after it began, from a message the client may read and its code. */
+  failure: (message: string, code: ErrorCode) => E
 }
 
-/** A failure whose message is for the client; its cause (which may hold internals) goes to the log only. */
+/** A failure whose message is for the client; its cause (which may hold internals) goes to the log only. Its
+ * code is the cause's own (`internal` for one of ours that is not an AppError) unless the thrower names one. */
 export class StreamError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
+  readonly code: ErrorCode
+  constructor(message: string, options?: { cause?: unknown; code?: ErrorCode }) {
     super(message, options)
+    this.code = options?.code ?? publicCode(options?.cause)
   }
 }
 
 /** What a client may read of a failure: our own messages, or "internal error" (details are in the log). */
 export const publicReason = (error: unknown) => (error instanceof StreamError || error instanceof AppError ? error.message : 'internal error')
+
+/** The code of a failure, beside its public reason. */
+export const publicCode = (error: unknown): ErrorCode => (error instanceof StreamError || error instanceof AppError ? error.code : 'internal')
 
 /** Runs one step of a stream; if it fails, the client reads "<what>: <reason>". */
 export async function streamStep<T>(what: string, run: () => Promise<T>): Promise<T> {
@@ -51,7 +58,7 @@ export function sseResponse<E>(request: Request, log: Logger, produce: (send: Se
         // A client that left needs no error event, and its abort is no failure of ours.
         if (!abort.signal.aborted) {
           log.error('stream failed', { request_id: requestIdOf(request), path: new URL(request.url).pathname, error: describe(error) })
-          send(options.failure(publicReason(error)))
+          send(options.failure(publicReason(error), publicCode(error)))
         }
       } finally {
         request.signal.removeEventListener('abort', onClientGone)

@@ -5,6 +5,7 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import { Elysia, t } from 'elysia'
 import type { Deps } from '../deps'
 import { actAs, type Principal } from '../http/auth'
+import { AppError } from '../http/errors'
 import { ErrorBody, errors, Text } from '../http/schemas'
 import { authenticateMcp } from './mcp.auth'
 import { createMcpServer, type ApiCaller } from './mcp.server'
@@ -49,10 +50,8 @@ const STATELESS = 'this MCP endpoint is stateless: POST each JSON-RPC message to
 const callers = new WeakMap<Request, Principal>()
 
 export function mcpRoutes(deps: Deps, handle: (request: Request) => Promise<Response>) {
-  const notAllowed = ({ set }: { set: { status?: number | string; headers: Record<string, string | number> } }) => {
-    set.status = 405
-    set.headers.allow = 'POST'
-    return { error: STATELESS }
+  const notAllowed = () => {
+    throw new AppError(405, STATELESS, { allow: 'POST' })
   }
   return new Elysia()
     .post(

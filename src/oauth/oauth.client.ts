@@ -82,7 +82,8 @@ export async function refreshTokens(deps: Deps, provider: OAuthProvider, refresh
     if (PROVIDER_TRAITS[provider].clientAuth === 'post') return await postTokenRequest(app, { grant_type: 'refresh_token', refresh_token: refreshToken })
     return await clientOf(app, `${deps.config.baseUrl}/api/connectors/oauth/callback`).refreshAccessToken(app.tokenUrl, refreshToken, [])
   } catch (error) {
-    if (error instanceof OAuth2RequestError) throw new AppError(401, `${provider} refused to refresh the token (${error.code}): reconnect`)
+    // The provider's refusal (502), not the caller's credentials (a 401 would tell a client its own key is bad).
+    if (error instanceof OAuth2RequestError) throw new AppError(502, `${provider} refused to refresh the token (${error.code}): reconnect`)
     throw new AppError(502, `${provider} token endpoint failed: ${(error as Error).message}`)
   }
 }

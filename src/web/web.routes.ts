@@ -2,6 +2,7 @@
 // apply as they are). Every /app path answers the same shell (the client routes with the History API);
 // /app/assets/<name>-<hash>.<ext> are the bundle's files, cached for a year since their names change with them.
 import { Elysia, t } from 'elysia'
+import { AppError } from '../http/errors'
 import { dashboardBundle, type Asset } from './web.bundle'
 
 /** No inline script or style, nothing from another origin, never framed (clickjacking), no <base> rewrite. */
@@ -48,12 +49,10 @@ export function webRoutes() {
   return new Elysia({ name: 'web' })
     .get(
       '/app/assets/:file',
-      async ({ params, request, set }) => {
+      async ({ params, request }) => {
         const file = (await dashboardBundle()).assets.get(params.file)
         if (file) return asset(request, file)
-        Object.assign(set.headers, SECURITY_HEADERS)
-        set.status = 404
-        return { error: `no dashboard asset ${params.file}: the dashboard was rebuilt since this page loaded, reload it` }
+        throw new AppError(404, `no dashboard asset ${params.file}: the dashboard was rebuilt since this page loaded, reload it`, SECURITY_HEADERS)
       },
       { params: t.Object({ file: t.String() }), ...hide },
     )

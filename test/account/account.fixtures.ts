@@ -47,7 +47,7 @@ export async function patchSettings(t: TestApp, u: TestUser, body: Record<string
   return res.body as { default_workspace_id: string | null; search_mode: string; answer_style: string }
 }
 
-export type AskEvent = { type: 'delta'; text: string } | { type: 'sources'; sources: unknown[] } | { type: 'saved'; conversation: { id: string } } | { type: 'error'; message: string }
+export type AskEvent = { type: 'delta'; text: string } | { type: 'sources'; sources: unknown[] } | { type: 'saved'; conversation: { id: string } } | { type: 'error'; message: string; code: string }
 
 /** POST /api/ask through app.handle; the whole stream read back as its `data:` events. */
 export async function ask(t: TestApp, u: TestUser, body: Record<string, unknown>): Promise<{ events: AskEvent[]; answer: string; conversationId: string }> {

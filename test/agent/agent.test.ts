@@ -192,7 +192,7 @@ describe('with a scripted model', () => {
       },
     })
     const all = await withModel(s.t, failing, () => chatAll(u, { message: 'What do I know about backups?' }))
-    expect(all.at(-1)).toEqual({ type: 'error', message: expect.stringContaining('provider unavailable') })
+    expect(all.at(-1)).toEqual({ type: 'error', message: expect.stringContaining('provider unavailable'), code: 'provider_error' })
     expect(all.some((e) => e.type === 'sources' || e.type === 'saved')).toBe(false)
     expect(await conversationsOf(u)).toEqual([])
   })
@@ -204,7 +204,7 @@ describe('with a scripted model', () => {
     const scripted = scriptedModel(toolStep('search', { query: 'backups' }), broken)
     const all = await withModel(s.t, scripted.model, () => chatAll(u, { message: 'What do I know about backups?' }))
     expect(shape(all)).toEqual(['tool', 'tool', 'error'])
-    expect(all.at(-1)).toEqual({ type: 'error', message: expect.stringContaining('rate limited upstream') })
+    expect(all.at(-1)).toEqual({ type: 'error', message: expect.stringContaining('rate limited upstream'), code: 'provider_error' })
     expect(await conversationsOf(u)).toEqual([])
   })
 })
@@ -250,7 +250,7 @@ describe("defects found and fixed", () => {
     })
     const all = await withModel(s.t, dropped, () => chatAll(u, { message: 'What do I know about backups?' }))
     expect(await conversationsOf(u)).toEqual([])
-    expect(all.at(-1)).toEqual({ type: 'error', message: expect.stringContaining('socket hang up') })
+    expect(all.at(-1)).toEqual({ type: 'error', message: expect.stringContaining('socket hang up'), code: 'provider_error' })
   })
 })
 

@@ -252,7 +252,7 @@ describe('/v1/chat/completions on the provider', () => {
     })
   }
 
-  test('not streaming, the provider cutting its answer short: an error status with { error }, never a 200 with half an answer', async () => {
+  test('not streaming, the provider cutting its answer short: a 502 provider_error in the OpenAI error shape, never a 200 with half an answer', async () => {
     const { user } = await userWithBackups()
     for (const how of ['reset', 'eof'] as const) {
       // The service may retry once; both attempts break.
@@ -266,7 +266,7 @@ describe('/v1/chat/completions on the provider', () => {
       }
       expect(failure).toBeInstanceOf(OpenAI.APIError)
       expect((failure as InstanceType<typeof OpenAI.APIError>).status).toBeGreaterThanOrEqual(500)
-      expect(typeof (failure as InstanceType<typeof OpenAI.APIError>).error).toBe('string')
+      expect((failure as InstanceType<typeof OpenAI.APIError>).error).toEqual({ message: expect.stringContaining('the chat model failed'), type: 'server_error', param: null, code: 'provider_error' })
       fake.reset()
     }
   })

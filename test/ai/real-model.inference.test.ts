@@ -63,7 +63,8 @@ describe.skipIf(!!missing)('the real model in its own process', () => {
     process.kill(inference.pid()!, 'SIGKILL')
     const res = await request
     expect(res.status).toBe(503)
-    expect(res.body.error).toMatch(/^the embedding model failed: the embedding process ended \(signal SIGKILL\) twice while embedding these texts/)
+    expect(res.body.error.code).toBe('model_unavailable')
+    expect(res.body.error.message).toMatch(/^the embedding model failed: the embedding process ended \(signal SIGKILL\) twice while embedding these texts/)
     // Meanwhile and after, the API answers; the restarted process embeds the next request.
     expect((await t.json('GET', '/')).status).toBe(200)
     const next = await t.json('POST', '/v1/embeddings', { key: u.key, body: { model: 'service-embed', input: 'mitochondria' } })

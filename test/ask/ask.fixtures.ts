@@ -9,7 +9,7 @@ export type StreamEvent =
   | { type: 'delta'; text: string }
   | { type: 'sources'; sources: SourceDto[] }
   | { type: 'saved'; conversation: { id: string; name: string; workspace_id: string | null } }
-  | { type: 'error'; message: string }
+  | { type: 'error'; message: string; code: string }
   | { type: 'tool'; tool: { name: string; status: 'call' | 'result' | 'error'; detail: Record<string, any> } }
 
 export interface SourceDto {

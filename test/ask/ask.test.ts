@@ -235,7 +235,7 @@ describe('a model that fails', () => {
     await addDocuments(s.t, u, [BACKUPS])
     const all = await withModel(s.t, breaksMidStream().model, () => askAll(u, { question: 'How long are billing backups kept?' }))
 
-    expect(all.at(-1)).toEqual({ type: 'error', message: expect.stringContaining('upstream connection reset') })
+    expect(all.at(-1)).toEqual({ type: 'error', message: expect.stringContaining('upstream connection reset'), code: 'provider_error' })
     expect(all.some((e) => e.type === 'sources' || e.type === 'saved')).toBe(false)
     expect((await s.t.json('GET', '/api/conversations', { key: u.key })).body.data).toEqual([])
     expect((await s.t.json('GET', '/api/sources', { key: u.key })).body.data).toEqual([])
@@ -249,7 +249,7 @@ describe('a model that fails', () => {
       throw new Error('provider is down')
     }
     const all = await withModel(s.t, refusing.model, () => askAll(u, { question: 'How long are billing backups kept?' }))
-    expect(all).toEqual([{ type: 'error', message: expect.stringContaining('provider is down') }])
+    expect(all).toEqual([{ type: 'error', message: expect.stringContaining('provider is down'), code: 'provider_error' }])
     expect((await s.t.json('GET', '/api/conversations', { key: u.key })).body.data).toEqual([])
   })
 
@@ -263,7 +263,7 @@ describe('a model that fails', () => {
     await addDocuments(s.t, u, [BACKUPS])
     const all = await withModel(s.t, droppedConnection().model, () => askAll(u, { question: 'How long are billing backups kept?' }))
     expect((await s.t.json('GET', '/api/conversations', { key: u.key })).body.data).toEqual([])
-    expect(all.at(-1)).toEqual({ type: 'error', message: expect.stringContaining('socket hang up') })
+    expect(all.at(-1)).toEqual({ type: 'error', message: expect.stringContaining('socket hang up'), code: 'provider_error' })
   })
 
   test('a failure in a follow-up leaves the earlier exchange as it was', async () => {
@@ -278,11 +278,12 @@ describe('a model that fails', () => {
 
 describe('refused before any stream', () => {
   /** A plain JSON error, not an event stream. */
+  const CODES: Record<number, string> = { 400: 'invalid_request', 401: 'unauthenticated', 404: 'not_found', 429: 'rate_limited' }
   async function expectRefusal(res: Response, status: number) {
     expect(res.status).toBe(status)
     expect(res.headers.get('content-type')).toStartWith('application/json')
-    const body = (await res.json()) as { error: string }
-    expect(body).toEqual({ error: expect.any(String) })
+    const body = (await res.json()) as { error: string; code: string }
+    expect(body).toEqual({ error: expect.any(String), code: CODES[status]! })
     return body.error
   }
 

@@ -47,7 +47,7 @@ describe.each(routes)('$path', ({ path, body }) => {
     expect(shape(all).slice(-3)).toEqual(['delta', 'sources', 'error'])
     expect(answerOf(all)).toContain('35 days')
     // What the client reads names the step; the database's own words stay in the log.
-    expect(all.at(-1)).toEqual({ type: 'error', message: 'the answer could not be saved: internal error' })
+    expect(all.at(-1)).toEqual({ type: 'error', message: 'the answer could not be saved: internal error', code: 'internal' })
     expect(await conversationsOf(u)).toEqual([])
 
     expect(requestId).toBeTruthy()
@@ -74,7 +74,7 @@ describe.each(routes)('$path', ({ path, body }) => {
       for await (const event of stream) rest.push(event)
       return rest
     })
-    expect(all.at(-1)).toEqual({ type: 'error', message: `the answer could not be saved: conversation ${id} was deleted` })
+    expect(all.at(-1)).toEqual({ type: 'error', message: `the answer could not be saved: conversation ${id} was deleted`, code: 'not_found' })
     expect(all.some((e) => e.type === 'saved')).toBe(false)
     expect((await s.t.json('GET', `/api/conversations/${id}`, { key: u.key })).status).toBe(404)
     expect(await conversationsOf(u)).toEqual([])
@@ -95,7 +95,7 @@ describe.each(routes)('$path', ({ path, body }) => {
         return { requestId: res.headers.get('x-request-id'), all: await readAll(res) }
       }),
     )
-    expect(result.all.at(-1)).toEqual({ type: 'error', message: expect.stringContaining('upstream connection reset') })
+    expect(result.all.at(-1)).toEqual({ type: 'error', message: expect.stringContaining('upstream connection reset'), code: 'provider_error' })
     expect(lines.filter((l) => l.message === 'stream failed').map((l) => l.request_id)).toEqual([result.requestId])
   })
 })
@@ -108,7 +108,7 @@ test('POST /api/ask: the source lookup fails after the stream began: an error ev
     await addDocuments(broken.t, u, [BACKUPS])
     await broken.t.deps.db.execute(sql`alter table chunks rename to chunks_gone`)
     const all = await readAll(await broken.post('/api/ask', { question: QUESTION }, u.key))
-    expect(all).toEqual([{ type: 'error', message: 'the sources could not be found: internal error' }])
+    expect(all).toEqual([{ type: 'error', message: 'the sources could not be found: internal error', code: 'internal' }])
   } finally {
     await broken.stop()
   }

@@ -15,12 +15,12 @@ afterAll(() => t.close())
 const PASSWORD = 'correct horse battery'
 const email = () => `err-${crypto.randomUUID().slice(0, 8)}@example.com`
 
-/** The response is `status` with exactly `{ error: <non-empty string> }`, and it starts no session. */
+/** The response is `status` with exactly `{ error: <non-empty string>, code }`, and it starts no session. */
 async function expectError(res: Response, status: number): Promise<string> {
   expect(res.status).toBe(status)
   expect(res.headers.get('set-cookie')).toBeNull()
   const body = (await res.json()) as Record<string, unknown>
-  expect(Object.keys(body)).toEqual(['error'])
+  expect(Object.keys(body)).toEqual(['error', 'code'])
   expect(body.error).toBeString()
   expect((body.error as string).length).toBeGreaterThan(0)
   return body.error as string

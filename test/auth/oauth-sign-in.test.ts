@@ -354,7 +354,7 @@ describe('providers that cannot be used', () => {
       for (const provider of PROVIDERS) {
         const res = await bare.json('GET', `/api/auth/oauth/${provider}`)
         expect(res.status).toBe(503)
-        expect(res.body).toEqual({ error: `${provider} is not configured` })
+        expect(res.body).toEqual({ error: `${provider} is not configured`, code: 'service_unavailable' })
         expect(res.headers.getSetCookie()).toEqual([])
       }
     } finally {

@@ -57,7 +57,7 @@ describe('the guard of the embedded database', () => {
     const res = await Promise.race([t.json('GET', '/api/documents', { key: u.key }), Bun.sleep(5_000).then(() => null)])
     expect(res).not.toBeNull()
     expect(res!.status).toBe(503)
-    expect(res!.body.error).toMatch(/database/)
+    expect(res!.body).toEqual({ error: expect.stringMatching(/database/), code: 'service_unavailable' })
     await t.close()
   })
 })

@@ -33,6 +33,7 @@ describe('a batch', () => {
     const [first, titled, third, big, foreign, junk, meta] = res.body.results
     expect(first.document).toMatchObject({ title: 'First', tags: ['a'], kind: 'document', source: 'api', deduplicated: false })
     expect(third.document).toMatchObject({ kind: 'webpage', url: 'https://example.com/third' })
+    expect([titled, big, foreign, junk, meta].map((r) => r.code)).toEqual(['invalid_request', 'payload_too_large', 'not_found', 'invalid_request', 'invalid_request'])
     expect(titled.error).toStartWith('documents[1].title:')
     expect(big.error).toContain('1 MiB')
     expect(foreign.error).toBe(`workspace ${theirs} not found`)

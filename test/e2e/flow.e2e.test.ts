@@ -27,9 +27,9 @@ describe('user flow through the generated client', () => {
 
     // Cookie-authenticated writes need an allowed Origin (CSRF): none, or a foreign one, is 403 { error }.
     const noOrigin = await api.POST('/api/keys', { body: { label: 'e2e' }, headers: { cookie } })
-    expect(outcome(noOrigin)).toEqual({ status: 403, body: { error: expect.any(String) } })
+    expect(outcome(noOrigin)).toEqual({ status: 403, body: { error: expect.any(String), code: 'forbidden' } })
     const foreign = await api.POST('/api/keys', { body: { label: 'e2e' }, headers: { cookie, origin: 'http://evil.example' } })
-    expect(outcome(foreign)).toEqual({ status: 403, body: { error: expect.any(String) } })
+    expect(outcome(foreign)).toEqual({ status: 403, body: { error: expect.any(String), code: 'forbidden' } })
 
     const created = await api.POST('/api/keys', { body: { label: 'e2e' }, headers: { cookie, origin: server.url } })
     expect(outcome(created)).toMatchObject({ status: 201, body: { label: 'e2e' } })
@@ -81,7 +81,7 @@ describe('user flow through the generated client', () => {
     const forgotten = await client.POST('/api/documents/{id}/forget', { params: { path: { id } } })
     expect(forgotten.response.ok).toBe(true)
     const gone = await client.GET('/api/documents/{id}', { params: { path: { id } } })
-    expect(outcome(gone)).toEqual({ status: 404, body: { error: expect.any(String) } })
+    expect(outcome(gone)).toEqual({ status: 404, body: { error: expect.any(String), code: 'not_found' } })
     expect(await listIds()).toEqual([])
     expect(await listIds('archived')).toEqual([])
     expect(undeclaredStatuses(doc, seen)).toEqual([])

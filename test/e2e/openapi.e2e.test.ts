@@ -106,9 +106,11 @@ describe('OpenAPI document', () => {
       if (params.some((p) => p.in === 'path' && p.schema?.format !== 'uuid')) continue
       const concrete = path.replace(/\{[^}]+\}/g, () => crypto.randomUUID())
       const res = await fetch(server.url + concrete)
-      const body = (await res.json().catch(() => null)) as { error?: unknown } | null
+      const body = (await res.json().catch(() => null)) as { error?: unknown; code?: unknown } | null
       probed.push(key)
-      if (res.status !== 401 || typeof body?.error !== 'string') problems.push(`${key}: ${res.status} ${JSON.stringify(body)}`)
+      // /v1 answers OpenAI's { error: { message, code } }, the rest { error, code }.
+      const code = typeof body?.error === 'string' ? body.code : (body?.error as { code?: unknown } | undefined)?.code
+      if (res.status !== 401 || code !== 'unauthenticated') problems.push(`${key}: ${res.status} ${JSON.stringify(body)}`)
     }
     expect(probed.length).toBeGreaterThan(0)
     expect(problems).toEqual([])

@@ -116,7 +116,7 @@ describe('misuse', () => {
     expect(ask.body.error).toContain('streamed')
     const chat = await post(user, '/v1/chat/completions', { model: 'service-rag', stream: true, messages: [{ role: 'user', content: 'hi' }] }, 'k-v1')
     expect(chat.status).toBe(400)
-    expect(chat.body.error).toContain('streamed')
+    expect(chat.body.error.message).toContain('streamed')
   })
 
   test('a route without authentication (sign-up) refuses a key with 400 rather than ignoring it', async () => {
@@ -184,7 +184,7 @@ describe('duplicates in flight', () => {
     expect(await documentCount(user)).toBe(1)
   })
 
-  test('a duplicate of a request still running past the wait gets 409 with Retry-After', async () => {
+  test('a duplicate of a request still running past the wait gets 409 idempotency_in_progress with Retry-After', async () => {
     const user = await t.signUp()
     const now = t.clock.now()
     // The first request, as another process that is still working on it leaves it.
@@ -193,7 +193,7 @@ describe('duplicates in flight', () => {
     Object.assign(idempotencyTiming, { waitMs: 50, pollMs: 10 })
     const res = await post(user, '/api/workspaces', { name: 'Busy' }, 'busy')
     expect(res.status).toBe(409)
-    expect(res.body.error).toContain('still in progress')
+    expect(res.body).toEqual({ error: expect.stringContaining('still in progress'), code: 'idempotency_in_progress' })
     expect(res.headers.get('retry-after')).toBe('1')
   })
 

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { drainJobs } from '../../src/jobs/worker'
 import { createTestApp, type TestApp, type TestUser } from '../harness'
-import { expectNamedError, scoresOf, stringFieldCases, withIds, type Ids } from './fuzz/cases'
+import { errorMessageOf, expectNamedError, scoresOf, stringFieldCases, withIds, type Ids } from './fuzz/cases'
 import { startEntry } from './fuzz/entry'
 import { deepArray, deepObject } from './fuzz/values'
 
@@ -73,7 +73,7 @@ describe('object-typed fields and bodies take objects only', () => {
           const parsed = (() => { try { return JSON.parse(text) } catch { return null } })()
           // The avatar route reads multipart (the document says JSON); MCP answers in JSON-RPC's own envelope.
           const ok = path === '/api/avatar' ? [400, 415].includes(res.status) : res.status === 400
-          const shaped = path === '/mcp' ? parsed?.jsonrpc === '2.0' || typeof parsed?.error === 'string' : typeof parsed?.error === 'string' && parsed.error.length > 0
+          const shaped = path === '/mcp' ? parsed?.jsonrpc === '2.0' || typeof parsed?.error === 'string' : Boolean(errorMessageOf(parsed))
           if (!ok || !shaped) wrong.push(`${method.toUpperCase()} ${path} ${body} → ${res.status} ${text.slice(0, 100)}`)
         }
       }

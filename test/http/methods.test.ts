@@ -35,7 +35,7 @@ describe('405 Method Not Allowed', () => {
         }
         refused++
         // (/mcp answers its own 405 with its own words.)
-        expect(typeof JSON.parse(body).error, `${method} ${path}`).toBe('string')
+        expect(JSON.parse(body), `${method} ${path}`).toEqual(path.startsWith('/v1/') ? { error: expect.objectContaining({ code: 'method_not_allowed' }) } : { error: expect.any(String), code: 'method_not_allowed' })
         const allow = res.headers.get('allow')!.split(', ')
         expect(allow).not.toContain(method)
         // What Allow offers is routed (never a 405 itself) — except on /mcp, whose GET and DELETE routes exist

@@ -249,7 +249,7 @@ describe('/mcp auth', () => {
       const res = await post(headers)
       expect({ headers, status: res.status }).toEqual({ headers, status: 401 })
       expect(res.headers.get('content-type')).toContain('application/json')
-      expect(await res.json()).toEqual({ error: expect.any(String) })
+      expect(await res.json()).toEqual({ error: expect.any(String), code: 'unauthenticated' })
     }
     await expect(httpClient(s.url, 'svc_invalid')).rejects.toThrow()
   })
@@ -271,7 +271,7 @@ describe('/mcp auth', () => {
       body: JSON.stringify(huge),
     })
     expect(res.status).toBe(413)
-    expect(await res.json()).toEqual({ error: expect.any(String) })
+    expect(await res.json()).toEqual({ error: expect.any(String), code: 'payload_too_large' })
   })
 
   test('GET and DELETE answer 405: the endpoint is stateless', async () => {
@@ -279,7 +279,7 @@ describe('/mcp auth', () => {
       const res = await fetch(`${s.url}/mcp`, { method, headers: { authorization: `Bearer ${user.key}`, accept: 'text/event-stream' } })
       expect(res.status).toBe(405)
       expect(res.headers.get('allow')).toBe('POST')
-      expect(await res.json()).toEqual({ error: expect.any(String) })
+      expect(await res.json()).toEqual({ error: expect.any(String), code: 'method_not_allowed' })
     }
   })
 })

@@ -129,7 +129,10 @@ describe('the SDK client connects by URL alone', () => {
     for (const path of ['/api/documents', '/api/keys', '/v1/models']) {
       const res = await fetch(s.url + path, { headers: bearer })
       expect({ path, status: res.status }).toEqual({ path, status: 403 })
-      expect((await res.json()).error).toContain('/mcp only')
+      const body = await res.json()
+      // /v1 in OpenAI's shape, the rest { error, code }.
+      const { message, code } = path.startsWith('/v1/') ? body.error : { message: body.error, code: body.code }
+      expect({ message, code }).toEqual({ message: expect.stringContaining('/mcp only'), code: 'forbidden' })
     }
     const byKey = await httpClient(s.url, u.key)
     expect((await byKey.listTools()).tools).toHaveLength(8)

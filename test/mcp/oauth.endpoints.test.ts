@@ -37,7 +37,7 @@ describe('discovery', () => {
     const none = await postMcp({})
     expect(none.status).toBe(401)
     expect(none.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${s.url}/.well-known/oauth-protected-resource/mcp"`)
-    expect(await none.json()).toEqual({ error: expect.any(String) })
+    expect(await none.json()).toEqual({ error: expect.any(String), code: 'unauthenticated' })
     for (const bad of ['mcpat_nope', 'svc_nope']) {
       const res = await postMcp({ authorization: `Bearer ${bad}` })
       expect(res.status).toBe(401)

@@ -26,7 +26,7 @@ test.each(LISTS)('%s with another user\'s or a missing workspace_id is 404 { err
   for (const workspace of [theirs, crypto.randomUUID()]) {
     const res = await t.json('GET', `${path}${sep}workspace_id=${workspace}`, { key: me.key })
     expect(res.status, workspace).toBe(404)
-    expect(res.body).toEqual({ error: `workspace ${workspace} not found` })
+    expect(res.body).toEqual({ error: `workspace ${workspace} not found`, code: 'not_found' })
   }
 })
 

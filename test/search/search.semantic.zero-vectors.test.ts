@@ -134,9 +134,9 @@ describe('POST /v1/embeddings', () => {
   test('an input with nothing to embed is a 400 naming it, never a zero vector', async () => {
     const u = await t.signUp()
     const one = await t.json('POST', '/v1/embeddings', { key: u.key, body: { model: 'service-embed', input: '!!! ??? ...' } })
-    expect(one).toMatchObject({ status: 400, body: { error: expect.stringContaining('input has nothing to embed') } })
+    expect(one).toMatchObject({ status: 400, body: { error: { message: expect.stringContaining('input has nothing to embed'), code: 'invalid_request' } } })
     const many = await t.json('POST', '/v1/embeddings', { key: u.key, body: { model: 'service-embed', input: ['a lighthouse', '?!'] } })
-    expect(many).toMatchObject({ status: 400, body: { error: expect.stringContaining('input[1]') } })
+    expect(many).toMatchObject({ status: 400, body: { error: { message: expect.stringContaining('input[1]'), code: 'invalid_request' } } })
     const fine = await t.json('POST', '/v1/embeddings', { key: u.key, body: { model: 'service-embed', input: ['a lighthouse'] } })
     expect(fine.status).toBe(200)
     expect(fine.body.data[0].embedding).toEqual(hashEmbed('a lighthouse', 512))

@@ -116,7 +116,7 @@ describe('tools through service-rag on a configured chat model', () => {
 })
 
 describe('errors', () => {
-  test('an unknown model: an APICallError with status 404; the AI SDK shows the status text as its message and keeps { error } in responseBody', async () => {
+  test("an unknown model: an APICallError with status 404 whose message is ours: the AI SDK reads OpenAI's { error: { message } }", async () => {
     const { user } = await userWithBackups(s)
     const openai = createOpenAI({ baseURL: s.baseURL, apiKey: user.key })
     for (const model of [openai('gpt-4o'), openai.chat('gpt-4o')]) {
@@ -124,9 +124,9 @@ describe('errors', () => {
       expect(APICallError.isInstance(error)).toBe(true)
       const e = error as APICallError
       expect(e.statusCode).toBe(404)
-      // Its parser reads only OpenAI's { error: { message } }; the spec's { error: "<message>" } falls back to the status text.
-      expect(e.message).toBe('Not Found')
-      expect(JSON.parse(e.responseBody!).error).toContain('model gpt-4o does not exist')
+      // Its parser reads OpenAI's { error: { message } } (a plain { error: "<message>" } fell back to the status text).
+      expect(e.message).toBe('model gpt-4o does not exist; use service-rag')
+      expect(JSON.parse(e.responseBody!).error.code).toBe('not_found')
     }
   })
 })

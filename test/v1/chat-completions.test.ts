@@ -191,16 +191,16 @@ describe('embeddings and models through the same client', () => {
 })
 
 describe('errors the client understands', () => {
-  test('an unknown model: NotFoundError (404) whose body is { error: "<message naming it>" }', async () => {
+  test("an unknown model: NotFoundError (404) whose body is OpenAI's { error: { message naming it, type, param, code } }", async () => {
     const { client } = await userWithBackups()
     const error = await rejection(client.chat.completions.create({ model: 'gpt-4o', messages: ask() }))
     expect(error).toBeInstanceOf(OpenAI.NotFoundError)
     const e = error as InstanceType<typeof OpenAI.NotFoundError>
     expect(e.status).toBe(404)
-    // The client exposes the body's `error` field: here it is the message itself, a string.
-    expect(typeof e.error).toBe('string')
-    expect(e.error as unknown as string).toContain('gpt-4o')
-    expect(e.message).toContain('gpt-4o')
+    // The client exposes the body's `error` object, and its `code` as the error's own.
+    expect(e.error).toEqual({ message: expect.stringContaining('gpt-4o'), type: 'invalid_request_error', param: null, code: 'not_found' })
+    expect(e.code).toBe('not_found')
+    expect(e.message).toBe('404 model gpt-4o does not exist; use service-rag')
   })
 
   test('a key that does not exist: AuthenticationError (401)', async () => {
@@ -208,7 +208,7 @@ describe('errors the client understands', () => {
     const error = await rejection(client.chat.completions.create({ model: 'service-rag', messages: ask() }))
     expect(error).toBeInstanceOf(OpenAI.AuthenticationError)
     expect((error as InstanceType<typeof OpenAI.AuthenticationError>).status).toBe(401)
-    expect(typeof (error as InstanceType<typeof OpenAI.AuthenticationError>).error).toBe('string')
+    expect((error as InstanceType<typeof OpenAI.AuthenticationError>).code).toBe('unauthenticated')
     expect(await rejection(client.models.list())).toBeInstanceOf(OpenAI.AuthenticationError)
   })
 

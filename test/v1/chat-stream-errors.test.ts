@@ -46,7 +46,7 @@ test('a model that breaks mid-stream: the client reads the words so far, then th
   expect(error).toBeInstanceOf(OpenAI.APIError)
   const e = error as InstanceType<typeof OpenAI.APIError>
   expect(e.message).toBe('the completion could not be finished: upstream connection reset')
-  expect(e.error).toEqual({ message: 'the completion could not be finished: upstream connection reset', type: 'server_error', param: null, code: null })
+  expect(e.error).toEqual({ message: 'the completion could not be finished: upstream connection reset', type: 'server_error', param: null, code: 'provider_error' })
   expect(e.requestID).toBeTruthy()
   expect(lines.filter((l) => l.message === 'stream failed').map((l) => [l.level, l.request_id, l.path])).toEqual([['error', e.requestID, '/v1/chat/completions']])
 })
@@ -60,7 +60,7 @@ test('on the wire: the last event is the error object, and no data: [DONE] follo
     return res.text()
   })
   const events = text.split('\n\n').filter(Boolean)
-  expect(events.at(-1)).toBe(`data: ${JSON.stringify({ error: { message: 'the completion could not be finished: upstream connection reset', type: 'server_error', param: null, code: null } })}`)
+  expect(events.at(-1)).toBe(`data: ${JSON.stringify({ error: { message: 'the completion could not be finished: upstream connection reset', type: 'server_error', param: null, code: 'provider_error' } })}`)
   expect(text).not.toContain('[DONE]')
 })
 

@@ -71,7 +71,7 @@ describe('accounts and keys', () => {
     expect(revoked.status).toBe(204)
     const after = await w.json('GET', '/api/keys', { key })
     expectStatus(after, 401)
-    expect(after.body).toEqual({ error: expect.any(String) })
+    expect(after.body).toEqual({ error: expect.any(String), code: 'unauthenticated' })
     expect((await w.json('GET', '/api/auth/session', { cookie })).status).toBe(200)
   })
 
@@ -229,7 +229,7 @@ describe('documents', () => {
     expect((await w.request('POST', `/api/documents/${doc.id}/forget`, { key: u.key })).status).toBe(204)
     const gone = await w.json('GET', `/api/documents/${doc.id}`, { key: u.key })
     expectStatus(gone, 404)
-    expect(gone.body).toEqual({ error: expect.any(String) })
+    expect(gone.body).toEqual({ error: expect.any(String), code: 'not_found' })
     expect((await sql`select count(*)::int as n from documents where id = ${doc.id}`)[0]).toEqual({ n: 0 })
   })
 

@@ -7,7 +7,8 @@ import { AnswerEvent, ChatCompletionChunk, ResponseStreamEvent } from './streams
 
 type Json = Record<string, any>
 
-const ERROR = { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } }
+/** The error body of an operation: `{ error, code }`, or OpenAI's shape on /v1 (src/http/error-codes.ts). */
+const errorContent = (path: string) => ({ 'application/json': { schema: { $ref: `#/components/schemas/${path.startsWith('/v1/') ? 'OpenAIError' : 'Error'}` } } })
 const header = (name: string) => ({ $ref: `#/components/headers/${name}` })
 const parameter = (name: string) => ({ $ref: `#/components/parameters/${name}` })
 
@@ -51,14 +52,14 @@ const STATUS: Record<string, string> = {
   402: 'A limit of your plan is reached: `error` says which, and the plan that lifts it',
   403: 'Not allowed with these credentials (or from this origin)',
   404: "Not found (another user's object is not found either)",
-  409: 'Conflicts with the current state',
+  409: 'Conflicts with the current state (`code` conflict), or an Idempotency-Key still in progress (`code` idempotency_in_progress)',
   412: 'If-Match does not match the current ETag: nothing changed',
   413: 'The body is too large',
   415: 'Unsupported media type',
   422: 'This Idempotency-Key was used with another request',
   429: 'Rate limited: retry after Retry-After seconds',
   502: 'An upstream service (model provider, Stripe, a connector) failed',
-  503: 'Not available on this server (not configured, or no model loaded)',
+  503: 'Not available on this server: no model loaded (`code` model_unavailable), or not configured (`code` service_unavailable)',
 }
 
 /** Single-object reads and writes that carry an ETag (README "HTTP conventions"). */
@@ -103,6 +104,7 @@ export function annotate(key: string, path: string, method: string, op: Json): v
     op.responses['200'].content = { 'image/png': binary, 'image/jpeg': binary, 'image/webp': binary, 'image/gif': binary }
   }
   const responses: Json = (op.responses ??= {})
+  const ERROR = errorContent(path)
   const params: Json[] = (op.parameters ??= [])
 
   // Idempotency-Key: every authenticated write; the event streams refuse it.

@@ -30,7 +30,7 @@ export const EXAMPLES: Record<string, { request?: unknown; responses?: Record<st
     request: { email: 'ada@example.com', password: 'correct horse battery', name: 'Ada' },
     responses: {
       201: { user: { id: ID, email: 'ada@example.com', name: 'Ada', plan: 'free', avatar_url: null, created_at: AT } },
-      409: { error: 'an account with this email already exists' },
+      409: { error: 'an account with this email already exists', code: 'conflict' },
     },
   },
   'POST /api/keys': {
@@ -53,7 +53,7 @@ export const EXAMPLES: Record<string, { request?: unknown; responses?: Record<st
     request: { title: 'Harbour notes', body: 'At spring tide boats moor on the east pier.', tags: ['harbour'], kind: 'note' },
     responses: {
       201: { ...summary, body: 'At spring tide boats moor on the east pier.', metadata: {}, deduplicated: false },
-      400: { error: 'body must not be empty' },
+      400: { error: 'body must not be empty', code: 'invalid_request' },
     },
   },
   'GET /api/search': {
@@ -72,7 +72,7 @@ export const EXAMPLES: Record<string, { request?: unknown; responses?: Record<st
           },
         ],
       },
-      429: { error: 'rate limit: 30 searches a minute on the free plan; retry in 12 s' },
+      429: { error: 'rate limit: 30 searches a minute on the free plan; retry in 12 s', code: 'rate_limited' },
     },
   },
   'POST /api/ask': {

@@ -1,6 +1,7 @@
 // The event streams of the API as OpenAPI declares them: `text/event-stream` whose schema is one event's
 // `data` (what openapi-typescript and hey-api type each event as), for /api/ask, /api/agent/chat, and /v1
 // chat completions and responses with `"stream": true`.
+import { ERROR_CODE_LIST } from '../error-codes'
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` })
 const event = (type: string, properties: Record<string, unknown>, description: string) => ({
@@ -35,7 +36,7 @@ export const AnswerEvent = {
     event('delta', { text: { type: 'string' } }, 'The next piece of the answer; [n] cites source n'),
     event('sources', { sources: { type: 'array', items: ref('Source') } }, 'The sources the answer may cite'),
     event('saved', { conversation: ref('ConversationSummary') }, 'The exchange is saved in this conversation'),
-    event('error', { message: { type: 'string' } }, 'The stream failed after it began; the last event'),
+    event('error', { message: { type: 'string' }, code: { type: 'string', enum: ERROR_CODE_LIST } }, 'The stream failed after it began; the last event'),
   ],
   discriminator: { propertyName: 'type' },
 }
@@ -92,6 +93,7 @@ export const ResponseStreamEvent = {
     output_index: { type: 'integer' },
     content_index: { type: 'integer' },
     message: { type: 'string', description: 'On error' },
+    code: { type: 'string', enum: ERROR_CODE_LIST, description: 'On error' },
   },
   additionalProperties: true,
 }

@@ -27,7 +27,7 @@ const AddInput = {
 }
 
 interface ApiBulk {
-  results: ({ status: number; document: ApiDocument & { deduplicated: boolean; notice?: string } } | { status: number; error: string })[]
+  results: ({ status: number; document: ApiDocument & { deduplicated: boolean; notice?: string } } | { status: number; error: string; code: string })[]
   created: number
   deduplicated: number
   failed: number
@@ -134,6 +134,7 @@ export function registerDocumentTools(server: McpServer, api: ApiCaller | null, 
             status: z.number().int().describe('201 stored, 200 an existing document updated, 4xx refused'),
             document: z.object({ ...DocumentRef, deduplicated: z.boolean(), notice: z.string().optional() }).optional(),
             error: z.string().optional(),
+            code: z.string().optional().describe('The error code of a refused item (README "Error codes")'),
           }),
         ),
       },
@@ -147,7 +148,7 @@ export function registerDocumentTools(server: McpServer, api: ApiCaller | null, 
         failed: done.failed,
         results: done.results.map((r) =>
           'error' in r
-            ? { status: r.status, error: r.error }
+            ? { status: r.status, error: r.error, code: r.code }
             : { status: r.status, document: { ...documentRef(r.document), deduplicated: r.document.deduplicated, ...(r.document.notice ? { notice: r.document.notice } : {}) } },
         ),
       }

@@ -4,6 +4,7 @@
 import { streamText } from 'ai'
 import { CitationFilter, groundingInstructions, type Source } from '../../ai/grounding'
 import type { Deps } from '../../deps'
+import type { ErrorCode } from '../../http/error-codes'
 import { type Send, StreamError, streamStep } from '../../http/sse'
 import { getSettings } from '../account/settings.service'
 import type { SessionUser } from '../auth/sessions.service'
@@ -14,11 +15,11 @@ export type AnswerEvent =
   | { type: 'delta'; text: string }
   | { type: 'sources'; sources: Source[] }
   | { type: 'saved'; conversation: Awaited<ReturnType<typeof saveExchange>> }
-  | { type: 'error'; message: string }
+  | { type: 'error'; message: string; code: ErrorCode }
   | { type: 'tool'; tool: { name: string; status: 'call' | 'result' | 'error'; detail: Record<string, unknown> } }
 
 /** How a stream of answer events ends when it fails after it began. */
-export const errorEvent = (message: string): AnswerEvent => ({ type: 'error', message })
+export const errorEvent = (message: string, code: ErrorCode): AnswerEvent => ({ type: 'error', message, code })
 
 export interface AskInput {
   question: string
@@ -64,7 +65,7 @@ export async function streamAnswer(deps: Deps, user: SessionUser, input: AskInpu
     failure = error
   }
   if (signal.aborted) return
-  if (failure) throw new StreamError(`the answer could not be completed: ${messageOf(failure)}`, { cause: failure })
+  if (failure) throw new StreamError(`the answer could not be completed: ${messageOf(failure)}`, { cause: failure, code: 'provider_error' })
   emit(filter.flush())
   send({ type: 'sources', sources })
   const conversation = await streamStep('the answer could not be saved', () => saveExchange(deps, user, turn, input.question, answer.trim(), sources))

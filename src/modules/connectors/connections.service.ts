@@ -13,7 +13,7 @@ import { AppError, badRequest, forbidden, notFound } from '../../http/errors'
 import { exchangeCode, PROVIDER_TRAITS, revokeToken } from '../../oauth/oauth.client'
 import { consumeState } from '../../oauth/oauth.state'
 import type { SessionUser } from '../auth/sessions.service'
-import { connectorCallbackUrl, connectorDto, findConnector, queueRun, toRunDto } from './connectors.service'
+import { connectorCallbackUrl, connectorDto, findConnector, providerFailure, queueRun, toRunDto } from './connectors.service'
 
 export interface CallbackQuery {
   code?: string
@@ -54,7 +54,8 @@ export async function completeConnection(deps: Deps, query: CallbackQuery, signe
     account = await provider.identify(providerApi(deps, provider, { token: async () => access, refresh: async () => null }), tokens.data as Record<string, unknown>)
   } catch (error) {
     // A browser that came from the dashboard goes back there with the reason, not to a JSON error page.
-    if (!landing || !(error instanceof AppError || error instanceof ProviderError)) throw error
+    if (!landing) providerFailure(error)
+    if (!(error instanceof AppError || error instanceof ProviderError)) throw error
     return { connector: await connectorDto(deps, connector), sync_run: null, redirect: withParams(landing, { connector_id: connector.id, error: error.message }) }
   }
   const now = deps.clock.now()

@@ -3,7 +3,7 @@
 import { and, desc, eq, inArray, sql } from 'drizzle-orm'
 import { connections, connectors, documents, syncRuns } from '../../../db/schema'
 import type { Deps } from '../../deps'
-import { badRequest, conflict, notFound } from '../../http/errors'
+import { AppError, badRequest, conflict, notFound } from '../../http/errors'
 import { enqueueJob } from '../../jobs/job-kinds'
 import { lockUser } from '../../lib/locks'
 import { landingUrl } from '../../oauth/landing'
@@ -11,6 +11,7 @@ import { appOf, authorizationUrl } from '../../oauth/oauth.client'
 import { issueState } from '../../oauth/oauth.state'
 import { assertWithinLimit } from '../../plans'
 import type { ConnectorConfig, ConnectorType } from '../../connectors/provider'
+import { ProviderError } from '../../connectors/provider-api'
 import { connectionSession } from '../../connectors/provider-session'
 import { providerOf } from '../../connectors/providers'
 import type { ConnectorRow } from '../../connectors/sync.documents'
@@ -161,9 +162,14 @@ export async function listWikiSpaces(deps: Deps, user: SessionUser, id: string, 
   if (wiki !== connector.type) throw notFound(`connector ${id} is a ${connector.type} connector: use /${connector.type}/spaces`)
   const [connection] = connector.connection_id ? await deps.db.select().from(connections).where(eq(connections.id, connector.connection_id)) : []
   if (connector.status !== 'active' || !connection) throw conflict('the connector is not connected yet: complete its authorization first')
-  const spaces = await provider.spaces(connectionSession(deps, provider, connection))
+  const spaces = await provider.spaces(connectionSession(deps, provider, connection)).catch(providerFailure)
   const selected = new Set((connector.config as ConnectorConfig).spaces ?? [])
   return { data: spaces.map((s) => ({ ...s, selected: selected.has(s.key) })) }
+}
+
+/** A provider that fails a request made for the client is the provider's failure (502 provider_error), not our 500. */
+export function providerFailure(error: unknown): never {
+  throw error instanceof ProviderError ? new AppError(502, error.message) : error
 }
 
 /** Queues a run, or answers the one already queued or running (never two at once for a connector). */

@@ -6,6 +6,7 @@ import { and, eq, sql } from 'drizzle-orm'
 import { documents, workspaces } from '../../../db/schema'
 import type { Tx } from '../../../db/client'
 import type { Deps } from '../../deps'
+import type { ErrorCode } from '../../http/error-codes'
 import { AppError, notFound, paymentRequired } from '../../http/errors'
 import { lockUser } from '../../lib/locks'
 import { exceeds, limitMessage, limitsOf } from '../../plans'
@@ -28,7 +29,7 @@ export interface ExternalRef {
 
 export type BulkItem = IngestInput & { external?: ExternalRef }
 
-export type ItemResult = { status: 200 | 201; document: DocumentRow; deduplicated: boolean } | { status: number; error: string }
+export type ItemResult = { status: 200 | 201; document: DocumentRow; deduplicated: boolean } | { status: number; error: string; code: ErrorCode }
 
 interface Planned {
   index: number
@@ -81,7 +82,7 @@ export async function ingestMany(deps: Deps, user: SessionUser, items: (BulkItem
   })
 }
 
-const failed = (error: AppError): ItemResult => ({ status: error.status, error: error.message })
+const failed = (error: AppError): ItemResult => ({ status: error.status, error: error.message, code: error.code })
 
 function checkSizes(item: BulkItem): ItemResult | undefined {
   try {

@@ -1,6 +1,6 @@
 // Request and response schemas of /api/documents: the contract clients are generated from.
 import { t } from 'elysia'
-import { MAX_QUERY_INTEGER, Page, PageQuery, Timestamp, Uuid, Text } from '../../http/schemas'
+import { ErrorCodeSchema, MAX_QUERY_INTEGER, Page, PageQuery, Text, Timestamp, Uuid } from '../../http/schemas'
 import { KINDS, SOURCES, STATUSES } from './documents.model'
 
 type Literal<V extends string> = ReturnType<typeof t.Literal<V>>
@@ -143,7 +143,7 @@ const Written = t.Object(
   { title: 'BulkItemWritten' },
 )
 const Refused = t.Object(
-  { status: t.Integer({ description: "The status this item alone would have had: 400, 404 (another user's workspace), 413" }), error: t.String() },
+  { status: t.Integer({ description: "The status this item alone would have had: 400, 404 (another user's workspace), 413" }), error: t.String(), code: ErrorCodeSchema },
   { title: 'BulkItemRefused' },
 )
 

@@ -24,6 +24,6 @@ export async function checkIngest(deps: Deps, user: SessionUser, input: { worksp
 /** Plan limits are checked before anything is stored; the same URL, or the same text under the same title, updates the existing document. */
 export async function ingestDocument(deps: Deps, user: SessionUser, input: IngestInput): Promise<Ingested> {
   const [result] = await ingestMany(deps, user, [input])
-  if ('error' in result!) throw new AppError(result.status, result.error)
+  if ('error' in result!) throw new AppError(result.status, result.error, {}, result.code)
   return { document: result!.document, deduplicated: result!.deduplicated }
 }

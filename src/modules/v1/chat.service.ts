@@ -4,6 +4,7 @@
 // caller's tools come back as OpenAI tool calls (finish_reason "tool_calls").
 import { RAG_MODEL } from '../../ai/models'
 import type { Deps } from '../../deps'
+import type { ErrorCode } from '../../http/error-codes'
 import type { Send } from '../../http/sse'
 import type { SessionUser } from '../auth/sessions.service'
 import { recordEvent } from '../usage/usage.service'
@@ -53,7 +54,7 @@ export async function completeChat(deps: Deps, user: SessionUser, chat: Prepared
  * How a completion stream ends when it fails after it began, as OpenAI ends one: a last `data:` with an
  * `error` object and no [DONE]. OpenAI's SDKs throw it as an APIError with this message.
  */
-export const errorChunk = (message: string) => ({ error: { message, type: 'server_error', param: null, code: null } })
+export const errorChunk = (message: string, code: ErrorCode) => ({ error: { message, type: 'server_error', param: null, code } })
 
 /** OpenAI's streaming format: a role chunk, content or tool-call chunks, the finish chunk with citations, [optionally usage], [DONE]. */
 export async function streamChat(deps: Deps, user: SessionUser, chat: PreparedChat, includeUsage: boolean, send: Send<object | '[DONE]'>, signal: AbortSignal) {

@@ -2,7 +2,7 @@
 import { embedDocuments } from '../../ai/embeddings'
 import { EMBED_MODEL, RAG_MODEL } from '../../ai/models'
 import type { Deps } from '../../deps'
-import { AppError, badRequest, unavailable } from '../../http/errors'
+import { AppError, badRequest, modelUnavailable } from '../../http/errors'
 
 export { EMBED_MODEL }
 
@@ -48,12 +48,12 @@ export async function createEmbeddings(deps: Deps, body: { model: string; input:
   if (body.model !== EMBED_MODEL && body.model !== deps.embedder?.id) {
     throw new AppError(404, `model ${body.model} does not exist; use ${EMBED_MODEL}`)
   }
-  if (!deps.embedder) throw unavailable(`no embedding model is available: ${deps.embeddingStatus.reason}`)
+  if (!deps.embedder) throw modelUnavailable(`no embedding model is available: ${deps.embeddingStatus.reason}`)
   const inputs = Array.isArray(body.input) ? body.input : [body.input]
   if (inputs.some((i) => i.length === 0)) throw badRequest('input must not contain empty strings')
   // The model failing now (its process died twice on this input, an endpoint down) is the service's to say.
   const embedded = await embedDocuments(deps.embedder, inputs).catch((error: Error) => {
-    throw unavailable(`the embedding model failed: ${error.message}`)
+    throw modelUnavailable(`the embedding model failed: ${error.message}`)
   })
   // No vector (a zero one, whose cosine is NaN) for a text with nothing to embed: refused like an empty string.
   const empty = embedded.indexOf(null)

@@ -201,7 +201,7 @@ export async function streamTurn(deps: Deps, turn: Turn, signal: AbortSignal, si
     failure = error
   }
   if (signal.aborted) return { cited: new Set(), finish, usage }
-  if (failure) throw new StreamError(`the completion could not be finished: ${messageOf(failure)}`, { cause: failure })
+  if (failure) throw new StreamError(`the completion could not be finished: ${messageOf(failure)}`, { cause: failure, code: 'provider_error' })
   const rest = turn.json ? '' : filter.flush()
   if (rest) sink.text(rest)
   return { cited: citedText(turn, raw).cited, finish, usage }

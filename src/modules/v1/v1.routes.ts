@@ -3,7 +3,7 @@ import { Elysia, t } from 'elysia'
 import type { Deps } from '../../deps'
 import { authPlugin } from '../../http/auth'
 import { enforceRateLimit } from '../../http/rate-limit'
-import { errors } from '../../http/schemas'
+import { openAiErrors } from '../../http/schemas'
 import { sseResponse } from '../../http/sse'
 import { completeChat, errorChunk, prepareChat, streamChat } from './chat.service'
 import { createEmbeddings, getModel, listModels } from './embeddings.service'
@@ -24,13 +24,13 @@ export function v1Routes(deps: Deps) {
     .use(authPlugin(deps))
     .get('/models', () => listModels(deps), {
       auth: true,
-      response: { 200: ModelList, ...errors(401) },
+      response: { 200: ModelList, ...openAiErrors(401) },
       detail: { tags, summary: 'Models: service-rag and service-embed, with what backs each' },
     })
     .get('/models/:id', ({ params }) => getModel(deps, params.id), {
       auth: true,
       params: t.Object({ id: t.String({ description: 'service-rag or service-embed' }) }),
-      response: { 200: Model, ...errors(401, 404) },
+      response: { 200: Model, ...openAiErrors(401, 404) },
       detail: { tags, summary: 'One model: what backs it and whether it is available; 404 for any other id' },
     })
     .post(
@@ -50,7 +50,7 @@ export function v1Routes(deps: Deps) {
       {
         auth: true,
         body: ChatCompletionBody,
-        response: { 200: ChatCompletion, ...errors(400, 401, 404, 429, 502) },
+        response: { 200: ChatCompletion, ...openAiErrors(400, 401, 404, 429, 502) },
         detail: { tags, summary: "Chat completions in OpenAI's format, grounded in your documents, with citations; streaming or not; rate-limited per key and plan" },
       },
     )
@@ -64,13 +64,13 @@ export function v1Routes(deps: Deps) {
           headers: set.headers,
           encode: responsesEncoder(),
           // OpenAI's stream error event; its SDKs throw it as an APIError with this message.
-          failure: (message) => ({ type: 'error', code: 'server_error', message, param: null }),
+          failure: (message, code) => ({ type: 'error', code, message, param: null }),
         })
       },
       {
         auth: true,
         body: ResponsesBody,
-        response: { 200: ResponseObject, ...errors(400, 401, 404, 429, 502) },
+        response: { 200: ResponseObject, ...openAiErrors(400, 401, 404, 429, 502) },
         detail: {
           tags,
           summary:
@@ -87,7 +87,7 @@ export function v1Routes(deps: Deps) {
       {
         auth: true,
         body: EmbeddingsBody,
-        response: { 200: EmbeddingsResponse, ...errors(400, 401, 403, 404, 429, 503) },
+        response: { 200: EmbeddingsResponse, ...openAiErrors(400, 401, 403, 404, 429, 503) },
         detail: { tags, summary: "Embeddings in OpenAI's format (float or base64), rate-limited per key and plan; 503 without a model" },
       },
     )

@@ -65,10 +65,13 @@ export function stringFieldCases(): FieldCase[] {
 /** The body with `$WS` replaced by the real workspace id. */
 export const withIds = (body: unknown, ids: Ids) => JSON.parse(JSON.stringify(body).replaceAll('$WS', ids.workspace))
 
+/** The message of an error body: `{ error }`, or OpenAI's `{ error: { message } }` on /v1. */
+export const errorMessageOf = (body: any): string | undefined => (typeof body?.error === 'string' ? body.error : typeof body?.error?.message === 'string' ? body.error.message : undefined)
+
 export function expectNamedError(res: { status: number; body: any }, statuses: number[], field: string) {
   // One assertion, so a failure shows the status and the whole body.
   const status = statuses.includes(res.status) ? `one of ${statuses}` : res.status
-  expect({ status, body: res.body }).toMatchObject({ status: `one of ${statuses}`, body: { error: expect.stringContaining(field) } })
+  expect({ status, message: errorMessageOf(res.body), body: res.body }).toMatchObject({ status: `one of ${statuses}`, message: expect.stringContaining(field) })
 }
 
 /** Every `score` anywhere in a response: NaN would have been serialised as null. */

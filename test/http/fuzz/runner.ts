@@ -1,5 +1,6 @@
 // Sends the variants a few at a time, each with a timeout, and judges every answer: no 5xx, no hang, no
 // dropped connection, and every 4xx a JSON `{ error }` with a message.
+import { ERROR_CODE_LIST } from '../../../src/http/error-codes'
 import { rawRequest, RequestTimeout } from './raw-http'
 import type { Variant } from './variants'
 
@@ -43,7 +44,7 @@ async function send(url: URL, variant: Variant, timeoutMs: number): Promise<Outc
   try {
     const res = await rawRequest(url, { method: variant.method, target: variant.target, headers: variant.headers, body: variant.body }, timeoutMs)
     const excerpt = res.body.replace(/\s+/g, ' ').slice(0, 160)
-    return { variant, status: res.status, excerpt, problem: judge(res.status, res.headers['content-type'], res.body, variant.op.endsWith(' /mcp')) }
+    return { variant, status: res.status, excerpt, problem: judge(res.status, res.headers['content-type'], res.body, variant.op.endsWith(' /mcp'), / \/oauth\//.test(variant.op)) }
   } catch (error) {
     if (error instanceof RequestTimeout) return { variant, status: 'timeout', excerpt: '', problem: `hang: ${error.message}` }
     return { variant, status: 'dropped', excerpt: String(error), problem: `no answer: ${String(error)}` }
@@ -51,7 +52,7 @@ async function send(url: URL, variant: Variant, timeoutMs: number): Promise<Outc
 }
 
 /** Why the answer breaks the rule, or undefined when it keeps it. */
-export function judge(status: number, contentType: string | undefined, body: string, jsonRpc = false): string | undefined {
+export function judge(status: number, contentType: string | undefined, body: string, jsonRpc = false, oauth = false): string | undefined {
   if (!Number.isInteger(status)) return 'no parsable status line'
   if (status >= 500) return `${status}`
   if (status < 400) return undefined
@@ -64,7 +65,12 @@ export function judge(status: number, contentType: string | undefined, body: str
   const error = (parsed as { error?: unknown } | null)?.error
   // MCP's transport answers in its protocol's own envelope: { jsonrpc: "2.0", error: { code, message } }.
   if (jsonRpc && (parsed as { jsonrpc?: unknown }).jsonrpc === '2.0' && typeof (error as { message?: unknown })?.message === 'string') return undefined
-  if (typeof error !== 'string' || !error.trim()) return `${status} body has no { error: string }`
+  // OAuth's endpoints answer RFC 6749's { error: <OAuth code>, error_description }.
+  if (oauth && typeof error === 'string' && typeof (parsed as { error_description?: unknown }).error_description === 'string') return undefined
+  // `{ error, code }`, or on /v1 OpenAI's `{ error: { message, type, param, code } }`; the code from the closed set.
+  const { message, code } = typeof error === 'string' ? { message: error, code: (parsed as { code?: unknown }).code } : ((error ?? {}) as { message?: unknown; code?: unknown })
+  if (typeof message !== 'string' || !message.trim()) return `${status} body has no error message ({ error: string } or { error: { message } })`
+  if (!ERROR_CODE_LIST.includes(code as never)) return `${status} body has no error code of the closed set: ${JSON.stringify(code)}`
   return undefined
 }
 

@@ -1466,6 +1466,8 @@ export interface components {
             /** @description The status this item alone would have had: 400, 404 (another user's workspace), 413 */
             status: number;
             error: string;
+            /** @enum {string} */
+            code: "invalid_request" | "unauthenticated" | "plan_limit" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "idempotency_in_progress" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "internal" | "provider_error" | "service_unavailable" | "model_unavailable";
         };
         /** BulkItemWritten */
         BulkItemWritten: {
@@ -1946,7 +1948,10 @@ export interface components {
         };
         /** Error */
         Error: {
+            /** @description What is wrong, for a person */
             error: string;
+            /** @enum {string} */
+            code: "invalid_request" | "unauthenticated" | "plan_limit" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "idempotency_in_progress" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "internal" | "provider_error" | "service_unavailable" | "model_unavailable";
         };
         /**
          * ErrorEvent
@@ -1959,6 +1964,8 @@ export interface components {
              */
             type: "ErrorEvent";
             message: string;
+            /** @enum {string} */
+            code: "invalid_request" | "unauthenticated" | "plan_limit" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "idempotency_in_progress" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "internal" | "provider_error" | "service_unavailable" | "model_unavailable";
         };
         /** Graph */
         Graph: {
@@ -2017,6 +2024,8 @@ export interface components {
         HealthUnavailable: {
             /** @description Why the service cannot serve, e.g. "database did not answer within 2 s" */
             error: string;
+            /** @enum {string} */
+            code: "invalid_request" | "unauthenticated" | "plan_limit" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "idempotency_in_progress" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "internal" | "provider_error" | "service_unavailable" | "model_unavailable";
             /** @constant */
             status: "unavailable";
             version: string;
@@ -2218,6 +2227,17 @@ export interface components {
             /** @description What is wrong, for a person */
             error_description?: string;
         };
+        /** OpenAIError */
+        OpenAIError: {
+            error: {
+                message: string;
+                /** @description OpenAI's error type: invalid_request_error, requests (rate limited) or server_error */
+                type: string;
+                param: null;
+                /** @enum {string} */
+                code: "invalid_request" | "unauthenticated" | "plan_limit" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "idempotency_in_progress" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "internal" | "provider_error" | "service_unavailable" | "model_unavailable";
+            };
+        };
         /** PortalSession */
         PortalSession: {
             url: string;
@@ -2337,6 +2357,11 @@ export interface components {
             content_index?: number;
             /** @description On error */
             message?: string;
+            /**
+             * @description On error
+             * @enum {string}
+             */
+            code?: "invalid_request" | "unauthenticated" | "plan_limit" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "idempotency_in_progress" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "internal" | "provider_error" | "service_unavailable" | "model_unavailable";
         } & {
             [key: string]: unknown;
         };
@@ -2698,7 +2723,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not available on this server (not configured, or no model loaded) */
+            /** @description Not available on this server: no model loaded (`code` model_unavailable), or not configured (`code` service_unavailable) */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -2780,7 +2805,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with the current state */
+            /** @description Conflicts with the current state (`code` conflict), or an Idempotency-Key still in progress (`code` idempotency_in_progress) */
             409: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -2789,7 +2814,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "an account with this email already exists"
+                     *       "error": "an account with this email already exists",
+                     *       "code": "conflict"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -3022,7 +3048,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not available on this server (not configured, or no model loaded) */
+            /** @description Not available on this server: no model loaded (`code` model_unavailable), or not configured (`code` service_unavailable) */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -3103,7 +3129,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not available on this server (not configured, or no model loaded) */
+            /** @description Not available on this server: no model loaded (`code` model_unavailable), or not configured (`code` service_unavailable) */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -3184,7 +3210,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not available on this server (not configured, or no model loaded) */
+            /** @description Not available on this server: no model loaded (`code` model_unavailable), or not configured (`code` service_unavailable) */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -3850,7 +3876,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with the current state */
+            /** @description Conflicts with the current state (`code` conflict), or an Idempotency-Key still in progress (`code` idempotency_in_progress) */
             409: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -4284,7 +4310,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "body must not be empty"
+                     *       "error": "body must not be empty",
+                     *       "code": "invalid_request"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5235,7 +5262,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with the current state */
+            /** @description Conflicts with the current state (`code` conflict), or an Idempotency-Key still in progress (`code` idempotency_in_progress) */
             409: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -5569,7 +5596,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with the current state */
+            /** @description Conflicts with the current state (`code` conflict), or an Idempotency-Key still in progress (`code` idempotency_in_progress) */
             409: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -5675,7 +5702,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with the current state */
+            /** @description Conflicts with the current state (`code` conflict), or an Idempotency-Key still in progress (`code` idempotency_in_progress) */
             409: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -6376,7 +6403,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "rate limit: 30 searches a minute on the free plan; retry in 12 s"
+                     *       "error": "rate limit: 30 searches a minute on the free plan; retry in 12 s",
+                     *       "code": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7503,7 +7531,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with the current state */
+            /** @description Conflicts with the current state (`code` conflict), or an Idempotency-Key still in progress (`code` idempotency_in_progress) */
             409: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -7972,7 +8000,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not available on this server (not configured, or no model loaded) */
+            /** @description Not available on this server: no model loaded (`code` model_unavailable), or not configured (`code` service_unavailable) */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -8073,7 +8101,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not available on this server (not configured, or no model loaded) */
+            /** @description Not available on this server: no model loaded (`code` model_unavailable), or not configured (`code` service_unavailable) */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -8200,7 +8228,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not available on this server (not configured, or no model loaded) */
+            /** @description Not available on this server: no model loaded (`code` model_unavailable), or not configured (`code` service_unavailable) */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -8274,7 +8302,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with the current state */
+            /** @description Conflicts with the current state (`code` conflict), or an Idempotency-Key still in progress (`code` idempotency_in_progress) */
             409: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -8329,7 +8357,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not available on this server (not configured, or no model loaded) */
+            /** @description Not available on this server: no model loaded (`code` model_unavailable), or not configured (`code` service_unavailable) */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -8396,7 +8424,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with the current state */
+            /** @description Conflicts with the current state (`code` conflict), or an Idempotency-Key still in progress (`code` idempotency_in_progress) */
             409: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -8451,7 +8479,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not available on this server (not configured, or no model loaded) */
+            /** @description Not available on this server: no model loaded (`code` model_unavailable), or not configured (`code` service_unavailable) */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -8552,7 +8580,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not available on this server (not configured, or no model loaded) */
+            /** @description Not available on this server: no model loaded (`code` model_unavailable), or not configured (`code` service_unavailable) */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -8628,7 +8656,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not available on this server (not configured, or no model loaded) */
+            /** @description Not available on this server: no model loaded (`code` model_unavailable), or not configured (`code` service_unavailable) */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -8824,7 +8852,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not available on this server (not configured, or no model loaded) */
+            /** @description Not available on this server: no model loaded (`code` model_unavailable), or not configured (`code` service_unavailable) */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -8924,7 +8952,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not available on this server (not configured, or no model loaded) */
+            /** @description Not available on this server: no model loaded (`code` model_unavailable), or not configured (`code` service_unavailable) */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -9517,7 +9545,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not available on this server (not configured, or no model loaded) */
+            /** @description Not available on this server: no model loaded (`code` model_unavailable), or not configured (`code` service_unavailable) */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -9583,7 +9611,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with the current state */
+            /** @description Conflicts with the current state (`code` conflict), or an Idempotency-Key still in progress (`code` idempotency_in_progress) */
             409: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -9703,7 +9731,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with the current state */
+            /** @description Conflicts with the current state (`code` conflict), or an Idempotency-Key still in progress (`code` idempotency_in_progress) */
             409: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -9765,7 +9793,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["OpenAIError"];
                 };
             };
             /** @description The request line and headers together are larger than 32 KB (a long query string) */
@@ -9775,7 +9803,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["OpenAIError"];
                 };
             };
         };
@@ -9818,7 +9846,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["OpenAIError"];
                 };
             };
             /** @description Not found (another user's object is not found either) */
@@ -9828,7 +9856,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["OpenAIError"];
                 };
             };
             /** @description The request line and headers together are larger than 32 KB (a long query string) */
@@ -9838,7 +9866,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["OpenAIError"];
                 };
             };
         };
@@ -9985,7 +10013,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["OpenAIError"];
                 };
             };
             /** @description No valid API key, token or session */
@@ -9999,7 +10027,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["OpenAIError"];
                 };
             };
             /** @description Not found (another user's object is not found either) */
@@ -10013,7 +10041,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["OpenAIError"];
                 };
             };
             /** @description A request with this Idempotency-Key is still in progress (retry after Retry-After) */
@@ -10028,7 +10056,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["OpenAIError"];
                 };
             };
             /** @description The body is too large */
@@ -10042,7 +10070,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["OpenAIError"];
                 };
             };
             /** @description This Idempotency-Key was used with another request */
@@ -10056,7 +10084,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["OpenAIError"];
                 };
             };
             /** @description Rate limited: retry after Retry-After seconds */
@@ -10071,7 +10099,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["OpenAIError"];
                 };
             };
             /** @description The request line and headers together are larger than 32 KB (a long query string) */
@@ -10085,7 +10113,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["OpenAIError"];
                 };
             };
             /** @description An upstream service (model provider, Stripe, a connector) failed */
@@ -10098,7 +10126,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["OpenAIError"];
                 };
             };
         };
@@ -10220,7 +10248,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["OpenAIError"];
                 };
             };
             /** @description No valid API key, token or session */
@@ -10234,7 +10262,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["OpenAIError"];
                 };
             };
             /** @description Not found (another user's object is not found either) */
@@ -10248,7 +10276,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["OpenAIError"];
                 };
             };
             /** @description A request with this Idempotency-Key is still in progress (retry after Retry-After) */
@@ -10263,7 +10291,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["OpenAIError"];
                 };
             };
             /** @description The body is too large */
@@ -10277,7 +10305,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["OpenAIError"];
                 };
             };
             /** @description This Idempotency-Key was used with another request */
@@ -10291,7 +10319,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["OpenAIError"];
                 };
             };
             /** @description Rate limited: retry after Retry-After seconds */
@@ -10306,7 +10334,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["OpenAIError"];
                 };
             };
             /** @description The request line and headers together are larger than 32 KB (a long query string) */
@@ -10320,7 +10348,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["OpenAIError"];
                 };
             };
             /** @description An upstream service (model provider, Stripe, a connector) failed */
@@ -10333,7 +10361,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["OpenAIError"];
                 };
             };
         };
@@ -10399,7 +10427,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["OpenAIError"];
                 };
             };
             /** @description No valid API key, token or session */
@@ -10413,7 +10441,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["OpenAIError"];
                 };
             };
             /** @description Not allowed with these credentials (or from this origin) */
@@ -10427,7 +10455,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["OpenAIError"];
                 };
             };
             /** @description Not found (another user's object is not found either) */
@@ -10441,7 +10469,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["OpenAIError"];
                 };
             };
             /** @description A request with this Idempotency-Key is still in progress (retry after Retry-After) */
@@ -10456,7 +10484,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["OpenAIError"];
                 };
             };
             /** @description The body is too large */
@@ -10470,7 +10498,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["OpenAIError"];
                 };
             };
             /** @description This Idempotency-Key was used with another request */
@@ -10484,7 +10512,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["OpenAIError"];
                 };
             };
             /** @description Rate limited: retry after Retry-After seconds */
@@ -10499,7 +10527,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["OpenAIError"];
                 };
             };
             /** @description The request line and headers together are larger than 32 KB (a long query string) */
@@ -10513,10 +10541,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["OpenAIError"];
                 };
             };
-            /** @description Not available on this server (not configured, or no model loaded) */
+            /** @description Not available on this server: no model loaded (`code` model_unavailable), or not configured (`code` service_unavailable) */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -10526,7 +10554,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["OpenAIError"];
                 };
             };
         };

@@ -37,7 +37,7 @@ describe.skipIf(reason !== null)(`an account deleted mid-request${reason ? ` (sk
     commit()
     await deletion
     const res = await pending
-    expect({ status: res.status, body: res.body }).toEqual({ status: 401, body: { error: expect.any(String) } })
+    expect({ status: res.status, body: res.body }).toEqual({ status: 401, body: { error: expect.any(String), code: 'unauthenticated' } })
     expect((await t.json('GET', '/api/workspaces', via === 'key' ? { key: u.key } : { cookie: u.cookie })).status).toBe(401)
   })
 })
@@ -62,7 +62,7 @@ describe.skipIf(reason !== null)(`two sign-ups with one email${reason ? ` (skipp
     commit()
     await other
     const res = await pending
-    expect({ status: res.status, body: res.body }).toEqual({ status: 409, body: { error: 'an account with this email already exists' } })
+    expect({ status: res.status, body: res.body }).toEqual({ status: 409, body: { error: 'an account with this email already exists', code: 'conflict' } })
   })
 })
 

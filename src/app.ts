@@ -42,11 +42,19 @@ const Health = t.Object(
     embeddings: t.Object({
       provider: t.String({ description: 'The provider actually loaded: local | openai | hash, or none when no model is' }),
       model: t.Nullable(t.String({ description: 'The model actually loaded; null when none is' })),
-      dtype: t.Nullable(t.String({ description: 'The weights a local model runs on: q8 (int8), fp32 or fp16; null for other providers and when none is loaded' })),
+      dtype: t.Nullable(
+        t.String({
+          description: 'The weights a local model runs on: q8 (int8), fp32 or fp16; null for other providers and when none is loaded',
+        }),
+      ),
       configured: t.Object({ provider: t.String(), model: t.String() }, { description: 'EMBEDDING_PROVIDER and EMBEDDING_MODEL' }),
       available: t.Boolean({ description: 'false: search runs by keyword only (an unavailable model is retried in the background)' }),
       reason: t.Optional(t.String({ description: 'Why no model is loaded' })),
-      backlog: t.Nullable(t.Integer({ description: 'Documents not embedded by the loaded model yet (re-embedded in the background); null when no model is loaded' })),
+      backlog: t.Nullable(
+        t.Integer({
+          description: 'Documents not embedded by the loaded model yet (re-embedded in the background); null when no model is loaded',
+        }),
+      ),
       failed: t.Nullable(t.Integer({ description: 'Documents whose embedding failed (tried again hourly); null when no model is loaded' })),
     }),
   },
@@ -82,13 +90,22 @@ export function createApp(deps: Deps) {
         const down = await checkDatabase(deps.db)
         if (down) {
           set.status = 503
-          return { error: down, code: 'service_unavailable' as const, status: 'unavailable' as const, version: deps.config.version, database: deps.dbKind }
+          return {
+            error: down,
+            code: 'service_unavailable' as const,
+            status: 'unavailable' as const,
+            version: deps.config.version,
+            database: deps.dbKind,
+          }
         }
         return { status: 'ok' as const, version: deps.config.version, database: deps.dbKind, embeddings: await embeddingHealth(deps) }
       },
       {
         response: { 200: Health, 503: HealthUnavailable },
-        detail: { tags: ['health'], summary: 'Health: status, version and database kind; 503 with the reason when the database does not answer (select 1, 2 s)' },
+        detail: {
+          tags: ['health'],
+          summary: 'Health: status, version and database kind; 503 with the reason when the database does not answer (select 1, 2 s)',
+        },
       },
     )
     .use(authRoutes(deps))

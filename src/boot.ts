@@ -51,7 +51,11 @@ export function exitOnDatabaseCrash(deps: Deps): void {
 
 /** The database watchdog of a long-running process (a no-op with DB_WATCHDOG_SECONDS=0). */
 export const watchDatabase = (deps: Deps, role: string) =>
-  startWatchdog(deps.db, { seconds: deps.config.dbWatchdogSeconds, fields: { role, pid: process.pid, database: deps.dbKind }, quiet: deps.config.logLevel === 'silent' })
+  startWatchdog(deps.db, {
+    seconds: deps.config.dbWatchdogSeconds,
+    fields: { role, pid: process.pid, database: deps.dbKind },
+    quiet: deps.config.logLevel === 'silent',
+  })
 
 export interface RunningServer {
   deps: Deps
@@ -70,8 +74,10 @@ export async function startServer(config: Config): Promise<RunningServer> {
   try {
     server = serveApp({ fetch: (request) => handle(request) }, { port: config.port })
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') refuse(`port ${config.port} is already in use: stop the process using it, or set PORT to another port`)
-    if ((error as NodeJS.ErrnoException).code === 'EACCES') refuse(`port ${config.port} needs privileges this process does not have: set PORT to a port above 1023`)
+    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE')
+      refuse(`port ${config.port} is already in use: stop the process using it, or set PORT to another port`)
+    if ((error as NodeJS.ErrnoException).code === 'EACCES')
+      refuse(`port ${config.port} needs privileges this process does not have: set PORT to a port above 1023`)
     throw error
   }
   let deps: Deps
@@ -86,7 +92,12 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const app = createApp(deps)
   handle = (request) => app.fetch(request)
   const stopWatchdog = await watchDatabase(deps, 'server')
-  deps.log.info('listening', { url: config.baseUrl, port: server.port, database: deps.dbKind, ready_ms: Math.round(performance.now() - started) })
+  deps.log.info('listening', {
+    url: config.baseUrl,
+    port: server.port,
+    database: deps.dbKind,
+    ready_ms: Math.round(performance.now() - started),
+  })
   const stopMaintenance = startMaintenance(deps)
   const worker = config.workerInProcess ? startWorker(deps) : null
 

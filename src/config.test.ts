@@ -56,17 +56,38 @@ describe('defaults', () => {
   test('plan limits default to DESIGN.md §7', () => {
     const { plans } = loadConfig(base)
     expect(plans.free).toEqual({
-      api_keys: 1, workspaces: 2, documents: 1_000, storage_bytes: 100 * 1024 ** 2, connectors: 1,
-      search_per_min: 60, ask_per_min: 20, embeddings_per_min: 60, api_calls_per_month: null,
+      api_keys: 1,
+      workspaces: 2,
+      documents: 1_000,
+      storage_bytes: 100 * 1024 ** 2,
+      connectors: 1,
+      search_per_min: 60,
+      ask_per_min: 20,
+      embeddings_per_min: 60,
+      api_calls_per_month: null,
     })
     expect(plans.pro).toEqual({
-      api_keys: 10, workspaces: 20, documents: 100_000, storage_bytes: 10 * 1024 ** 3, connectors: 10,
-      search_per_min: 600, ask_per_min: 200, embeddings_per_min: 600, api_calls_per_month: null,
+      api_keys: 10,
+      workspaces: 20,
+      documents: 100_000,
+      storage_bytes: 10 * 1024 ** 3,
+      connectors: 10,
+      search_per_min: 600,
+      ask_per_min: 200,
+      embeddings_per_min: 600,
+      api_calls_per_month: null,
     })
     // unlimited: no caps, the rates of pro.
     expect(plans.unlimited).toEqual({
-      api_keys: null, workspaces: null, documents: null, storage_bytes: null, connectors: null,
-      search_per_min: 600, ask_per_min: 200, embeddings_per_min: 600, api_calls_per_month: null,
+      api_keys: null,
+      workspaces: null,
+      documents: null,
+      storage_bytes: null,
+      connectors: null,
+      search_per_min: 600,
+      ask_per_min: 200,
+      embeddings_per_min: 600,
+      api_calls_per_month: null,
     })
   })
 
@@ -116,12 +137,15 @@ describe('defaults', () => {
   test('EMBEDDING_DTYPE: unset leaves the choice to the model folder; q8, fp32 and fp16 are read', () => {
     expect(loadConfig(base).embeddings.dtype).toBeNull()
     expect(loadConfig({ ...base, EMBEDDING_DTYPE: ' ' }).embeddings.dtype).toBeNull()
-    for (const dtype of ['q8', 'fp32', 'fp16']) expect(loadConfig({ ...base, EMBEDDING_DTYPE: dtype }).embeddings.dtype).toBe(dtype as never)
+    for (const dtype of ['q8', 'fp32', 'fp16'])
+      expect(loadConfig({ ...base, EMBEDDING_DTYPE: dtype }).embeddings.dtype).toBe(dtype as never)
   })
 
   test('the local model runs in a child process at nice 10 by default; EMBEDDING_ISOLATION, _NICE and _THREADS are read', () => {
     expect(loadConfig(base).embeddings.inference).toEqual({ isolation: 'process', nice: 10, threads: null })
-    expect(loadConfig({ ...base, EMBEDDING_ISOLATION: 'thread', EMBEDDING_NICE: '19', EMBEDDING_THREADS: '1' }).embeddings.inference).toEqual({ isolation: 'thread', nice: 19, threads: 1 })
+    expect(
+      loadConfig({ ...base, EMBEDDING_ISOLATION: 'thread', EMBEDDING_NICE: '19', EMBEDDING_THREADS: '1' }).embeddings.inference,
+    ).toEqual({ isolation: 'thread', nice: 19, threads: 1 })
   })
 
   test('ALLOWED_ORIGINS are reduced to origins, de-duplicated, and always include the service itself', () => {
@@ -178,7 +202,13 @@ describe('every bad variable fails with a ConfigError that names it', () => {
   })
 
   test('every limit accepts "unlimited"; the unlimited plan\'s rates are set like any other', () => {
-    const { plans } = loadConfig({ ...base, PLAN_FREE_DOCUMENTS: 'unlimited', PLAN_PRO_SEARCH_PER_MIN: 'unlimited', PLAN_UNLIMITED_ASK_PER_MIN: '5', PLAN_UNLIMITED_API_KEYS: '3' })
+    const { plans } = loadConfig({
+      ...base,
+      PLAN_FREE_DOCUMENTS: 'unlimited',
+      PLAN_PRO_SEARCH_PER_MIN: 'unlimited',
+      PLAN_UNLIMITED_ASK_PER_MIN: '5',
+      PLAN_UNLIMITED_API_KEYS: '3',
+    })
     expect(plans.free.documents).toBeNull()
     expect(plans.pro.search_per_min).toBeNull()
     expect(plans.unlimited.ask_per_min).toBe(5)
@@ -199,8 +229,12 @@ describe('ENCRYPTION_KEY', () => {
   })
 
   test('is accepted as 64 hex characters or as base64 of 32 bytes', () => {
-    expect(loadConfig({ DATABASE_URL: 'postgres://db/memory', ENCRYPTION_KEY: HEX_KEY }).encryptionKey).toEqual(new Uint8Array(32).fill(0xab))
-    expect(loadConfig({ DATABASE_URL: 'postgres://db/memory', ENCRYPTION_KEY: ` ${B64_KEY} ` }).encryptionKey).toEqual(new Uint8Array(32).fill(7))
+    expect(loadConfig({ DATABASE_URL: 'postgres://db/memory', ENCRYPTION_KEY: HEX_KEY }).encryptionKey).toEqual(
+      new Uint8Array(32).fill(0xab),
+    )
+    expect(loadConfig({ DATABASE_URL: 'postgres://db/memory', ENCRYPTION_KEY: ` ${B64_KEY} ` }).encryptionKey).toEqual(
+      new Uint8Array(32).fill(7),
+    )
   })
 
   test('on the embedded default a missing key is generated once into DATA_DIR/encryption.key and read back', () => {
@@ -246,7 +280,13 @@ describe('ENCRYPTION_KEY', () => {
 
 describe('plan overrides', () => {
   test('PLAN_<PLAN>_<LIMIT> overrides exactly that limit of that plan', () => {
-    const { plans } = loadConfig({ ...base, PLAN_FREE_DOCUMENTS: '5', PLAN_PRO_API_KEYS: '50', PLAN_FREE_API_CALLS_PER_MONTH: '3', PLAN_PRO_SEARCH_PER_MIN: '0' })
+    const { plans } = loadConfig({
+      ...base,
+      PLAN_FREE_DOCUMENTS: '5',
+      PLAN_PRO_API_KEYS: '50',
+      PLAN_FREE_API_CALLS_PER_MONTH: '3',
+      PLAN_PRO_SEARCH_PER_MIN: '0',
+    })
     expect(plans.free.documents).toBe(5)
     expect(plans.free.api_calls_per_month).toBe(3)
     expect(plans.pro.api_keys).toBe(50)
@@ -258,7 +298,16 @@ describe('plan overrides', () => {
   })
 
   test('every row of §7 can be overridden', () => {
-    const names = ['API_KEYS', 'WORKSPACES', 'DOCUMENTS', 'STORAGE_BYTES', 'CONNECTORS', 'SEARCH_PER_MIN', 'ASK_PER_MIN', 'EMBEDDINGS_PER_MIN']
+    const names = [
+      'API_KEYS',
+      'WORKSPACES',
+      'DOCUMENTS',
+      'STORAGE_BYTES',
+      'CONNECTORS',
+      'SEARCH_PER_MIN',
+      'ASK_PER_MIN',
+      'EMBEDDINGS_PER_MIN',
+    ]
     const env: Record<string, string> = { ...base }
     names.forEach((n, i) => (env[`PLAN_PRO_${n}`] = String(1000 + i)))
     const { plans } = loadConfig(env)

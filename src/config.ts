@@ -21,18 +21,39 @@ export interface PlanLimits {
 
 const DEFAULT_LIMITS: Record<Plan, PlanLimits> = {
   free: {
-    api_keys: 1, workspaces: 2, documents: 1_000, storage_bytes: 100 * 1024 ** 2, connectors: 1,
-    search_per_min: 60, ask_per_min: 20, embeddings_per_min: 60, api_calls_per_month: null,
+    api_keys: 1,
+    workspaces: 2,
+    documents: 1_000,
+    storage_bytes: 100 * 1024 ** 2,
+    connectors: 1,
+    search_per_min: 60,
+    ask_per_min: 20,
+    embeddings_per_min: 60,
+    api_calls_per_month: null,
   },
   pro: {
-    api_keys: 10, workspaces: 20, documents: 100_000, storage_bytes: 10 * 1024 ** 3, connectors: 10,
-    search_per_min: 600, ask_per_min: 200, embeddings_per_min: 600, api_calls_per_month: null,
+    api_keys: 10,
+    workspaces: 20,
+    documents: 100_000,
+    storage_bytes: 10 * 1024 ** 3,
+    connectors: 10,
+    search_per_min: 600,
+    ask_per_min: 200,
+    embeddings_per_min: 600,
+    api_calls_per_month: null,
   },
   // The self-hoster's plan (the default without billing): no caps; the rates stay as pro's, to keep a runaway
   // client from starving the others, and are set like any limit (PLAN_UNLIMITED_SEARCH_PER_MIN=…).
   unlimited: {
-    api_keys: null, workspaces: null, documents: null, storage_bytes: null, connectors: null,
-    search_per_min: 600, ask_per_min: 200, embeddings_per_min: 600, api_calls_per_month: null,
+    api_keys: null,
+    workspaces: null,
+    documents: null,
+    storage_bytes: null,
+    connectors: null,
+    search_per_min: 600,
+    ask_per_min: 200,
+    embeddings_per_min: 600,
+    api_calls_per_month: null,
   },
 }
 
@@ -119,15 +140,30 @@ export interface OAuthApp {
 
 /** Each provider's public endpoints; `<PROVIDER>_AUTH_URL`, `_TOKEN_URL`, `_API_URL`, `_REVOKE_URL` override them. */
 const OAUTH_DEFAULTS: Record<OAuthProvider, Omit<OAuthApp, 'clientId' | 'clientSecret'>> = {
-  github: { authUrl: 'https://github.com/login/oauth/authorize', tokenUrl: 'https://github.com/login/oauth/access_token', apiUrl: 'https://api.github.com', revokeUrl: null },
+  github: {
+    authUrl: 'https://github.com/login/oauth/authorize',
+    tokenUrl: 'https://github.com/login/oauth/access_token',
+    apiUrl: 'https://api.github.com',
+    revokeUrl: null,
+  },
   google: {
     authUrl: 'https://accounts.google.com/o/oauth2/v2/auth',
     tokenUrl: 'https://oauth2.googleapis.com/token',
     apiUrl: 'https://www.googleapis.com',
     revokeUrl: 'https://oauth2.googleapis.com/revoke',
   },
-  confluence: { authUrl: 'https://auth.atlassian.com/authorize', tokenUrl: 'https://auth.atlassian.com/oauth/token', apiUrl: 'https://api.atlassian.com', revokeUrl: null },
-  notion: { authUrl: 'https://api.notion.com/v1/oauth/authorize', tokenUrl: 'https://api.notion.com/v1/oauth/token', apiUrl: 'https://api.notion.com', revokeUrl: 'https://api.notion.com/v1/oauth/revoke' },
+  confluence: {
+    authUrl: 'https://auth.atlassian.com/authorize',
+    tokenUrl: 'https://auth.atlassian.com/oauth/token',
+    apiUrl: 'https://api.atlassian.com',
+    revokeUrl: null,
+  },
+  notion: {
+    authUrl: 'https://api.notion.com/v1/oauth/authorize',
+    tokenUrl: 'https://api.notion.com/v1/oauth/token',
+    apiUrl: 'https://api.notion.com',
+    revokeUrl: 'https://api.notion.com/v1/oauth/revoke',
+  },
 }
 
 function oauthApps(env: Env): Record<OAuthProvider, OAuthApp | null> {
@@ -187,7 +223,11 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: oneOf(env, 'LOG_LEVEL', ['debug', 'info', 'warn', 'error', 'silent'] as const, 'info'),
     version: env.npm_package_version ?? packageVersion(),
     embeddings: embeddingConfig(env),
-    chat: { model: env.CHAT_MODEL?.trim() || null, openaiBaseUrl: env.OPENAI_BASE_URL?.trim() ? url(env, 'OPENAI_BASE_URL', '') : null, openaiApiKey: env.OPENAI_API_KEY?.trim() || null },
+    chat: {
+      model: env.CHAT_MODEL?.trim() || null,
+      openaiBaseUrl: env.OPENAI_BASE_URL?.trim() ? url(env, 'OPENAI_BASE_URL', '') : null,
+      openaiApiKey: env.OPENAI_API_KEY?.trim() || null,
+    },
     oauth: oauthApps(env),
     stripe: {
       secretKey: stripeSecretKey,

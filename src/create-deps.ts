@@ -21,7 +21,8 @@ export const systemClock: Clock = { now: () => new Date() }
 
 export async function createDeps(config: Config, overrides: DepsOverrides = {}): Promise<Deps> {
   const log = overrides.log ?? createLogger(config.logLevel)
-  const onStaleLock = (stale: { pid: number; command: string }) => log.warn('took over the lock of a process that is gone', { data_dir: config.dataDir, pid: stale.pid, command: stale.command })
+  const onStaleLock = (stale: { pid: number; command: string }) =>
+    log.warn('took over the lock of a process that is gone', { data_dir: config.dataDir, pid: stale.pid, command: stale.command })
   const database = overrides.database ?? (await createDb(config, { onStaleLock }))
   if (!overrides.database) await runMigrations(database, config.databaseUrl)
   const { embedder, status } = await loadEmbedder(config, log)
@@ -37,7 +38,11 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     embeddingStatus: status,
     chat: loadChatModel(config),
     keywordMemory: new KeywordMemory({ ...config.keywordMemory, log }),
-    vectorMemory: new VectorMemory({ minDocuments: config.vectorMemory.minDocuments, maxBytes: config.vectorMemory.maxMegabytes * 1024 * 1024, log }),
+    vectorMemory: new VectorMemory({
+      minDocuments: config.vectorMemory.minDocuments,
+      maxBytes: config.vectorMemory.maxMegabytes * 1024 * 1024,
+      log,
+    }),
     async close() {
       // The embedder switched in last (embedder-reload) is the one running; the model's process goes with us.
       await deps.embedder?.inference?.close()

@@ -27,8 +27,14 @@ export const PAYING_STATUSES = ['active', 'trialing', 'past_due'] as const
  */
 export function accountPlan(config: Pick<Config, 'defaultPlan'>): SQL<Plan> {
   return sql<Plan>`coalesce((select ${subscriptions.plan} from ${subscriptions} where ${subscriptions.user_id} = ${users.id}
-    and ${subscriptions.status} in (${sql.join(PAYING_STATUSES.map((s) => sql`${s}`), sql`, `)})
-    and ${subscriptions.plan} in (${sql.join(BILLED_PLANS.map((p) => sql`${p}`), sql`, `)})), ${config.defaultPlan})`
+    and ${subscriptions.status} in (${sql.join(
+      PAYING_STATUSES.map((s) => sql`${s}`),
+      sql`, `,
+    )})
+    and ${subscriptions.plan} in (${sql.join(
+      BILLED_PLANS.map((p) => sql`${p}`),
+      sql`, `,
+    )})), ${config.defaultPlan})`
 }
 
 const NAMES: Record<keyof PlanLimits, string> = {

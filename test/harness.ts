@@ -60,9 +60,17 @@ export const TEST_ENV = { DEFAULT_PLAN: 'free' }
 export async function createTestApp(options: { env?: Record<string, string>; deps?: Deps; postgres?: boolean } = {}): Promise<TestApp> {
   const server: TestDatabase | null = (options.postgres ?? onPostgres) && !options.deps ? await createTestDatabase() : null
   const env = server ? { DATABASE_URL: server.url, ENCRYPTION_KEY: 'ab'.repeat(32) } : {}
-  const config = loadConfig({ DATA_DIR: 'memory://', LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', BASE_URL: BASE, ...env, ...TEST_ENV, ...options.env })
+  const config = loadConfig({
+    DATA_DIR: 'memory://',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    BASE_URL: BASE,
+    ...env,
+    ...TEST_ENV,
+    ...options.env,
+  })
   const clock = new FakeClock()
-  const database = async () => (server ? createDb(config) : createDb(config, { pglite: (await (await migratedTemplate()).clone()) as PGlite }))
+  const database = async () =>
+    server ? createDb(config) : createDb(config, { pglite: (await (await migratedTemplate()).clone()) as PGlite })
   const deps = options.deps ?? (await createDeps(config, { database: await database(), clock }))
   const app = createApp(deps)
 

@@ -16,7 +16,11 @@ const inCi = (env: Record<string, string | undefined>) => ['true', '1', 'yes'].i
  * Why the real model cannot be used here, or null when it can. Throws under CI: a run there must never pass
  * by skipping the suites that test what the vectors do.
  */
-export function realModelMissing(env: Record<string, string | undefined> = process.env, path = REAL_MODEL_PATH, print = console.warn): string | null {
+export function realModelMissing(
+  env: Record<string, string | undefined> = process.env,
+  path = REAL_MODEL_PATH,
+  print = console.warn,
+): string | null {
   let reason: string | null = null
   try {
     resolveLocalDtype(REAL_MODEL, path, null)
@@ -25,7 +29,9 @@ export function realModelMissing(env: Record<string, string | undefined> = proce
   }
   if (!reason) return null
   if (inCi(env)) {
-    throw new Error(`CI=true and the real embedding model is not there: ${reason}. Put ${REAL_MODEL} (int8 ONNX and tokenizer) under ${path}; see README "Embedding model files"`)
+    throw new Error(
+      `CI=true and the real embedding model is not there: ${reason}. Put ${REAL_MODEL} (int8 ONNX and tokenizer) under ${path}; see README "Embedding model files"`,
+    )
   }
   print(`skipping the real-model tests: ${reason} (under CI=true this fails the run)`)
   return reason

@@ -10,7 +10,8 @@ import { Glob } from 'bun'
 const TIMEOUT = ['--timeout', '30000']
 const args = process.argv.slice(2)
 const only = args[0] === '--only' ? args.slice(1).map((dir) => dir.replace(/^\.\//, '').replace(/\/$/, '')) : null
-if (args.length && !only) process.exit(await Bun.spawn(['bun', 'test', ...TIMEOUT, ...args], { stdio: ['inherit', 'inherit', 'inherit'] }).exited)
+if (args.length && !only)
+  process.exit(await Bun.spawn(['bun', 'test', ...TIMEOUT, ...args], { stdio: ['inherit', 'inherit', 'inherit'] }).exited)
 
 const GROUPS = Number(process.env.TEST_GROUPS ?? 8)
 const PARALLEL = Number(process.env.TEST_PARALLEL ?? 2)
@@ -50,13 +51,17 @@ async function runGroups() {
     totals.fail += fail
     totals.tests += Number(text.match(/^Ran (\d+) tests/m)?.[1] ?? 0)
     if (code !== 0) totals.failedGroups.push(index + 1)
-    process.stdout.write(`\n=== group ${index + 1}/${groups.length} (${group.length} files): ${pass} pass, ${fail} fail, exit ${code} ===\n${text}`)
+    process.stdout.write(
+      `\n=== group ${index + 1}/${groups.length} (${group.length} files): ${pass} pass, ${fail} fail, exit ${code} ===\n${text}`,
+    )
   }
 }
 await Promise.all(Array.from({ length: PARALLEL }, runGroups))
 
 // A group that died without reporting a failure (killed, crashed) still fails the run.
 const fail = totals.fail + (totals.failedGroups.length && totals.fail === 0 ? totals.failedGroups.length : 0)
-console.log(`\n${groups.length} groups, ${PARALLEL} at a time, ${((performance.now() - started) / 1000).toFixed(0)} s${totals.failedGroups.length ? `; groups that failed: ${totals.failedGroups.join(', ')}` : ''}`)
+console.log(
+  `\n${groups.length} groups, ${PARALLEL} at a time, ${((performance.now() - started) / 1000).toFixed(0)} s${totals.failedGroups.length ? `; groups that failed: ${totals.failedGroups.join(', ')}` : ''}`,
+)
 console.log(` ${totals.pass} pass\n ${fail} fail\nRan ${totals.tests} tests across ${files.length} files.`)
 process.exit(totals.failedGroups.length ? 1 : 0)

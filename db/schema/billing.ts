@@ -4,7 +4,9 @@ import { timestamps, ts } from './columns'
 import { users } from './users'
 
 export const subscriptions = pgTable('subscriptions', {
-  user_id: uuid('user_id').primaryKey().references(() => users.id, { onDelete: 'cascade' }),
+  user_id: uuid('user_id')
+    .primaryKey()
+    .references(() => users.id, { onDelete: 'cascade' }),
   plan: text('plan').notNull(),
   /** none | active | trialing | past_due | canceled */
   status: text('status').notNull(),

@@ -8,7 +8,9 @@ export const connections = pgTable(
   'connections',
   {
     id: id(),
-    user_id: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+    user_id: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
     provider: text('provider').notNull(),
     external_account_id: text('external_account_id'),
     account_name: text('account_name'),
@@ -22,14 +24,19 @@ export const connections = pgTable(
     ...timestamps,
   },
   // Connecting the same provider account again refreshes this row instead of adding a second one.
-  (t) => [index('connections_user_idx').on(t.user_id), uniqueIndex('connections_account_key').on(t.user_id, t.provider, t.external_account_id)],
+  (t) => [
+    index('connections_user_idx').on(t.user_id),
+    uniqueIndex('connections_account_key').on(t.user_id, t.provider, t.external_account_id),
+  ],
 )
 
 export const connectors = pgTable(
   'connectors',
   {
     id: id(),
-    user_id: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+    user_id: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
     /** Disconnecting a connection stops its connectors (they return to pending_auth). */
     connection_id: uuid('connection_id').references(() => connections.id, { onDelete: 'set null' }),
     workspace_id: uuid('workspace_id').references(() => workspaces.id, { onDelete: 'cascade' }),
@@ -52,8 +59,12 @@ export const syncRuns = pgTable(
   'sync_runs',
   {
     id: id(),
-    user_id: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
-    connector_id: uuid('connector_id').notNull().references(() => connectors.id, { onDelete: 'cascade' }),
+    user_id: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    connector_id: uuid('connector_id')
+      .notNull()
+      .references(() => connectors.id, { onDelete: 'cascade' }),
     /** queued | running | succeeded | failed */
     status: text('status').notNull(),
     added: integer('added').notNull().default(0),

@@ -8,7 +8,9 @@ export const conversations = pgTable(
   'conversations',
   {
     id: id(),
-    user_id: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+    user_id: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
     /** Deleting the workspace deletes its conversations with it. */
     workspace_id: uuid('workspace_id').references(() => workspaces.id, { onDelete: 'cascade' }),
     name: text('name').notNull(),
@@ -30,8 +32,12 @@ export const messages = pgTable(
   'messages',
   {
     id: id(),
-    user_id: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
-    conversation_id: uuid('conversation_id').notNull().references(() => conversations.id, { onDelete: 'cascade' }),
+    user_id: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    conversation_id: uuid('conversation_id')
+      .notNull()
+      .references(() => conversations.id, { onDelete: 'cascade' }),
     /** user | assistant | tool */
     role: text('role').notNull(),
     content: text('content').notNull(),

@@ -9,7 +9,9 @@ export const workspaces = pgTable(
   'workspaces',
   {
     id: id(),
-    user_id: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+    user_id: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
     name: text('name').notNull(),
     description: text('description'),
     ...timestamps,
@@ -22,8 +24,12 @@ export const documents = pgTable(
   'documents',
   {
     id: id(),
-    user_id: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
-    workspace_id: uuid('workspace_id').notNull().references(() => workspaces.id, { onDelete: 'cascade' }),
+    user_id: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    workspace_id: uuid('workspace_id')
+      .notNull()
+      .references(() => workspaces.id, { onDelete: 'cascade' }),
     title: text('title').notNull(),
     excerpt: text('excerpt').notNull(),
     body: text('body').notNull(),
@@ -70,8 +76,12 @@ export const chunks = pgTable(
   'chunks',
   {
     id: id(),
-    user_id: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
-    document_id: uuid('document_id').notNull().references(() => documents.id, { onDelete: 'cascade' }),
+    user_id: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    document_id: uuid('document_id')
+      .notNull()
+      .references(() => documents.id, { onDelete: 'cascade' }),
     workspace_id: uuid('workspace_id').notNull(),
     ordinal: integer('ordinal').notNull(),
     start_offset: integer('start_offset').notNull(),
@@ -97,9 +107,15 @@ export const links = pgTable(
   'links',
   {
     id: id(),
-    user_id: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
-    source_id: uuid('source_id').notNull().references(() => documents.id, { onDelete: 'cascade' }),
-    target_id: uuid('target_id').notNull().references(() => documents.id, { onDelete: 'cascade' }),
+    user_id: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    source_id: uuid('source_id')
+      .notNull()
+      .references(() => documents.id, { onDelete: 'cascade' }),
+    target_id: uuid('target_id')
+      .notNull()
+      .references(() => documents.id, { onDelete: 'cascade' }),
     score: real('score').notNull(),
     /** pending | completed | dismissed */
     status: text('status').notNull(),
@@ -122,7 +138,9 @@ export const tombstones = pgTable(
   'tombstones',
   {
     id: uuid('id').primaryKey(),
-    user_id: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+    user_id: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
     workspace_id: uuid('workspace_id'),
     source: text('source').notNull(),
     source_ref: text('source_ref'),

@@ -29,8 +29,12 @@ export const oauthGrants = pgTable(
   'oauth_grants',
   {
     id: uuid('id').primaryKey(),
-    user_id: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
-    client_id: text('client_id').notNull().references(() => oauthClients.id, { onDelete: 'cascade' }),
+    user_id: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    client_id: text('client_id')
+      .notNull()
+      .references(() => oauthClients.id, { onDelete: 'cascade' }),
     resource: text('resource').notNull(),
     scope: text('scope').notNull(),
     created_at: timestamps.created_at,
@@ -43,8 +47,12 @@ export const oauthGrants = pgTable(
 export const oauthCodes = pgTable('oauth_codes', {
   /** SHA-256 of the code. */
   id: text('id').primaryKey(),
-  client_id: text('client_id').notNull().references(() => oauthClients.id, { onDelete: 'cascade' }),
-  user_id: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+  client_id: text('client_id')
+    .notNull()
+    .references(() => oauthClients.id, { onDelete: 'cascade' }),
+  user_id: uuid('user_id')
+    .notNull()
+    .references(() => users.id, { onDelete: 'cascade' }),
   /** As given in the authorization request (null when omitted): the token request must repeat it. */
   redirect_uri: text('redirect_uri'),
   code_challenge: text('code_challenge').notNull(),
@@ -63,9 +71,13 @@ export const oauthTokens = pgTable(
   {
     /** SHA-256 of the token. */
     id: text('id').primaryKey(),
-    grant_id: uuid('grant_id').notNull().references(() => oauthGrants.id, { onDelete: 'cascade' }),
+    grant_id: uuid('grant_id')
+      .notNull()
+      .references(() => oauthGrants.id, { onDelete: 'cascade' }),
     /** The grant's user, as on every table that holds a user's rows (cascades with the account). */
-    user_id: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+    user_id: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
     kind: text('kind').$type<'access' | 'refresh'>().notNull(),
     expires_at: ts('expires_at').notNull(),
     rotated_at: ts('rotated_at'),

@@ -8,7 +8,9 @@ import { users } from './users'
 export const usageCounters = pgTable(
   'usage_counters',
   {
-    user_id: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+    user_id: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
     /** 'YYYY-MM' */
     period: text('period').notNull(),
     api_calls: bigint('api_calls', { mode: 'number' }).notNull().default(0),
@@ -21,7 +23,9 @@ export const usageCounters = pgTable(
  * Kept exact by a trigger on documents (migration 0010), so a limit check reads one row, not every document.
  */
 export const storageTotals = pgTable('storage_totals', {
-  user_id: uuid('user_id').primaryKey().references(() => users.id, { onDelete: 'cascade' }),
+  user_id: uuid('user_id')
+    .primaryKey()
+    .references(() => users.id, { onDelete: 'cascade' }),
   documents: integer('documents').notNull().default(0),
   bytes: bigint('bytes', { mode: 'number' }).notNull().default(0),
 })
@@ -32,7 +36,9 @@ export const rateLimitCounters = pgTable(
   {
     key: text('key').notNull(),
     window_start: ts('window_start').notNull(),
-    user_id: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+    user_id: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
     count: integer('count').notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.key, t.window_start] }), index('rate_limit_user_idx').on(t.user_id)],
@@ -43,7 +49,9 @@ export const events = pgTable(
   'events',
   {
     id: id(),
-    user_id: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+    user_id: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
     type: text('type').notNull(),
     created_at: timestamps.created_at,
   },
@@ -80,7 +88,9 @@ export const jobs = pgTable(
 export const idempotencyKeys = pgTable(
   'idempotency_keys',
   {
-    user_id: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+    user_id: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
     key: text('key').notNull(),
     method: text('method').notNull(),
     path: text('path').notNull(),

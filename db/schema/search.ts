@@ -32,7 +32,9 @@ export const postings = pgTable(
  * kept exact by triggers on documents (migrations 0005, 0013, 0014, 0025), so deletes by cascade count too.
  */
 export const keywordStats = pgTable('keyword_stats', {
-  user_id: uuid('user_id').primaryKey().references(() => users.id, { onDelete: 'cascade' }),
+  user_id: uuid('user_id')
+    .primaryKey()
+    .references(() => users.id, { onDelete: 'cascade' }),
   documents: integer('documents').notNull().default(0),
   total_len: doublePrecision('total_len').notNull().default(0),
   /** Moves on every write to the user's documents (trigger): an in-process copy of the index is current while it matches. */

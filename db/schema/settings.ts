@@ -5,7 +5,9 @@ import { workspaces } from './documents'
 import { users } from './users'
 
 export const settings = pgTable('settings', {
-  user_id: uuid('user_id').primaryKey().references(() => users.id, { onDelete: 'cascade' }),
+  user_id: uuid('user_id')
+    .primaryKey()
+    .references(() => users.id, { onDelete: 'cascade' }),
   /** Where ingest without workspace_id lands; cleared when that workspace is deleted. */
   default_workspace_id: uuid('default_workspace_id').references(() => workspaces.id, { onDelete: 'set null' }),
   /** hybrid | keyword | semantic */

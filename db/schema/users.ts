@@ -27,7 +27,9 @@ export const sessions = pgTable(
   'sessions',
   {
     id: text('id').primaryKey(),
-    user_id: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+    user_id: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
     expires_at: ts('expires_at').notNull(),
     created_at: timestamps.created_at,
   },
@@ -39,7 +41,9 @@ export const apiKeys = pgTable(
   'api_keys',
   {
     id: id(),
-    user_id: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+    user_id: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
     prefix: text('prefix').notNull(),
     key_hash: text('key_hash').notNull(),
     label: text('label'),
@@ -54,7 +58,9 @@ export const identities = pgTable(
   'identities',
   {
     id: id(),
-    user_id: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+    user_id: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
     provider: text('provider').notNull(),
     provider_user_id: text('provider_user_id').notNull(),
     created_at: timestamps.created_at,

@@ -9,7 +9,9 @@ export const v1Responses = pgTable(
   {
     /** `resp_<32 hex>`, OpenAI's shape; never shared across users (every read filters by user_id). */
     id: text('id').primaryKey(),
-    user_id: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+    user_id: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
     /** The response this one continues; the conversation is the chain of each response's input and output. */
     previous_response_id: text('previous_response_id'),
     /** This turn's input items only (not the history), in the Responses item format. */

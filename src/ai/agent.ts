@@ -23,7 +23,14 @@ const INSTRUCTIONS = [
   'When the user states a durable fact, preference, decision, routine or lesson worth remembering, propose it with save_learnings; it becomes a draft that only they can approve, so tell them it awaits their approval.',
 ].join('\n')
 
-export async function runAgent(deps: Deps, user: SessionUser, message: string, turn: Turn, send: Send<AnswerEvent>, signal: AbortSignal): Promise<void> {
+export async function runAgent(
+  deps: Deps,
+  user: SessionUser,
+  message: string,
+  turn: Turn,
+  send: Send<AnswerEvent>,
+  signal: AbortSignal,
+): Promise<void> {
   const sources = new SourceRegistry()
   const tools = agentTools({ deps, user, workspaceId: turn.workspace_id, conversationId: turn.id, sources })
   let failure: unknown = null
@@ -82,6 +89,8 @@ export async function runAgent(deps: Deps, user: SessionUser, message: string, t
   if (failure) throw new StreamError(`the agent could not finish: ${messageOf(failure)}`, { cause: failure, code: 'provider_error' })
   say(filter.flush())
   send({ type: 'sources', sources: sources.list })
-  const conversation = await streamStep('the answer could not be saved', () => saveExchange(deps, user, turn, message, answer.trim(), sources.list))
+  const conversation = await streamStep('the answer could not be saved', () =>
+    saveExchange(deps, user, turn, message, answer.trim(), sources.list),
+  )
   send({ type: 'saved', conversation })
 }

@@ -39,7 +39,9 @@ export function createEmbedderReload(deps: Deps, { firstRetryMs = FIRST_RETRY_MS
       }
       deps.embedder = embedder
       deps.embeddingStatus = status
-      deps.log.info('embedding model available: switched in; documents not embedded by it are re-embedded in the background', { model: embedder.id })
+      deps.log.info('embedding model available: switched in; documents not embedded by it are re-embedded in the background', {
+        model: embedder.id,
+      })
       return true
     },
   }

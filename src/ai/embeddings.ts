@@ -65,20 +65,55 @@ export interface EmbeddingStatus {
 export async function loadEmbedder(config: Config, log: Logger): Promise<{ embedder: Embedder | null; status: EmbeddingStatus }> {
   const { provider, model } = config.embeddings
   const configured = { provider, model }
-  const loaded = (embedder: Embedder, name: string, dtype: EmbeddingDtype | null = null) => ({ embedder, status: { configured, provider, model: name, dtype, available: true } })
+  const loaded = (embedder: Embedder, name: string, dtype: EmbeddingDtype | null = null) => ({
+    embedder,
+    status: { configured, provider, model: name, dtype, available: true },
+  })
   const unavailable = (reason: string, permanent = false) => {
     if (provider !== 'none') log.warn('embeddings unavailable: searching by keyword only', { provider, model, reason })
-    return { embedder: null, status: { configured, provider: 'none' as const, model: null, dtype: null, available: false, reason, ...(permanent ? { permanent } : {}) } }
+    return {
+      embedder: null,
+      status: {
+        configured,
+        provider: 'none' as const,
+        model: null,
+        dtype: null,
+        available: false,
+        reason,
+        ...(permanent ? { permanent } : {}),
+      },
+    }
   }
   if (provider === 'none') return unavailable('EMBEDDING_PROVIDER=none', true)
   if (provider === 'hash') {
     const dims = config.embeddings.dimensions
-    const embedder: Embedder = { id: `hash-${dims}`, provider, model: hashEmbeddingModel(dims), queryPrefix: '', fusionWeight: 0.1, linkThreshold: 0.5, embedsTitle: false, feedbackWeight: 0 }
+    const embedder: Embedder = {
+      id: `hash-${dims}`,
+      provider,
+      model: hashEmbeddingModel(dims),
+      queryPrefix: '',
+      fusionWeight: 0.1,
+      linkThreshold: 0.5,
+      embedsTitle: false,
+      feedbackWeight: 0,
+    }
     return loaded(embedder, embedder.id)
   }
   if (provider === 'openai') {
-    const openai = createOpenAI({ baseURL: config.embeddings.openaiBaseUrl ?? undefined, apiKey: config.embeddings.openaiApiKey ?? 'unset' })
-    const embedder: Embedder = { id: `openai:${model}`, provider, model: openai.embedding(model) as EmbeddingModelV4, queryPrefix: '', fusionWeight: 1, linkThreshold: 0.8, embedsTitle: true, feedbackWeight: 0 }
+    const openai = createOpenAI({
+      baseURL: config.embeddings.openaiBaseUrl ?? undefined,
+      apiKey: config.embeddings.openaiApiKey ?? 'unset',
+    })
+    const embedder: Embedder = {
+      id: `openai:${model}`,
+      provider,
+      model: openai.embedding(model) as EmbeddingModelV4,
+      queryPrefix: '',
+      fusionWeight: 1,
+      linkThreshold: 0.8,
+      embedsTitle: true,
+      feedbackWeight: 0,
+    }
     try {
       await embed({ model: embedder.model, value: 'ping', maxRetries: 0, abortSignal: AbortSignal.timeout(10_000) })
     } catch (error) {
@@ -87,14 +122,37 @@ export async function loadEmbedder(config: Config, log: Logger): Promise<{ embed
     return loaded(embedder, model)
   }
   if (!config.embeddings.modelPath && !modelCacheDir(config.dataDir)) {
-    return unavailable('the model could not be loaded from the Hugging Face hub: DATA_DIR is in memory, so there is nowhere to download the model to; set EMBEDDING_MODEL_PATH', true)
+    return unavailable(
+      'the model could not be loaded from the Hugging Face hub: DATA_DIR is in memory, so there is nowhere to download the model to; set EMBEDDING_MODEL_PATH',
+      true,
+    )
   }
   try {
     const started = performance.now()
-    const local = await loadLocalEmbeddingModel({ model, modelPath: config.embeddings.modelPath, cacheDir: modelCacheDir(config.dataDir), dtype: config.embeddings.dtype }, config.embeddings.inference, log)
+    const local = await loadLocalEmbeddingModel(
+      { model, modelPath: config.embeddings.modelPath, cacheDir: modelCacheDir(config.dataDir), dtype: config.embeddings.dtype },
+      config.embeddings.inference,
+      log,
+    )
     const { queryPrefix } = localModelTraits(model)
-    const embedder: Embedder = { id: `local:${model}`, provider, model: local.model, queryPrefix, fusionWeight: 1, linkThreshold: LOCAL_LINK_THRESHOLD, embedsTitle: true, feedbackWeight: LOCAL_FEEDBACK_WEIGHT, inference: local.runner }
-    log.info('embedding model loaded', { model, dtype: local.dtype, isolation: config.embeddings.inference.isolation, pid: local.runner.pid(), ms: Math.round(performance.now() - started) })
+    const embedder: Embedder = {
+      id: `local:${model}`,
+      provider,
+      model: local.model,
+      queryPrefix,
+      fusionWeight: 1,
+      linkThreshold: LOCAL_LINK_THRESHOLD,
+      embedsTitle: true,
+      feedbackWeight: LOCAL_FEEDBACK_WEIGHT,
+      inference: local.runner,
+    }
+    log.info('embedding model loaded', {
+      model,
+      dtype: local.dtype,
+      isolation: config.embeddings.inference.isolation,
+      pid: local.runner.pid(),
+      ms: Math.round(performance.now() - started),
+    })
     return loaded(embedder, model, local.dtype)
   } catch (error) {
     const where = config.embeddings.modelPath ? `from ${config.embeddings.modelPath}` : 'from the Hugging Face hub'
@@ -120,7 +178,11 @@ export function usableVector(vector: number[]): number[] | null {
 const priority = (p: Priority) => ({ local: { priority: p } })
 
 /** One vector per value, or null for a value with nothing to embed. `background` for the job worker's batches. */
-export async function embedDocuments(embedder: Embedder, values: string[], urgency: Exclude<Priority, 'query'> = 'request'): Promise<(number[] | null)[]> {
+export async function embedDocuments(
+  embedder: Embedder,
+  values: string[],
+  urgency: Exclude<Priority, 'query'> = 'request',
+): Promise<(number[] | null)[]> {
   if (values.length === 0) return []
   const { embeddings } = await embedMany({ model: embedder.model, values, maxRetries: 2, providerOptions: priority(urgency) })
   return embeddings.map(usableVector)
@@ -128,7 +190,11 @@ export async function embedDocuments(embedder: Embedder, values: string[], urgen
 
 /** The query's vector, or null when it has nothing to embed (`?!`): semantic ranking then finds nothing. */
 export async function embedQuery(embedder: Embedder, text: string): Promise<number[] | null> {
-  const { embedding } = await embed({ model: embedder.model, value: embedder.queryPrefix + text, maxRetries: 1, providerOptions: priority('query') })
+  const { embedding } = await embed({
+    model: embedder.model,
+    value: embedder.queryPrefix + text,
+    maxRetries: 1,
+    providerOptions: priority('query'),
+  })
   return usableVector(embedding)
 }
-

@@ -46,7 +46,13 @@ function expectGrounded(answer: string, given: { index: number; text: string }[]
 
 describe('composeAnswer', () => {
   test('every sentence of the answer is a sentence of the passage it cites', () => {
-    for (const question of ['How long are billing backups kept?', 'When are invoices emailed?', 'Who rehearses restores?', 'billing', 'What happens on Mondays?']) {
+    for (const question of [
+      'How long are billing backups kept?',
+      'When are invoices emailed?',
+      'Who rehearses restores?',
+      'billing',
+      'What happens on Mondays?',
+    ]) {
       const answer = composeAnswer(question, passages)
       expect({ question, answer }).not.toEqual({ question, answer: NO_ANSWER })
       expectGrounded(answer, passages)
@@ -66,7 +72,10 @@ describe('composeAnswer', () => {
 
   test('the most relevant sentences win, at most three (six when detailed), read in source order', () => {
     const many = Array.from({ length: 8 }, (_, i) => ({ index: i + 1, text: `Deploy rule number ${i + 1} applies to deploys on staging.` }))
-    for (const [style, max] of [['concise', 3], ['detailed', 6]] as const) {
+    for (const [style, max] of [
+      ['concise', 3],
+      ['detailed', 6],
+    ] as const) {
       const cited = claims(composeAnswer('deploy rules for staging', many, style)).map((c) => c.cites)
       expect(cited).toHaveLength(max)
       expect(cited).toEqual([...cited].sort((a, b) => a - b))
@@ -120,20 +129,41 @@ const CERTS = {
 
 describe('quoting whole sentences', () => {
   test('a period inside a sentence (a title, a time, a version, a file name, an address) never splits the quote: the marker comes at its end', () => {
-    expect(composeAnswer('Who is the annual review with?', [REVIEW, CERTS])).toBe('The annual review is with Dr. Lindqvist on 3 March at 10.30 [1].')
-    expect(composeAnswer('Where is the TLS certificate file?', [REVIEW, CERTS])).toBe('The TLS certificate is in /etc/ssl/fullchain.pem and renews every 60 days [2].')
-    expect(composeAnswer('Where is the review form v1.2?', [REVIEW, CERTS])).toBe('The form, v1.2, is at https://example.com/forms/review.html for everyone [1].')
-    expect(composeAnswer('How do I renew by hand with certbot?', [REVIEW, CERTS])).toBe('Run `certbot renew. --force` to renew it by hand [2].')
-    expect(composeAnswer('What is the budget, and who knows it?', [REVIEW, CERTS])).toBe('Ask Mr. Smith about the review budget of approx. 3.5 million [1].')
+    expect(composeAnswer('Who is the annual review with?', [REVIEW, CERTS])).toBe(
+      'The annual review is with Dr. Lindqvist on 3 March at 10.30 [1].',
+    )
+    expect(composeAnswer('Where is the TLS certificate file?', [REVIEW, CERTS])).toBe(
+      'The TLS certificate is in /etc/ssl/fullchain.pem and renews every 60 days [2].',
+    )
+    expect(composeAnswer('Where is the review form v1.2?', [REVIEW, CERTS])).toBe(
+      'The form, v1.2, is at https://example.com/forms/review.html for everyone [1].',
+    )
+    expect(composeAnswer('How do I renew by hand with certbot?', [REVIEW, CERTS])).toBe(
+      'Run `certbot renew. --force` to renew it by hand [2].',
+    )
+    expect(composeAnswer('What is the budget, and who knows it?', [REVIEW, CERTS])).toBe(
+      'Ask Mr. Smith about the review budget of approx. 3.5 million [1].',
+    )
   })
 
   test('no marker ever sits inside a sentence, whatever is asked', () => {
-    for (const question of ['annual review', 'review form', 'certificate renew', 'review budget Smith', 'What happens yearly?', 'Dr Lindqvist']) {
+    for (const question of [
+      'annual review',
+      'review form',
+      'certificate renew',
+      'review budget Smith',
+      'What happens yearly?',
+      'Dr Lindqvist',
+    ]) {
       for (const style of ['concise', 'detailed'] as const) {
         const answer = composeAnswer(question, [REVIEW, CERTS], style)
         expect({ question, answer }).not.toEqual({ question, answer: NO_ANSWER })
         // A marker is followed by the end of the answer, or by a period and the next quoted sentence.
-        for (const m of answer.matchAll(/\[\d+\]/g)) expect({ question, after: answer.slice(m.index! + m[0].length) }).toEqual({ question, after: expect.stringMatching(/^(?:\.?$|\.? [A-Z`])/) })
+        for (const m of answer.matchAll(/\[\d+\]/g))
+          expect({ question, after: answer.slice(m.index! + m[0].length) }).toEqual({
+            question,
+            after: expect.stringMatching(/^(?:\.?$|\.? [A-Z`])/),
+          })
         expect(answer).not.toMatch(/\b(?:Dr|Mr|v1|example|fullchain|10|3) \[\d+\]\. [A-Za-z0-9]/)
         expectGrounded(answer, [REVIEW, CERTS])
       }
@@ -152,11 +182,14 @@ describe('quoting whole sentences', () => {
 
   test('a sentence of a second source that only shares a word with the question is not added', () => {
     // "The review of certificates happens yearly." shares "review", and nothing the question is about.
-    for (const style of ['concise', 'detailed'] as const) expect(composeAnswer('Who is the annual review with?', [REVIEW, CERTS], style)).not.toContain('[2]')
+    for (const style of ['concise', 'detailed'] as const)
+      expect(composeAnswer('Who is the annual review with?', [REVIEW, CERTS], style)).not.toContain('[2]')
   })
 
   test('the next sentence of the same source is quoted when it answers a part of the question the first does not', () => {
-    expect(composeAnswer('How long are billing backups kept?', passages)).toBe('Backups of the billing database run nightly at 02:00 UTC [1]. They are kept for 35 days in a separate region [1].')
+    expect(composeAnswer('How long are billing backups kept?', passages)).toBe(
+      'Backups of the billing database run nightly at 02:00 UTC [1]. They are kept for 35 days in a separate region [1].',
+    )
   })
 
   test('detailed quotes more of the sentences that answer, including every concise one', () => {
@@ -184,7 +217,9 @@ describe('quoting whole sentences', () => {
 
 describe('stems', () => {
   test('a list item is quoted without its marker; the best-matching line comes first', () => {
-    expect(composeAnswer('How long are logs kept?', [{ index: 1, text: '- logs are kept for a year\n- backups are kept for 35 days' }])).toBe('logs are kept for a year [1].')
+    expect(
+      composeAnswer('How long are logs kept?', [{ index: 1, text: '- logs are kept for a year\n- backups are kept for 35 days' }]),
+    ).toBe('logs are kept for a year [1].')
   })
 
   test('-ing and plain plurals meet their stem; stop words and case do not count', () => {
@@ -224,7 +259,13 @@ async function run(options: Parameters<typeof streamText>[0]) {
 }
 
 describe('extractiveModel, through the AI SDK', () => {
-  const sources = passages.map((p) => ({ index: p.index, document_id: crypto.randomUUID(), title: `Source ${p.index}`, url: null, excerpt: p.text }))
+  const sources = passages.map((p) => ({
+    index: p.index,
+    document_id: crypto.randomUUID(),
+    title: `Source ${p.index}`,
+    url: null,
+    excerpt: p.text,
+  }))
 
   test('answers from the sources block of its instructions, streamed in pieces, grounded', async () => {
     const { text, deltas } = await run({
@@ -252,7 +293,11 @@ describe('extractiveModel, through the AI SDK', () => {
   })
 
   test('maxOutputTokens cuts the answer at a word within the limit (four characters a token) and finishes with length; without it, stop', async () => {
-    const call = { model: extractiveModel(), instructions: groundingInstructions(sources), messages: [{ role: 'user' as const, content: 'How long are billing backups kept?' }] }
+    const call = {
+      model: extractiveModel(),
+      instructions: groundingInstructions(sources),
+      messages: [{ role: 'user' as const, content: 'How long are billing backups kept?' }],
+    }
     const whole = await generateText(call)
     const cut = await generateText({ ...call, maxOutputTokens: 5 })
     expect(whole.finishReason).toBe('stop')
@@ -266,7 +311,11 @@ describe('extractiveModel, through the AI SDK', () => {
   })
 
   test('with no sources it says it found nothing', async () => {
-    const { text } = await run({ model: extractiveModel(), instructions: groundingInstructions([]), messages: [{ role: 'user', content: 'How long are backups kept?' }] })
+    const { text } = await run({
+      model: extractiveModel(),
+      instructions: groundingInstructions([]),
+      messages: [{ role: 'user', content: 'How long are backups kept?' }],
+    })
     expect(text).toBe(NO_ANSWER)
   })
 
@@ -300,7 +349,12 @@ describe('extractiveModel, through the AI SDK', () => {
         return { results: [] }
       },
     })
-    const { text } = await run({ model: extractiveModel(), messages: [{ role: 'user', content: 'Where is the spare key?' }], tools: { search }, stopWhen: () => false })
+    const { text } = await run({
+      model: extractiveModel(),
+      messages: [{ role: 'user', content: 'Where is the spare key?' }],
+      tools: { search },
+      stopWhen: () => false,
+    })
     expect(searches).toBe(1)
     expect(text).toBe(NO_ANSWER)
   })
@@ -309,6 +363,8 @@ describe('extractiveModel, through the AI SDK', () => {
     const abort = new AbortController()
     abort.abort(new Error('client disconnected'))
     const model = extractiveModel()
-    await expect(model.doStream({ prompt: [{ role: 'user', content: [{ type: 'text', text: 'anything' }] }], abortSignal: abort.signal })).rejects.toThrow('client disconnected')
+    await expect(
+      model.doStream({ prompt: [{ role: 'user', content: [{ type: 'text', text: 'anything' }] }], abortSignal: abort.signal }),
+    ).rejects.toThrow('client disconnected')
   })
 })

@@ -2,7 +2,13 @@
 // answers from the retrieved passages themselves, quoting their best sentences with [n] citations. It writes
 // nothing a source does not say, needs no network, and — given a `search` tool and no results yet — calls
 // that tool first, so the agent loop works offline too.
-import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4Content, LanguageModelV4Prompt, LanguageModelV4StreamPart } from '@ai-sdk/provider'
+import type {
+  LanguageModelV4,
+  LanguageModelV4CallOptions,
+  LanguageModelV4Content,
+  LanguageModelV4Prompt,
+  LanguageModelV4StreamPart,
+} from '@ai-sdk/provider'
 import { DETAILED, parseSourcesBlock } from './grounding'
 import { sentences } from './sentences'
 
@@ -14,7 +20,9 @@ interface Passage {
 }
 
 const STOP = new Set(
-  'a about above after again all also am an and any are as at be been before being below between both but by can could did do does doing down during each few for from further had has have having he her here hers him his how i if in into is it its itself just me more most my no nor not now of off on once only or other our out over own same she should so some such than that the their them then there these they this those through to too under until up very was we were what when where which while who whom why will with would you your'.split(' '),
+  'a about above after again all also am an and any are as at be been before being below between both but by can could did do does doing down during each few for from further had has have having he her here hers him his how i if in into is it its itself just me more most my no nor not now of off on once only or other our out over own same she should so some such than that the their them then there these they this those through to too under until up very was we were what when where which while who whom why will with would you your'.split(
+    ' ',
+  ),
 )
 
 /** A light English stem: plurals to singular (vaccines → vaccine, boxes → box, studies → study), -ing and -ed off. */
@@ -54,7 +62,9 @@ const STYLES: Record<AnswerStyle, { max: number; near: number; newWordFromAnySou
  */
 export function composeAnswer(question: string, passages: Passage[], style: AnswerStyle = 'concise'): string {
   const wanted = new Set(stems(question))
-  const candidates = passages.flatMap((p) => sentences(p.text).map((text, position) => ({ text, index: p.index, position, terms: new Set(stems(text)) })))
+  const candidates = passages.flatMap((p) =>
+    sentences(p.text).map((text, position) => ({ text, index: p.index, position, terms: new Set(stems(text)) })),
+  )
   if (wanted.size === 0 || candidates.length === 0) return NO_ANSWER
   // Rarer words among the candidate sentences say more about the answer than common ones.
   const df = new Map<string, number>()
@@ -156,7 +166,11 @@ function respond(options: LanguageModelV4CallOptions): { content: LanguageModelV
   const canSearch = options.tools?.some((t) => t.type === 'function' && t.name === 'search')
   if (canSearch && toolResults === 0 && question.trim()) {
     const input = JSON.stringify({ query: question.slice(0, 500) })
-    return { content: [{ type: 'tool-call', toolCallId: `call_${crypto.randomUUID()}`, toolName: 'search', input }], text: input, finish: 'tool-calls' }
+    return {
+      content: [{ type: 'tool-call', toolCallId: `call_${crypto.randomUUID()}`, toolName: 'search', input }],
+      text: input,
+      finish: 'tool-calls',
+    }
   }
   const detailed = options.prompt.some((m) => m.role === 'system' && m.content.includes(DETAILED))
   const { text, cut } = limitTokens(composeAnswer(question, passages, detailed ? 'detailed' : 'concise'), options.maxOutputTokens)
@@ -191,7 +205,11 @@ export function extractiveModel(): LanguageModelV4 {
         for (const piece of text.match(/\S+\s*/g) ?? []) parts.push({ type: 'text-delta', id: 'answer', delta: piece })
         parts.push({ type: 'text-end', id: 'answer' })
       }
-      parts.push({ type: 'finish', finishReason: { unified: finish, raw: undefined }, usage: usageOf(JSON.stringify(options.prompt), text) })
+      parts.push({
+        type: 'finish',
+        finishReason: { unified: finish, raw: undefined },
+        usage: usageOf(JSON.stringify(options.prompt), text),
+      })
       return {
         stream: new ReadableStream({
           start(controller) {

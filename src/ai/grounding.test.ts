@@ -17,7 +17,9 @@ const chopped = (text: string, size: number) => text.match(new RegExp(`[\\s\\S]{
 
 describe('a citation marker that points at no source', () => {
   test('is dropped together with the space before it; valid markers stay as written', () => {
-    expect(filterCitations('Backups are kept for 35 days [1]. They run at night [9].', 2).text).toBe('Backups are kept for 35 days [1]. They run at night.')
+    expect(filterCitations('Backups are kept for 35 days [1]. They run at night [9].', 2).text).toBe(
+      'Backups are kept for 35 days [1]. They run at night.',
+    )
     expect(filterCitations('Nothing here is real [0].', 3).text).toBe('Nothing here is real.')
     expect(filterCitations('Every marker is valid [1] and [2] and [3].', 3).text).toBe('Every marker is valid [1] and [2] and [3].')
   })
@@ -79,7 +81,11 @@ describe('streaming: markers split across deltas', () => {
     const words = (s: string) => s.replace(/\s+/g, '')
     for (const size of [1, 2, 3, 5, 8, 13]) {
       const out = streamed(chopped(text, size), 2)
-      expect({ size, markers: markers(out.text), words: words(out.text) }).toEqual({ size, markers: markers(whole.text), words: words(whole.text) })
+      expect({ size, markers: markers(out.text), words: words(out.text) }).toEqual({
+        size,
+        markers: markers(whole.text),
+        words: words(whole.text),
+      })
       expect(out.cited).toEqual([1, 2])
     }
   })
@@ -105,8 +111,20 @@ describe('streaming: markers split across deltas', () => {
 
 describe('the sources block', () => {
   const sources: Source[] = [
-    { index: 1, document_id: '00000000-0000-4000-8000-000000000001', title: 'Backup policy', url: 'https://wiki.example.com/backups', excerpt: 'Backups run nightly.\nThey are kept for 35 days.' },
-    { index: 2, document_id: '00000000-0000-4000-8000-000000000002', title: null, url: null, excerpt: 'Restores are tested every quarter.' },
+    {
+      index: 1,
+      document_id: '00000000-0000-4000-8000-000000000001',
+      title: 'Backup policy',
+      url: 'https://wiki.example.com/backups',
+      excerpt: 'Backups run nightly.\nThey are kept for 35 days.',
+    },
+    {
+      index: 2,
+      document_id: '00000000-0000-4000-8000-000000000002',
+      title: null,
+      url: null,
+      excerpt: 'Restores are tested every quarter.',
+    },
   ]
 
   test('numbers each source with its title and URL, and tells the model to cite them as [n]', () => {

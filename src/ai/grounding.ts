@@ -69,7 +69,10 @@ export class CitationFilter {
 
   private clean(text: string): string {
     return text.replace(MARKER, (_match, space: string, list: string) => {
-      const valid = list.split(',').map((n) => Number(n.trim())).filter((n) => n >= 1 && n <= this.sourceCount)
+      const valid = list
+        .split(',')
+        .map((n) => Number(n.trim()))
+        .filter((n) => n >= 1 && n <= this.sourceCount)
       for (const n of valid) this.cited.add(n)
       return valid.length ? space + valid.map((n) => `[${n}]`).join('') : ''
     })

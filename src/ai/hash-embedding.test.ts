@@ -27,7 +27,12 @@ describe('hashEmbed', () => {
   })
 
   test('is L2-normalised', () => {
-    for (const text of ['one', 'two words', 'A longer sentence, with punctuation; and repeated repeated repeated words.', 'Ünïcödé wörds und Straße 東京 2024']) {
+    for (const text of [
+      'one',
+      'two words',
+      'A longer sentence, with punctuation; and repeated repeated repeated words.',
+      'Ünïcödé wörds und Straße 東京 2024',
+    ]) {
       for (const dims of [8, 512]) expect(norm(hashEmbed(text, dims))).toBeCloseTo(1, 10)
     }
   })

@@ -81,12 +81,23 @@ function spawnThread(onMessage: (message: FromHost) => void): Host {
     worker.addEventListener('error', () => worker.terminate())
   })
   const handle = worker as unknown as { ref(): void; unref(): void }
-  return { pid: null, hold: (on) => (on ? handle.ref() : handle.unref()), send: (message) => worker.postMessage(message), kill: () => worker.terminate(), exited }
+  return {
+    pid: null,
+    hold: (on) => (on ? handle.ref() : handle.unref()),
+    send: (message) => worker.postMessage(message),
+    kill: () => worker.terminate(),
+    exited,
+  }
 }
 
-const toVectors = (data: Float32Array, dims: number, n: number) => Array.from({ length: n }, (_, i) => Array.from(data.subarray(i * dims, (i + 1) * dims)))
+const toVectors = (data: Float32Array, dims: number, n: number) =>
+  Array.from({ length: n }, (_, i) => Array.from(data.subarray(i * dims, (i + 1) * dims)))
 
-export async function startInference(options: LocalModelOptions & { dtype: EmbeddingDtype }, inference: InferenceOptions, log?: Logger): Promise<InferenceRunner> {
+export async function startInference(
+  options: LocalModelOptions & { dtype: EmbeddingDtype },
+  inference: InferenceOptions,
+  log?: Logger,
+): Promise<InferenceRunner> {
   // A thread shares this process's cores with the API: it gets one fewer than there are, unless told.
   const threads = inference.threads ?? (inference.isolation === 'thread' ? Math.max(1, availableParallelism() - 1) : null)
   const load: ToHost = { type: 'load', options: { ...options, threads } }
@@ -107,7 +118,9 @@ export async function startInference(options: LocalModelOptions & { dtype: Embed
         else answer(started, message)
       }
       const started = inference.isolation === 'thread' ? spawnThread(onMessage) : spawnProcess(inference.nice, onMessage)
-      void started.exited.then((how) => (ready ? onExit(started, how) : reject(new Error(`the inference process ended (${how}) while loading the model`))))
+      void started.exited.then((how) =>
+        ready ? onExit(started, how) : reject(new Error(`the inference process ended (${how}) while loading the model`)),
+      )
       started.send(load)
     })
 

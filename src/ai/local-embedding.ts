@@ -14,7 +14,11 @@ import { resolveLocalDtype, type LocalModelOptions } from './local-model'
  * Missing files are reported here, by name and folder, before any process starts; a model the pipeline cannot
  * open fails with transformers.js's own message, as it did in-process.
  */
-export async function loadLocalEmbeddingModel(options: LocalModelOptions, inference: InferenceOptions, log?: Logger): Promise<{ model: EmbeddingModelV4; dtype: EmbeddingDtype; runner: InferenceRunner }> {
+export async function loadLocalEmbeddingModel(
+  options: LocalModelOptions,
+  inference: InferenceOptions,
+  log?: Logger,
+): Promise<{ model: EmbeddingModelV4; dtype: EmbeddingDtype; runner: InferenceRunner }> {
   if (!options.modelPath && !options.cacheDir) {
     throw new Error('DATA_DIR is in memory, so there is nowhere to download the model to; set EMBEDDING_MODEL_PATH')
   }

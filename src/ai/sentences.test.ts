@@ -6,7 +6,11 @@ import { proseBlocks, sentences } from './sentences'
 
 describe('sentences', () => {
   test('sentences end at . ! or ?; fragments of a word or two are left out', () => {
-    expect(sentences('First one is here. Second one too!\nOK. Really? Yes it is')).toEqual(['First one is here.', 'Second one too!', 'Yes it is'])
+    expect(sentences('First one is here. Second one too!\nOK. Really? Yes it is')).toEqual([
+      'First one is here.',
+      'Second one too!',
+      'Yes it is',
+    ])
   })
 
   test('a period after a title, inside a number, a version, a file name, an address or a code span does not end the sentence', () => {
@@ -78,7 +82,10 @@ describe('sentences', () => {
       'Retention rules for the team backups are kept for 35 days',
       'Logs are kept for a year',
     ])
-    expect(sentences('The annual review is with\nDr. Lindqvist on Friday, in\nroom 4. Bring the form.')).toEqual(['The annual review is with Dr. Lindqvist on Friday, in room 4.', 'Bring the form.'])
+    expect(sentences('The annual review is with\nDr. Lindqvist on Friday, in\nroom 4. Bring the form.')).toEqual([
+      'The annual review is with Dr. Lindqvist on Friday, in room 4.',
+      'Bring the form.',
+    ])
     expect(sentences('Meet with Dr.\nLindqvist on Friday at noon.')).toEqual(['Meet with Dr. Lindqvist on Friday at noon.'])
     expect(sentences('Status of the backups\nThey run nightly at two.')).toEqual(['Status of the backups', 'They run nightly at two.'])
   })

@@ -10,13 +10,23 @@ const segmenter = new Intl.Segmenter('en', { granularity: 'sentence' })
  * ("John F. Kennedy"). "etc." is not here: it ends sentences as often as not.
  */
 const BEFORE_NAME = new Set(
-  'Mr Mrs Ms Mx Dr Prof Sr Jr St Mt Ft Gen Col Capt Cpt Lt Sgt Maj Adm Cmdr Rev Fr Hon Gov Sen Rep Pres Supt Insp Messrs Mme Mlle'.split(' '),
+  'Mr Mrs Ms Mx Dr Prof Sr Jr St Mt Ft Gen Col Capt Cpt Lt Sgt Maj Adm Cmdr Rev Fr Hon Gov Sen Rep Pres Supt Insp Messrs Mme Mlle'.split(
+    ' ',
+  ),
 )
 const BEFORE_ANYTHING = new Set('e.g i.e cf vs viz approx ca resp incl'.split(' '))
-const BEFORE_NUMBER = new Set('No Nos no nos Vol vol Fig fig Figs figs Eq eq Ch ch Sec sec Art art p pp Pp Jan Feb Mar Apr Jun Jul Aug Sep Sept Oct Nov Dec ver'.split(' '))
+const BEFORE_NUMBER = new Set(
+  'No Nos no nos Vol vol Fig fig Figs figs Eq eq Ch ch Sec sec Art art p pp Pp Jan Feb Mar Apr Jun Jul Aug Sep Sept Oct Nov Dec ver'.split(
+    ' ',
+  ),
+)
 
 /** Words after which a line cannot end a sentence: a line ending in one is wrapped, not finished. */
-const CONTINUES = new Set('a an the of to in on at by for with from into onto via and or but nor as than that which whose is are was were be been has have had'.split(' '))
+const CONTINUES = new Set(
+  'a an the of to in on at by for with from into onto via and or but nor as than that which whose is are was were be been has have had'.split(
+    ' ',
+  ),
+)
 
 /** The sentences of a passage, trimmed, in order; fragments of fewer than three words are left out. */
 export function sentences(text: string): string[] {

@@ -30,7 +30,8 @@ export function sealTokens(deps: Deps, connectionId: string, tokens: OAuth2Token
   }
 }
 
-export const openAccessToken = (deps: Deps, row: ConnectionRow) => openSecret(deps.config.encryptionKey, row.access_token_enc, context(row.id, 'access'))
+export const openAccessToken = (deps: Deps, row: ConnectionRow) =>
+  openSecret(deps.config.encryptionKey, row.access_token_enc, context(row.id, 'access'))
 export const openRefreshToken = (deps: Deps, row: ConnectionRow) =>
   row.refresh_token_enc ? openSecret(deps.config.encryptionKey, row.refresh_token_enc, context(row.id, 'refresh')) : null
 
@@ -40,14 +41,18 @@ export function connectionTokens(deps: Deps, connectionId: string): TokenSource 
     if (!row) throw new Error('the connection was disconnected')
     return row
   }
-  const expiring = (row: ConnectionRow) => row.expires_at !== null && row.expires_at.getTime() - EARLY_REFRESH_MS <= deps.clock.now().getTime()
+  const expiring = (row: ConnectionRow) =>
+    row.expires_at !== null && row.expires_at.getTime() - EARLY_REFRESH_MS <= deps.clock.now().getTime()
 
   async function refresh(seen: ConnectionRow): Promise<string | null> {
     const refreshToken = openRefreshToken(deps, seen)
     if (!refreshToken) return null
     try {
       const tokens = await refreshTokens(deps, seen.provider as OAuthProvider, refreshToken)
-      await deps.db.update(connections).set({ ...sealTokens(deps, seen.id, tokens), updated_at: deps.clock.now() }).where(eq(connections.id, seen.id))
+      await deps.db
+        .update(connections)
+        .set({ ...sealTokens(deps, seen.id, tokens), updated_at: deps.clock.now() })
+        .where(eq(connections.id, seen.id))
       return tokens.accessToken()
     } catch (error) {
       // Another sync may have rotated the refresh token a moment ago: its fresh access token is as good.

@@ -135,7 +135,10 @@ export function createProviderApi(options: ProviderApiOptions): ProviderApi {
       try {
         return JSON.parse(text) as T
       } catch {
-        throw new ProviderError(res.status, `${name} answered ${res.status} for ${new URL(res.url || base).pathname} with a body that is not JSON`)
+        throw new ProviderError(
+          res.status,
+          `${name} answered ${res.status} for ${new URL(res.url || base).pathname} with a body that is not JSON`,
+        )
       }
     },
     async text(path: string, request: ApiRequest = {}) {

@@ -13,7 +13,11 @@ export function providerApi(deps: Deps, provider: ConnectorProvider, tokens: Tok
 }
 
 /** The API as a stored connection reaches it, with the account it belongs to. */
-export function connectionSession(deps: Deps, provider: ConnectorProvider, connection: ConnectionRow): { api: ProviderApi; account: ConnectionAccount } {
+export function connectionSession(
+  deps: Deps,
+  provider: ConnectorProvider,
+  connection: ConnectionRow,
+): { api: ProviderApi; account: ConnectionAccount } {
   return {
     api: providerApi(deps, provider, connectionTokens(deps, connection.id)),
     account: { externalAccountId: connection.external_account_id ?? '', accountName: connection.account_name ?? '', meta: connection.meta },

@@ -15,7 +15,10 @@ export type ConnectorRow = typeof connectors.$inferSelect
 
 /** A plan limit stopped the sync: nothing half-written, the message says which limit; `written` got in before it. */
 export class LimitReached extends Error {
-  constructor(message: string, readonly written: { added: number; updated: number }) {
+  constructor(
+    message: string,
+    readonly written: { added: number; updated: number },
+  ) {
     super(message)
   }
 }
@@ -28,7 +31,11 @@ export interface KnownItem {
 /** The connector's documents by external id, with the upstream version each was made from. */
 export async function knownItems(deps: Deps, connector: ConnectorRow): Promise<Map<string, KnownItem>> {
   const rows = await deps.db
-    .select({ id: documents.id, external_id: documents.external_id, version: sql<string | null>`${documents.metadata}->'remote'->>'version'` })
+    .select({
+      id: documents.id,
+      external_id: documents.external_id,
+      version: sql<string | null>`${documents.metadata}->'remote'->>'version'`,
+    })
     .from(documents)
     .where(and(eq(documents.user_id, connector.user_id), eq(documents.source_ref, connector.id), isNotNull(documents.external_id)))
   return new Map(rows.map((r) => [r.external_id!, { documentId: r.id, version: r.version }]))
@@ -54,7 +61,12 @@ export interface FetchedItem {
  * under the user's plan limits. When the batch would pass a limit, the items are written one at a time, as many
  * as fit, and LimitReached stops the sync there — never a partial document. Answers how many were added and updated.
  */
-export async function writeItems(deps: Deps, user: SessionUser, connector: ConnectorRow, fetched: FetchedItem[]): Promise<{ added: number; updated: number }> {
+export async function writeItems(
+  deps: Deps,
+  user: SessionUser,
+  connector: ConnectorRow,
+  fetched: FetchedItem[],
+): Promise<{ added: number; updated: number }> {
   if (fetched.length === 0) return { added: 0, updated: 0 }
   if (!connector.workspace_id) throw new AppError(409, 'the connector has no workspace: set one with PATCH')
   const inputs = fetched.map(({ item, text }) => inputOf(connector, item, text))

@@ -49,11 +49,21 @@ function failureMessage(error: unknown): string {
   return `sync failed: ${(error as Error).message}`
 }
 
-export async function finishRun(deps: Deps, runId: string, connectorId: string, status: 'succeeded' | 'failed', error: string | null): Promise<void> {
+export async function finishRun(
+  deps: Deps,
+  runId: string,
+  connectorId: string,
+  status: 'succeeded' | 'failed',
+  error: string | null,
+): Promise<void> {
   const now = deps.clock.now()
   await deps.db.transaction(async (tx) => {
-    await tx.update(syncRuns).set({ status, error, finished_at: now }).where(and(eq(syncRuns.id, runId), sql`${syncRuns.status} in ('queued', 'running')`))
-    if (status === 'succeeded') await tx.update(connectors).set({ last_sync_at: now, updated_at: now }).where(eq(connectors.id, connectorId))
+    await tx
+      .update(syncRuns)
+      .set({ status, error, finished_at: now })
+      .where(and(eq(syncRuns.id, runId), sql`${syncRuns.status} in ('queued', 'running')`))
+    if (status === 'succeeded')
+      await tx.update(connectors).set({ last_sync_at: now, updated_at: now }).where(eq(connectors.id, connectorId))
   })
 }
 
@@ -63,7 +73,10 @@ async function syncConnector(deps: Deps, runId: string, connector: ConnectorRow,
     ? (await deps.db.select().from(connections).where(eq(connections.id, connector.connection_id)))[0]
     : undefined
   if (connector.status !== 'active' || !connection) throw new AppError(409, 'the connector is not connected: authorize it again')
-  const [user] = await deps.db.select({ id: users.id, email: users.email, name: users.name, plan: accountPlan(deps.config) }).from(users).where(eq(users.id, connector.user_id))
+  const [user] = await deps.db
+    .select({ id: users.id, email: users.email, name: users.name, plan: accountPlan(deps.config) })
+    .from(users)
+    .where(eq(users.id, connector.user_id))
   if (!user) return
   const ctx: SyncContext = {
     ...connectionSession(deps, provider, connection),
@@ -74,7 +87,12 @@ async function syncConnector(deps: Deps, runId: string, connector: ConnectorRow,
     if (!(await touchJob(deps.db, job, deps.clock.now()))) throw new ClaimLost()
   }
   const count = (counter: Counter, n = 1) =>
-    n > 0 ? deps.db.update(syncRuns).set({ [counter]: sql`${syncRuns[counter]} + ${n}` }).where(eq(syncRuns.id, runId)) : undefined
+    n > 0
+      ? deps.db
+          .update(syncRuns)
+          .set({ [counter]: sql`${syncRuns[counter]} + ${n}` })
+          .where(eq(syncRuns.id, runId))
+      : undefined
 
   // 1. The complete listing; an error here ends the run before anything is removed.
   const listed = new Map<string, RemoteItem>()

@@ -73,12 +73,22 @@ async function call<T>(service: string, method: string, path: string, body?: unk
     // Not JSON: a proxy's page or not this service at all; reported below by status.
   }
   if (res.ok) return parsed as T
-  const error = typeof (parsed as { error?: unknown } | null)?.error === 'string' ? (parsed as { error: string }).error : `HTTP ${res.status}`
-  if (res.status === 401) throw new ApiError({ kind: 'signed-out', message: `You are not signed in to ${service}. Sign in to its dashboard, then open this again.` })
+  const error =
+    typeof (parsed as { error?: unknown } | null)?.error === 'string' ? (parsed as { error: string }).error : `HTTP ${res.status}`
+  if (res.status === 401)
+    throw new ApiError({
+      kind: 'signed-out',
+      message: `You are not signed in to ${service}. Sign in to its dashboard, then open this again.`,
+    })
   // The service's CSRF rule: a cookie-authenticated write from an origin missing from ALLOWED_ORIGINS.
   if (res.status === 403 && /origin/i.test(error)) {
     const setting = allowedOriginsSetting()
-    throw new ApiError({ kind: 'origin-refused', setting, message: 'The service does not accept saves from this extension yet. Add this line to its environment (several origins: separate them with commas) and restart it:' })
+    throw new ApiError({
+      kind: 'origin-refused',
+      setting,
+      message:
+        'The service does not accept saves from this extension yet. Add this line to its environment (several origins: separate them with commas) and restart it:',
+    })
   }
   if (res.status === 429) {
     const wait = res.headers.get('retry-after')

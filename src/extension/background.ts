@@ -5,7 +5,9 @@ import { ext, type Tab } from './browser'
 import { CaptureError, saveFromTab, type SaveRequest, type SaveWhat } from './save'
 import { setLastWorkspace } from './settings'
 
-export type SaveReply = { ok: true; document: { id: string; title: string; deduplicated: boolean } } | { ok: false; problem: ReturnType<typeof problemOf> }
+export type SaveReply =
+  | { ok: true; document: { id: string; title: string; deduplicated: boolean } }
+  | { ok: false; problem: ReturnType<typeof problemOf> }
 
 const MENUS: { id: SaveWhat; title: string; contexts: string[] }[] = [
   { id: 'page', title: 'Save page to memory', contexts: ['page'] },

@@ -29,7 +29,12 @@ export interface ExtensionApi {
     create(properties: { url: string }): Promise<Tab>
   }
   scripting: {
-    executeScript(injection: { target: { tabId: number }; files?: string[]; func?: (...args: never[]) => unknown; args?: unknown[] }): Promise<{ result?: unknown }[]>
+    executeScript(injection: {
+      target: { tabId: number }
+      files?: string[]
+      func?: (...args: never[]) => unknown
+      args?: unknown[]
+    }): Promise<{ result?: unknown }[]>
   }
   storage: {
     local: {

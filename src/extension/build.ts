@@ -35,7 +35,10 @@ export async function buildExtension(outDir = join(ROOT, 'dist/extension')): Pro
   for (const file of STATIC) await writeFile(join(outDir, file), await readFile(join(SOURCE, file)))
   const zipPath = `${outDir}.zip`
   const names = (await readdir(outDir)).sort()
-  await writeFile(zipPath, zip(await Promise.all(names.map(async (name) => ({ name, data: new Uint8Array(await readFile(join(outDir, name))) })))))
+  await writeFile(
+    zipPath,
+    zip(await Promise.all(names.map(async (name) => ({ name, data: new Uint8Array(await readFile(join(outDir, name))) })))),
+  )
   return { dir: outDir, zipPath }
 }
 

@@ -7,7 +7,11 @@ export function byId<T extends HTMLElement = HTMLElement>(id: string): T {
 }
 
 /** An element with text content (never parsed as HTML: page titles and snippets are untrusted). */
-export function el<K extends keyof HTMLElementTagNameMap>(tag: K, props: { className?: string; text?: string } = {}, children: Node[] = []): HTMLElementTagNameMap[K] {
+export function el<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  props: { className?: string; text?: string } = {},
+  children: Node[] = [],
+): HTMLElementTagNameMap[K] {
   const node = document.createElement(tag)
   if (props.className) node.className = props.className
   if (props.text !== undefined) node.textContent = props.text

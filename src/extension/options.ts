@@ -26,7 +26,12 @@ async function save(value: string) {
     say(`Saved. Signed in as ${user.email}.`, 'ok')
   } catch (error) {
     const problem = problemOf(error)
-    say(problem.kind === 'signed-out' ? `Saved. Sign in at ${normalized.url}/app/sign-in to use the extension.` : `Saved, but: ${problem.message}`, problem.kind === 'signed-out' ? 'ok' : 'error')
+    say(
+      problem.kind === 'signed-out'
+        ? `Saved. Sign in at ${normalized.url}/app/sign-in to use the extension.`
+        : `Saved, but: ${problem.message}`,
+      problem.kind === 'signed-out' ? 'ok' : 'error',
+    )
   }
 }
 

@@ -63,7 +63,14 @@ async function fillWorkspaces() {
 }
 
 function tagsOf(input: string): string[] {
-  return [...new Set(input.split(',').map((t) => t.trim()).filter(Boolean))]
+  return [
+    ...new Set(
+      input
+        .split(',')
+        .map((t) => t.trim())
+        .filter(Boolean),
+    ),
+  ]
 }
 
 async function saveFromPopup(what: SaveWhat) {
@@ -74,7 +81,13 @@ async function saveFromPopup(what: SaveWhat) {
   status.className = 'status'
   status.textContent = what === 'page' ? 'Saving the page…' : 'Saving the selection…'
   const workspaceId = byId<HTMLSelectElement>('workspace').value || null
-  const reply = (await ext.runtime.sendMessage({ type: 'save', what, tabId: tab.id, tags: tagsOf(byId<HTMLInputElement>('tags').value), workspaceId })) as SaveReply
+  const reply = (await ext.runtime.sendMessage({
+    type: 'save',
+    what,
+    tabId: tab.id,
+    tags: tagsOf(byId<HTMLInputElement>('tags').value),
+    workspaceId,
+  })) as SaveReply
   buttons[0]!.disabled = false
   buttons[1]!.disabled = !selectionAvailable
   if (!reply.ok) {
@@ -87,7 +100,11 @@ async function saveFromPopup(what: SaveWhat) {
   status.className = 'status ok'
   status.replaceChildren(
     `${reply.document.deduplicated ? 'Updated' : 'Saved'}: `,
-    Object.assign(el('a', { text: reply.document.title }), { href: dashboard.document(service, reply.document.id), target: '_blank', rel: 'noopener' }),
+    Object.assign(el('a', { text: reply.document.title }), {
+      href: dashboard.document(service, reply.document.id),
+      target: '_blank',
+      rel: 'noopener',
+    }),
   )
 }
 

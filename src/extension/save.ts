@@ -26,18 +26,25 @@ export async function captureTab(tabId: number, what: SaveWhat | 'has-selection'
     await ext.scripting.executeScript({ target: { tabId }, files: ['capture.js'] })
     const [frame] = await ext.scripting.executeScript({
       target: { tabId },
-      func: ((w: string) => (globalThis as unknown as { __memoryCapture: (w: string) => unknown }).__memoryCapture(w)) as (...args: never[]) => unknown,
+      func: ((w: string) => (globalThis as unknown as { __memoryCapture: (w: string) => unknown }).__memoryCapture(w)) as (
+        ...args: never[]
+      ) => unknown,
       args: [what],
     })
     return frame?.result ?? null
   } catch (error) {
-    throw new CaptureError(`This page cannot be read by the extension (browser pages and extension stores are off limits): ${error instanceof Error ? error.message : error}`)
+    throw new CaptureError(
+      `This page cannot be read by the extension (browser pages and extension stores are off limits): ${error instanceof Error ? error.message : error}`,
+    )
   }
 }
 
 export async function saveFromTab(request: SaveRequest): Promise<SavedDocument> {
   const captured = (await captureTab(request.tabId, request.what)) as Captured | null
-  if (!captured) throw new CaptureError(request.what === 'selection' ? 'Nothing is selected on the page: select some text first.' : 'The page has no text to save.')
+  if (!captured)
+    throw new CaptureError(
+      request.what === 'selection' ? 'Nothing is selected on the page: select some text first.' : 'The page has no text to save.',
+    )
   const workspaceId = request.workspaceId === undefined ? await getLastWorkspace() : request.workspaceId
   const input = request.what === 'page' ? pageInput(captured) : selectionInput(captured)
   if (request.tags?.length) input.tags = request.tags

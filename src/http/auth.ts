@@ -30,7 +30,9 @@ export function authPlugin(deps: Deps) {
     auth: {
       detail: { security },
       async transform({ request, set }) {
-        const { apiCalls, ...principal } = await authenticate(deps, request, (cookie) => (set.headers['set-cookie'] = cookie), { countCall: true })
+        const { apiCalls, ...principal } = await authenticate(deps, request, (cookie) => (set.headers['set-cookie'] = cookie), {
+          countCall: true,
+        })
         // Delegated requests (actAs) were authenticated already, and are counted here on their own.
         const calls = apiCalls ?? (await countApiCall(deps, principal.user.id))
         const cap = limitsOf(deps, principal.user.plan).api_calls_per_month
@@ -72,7 +74,8 @@ export async function authenticate(
     const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization)
     if (!match) throw unauthorized('Authorization header must be "Bearer <API key>"')
     if (match[1]!.startsWith(ACCESS_TOKEN_PREFIX)) {
-      if (await verifyAccessToken(deps, match[1]!)) throw forbidden('this is an MCP OAuth token: it works on /mcp only; use an API key (POST /api/keys) for the REST API and /v1')
+      if (await verifyAccessToken(deps, match[1]!))
+        throw forbidden('this is an MCP OAuth token: it works on /mcp only; use an API key (POST /api/keys) for the REST API and /v1')
       throw unauthorized('invalid, expired or revoked token')
     }
     const found = await verifyKey(deps, match[1]!, { countCall })

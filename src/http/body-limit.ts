@@ -20,7 +20,8 @@ export function bodyLimit(maxBytes = MAX_BODY_BYTES) {
     const bytes = await readAtMost(request.body, bodyLimitFor(request, maxBytes))
     if (bytes.byteLength === 0) return undefined
     const type = (contentType ?? '').toLowerCase()
-    if (type.startsWith('multipart/form-data') || type.startsWith('application/x-www-form-urlencoded')) return formFields(bytes, request.headers.get('content-type') ?? type)
+    if (type.startsWith('multipart/form-data') || type.startsWith('application/x-www-form-urlencoded'))
+      return formFields(bytes, request.headers.get('content-type') ?? type)
     if (type.startsWith('text/')) return new TextDecoder().decode(bytes) // refused by every route that takes an object
     if (!isJson(type)) throw new AppError(415, `content-type "${contentType ?? ''}" is not accepted: send application/json`)
     rawBodies.set(request, bytes)

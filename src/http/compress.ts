@@ -39,16 +39,23 @@ export function chooseEncoding(header: string | null): Encoding | null {
 /** `response`, compressed for `request` when that is worth it. */
 export async function compressResponse(request: Request, response: Response): Promise<Response> {
   const type = response.headers.get('content-type') ?? ''
-  if (!COMPRESSIBLE.test(type) || !response.body || response.status === 204 || response.status === 304 || response.status === 206) return response
+  if (!COMPRESSIBLE.test(type) || !response.body || response.status === 204 || response.status === 304 || response.status === 206)
+    return response
   if (response.headers.has('content-encoding') || /\bno-transform\b/i.test(response.headers.get('cache-control') ?? '')) return response
   const headers = new Headers(response.headers)
   appendVary(headers, 'Accept-Encoding')
   const encoding = request.method === 'HEAD' ? null : chooseEncoding(request.headers.get('accept-encoding'))
   const declared = Number(response.headers.get('content-length') ?? NaN)
-  if (!encoding || declared < MIN_COMPRESS_BYTES) return new Response(response.body, { status: response.status, statusText: response.statusText, headers })
+  if (!encoding || declared < MIN_COMPRESS_BYTES)
+    return new Response(response.body, { status: response.status, statusText: response.statusText, headers })
   const bytes = new Uint8Array(await response.arrayBuffer())
-  if (bytes.byteLength < MIN_COMPRESS_BYTES) return new Response(bytes, { status: response.status, statusText: response.statusText, headers })
-  const encoded = await encode(encoding, bytes, /\bpublic\b/i.test(headers.get('cache-control') ?? '') ? new URL(request.url).pathname : null)
+  if (bytes.byteLength < MIN_COMPRESS_BYTES)
+    return new Response(bytes, { status: response.status, statusText: response.statusText, headers })
+  const encoded = await encode(
+    encoding,
+    bytes,
+    /\bpublic\b/i.test(headers.get('cache-control') ?? '') ? new URL(request.url).pathname : null,
+  )
   headers.set('content-encoding', encoding)
   headers.delete('content-length')
   // Each coding is its own representation: a strong ETag gets the coding as a suffix (If-Match and
@@ -73,5 +80,6 @@ async function encode(encoding: Encoding, bytes: Uint8Array, cacheAs: string | n
 function appendVary(headers: Headers, name: string): void {
   const vary = headers.get('vary')
   if (!vary) headers.set('vary', name)
-  else if (!vary.split(',').some((v) => v.trim().toLowerCase() === name.toLowerCase() || v.trim() === '*')) headers.set('vary', `${vary}, ${name}`)
+  else if (!vary.split(',').some((v) => v.trim().toLowerCase() === name.toLowerCase() || v.trim() === '*'))
+    headers.set('vary', `${vary}, ${name}`)
 }

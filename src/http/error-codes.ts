@@ -4,24 +4,67 @@
 
 /** Each code: the status it comes with, and what a client should do about it (the README's table). */
 export const ERROR_CODES = {
-  invalid_request: { status: 400, action: 'Fix the request: `error` names the field, parameter or header that is wrong. Retrying it unchanged fails again.' },
-  unauthenticated: { status: 401, action: 'Send a valid API key (`Authorization: Bearer svc_…`) or sign in again: the key is missing, wrong, revoked or regenerated, or the session ended.' },
-  plan_limit: { status: 402, action: 'A limit of your plan is reached (`error` names it): delete something, or upgrade to the plan the message names.' },
-  forbidden: { status: 403, action: 'These credentials may not do this (a cookie write from a foreign `Origin`, an MCP token outside `/mcp`, an API key approving a draft): use the credentials the message names.' },
+  invalid_request: {
+    status: 400,
+    action: 'Fix the request: `error` names the field, parameter or header that is wrong. Retrying it unchanged fails again.',
+  },
+  unauthenticated: {
+    status: 401,
+    action:
+      'Send a valid API key (`Authorization: Bearer svc_…`) or sign in again: the key is missing, wrong, revoked or regenerated, or the session ended.',
+  },
+  plan_limit: {
+    status: 402,
+    action: 'A limit of your plan is reached (`error` names it): delete something, or upgrade to the plan the message names.',
+  },
+  forbidden: {
+    status: 403,
+    action:
+      'These credentials may not do this (a cookie write from a foreign `Origin`, an MCP token outside `/mcp`, an API key approving a draft): use the credentials the message names.',
+  },
   not_found: { status: 404, action: "No such object, route or model for you (another user's object is not found either): check the id." },
   method_not_allowed: { status: 405, action: 'The path exists with other methods: use one listed in `Allow`.' },
-  conflict: { status: 409, action: 'The request conflicts with the current state (a taken email, a connector not connected): read the state again, then decide.' },
-  idempotency_in_progress: { status: 409, action: 'A request with this `Idempotency-Key` is still running: retry after `Retry-After` seconds to get its answer.' },
-  precondition_failed: { status: 412, action: '`If-Match` no longer matches: the object changed since you read it. Fetch it again (the answer carries the current `ETag`) and reapply your change.' },
-  payload_too_large: { status: 413, action: 'The body (or a field of it, such as a document body over 1 MiB) is too large: send less, or split it.' },
-  unsupported_media_type: { status: 415, action: 'Send the body as `application/json` (or the media type the operation names, such as a PNG, JPEG, WebP or GIF avatar).' },
+  conflict: {
+    status: 409,
+    action: 'The request conflicts with the current state (a taken email, a connector not connected): read the state again, then decide.',
+  },
+  idempotency_in_progress: {
+    status: 409,
+    action: 'A request with this `Idempotency-Key` is still running: retry after `Retry-After` seconds to get its answer.',
+  },
+  precondition_failed: {
+    status: 412,
+    action:
+      '`If-Match` no longer matches: the object changed since you read it. Fetch it again (the answer carries the current `ETag`) and reapply your change.',
+  },
+  payload_too_large: {
+    status: 413,
+    action: 'The body (or a field of it, such as a document body over 1 MiB) is too large: send less, or split it.',
+  },
+  unsupported_media_type: {
+    status: 415,
+    action: 'Send the body as `application/json` (or the media type the operation names, such as a PNG, JPEG, WebP or GIF avatar).',
+  },
   idempotency_key_reused: { status: 422, action: 'This `Idempotency-Key` was used with another request: use a new key for a new request.' },
   rate_limited: { status: 429, action: 'Wait `Retry-After` seconds (see `RateLimit-*`), then retry; or upgrade for a higher limit.' },
-  headers_too_large: { status: 431, action: 'The request line and headers are over 32 KiB: shorten the query string or drop large headers.' },
+  headers_too_large: {
+    status: 431,
+    action: 'The request line and headers are over 32 KiB: shorten the query string or drop large headers.',
+  },
   internal: { status: 500, action: 'A fault of the service: retry later; if it persists, report the `x-request-id`.' },
-  provider_error: { status: 502, action: 'An upstream service (the chat model, Stripe, an OAuth or connector provider) failed: retry later.' },
-  service_unavailable: { status: 503, action: 'The service cannot serve this now: a dependency is not configured (billing, an OAuth provider; ask the operator), or it is starting or its database is down (retry later).' },
-  model_unavailable: { status: 503, action: 'No model is loaded on this server (or it failed): retry later, or ask the operator to configure one.' },
+  provider_error: {
+    status: 502,
+    action: 'An upstream service (the chat model, Stripe, an OAuth or connector provider) failed: retry later.',
+  },
+  service_unavailable: {
+    status: 503,
+    action:
+      'The service cannot serve this now: a dependency is not configured (billing, an OAuth provider; ask the operator), or it is starting or its database is down (retry later).',
+  },
+  model_unavailable: {
+    status: 503,
+    action: 'No model is loaded on this server (or it failed): retry later, or ask the operator to configure one.',
+  },
 } as const satisfies Record<string, { status: number; action: string }>
 
 export type ErrorCode = keyof typeof ERROR_CODES
@@ -30,9 +73,11 @@ export const ERROR_CODE_LIST = Object.keys(ERROR_CODES) as ErrorCode[]
 
 /** The code of a status that has one meaning; the first code listed for a status is its default. */
 const DEFAULT_BY_STATUS = new Map<number, ErrorCode>()
-for (const code of ERROR_CODE_LIST) if (!DEFAULT_BY_STATUS.has(ERROR_CODES[code].status)) DEFAULT_BY_STATUS.set(ERROR_CODES[code].status, code)
+for (const code of ERROR_CODE_LIST)
+  if (!DEFAULT_BY_STATUS.has(ERROR_CODES[code].status)) DEFAULT_BY_STATUS.set(ERROR_CODES[code].status, code)
 
-export const codeForStatus = (status: number): ErrorCode => DEFAULT_BY_STATUS.get(status) ?? (status >= 500 ? 'internal' : 'invalid_request')
+export const codeForStatus = (status: number): ErrorCode =>
+  DEFAULT_BY_STATUS.get(status) ?? (status >= 500 ? 'internal' : 'invalid_request')
 
 /** OpenAI's error `type` for a status, as its SDKs and proxies read it. */
 const openAiType = (status: number) => (status >= 500 ? 'server_error' : status === 429 ? 'requests' : 'invalid_request_error')
@@ -44,13 +89,23 @@ export type ErrorBody = { error: string; code: ErrorCode }
 export type OpenAiErrorBody = { error: { message: string; type: string; param: null; code: ErrorCode } }
 
 /** The body of an error answer: `{ error, code }`, or OpenAI's `{ error: { message, type, param, code } }` on /v1. */
-export function errorBody(pathname: string, status: number, message: string, code: ErrorCode = codeForStatus(status)): ErrorBody | OpenAiErrorBody {
+export function errorBody(
+  pathname: string,
+  status: number,
+  message: string,
+  code: ErrorCode = codeForStatus(status),
+): ErrorBody | OpenAiErrorBody {
   if (isOpenAiPath(pathname)) return { error: { message, type: openAiType(status), param: null, code } }
   return { error: message, code }
 }
 
 /** An error answer written outside the error mapper (before routing: CORS, 405, the path guard, startup). */
-export function errorResponse(request: Request, status: number, message: string, options: { code?: ErrorCode; headers?: HeadersInit } = {}): Response {
+export function errorResponse(
+  request: Request,
+  status: number,
+  message: string,
+  options: { code?: ErrorCode; headers?: HeadersInit } = {},
+): Response {
   const headers = new Headers(options.headers)
   headers.set('content-type', 'application/json')
   return new Response(JSON.stringify(errorBody(new URL(request.url).pathname, status, message, options.code)), { status, headers })

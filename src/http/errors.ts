@@ -63,14 +63,25 @@ export function errorHandler(log: Logger, maxBodyBytes: number) {
         return answer(error.status, error.message, error.code)
       }
       // The query builder wraps the driver's error; the crash is the cause.
-      const crash = error instanceof DatabaseCrashedError ? error : (error as Error)?.cause instanceof DatabaseCrashedError ? (error as Error).cause : null
+      const crash =
+        error instanceof DatabaseCrashedError
+          ? error
+          : (error as Error)?.cause instanceof DatabaseCrashedError
+            ? (error as Error).cause
+            : null
       if (crash) return answer(503, 'the database is unavailable: the service must be restarted')
       if (accountGone(error)) return answer(401, 'the account was deleted')
       if (error instanceof ValidationError && error.type !== 'response') return answer(400, describeValidation(error))
       if (code === 'NOT_FOUND') return answer(404, `no route for ${request.method} ${pathname}`)
       if (code === 'PARSE') return answer(400, 'request body is not valid JSON (or does not match its content-type)')
       if (code === 'INVALID_COOKIE_SIGNATURE') return answer(401, 'invalid session cookie')
-      log.error('unhandled error', { request_id: requestIdOf(request), method: request.method, path: pathname, error: String((error as Error)?.stack ?? error), cause: String((error as Error)?.cause ?? '') })
+      log.error('unhandled error', {
+        request_id: requestIdOf(request),
+        method: request.method,
+        path: pathname,
+        error: String((error as Error)?.stack ?? error),
+        cause: String((error as Error)?.cause ?? ''),
+      })
       return answer(500, 'internal error')
     })
 }

@@ -24,7 +24,11 @@ export function tagged<T>(set: { headers: Record<string, unknown> }, value: T): 
 
 /** The opaque part of an entity-tag, without `W/` and without the suffix compression adds (`"abc-gzip"`). */
 const opaque = (tag: string) => tag.replace(/^W\//, '').replace(/-(gzip|br)"$/, '"')
-const listed = (header: string) => header.split(',').map((tag) => tag.trim()).filter(Boolean)
+const listed = (header: string) =>
+  header
+    .split(',')
+    .map((tag) => tag.trim())
+    .filter(Boolean)
 
 /** RFC 9110 §13.1.1: strong comparison — a weak tag never matches; `*` matches any current representation. */
 export function matchesIfMatch(header: string, current: string): boolean {
@@ -41,7 +45,13 @@ export function matchesIfNoneMatch(header: string, current: string): boolean {
  * locks the resource (per user and path), reads its current representation with `read`, answers 412 when
  * the ETag does not match, and writes. `read` and `write` receive deps whose db is that transaction.
  */
-export async function ifMatched<T>(deps: Deps, userId: string, request: Request, read: (deps: Deps) => Promise<unknown>, write: (deps: Deps) => Promise<T>): Promise<T> {
+export async function ifMatched<T>(
+  deps: Deps,
+  userId: string,
+  request: Request,
+  read: (deps: Deps) => Promise<unknown>,
+  write: (deps: Deps) => Promise<T>,
+): Promise<T> {
   const header = request.headers.get('if-match')
   if (header === null) return write(deps)
   return deps.db.transaction(async (tx: Tx) => {
@@ -49,7 +59,11 @@ export async function ifMatched<T>(deps: Deps, userId: string, request: Request,
     const inTx = { ...deps, db: tx as Deps['db'] }
     const current = etagOf(await read(inTx))
     if (!matchesIfMatch(header, current)) {
-      throw new AppError(412, `If-Match ${header} does not match the current version (ETag ${current}): it changed since you read it; fetch it again and reapply your change`, { etag: current })
+      throw new AppError(
+        412,
+        `If-Match ${header} does not match the current version (ETag ${current}): it changed since you read it; fetch it again and reapply your change`,
+        { etag: current },
+      )
     }
     return write(inTx)
   })
@@ -57,19 +71,16 @@ export async function ifMatched<T>(deps: Deps, userId: string, request: Request,
 
 /** If-None-Match on GET and HEAD: a response whose ETag matches becomes a 304 without a body. */
 export function conditionalGet() {
-  return new Elysia({ name: 'conditional-get' }).wrap(
-    (fetch) =>
-      async (request: Request): Promise<Response> => {
-        const response = await (fetch as unknown as (request: Request) => Response | Promise<Response>)(request)
-        if (request.method !== 'GET' && request.method !== 'HEAD') return response
-        const header = request.headers.get('if-none-match')
-        const etag = response.headers.get('etag')
-        if (header === null || etag === null || response.status !== 200 || !matchesIfNoneMatch(header, etag)) return response
-        void response.body?.cancel()
-        const headers = new Headers(response.headers)
-        headers.delete('content-type')
-        headers.delete('content-length')
-        return new Response(null, { status: 304, headers })
-      },
-  )
+  return new Elysia({ name: 'conditional-get' }).wrap((fetch) => async (request: Request): Promise<Response> => {
+    const response = await (fetch as unknown as (request: Request) => Response | Promise<Response>)(request)
+    if (request.method !== 'GET' && request.method !== 'HEAD') return response
+    const header = request.headers.get('if-none-match')
+    const etag = response.headers.get('etag')
+    if (header === null || etag === null || response.status !== 200 || !matchesIfNoneMatch(header, etag)) return response
+    void response.body?.cancel()
+    const headers = new Headers(response.headers)
+    headers.delete('content-type')
+    headers.delete('content-length')
+    return new Response(null, { status: 304, headers })
+  })
 }

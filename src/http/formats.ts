@@ -16,10 +16,14 @@ const DECIMAL_NUMBER = /^-?\d{1,15}(\.\d{1,15})?$/
 FormatRegistry.Set('integer', (value) => DECIMAL_INTEGER.test(value))
 FormatRegistry.Set('numeric', (value) => DECIMAL_NUMBER.test(value))
 
-const EMAIL = /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/i
+const EMAIL =
+  /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/i
 FormatRegistry.Set('email', (value) => EMAIL.test(value))
 
 // `uri-template` (RFC 6570) for a return URL Stripe fills in: `…?session_id={CHECKOUT_SESSION_ID}` is not a URI
 // (braces are not URI characters) but is a template whose expansion is one. Checked as the URI it expands to.
 const uri = FormatRegistry.Get('uri')
-FormatRegistry.Set('uri-template', (value) => !!uri && !/[{}]/.test(value.replace(/\{[A-Za-z0-9_]+\}/g, '')) && uri(value.replace(/\{[A-Za-z0-9_]+\}/g, 'x')))
+FormatRegistry.Set(
+  'uri-template',
+  (value) => !!uri && !/[{}]/.test(value.replace(/\{[A-Za-z0-9_]+\}/g, '')) && uri(value.replace(/\{[A-Za-z0-9_]+\}/g, 'x')),
+)

@@ -61,10 +61,16 @@ export async function claimKey(deps: Deps, request: KeyRequest): Promise<ClaimRe
       continue
     }
     if (row.method !== request.method || row.path !== request.path) {
-      return { kind: 'mismatch', message: `Idempotency-Key "${request.key}" was already used for ${row.method} ${row.path}; use a new key for ${request.method} ${request.path}` }
+      return {
+        kind: 'mismatch',
+        message: `Idempotency-Key "${request.key}" was already used for ${row.method} ${row.path}; use a new key for ${request.method} ${request.path}`,
+      }
     }
     if (row.fingerprint !== request.fingerprint) {
-      return { kind: 'mismatch', message: `Idempotency-Key "${request.key}" was already used with a different request body; use a new key for a different request` }
+      return {
+        kind: 'mismatch',
+        message: `Idempotency-Key "${request.key}" was already used with a different request body; use a new key for a different request`,
+      }
     }
     if (row.status !== null) return { kind: 'replay', response: { status: row.status, headers: row.headers ?? {}, body: row.body ?? '' } }
     if (row.locked_at.getTime() < now.getTime() - ABANDONED_AFTER_MS) {
@@ -94,6 +100,9 @@ export async function releaseKey(deps: Deps, claim: Claim): Promise<void> {
 
 /** Deletes expired records (the maintenance tick); answers how many. */
 export async function sweepIdempotencyKeys(deps: Deps): Promise<number> {
-  const swept = await deps.db.delete(idempotencyKeys).where(lt(idempotencyKeys.expires_at, deps.clock.now())).returning({ key: idempotencyKeys.key })
+  const swept = await deps.db
+    .delete(idempotencyKeys)
+    .where(lt(idempotencyKeys.expires_at, deps.clock.now()))
+    .returning({ key: idempotencyKeys.key })
   return swept.length
 }

@@ -40,14 +40,23 @@ export function idempotency(deps: Deps) {
     .onBeforeHandle({ as: 'global' }, async ({ request, body }) => {
       const key = request.headers.get(IDEMPOTENCY_HEADER)
       if (key === null || !METHODS.has(request.method)) return
-      if (!VALID_KEY.test(key)) throw badRequest(`${IDEMPOTENCY_HEADER} must be 1 to 255 printable ASCII characters (a UUID is a good choice)`)
+      if (!VALID_KEY.test(key))
+        throw badRequest(`${IDEMPOTENCY_HEADER} must be 1 to 255 printable ASCII characters (a UUID is a good choice)`)
       const url = new URL(request.url)
       const principal = principalOf(request)
       if (!principal) throw badRequest(`${IDEMPOTENCY_HEADER} is accepted only on authenticated requests; ${url.pathname} takes none`)
       if (streamed(url.pathname, body)) {
-        throw badRequest(`${IDEMPOTENCY_HEADER} cannot be used with a streamed response (${url.pathname}): a stream is not replayable; send the request without the header`)
+        throw badRequest(
+          `${IDEMPOTENCY_HEADER} cannot be used with a streamed response (${url.pathname}): a stream is not replayable; send the request without the header`,
+        )
       }
-      const wanted = { userId: principal.user.id, key, method: request.method, path: url.pathname + url.search, fingerprint: await fingerprintOf(request, body) }
+      const wanted = {
+        userId: principal.user.id,
+        key,
+        method: request.method,
+        path: url.pathname + url.search,
+        fingerprint: await fingerprintOf(request, body),
+      }
       const started = performance.now()
       for (;;) {
         const result = await claimKey(deps, wanted)
@@ -63,26 +72,28 @@ export function idempotency(deps: Deps) {
         }
         if (result.kind === 'mismatch') throw new AppError(422, result.message)
         if (performance.now() - started >= idempotencyTiming.waitMs) {
-          throw new AppError(409, `a request with ${IDEMPOTENCY_HEADER} "${key}" is still in progress; retry once it has finished`, { 'retry-after': '1' }, 'idempotency_in_progress')
+          throw new AppError(
+            409,
+            `a request with ${IDEMPOTENCY_HEADER} "${key}" is still in progress; retry once it has finished`,
+            { 'retry-after': '1' },
+            'idempotency_in_progress',
+          )
         }
         await Bun.sleep(idempotencyTiming.pollMs)
       }
     })
-    .wrap(
-      (fetch) =>
-        async (request: Request): Promise<Response> => {
-          let response: Response
-          try {
-            response = await (fetch as unknown as (request: Request) => Response | Promise<Response>)(request)
-          } catch (error) {
-            const claim = claims.get(request)
-            if (claim) await releaseKey(deps, claim)
-            throw error
-          }
-          const claim = claims.get(request)
-          return claim ? record(deps, claim, response) : response
-        },
-    )
+    .wrap((fetch) => async (request: Request): Promise<Response> => {
+      let response: Response
+      try {
+        response = await (fetch as unknown as (request: Request) => Response | Promise<Response>)(request)
+      } catch (error) {
+        const claim = claims.get(request)
+        if (claim) await releaseKey(deps, claim)
+        throw error
+      }
+      const claim = claims.get(request)
+      return claim ? record(deps, claim, response) : response
+    })
 }
 
 /** Stores the finished response (or releases the key) and hands over an equivalent one. */
@@ -99,7 +110,11 @@ async function record(deps: Deps, claim: Claim, response: Response): Promise<Res
     if (value !== null) headers[name] = value
   }
   await completeKey(deps, claim, { status: response.status, headers, body })
-  return new Response(response.status === 204 || response.status === 304 ? null : body, { status: response.status, statusText: response.statusText, headers: response.headers })
+  return new Response(response.status === 204 || response.status === 304 ? null : body, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  })
 }
 
 /** The request as the key remembers it: the JSON body as sent (keys sorted), or form fields with files by content. */
@@ -111,7 +126,8 @@ async function fingerprintOf(request: Request, body: unknown): Promise<string> {
 export const fingerprintValue = async (value: unknown): Promise<string> => sha256Hex(await canonical(value))
 
 async function canonical(value: unknown): Promise<string> {
-  if (value instanceof Blob) return JSON.stringify({ blob: value.type, sha256: new Bun.CryptoHasher('sha256').update(await value.arrayBuffer()).digest('hex') })
+  if (value instanceof Blob)
+    return JSON.stringify({ blob: value.type, sha256: new Bun.CryptoHasher('sha256').update(await value.arrayBuffer()).digest('hex') })
   if (Array.isArray(value)) return `[${(await Promise.all(value.map(canonical))).join(',')}]`
   if (value !== null && typeof value === 'object') {
     const entries = await Promise.all(

@@ -80,7 +80,8 @@ function headerBytes(request: Request): number {
 export function inputGuard() {
   return new Elysia({ name: 'input-guard' })
     .onRequest(({ request }) => {
-      if (headerBytes(request) > MAX_HEADER_BYTES) throw new AppError(431, `request line and headers are larger than ${MAX_HEADER_BYTES} bytes`)
+      if (headerBytes(request) > MAX_HEADER_BYTES)
+        throw new AppError(431, `request line and headers are larger than ${MAX_HEADER_BYTES} bytes`)
       const { pathname, search } = new URL(request.url)
       if (pathname.length > 1 && pathname.endsWith('/')) {
         throw notFound(`no route for ${request.method} ${pathname}: a path never ends with "/" here (an id of "." or ".." is not an id)`)

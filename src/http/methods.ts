@@ -19,7 +19,12 @@ function patternsOf(routes: AnyElysia['routes']): Pattern[] {
     byPath.set(route.path, methods)
   }
   return [...byPath].map(([path, methods]) => ({
-    regex: new RegExp(`^${path.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/:[^/]+/g, '[^/]+').replace(/\*/g, '.*')}$`),
+    regex: new RegExp(
+      `^${path
+        .replace(/[.+?^${}()|[\]\\]/g, '\\$&')
+        .replace(/:[^/]+/g, '[^/]+')
+        .replace(/\*/g, '.*')}$`,
+    ),
     methods,
   }))
 }
@@ -69,7 +74,8 @@ export function methodNotAllowed(routes: () => AnyElysia['routes']) {
         return notAllowed(request, pathname, inOrder([...own, 'OPTIONS']), new Headers({ 'x-request-id': requestIdFor(request) }))
       }
       const response = await (fetch as (request: Request) => Response | Promise<Response>)(request)
-      if (response.status !== 404 || (request.method !== 'OPTIONS' && response.headers.get('content-type')?.includes('json') !== true)) return response
+      if (response.status !== 404 || (request.method !== 'OPTIONS' && response.headers.get('content-type')?.includes('json') !== true))
+        return response
       patterns ??= patternsOf(routes())
       const allowed = own ? inOrder([...own, 'OPTIONS']) : allowedMethods(patterns, pathname)
       if (allowed.length === 0 || (allowed.includes(request.method) && request.method !== 'OPTIONS')) return response

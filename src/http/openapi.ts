@@ -26,11 +26,18 @@ const TAGS = [
   { name: 'ask', description: 'Grounded answers (SSE), conversations and their sources' },
   { name: 'agent', description: 'The tool-using agent (SSE) and the document graph' },
   { name: 'account', description: 'Usage, settings, profile, avatar, statistics, account deletion' },
-  { name: 'connectors', description: 'Sources synced into a workspace (GitHub, Notion, Google Drive, wikis…): connections, authorization, sync' },
+  {
+    name: 'connectors',
+    description: 'Sources synced into a workspace (GitHub, Notion, Google Drive, wikis…): connections, authorization, sync',
+  },
   { name: 'billing', description: 'Stripe subscription: checkout, portal, verify, sync, and the signed webhook' },
   { name: 'openai-compatible', description: 'OpenAI-compatible /v1: models, chat completions, responses, embeddings' },
   { name: 'mcp', description: 'Model Context Protocol over Streamable HTTP (an API key, or an OAuth access token)' },
-  { name: 'oauth', description: 'The OAuth authorization server of /mcp for MCP clients that connect by URL: metadata, dynamic registration, PKCE, tokens, revocation. Errors here are OAuth\'s `{ error, error_description }`' },
+  {
+    name: 'oauth',
+    description:
+      "The OAuth authorization server of /mcp for MCP clients that connect by URL: metadata, dynamic registration, PKCE, tokens, revocation. Errors here are OAuth's `{ error, error_description }`",
+  },
 ]
 
 const DESCRIPTION = `Documents and memories in workspaces, hybrid search, grounded answers, agents, connectors.
@@ -95,7 +102,9 @@ export function buildDocument(app: AnyElysia, config: Config) {
       internals.getGlobalRoutes().map((route) => {
         const named = ((route.hooks?.parse ?? []) as { fn: unknown }[]).filter((p) => typeof p.fn === 'string')
         // A body with a file in it (t.File) is an upload: multipart/form-data, as the body parser reads it.
-        const implied = route.hooks?.body ? [{ fn: JSON.stringify(route.hooks.body).includes('"format":"binary"') ? 'formdata' : 'json' }] : undefined
+        const implied = route.hooks?.body
+          ? [{ fn: JSON.stringify(route.hooks.body).includes('"format":"binary"') ? 'formdata' : 'json' }]
+          : undefined
         return { ...route, hooks: { ...route.hooks, parse: named.length ? named : implied } }
       }),
   } as unknown as AnyElysia
@@ -147,4 +156,3 @@ export function buildDocument(app: AnyElysia, config: Config) {
     },
   }
 }
-

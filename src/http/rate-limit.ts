@@ -31,7 +31,10 @@ export async function enforceRateLimit(
   const [row] = await deps.db
     .insert(rateLimitCounters)
     .values({ key, window_start: windowStart, user_id: principal.user.id, count: 1 })
-    .onConflictDoUpdate({ target: [rateLimitCounters.key, rateLimitCounters.window_start], set: { count: sql`${rateLimitCounters.count} + 1` } })
+    .onConflictDoUpdate({
+      target: [rateLimitCounters.key, rateLimitCounters.window_start],
+      set: { count: sql`${rateLimitCounters.count} + 1` },
+    })
     .returning({ count: rateLimitCounters.count })
   const count = row?.count ?? 1
   const reset = Math.max(1, Math.ceil((windowStart.getTime() + WINDOW_MS - now) / 1000))
@@ -43,8 +46,12 @@ export async function enforceRateLimit(
     await deps.db.delete(rateLimitCounters).where(lt(rateLimitCounters.window_start, new Date(now - 10 * WINDOW_MS)))
   }
   if (count > limit) {
-    throw new AppError(429, `rate limit of ${limit} ${bucket.replace('_per_min', '')} requests per minute reached on the ${principal.user.plan} plan; retry in ${reset} s`, {
-      'retry-after': String(reset),
-    })
+    throw new AppError(
+      429,
+      `rate limit of ${limit} ${bucket.replace('_per_min', '')} requests per minute reached on the ${principal.user.plan} plan; retry in ${reset} s`,
+      {
+        'retry-after': String(reset),
+      },
+    )
   }
 }

@@ -13,7 +13,10 @@ export const ErrorCodeSchema = t.Union(ERROR_CODE_LIST.map((code) => t.Literal(c
 })
 
 /** The error body every route documents: `{ error, code }`, a message a person can act on and a code a program can. */
-export const ErrorBody = t.Object({ error: t.String({ description: 'What is wrong, for a person' }), code: ErrorCodeSchema }, { title: 'Error' })
+export const ErrorBody = t.Object(
+  { error: t.String({ description: 'What is wrong, for a person' }), code: ErrorCodeSchema },
+  { title: 'Error' },
+)
 
 /** /v1's error body, OpenAI's shape (its SDKs read `error.message` and `error.code`), with our code in `code`. */
 export const OpenAiErrorBody = t.Object(
@@ -80,7 +83,9 @@ TypeRegistry.Set<TextOptions>('Text', (schema, value) => {
 // TypeBox's Kind symbol (a registered symbol, so the same one TypeBox reads).
 const Kind = Symbol.for('TypeBox.Kind')
 type StringOptions = NonNullable<Parameters<typeof t.String>[0]>
-type TextOptions = Pick<StringOptions, 'minLength' | 'maxLength' | 'pattern' | 'format' | 'description' | 'default' | 'examples'> & { error?: string }
+type TextOptions = Pick<StringOptions, 'minLength' | 'maxLength' | 'pattern' | 'format' | 'description' | 'default' | 'examples'> & {
+  error?: string
+}
 
 /** t.String with lengths in characters; its `error` says the bounds when none is given. */
 export function Text(options: TextOptions) {

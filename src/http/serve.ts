@@ -21,9 +21,15 @@ const BUN_BODY_LIMIT = Number.MAX_SAFE_INTEGER
 
 type Fetch = (request: Request, server: Server<undefined>) => Response | Promise<Response>
 
-export function serveApp(app: { fetch: (request: Request) => Response | Promise<Response> }, options: { port: number; hostname?: string }): Server<undefined> {
+export function serveApp(
+  app: { fetch: (request: Request) => Response | Promise<Response> },
+  options: { port: number; hostname?: string },
+): Server<undefined> {
   const fetch: Fetch = async (request) => compressResponse(request, await app.fetch(request))
-  const routes: Record<string, (request: Request & { params: Record<string, string> }, server: Server<undefined>) => Response | Promise<Response>> = {}
+  const routes: Record<
+    string,
+    (request: Request & { params: Record<string, string> }, server: Server<undefined>) => Response | Promise<Response>
+  > = {}
   let pattern = ''
   for (let i = 1; i <= MAX_SEGMENTS; i++) {
     pattern += `/:s${i}`

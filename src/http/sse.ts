@@ -27,10 +27,12 @@ export class StreamError extends Error {
 }
 
 /** What a client may read of a failure: our own messages, or "internal error" (details are in the log). */
-export const publicReason = (error: unknown) => (error instanceof StreamError || error instanceof AppError ? error.message : 'internal error')
+export const publicReason = (error: unknown) =>
+  error instanceof StreamError || error instanceof AppError ? error.message : 'internal error'
 
 /** The code of a failure, beside its public reason. */
-export const publicCode = (error: unknown): ErrorCode => (error instanceof StreamError || error instanceof AppError ? error.code : 'internal')
+export const publicCode = (error: unknown): ErrorCode =>
+  error instanceof StreamError || error instanceof AppError ? error.code : 'internal'
 
 /** Runs one step of a stream; if it fails, the client reads "<what>: <reason>". */
 export async function streamStep<T>(what: string, run: () => Promise<T>): Promise<T> {
@@ -41,7 +43,12 @@ export async function streamStep<T>(what: string, run: () => Promise<T>): Promis
   }
 }
 
-export function sseResponse<E>(request: Request, log: Logger, produce: (send: Send<E>, signal: AbortSignal) => Promise<void>, options: SseOptions<E>): Response {
+export function sseResponse<E>(
+  request: Request,
+  log: Logger,
+  produce: (send: Send<E>, signal: AbortSignal) => Promise<void>,
+  options: SseOptions<E>,
+): Response {
   const encode = options.encode ?? ((event: E) => `data: ${JSON.stringify(event)}\n\n`)
   const abort = new AbortController()
   const onClientGone = () => abort.abort(new Error('client disconnected'))
@@ -86,6 +93,7 @@ export function sseResponse<E>(request: Request, log: Logger, produce: (send: Se
 /** The error and its causes, stack first: what an operator needs to find where a stream broke. */
 function describe(error: unknown): string {
   const parts: string[] = []
-  for (let e: unknown = error, depth = 0; e !== undefined && depth < 4; e = (e as Error)?.cause, depth++) parts.push(String((e as Error)?.stack ?? e))
+  for (let e: unknown = error, depth = 0; e !== undefined && depth < 4; e = (e as Error)?.cause, depth++)
+    parts.push(String((e as Error)?.stack ?? e))
   return parts.join('\ncaused by: ')
 }

@@ -51,7 +51,11 @@ interface PendingChunk {
 /** What became of each document: null when it was done (or had nothing to do), else why it failed. */
 export type Outcomes = Map<string, string | null>
 
-export async function embedDocumentsTogether(deps: Deps, documentIds: string[], keepAlive: () => Promise<void> = async () => {}): Promise<Outcomes> {
+export async function embedDocumentsTogether(
+  deps: Deps,
+  documentIds: string[],
+  keepAlive: () => Promise<void> = async () => {},
+): Promise<Outcomes> {
   const ids = [...new Set(documentIds)]
   const outcomes: Outcomes = new Map()
   const embedder = deps.embedder
@@ -61,7 +65,15 @@ export async function embedDocumentsTogether(deps: Deps, documentIds: string[], 
   const vectors = new Map<string, number[] | null>()
   const finish = async (documentId: string) => {
     const list = byDocument.get(documentId) ?? []
-    outcomes.set(documentId, await writeDocument(deps, embedder, documentId, list.map((c) => ({ id: c.id, vector: vectors.get(c.id) ?? null }))))
+    outcomes.set(
+      documentId,
+      await writeDocument(
+        deps,
+        embedder,
+        documentId,
+        list.map((c) => ({ id: c.id, vector: vectors.get(c.id) ?? null })),
+      ),
+    )
     // On PGlite every query settles as a microtask: hand the event loop back between documents, so requests
     // (and timers) are answered while a batch is written, not after it.
     await new Promise<void>((resolve) => setImmediate(resolve))
@@ -73,7 +85,11 @@ export async function embedDocumentsTogether(deps: Deps, documentIds: string[], 
   const batches = planPasses(pending, passChars(embedder))
   // Passes are sent PIPELINE ahead: the inference process (or endpoint) always has the next one queued while
   // this thread writes the finished documents, and never waits for us to come back for more.
-  const start = (batch: PendingChunk[]) => embedBatch(embedder, batch.filter((c) => !outcomes.has(c.document_id)))
+  const start = (batch: PendingChunk[]) =>
+    embedBatch(
+      embedder,
+      batch.filter((c) => !outcomes.has(c.document_id)),
+    )
   const inflight: ReturnType<typeof start>[] = []
   let started = 0
   const fill = () => {
@@ -107,7 +123,11 @@ async function pendingChunks(deps: Deps, embedder: Embedder, ids: string[]): Pro
     .innerJoin(documents, eq(documents.id, chunks.document_id))
     .where(and(inArray(chunks.document_id, ids), or(isNull(chunks.embedding_model), ne(chunks.embedding_model, embedder.id))))
     .orderBy(chunks.document_id, chunks.ordinal)
-  return rows.map((r) => ({ id: r.id, document_id: r.document_id, content: embedder.embedsTitle ? embeddingText(r.title, r.content) : r.content }))
+  return rows.map((r) => ({
+    id: r.id,
+    document_id: r.document_id,
+    content: embedder.embedsTitle ? embeddingText(r.title, r.content) : r.content,
+  }))
 }
 
 /**
@@ -118,7 +138,11 @@ async function embedBatch(embedder: Embedder, batch: PendingChunk[]) {
   const vectors = new Map<PendingChunk, number[] | null>()
   const failed = new Map<string, string>()
   const attempt = async (part: PendingChunk[]) => {
-    const result = await embedDocuments(embedder, part.map((c) => c.content), 'background')
+    const result = await embedDocuments(
+      embedder,
+      part.map((c) => c.content),
+      'background',
+    )
     part.forEach((c, i) => vectors.set(c, result[i] ?? null))
   }
   const documentIds = [...new Set(batch.map((c) => c.document_id))]
@@ -139,7 +163,12 @@ async function embedBatch(embedder: Embedder, batch: PendingChunk[]) {
  * carries this model's vector: an edit meanwhile replaced the chunks (and queued its own job), so a stale run
  * leaves the status to that job. Then its neighbours are looked for.
  */
-async function writeDocument(deps: Deps, embedder: Embedder | null, documentId: string, embedded: { id: string; vector: number[] | null }[]): Promise<string | null> {
+async function writeDocument(
+  deps: Deps,
+  embedder: Embedder | null,
+  documentId: string,
+  embedded: { id: string; vector: number[] | null }[],
+): Promise<string | null> {
   try {
     await deps.db.transaction(async (tx) => {
       // The document's row before the chunks: their trigger takes the user's keyword_stats row, which a

@@ -47,6 +47,19 @@ export interface JobBatch {
 }
 
 /** Enqueues in the caller's transaction, so a job exists exactly when the write that needs it commits. */
-export async function enqueueJob<K extends JobKind>(tx: Tx, deps: Deps, kind: K, payload: PayloadOf<K>, userId: string | null): Promise<void> {
-  await enqueue(tx, { id: deps.ids.next(), kind, payload: payload as Record<string, unknown>, userId, runAt: deps.clock.now(), maxAttempts: JOB_ATTEMPTS[kind] })
+export async function enqueueJob<K extends JobKind>(
+  tx: Tx,
+  deps: Deps,
+  kind: K,
+  payload: PayloadOf<K>,
+  userId: string | null,
+): Promise<void> {
+  await enqueue(tx, {
+    id: deps.ids.next(),
+    kind,
+    payload: payload as Record<string, unknown>,
+    userId,
+    runAt: deps.clock.now(),
+    maxAttempts: JOB_ATTEMPTS[kind],
+  })
 }

@@ -40,7 +40,17 @@ export async function failAbandoned(db: Tx, now: Date, staleAfterMs: number): Pr
         where ${jobs.status} = 'running' and ${jobs.locked_at} < ${stale}::timestamptz and ${jobs.attempts} >= ${jobs.max_attempts}
         returning ${jobs.id} as id`,
   )
-  return ids.length ? db.select().from(jobs).where(inArray(jobs.id, ids.map((r) => r.id))) : []
+  return ids.length
+    ? db
+        .select()
+        .from(jobs)
+        .where(
+          inArray(
+            jobs.id,
+            ids.map((r) => r.id),
+          ),
+        )
+    : []
 }
 
 /**
@@ -48,13 +58,26 @@ export async function failAbandoned(db: Tx, now: Date, staleAfterMs: number): Pr
  * again, so work is picked up, not lost; SKIP LOCKED keeps two workers from claiming the same row.
  * `kinds` restricts the claim to those job kinds (a worker dedicated to some work); all kinds by default.
  */
-export async function claimNext(db: Tx, workerId: string, now: Date, staleAfterMs: number, kinds?: readonly string[]): Promise<JobRow | null> {
+export async function claimNext(
+  db: Tx,
+  workerId: string,
+  now: Date,
+  staleAfterMs: number,
+  kinds?: readonly string[],
+): Promise<JobRow | null> {
   const [job] = await claimDue(db, workerId, now, staleAfterMs, kinds, 1)
   return job ?? null
 }
 
 /** Claims up to `limit` due jobs at once, oldest first, on the same terms as claimNext. */
-export async function claimDue(db: Tx, workerId: string, now: Date, staleAfterMs: number, kinds: readonly string[] | undefined, limit: number): Promise<JobRow[]> {
+export async function claimDue(
+  db: Tx,
+  workerId: string,
+  now: Date,
+  staleAfterMs: number,
+  kinds: readonly string[] | undefined,
+  limit: number,
+): Promise<JobRow[]> {
   // Timestamps as ISO text: postgres.js does not bind Date values inside raw SQL.
   const [at, stale] = [now.toISOString(), new Date(now.getTime() - staleAfterMs).toISOString()]
   const rows = await queryRows<{ id: string }>(
@@ -72,7 +95,15 @@ export async function claimDue(db: Tx, workerId: string, now: Date, staleAfterMs
         returning ${jobs.id} as id`,
   )
   if (!rows.length) return []
-  const claimed = await db.select().from(jobs).where(inArray(jobs.id, rows.map((r) => r.id)))
+  const claimed = await db
+    .select()
+    .from(jobs)
+    .where(
+      inArray(
+        jobs.id,
+        rows.map((r) => r.id),
+      ),
+    )
   return claimed.sort((a, b) => a.run_at.getTime() - b.run_at.getTime() || a.id.localeCompare(b.id))
 }
 

@@ -17,7 +17,11 @@ if (!deps.embedder) {
   process.exit(1)
 }
 const marked = await startReembedding(deps)
-console.log(marked === null ? `re-embedding for ${deps.embedder.id} was already under way; running its jobs` : `${marked} documents to re-embed for ${deps.embedder.id}`)
+console.log(
+  marked === null
+    ? `re-embedding for ${deps.embedder.id} was already under way; running its jobs`
+    : `${marked} documents to re-embed for ${deps.embedder.id}`,
+)
 const started = performance.now()
 const ran = await drainJobs(deps)
 const { pending, failed } = await countBacklog(deps.db)

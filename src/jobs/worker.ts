@@ -17,7 +17,13 @@ export async function runNextJob(deps: Deps, workerId: string, kinds?: readonly 
 /** runNextJob, answering how many jobs ran. */
 async function runNextJobs(deps: Deps, workerId: string, kinds?: readonly string[]): Promise<number> {
   for (const abandoned of await failAbandoned(deps.db, deps.clock.now(), STALE_AFTER_MS)) {
-    deps.log.warn('job failed', { job_id: abandoned.id, kind: abandoned.kind, attempt: abandoned.attempts, outcome: 'failed', error: abandoned.last_error })
+    deps.log.warn('job failed', {
+      job_id: abandoned.id,
+      kind: abandoned.kind,
+      attempt: abandoned.attempts,
+      outcome: 'failed',
+      error: abandoned.last_error,
+    })
     await definitionOf(abandoned.kind)?.onFailed?.(deps, abandoned.payload, abandoned.last_error ?? '')
   }
   const job = await claimNext(deps.db, workerId, deps.clock.now(), STALE_AFTER_MS, kinds)
@@ -91,10 +97,11 @@ export function startWorker(deps: Deps, { pollMs = 500, kinds }: { pollMs?: numb
   let stopping = false
   let wake: () => void = () => {}
   // An idle wait that stop() cuts short.
-  const idle = () => new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, pollMs)
-    wake = () => (clearTimeout(timer), resolve())
-  })
+  const idle = () =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, pollMs)
+      wake = () => (clearTimeout(timer), resolve())
+    })
   const loop = (async () => {
     while (!stopping) {
       let ran = false

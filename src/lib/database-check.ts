@@ -14,7 +14,8 @@ export async function checkDatabase(db: Db, timeoutMs = DATABASE_CHECK_MS): Prom
   const answer = db.execute(sql`select 1`).then(
     () => null,
     // drizzle wraps the driver's error in "Failed query: …"; the cause is what says why.
-    (error: unknown) => `database error: ${String((error as Error)?.cause instanceof Error ? (error as Error).cause : error).replace(/^\w*Error: /, '')}`,
+    (error: unknown) =>
+      `database error: ${String((error as Error)?.cause instanceof Error ? (error as Error).cause : error).replace(/^\w*Error: /, '')}`,
   )
   try {
     return await Promise.race([answer, late])

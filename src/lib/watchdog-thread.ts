@@ -30,7 +30,12 @@ self.onmessage = (event: MessageEvent<Start | { type: 'beat' }>) => {
     const silentMs = Date.now() - lastBeat
     if (silentMs < limitMs) return
     if (!quiet) {
-      const line = { time: new Date().toISOString(), level: 'error', message: `database has not answered for ${Math.round(silentMs / 1000)} s: exiting so a supervisor can restart the service`, ...fields }
+      const line = {
+        time: new Date().toISOString(),
+        level: 'error',
+        message: `database has not answered for ${Math.round(silentMs / 1000)} s: exiting so a supervisor can restart the service`,
+        ...fields,
+      }
       writeSync(2, JSON.stringify(line) + '\n')
     }
     exitNow(70)

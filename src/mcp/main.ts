@@ -32,7 +32,10 @@ const api = config.token ? fetchCaller(config.url, config.token) : null
 const server = createMcpServer(api, { version, log })
 await server.connect(new StdioServerTransport())
 if (api) log.info('mcp server ready on stdio', { service: config.url })
-else log.warn('mcp server ready on stdio, but no API token is present: set SERVICE_TOKEN or pass --token; every tool answers with this', { service: config.url })
+else
+  log.warn('mcp server ready on stdio, but no API token is present: set SERVICE_TOKEN or pass --token; every tool answers with this', {
+    service: config.url,
+  })
 
 /** REST over HTTP with the key; an unreachable service is a tool error naming the URL, not a crash. */
 function fetchCaller(url: string, token: string): ApiCaller {

@@ -17,7 +17,11 @@ export async function authenticateMcp(deps: Deps, request: Request): Promise<Pri
   const match = authorization === null ? null : /^Bearer\s+(\S+)\s*$/i.exec(authorization)
   // No bearer credentials (none, another scheme, or a session cookie alone): no error code (RFC 6750 §3.1).
   if (!match) {
-    throw refuse(authorization === null ? 'missing credentials: send "Authorization: Bearer <API key or OAuth access token>"' : 'Authorization header must be "Bearer <API key or OAuth access token>"')
+    throw refuse(
+      authorization === null
+        ? 'missing credentials: send "Authorization: Bearer <API key or OAuth access token>"'
+        : 'Authorization header must be "Bearer <API key or OAuth access token>"',
+    )
   }
   const token = match[1]!
   if (token.startsWith(ACCESS_TOKEN_PREFIX)) {

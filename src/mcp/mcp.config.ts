@@ -21,7 +21,10 @@ const LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const
 export function loadMcpConfig(env: Record<string, string | undefined>, argv: string[]): McpConfig {
   let values: { token?: string; url?: string; help?: boolean }
   try {
-    values = parseArgs({ args: argv, options: { token: { type: 'string' }, url: { type: 'string' }, help: { type: 'boolean', short: 'h' } } }).values
+    values = parseArgs({
+      args: argv,
+      options: { token: { type: 'string' }, url: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    }).values
   } catch (error) {
     throw new ConfigError(`${(error as Error).message}\n${MCP_USAGE}`)
   }

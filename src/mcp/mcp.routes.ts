@@ -18,16 +18,32 @@ const RpcId = t.Union([t.String(), t.Integer({ minimum: Number.MIN_SAFE_INTEGER,
 const JsonRpcMessage = t.Union(
   [
     t.Object(
-      { jsonrpc: t.Literal('2.0'), id: t.Optional(RpcId), method: Text({ minLength: 1, description: 'initialize, tools/list, tools/call, …' }), params: t.Optional(t.Record(t.String(), t.Unknown())) },
+      {
+        jsonrpc: t.Literal('2.0'),
+        id: t.Optional(RpcId),
+        method: Text({ minLength: 1, description: 'initialize, tools/list, tools/call, …' }),
+        params: t.Optional(t.Record(t.String(), t.Unknown())),
+      },
       { additionalProperties: false, title: 'JsonRpcRequest' },
     ),
-    t.Object({ jsonrpc: t.Literal('2.0'), id: RpcId, result: t.Record(t.String(), t.Unknown()) }, { additionalProperties: false, title: 'JsonRpcResult' }),
     t.Object(
-      { jsonrpc: t.Literal('2.0'), id: RpcId, error: t.Object({ code: t.Integer(), message: t.String() }, { additionalProperties: t.Unknown() }) },
+      { jsonrpc: t.Literal('2.0'), id: RpcId, result: t.Record(t.String(), t.Unknown()) },
+      { additionalProperties: false, title: 'JsonRpcResult' },
+    ),
+    t.Object(
+      {
+        jsonrpc: t.Literal('2.0'),
+        id: RpcId,
+        error: t.Object({ code: t.Integer(), message: t.String() }, { additionalProperties: t.Unknown() }),
+      },
       { additionalProperties: false, title: 'JsonRpcErrorMessage' },
     ),
   ],
-  { title: 'JsonRpcMessage', description: 'A JSON-RPC 2.0 message of the Model Context Protocol', error: 'body must be a JSON-RPC 2.0 request (method) or response (id with result or error)' },
+  {
+    title: 'JsonRpcMessage',
+    description: 'A JSON-RPC 2.0 message of the Model Context Protocol',
+    error: 'body must be a JSON-RPC 2.0 request (method) or response (id with result or error)',
+  },
 )
 const JsonRpcResponse = t.Object(
   {
@@ -40,7 +56,11 @@ const JsonRpcResponse = t.Object(
 )
 /** The transport's own refusals (406, and a 400 for a message it cannot read) come in JSON-RPC's envelope. */
 const JsonRpcError = t.Object(
-  { jsonrpc: t.Literal('2.0'), id: t.Null(), error: t.Object({ code: t.Integer(), message: t.String() }, { additionalProperties: t.Unknown() }) },
+  {
+    jsonrpc: t.Literal('2.0'),
+    id: t.Null(),
+    error: t.Object({ code: t.Integer(), message: t.String() }, { additionalProperties: t.Unknown() }),
+  },
   { additionalProperties: t.Unknown(), title: 'JsonRpcError' },
 )
 
@@ -79,11 +99,14 @@ export function mcpRoutes(deps: Deps, handle: (request: Request) => Promise<Resp
           202: t.Void({ description: 'A notification or a response was accepted (no body)' }),
           ...errors(401, 413),
           400: t.Union([ErrorBody, JsonRpcError]),
-          406: t.Union([JsonRpcError], { description: 'Accept must list both application/json and text/event-stream (MCP Streamable HTTP)' }),
+          406: t.Union([JsonRpcError], {
+            description: 'Accept must list both application/json and text/event-stream (MCP Streamable HTTP)',
+          }),
         },
         detail: {
           tags: ['mcp'],
-          summary: 'MCP over Streamable HTTP (stateless, JSON responses): the tools search, get_document, add_document, save_learnings, get_workspace_context, list_workspaces, ask',
+          summary:
+            'MCP over Streamable HTTP (stateless, JSON responses): the tools search, get_document, add_document, save_learnings, get_workspace_context, list_workspaces, ask',
           description:
             'Authorization: an API key, or an OAuth access token that an MCP client gets by itself: a 401 carries `WWW-Authenticate: Bearer resource_metadata="<BASE_URL>/.well-known/oauth-protected-resource/mcp"`, ' +
             'which leads to dynamic registration, the consent page and the token endpoint (see the oauth tag).',
@@ -101,7 +124,12 @@ function inProcessCaller(deps: Deps, handle: (request: Request) => Promise<Respo
   return (method, path, body, signal) => {
     const headers: Record<string, string> = {}
     if (body !== undefined) headers['content-type'] = 'application/json'
-    const request = new Request(deps.config.baseUrl + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal })
+    const request = new Request(deps.config.baseUrl + path, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal,
+    })
     return handle(actAs(request, principal))
   }
 }

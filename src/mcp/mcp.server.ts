@@ -11,7 +11,16 @@ import { registerWorkspaceTools } from './tools/workspaces.tools'
 export type { ApiCaller } from './mcp.tool'
 export { NO_TOKEN_MESSAGE } from './mcp.tool'
 
-export const MCP_TOOLS = ['search', 'get_document', 'add_document', 'add_documents', 'save_learnings', 'get_workspace_context', 'list_workspaces', 'ask'] as const
+export const MCP_TOOLS = [
+  'search',
+  'get_document',
+  'add_document',
+  'add_documents',
+  'save_learnings',
+  'get_workspace_context',
+  'list_workspaces',
+  'ask',
+] as const
 
 export interface McpServerOptions {
   version: string

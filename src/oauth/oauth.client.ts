@@ -55,17 +55,27 @@ export function authorizationUrl(
 }
 
 /** Exchanges the callback's code; a provider refusal is a 400 naming it, an unreachable provider a 502. */
-export async function exchangeCode(deps: Deps, provider: OAuthProvider, redirectUri: string, code: string, codeVerifier: string | null): Promise<OAuth2Tokens> {
+export async function exchangeCode(
+  deps: Deps,
+  provider: OAuthProvider,
+  redirectUri: string,
+  code: string,
+  codeVerifier: string | null,
+): Promise<OAuth2Tokens> {
   const app = appOf(deps, provider)
   const verifier = PROVIDER_TRAITS[provider].pkce ? codeVerifier : null
   try {
-    const tokens = PROVIDER_TRAITS[provider].clientAuth === 'post'
-      ? await postTokenRequest(app, { grant_type: 'authorization_code', code, redirect_uri: redirectUri })
-      : await clientOf(app, redirectUri).validateAuthorizationCode(app.tokenUrl, code, verifier)
+    const tokens =
+      PROVIDER_TRAITS[provider].clientAuth === 'post'
+        ? await postTokenRequest(app, { grant_type: 'authorization_code', code, redirect_uri: redirectUri })
+        : await clientOf(app, redirectUri).validateAuthorizationCode(app.tokenUrl, code, verifier)
     // GitHub refuses a code with HTTP 200 and { error }, which a generic OAuth client takes for tokens.
     const data = tokens.data as { error?: unknown; access_token?: unknown }
     if (typeof data.error === 'string' || typeof data.access_token !== 'string') {
-      throw new AppError(400, `${provider} refused the authorization code: ${typeof data.error === 'string' ? data.error : 'no access token in the answer'}`)
+      throw new AppError(
+        400,
+        `${provider} refused the authorization code: ${typeof data.error === 'string' ? data.error : 'no access token in the answer'}`,
+      )
     }
     return tokens
   } catch (error) {
@@ -79,7 +89,8 @@ export async function exchangeCode(deps: Deps, provider: OAuthProvider, redirect
 export async function refreshTokens(deps: Deps, provider: OAuthProvider, refreshToken: string): Promise<OAuth2Tokens> {
   const app = appOf(deps, provider)
   try {
-    if (PROVIDER_TRAITS[provider].clientAuth === 'post') return await postTokenRequest(app, { grant_type: 'refresh_token', refresh_token: refreshToken })
+    if (PROVIDER_TRAITS[provider].clientAuth === 'post')
+      return await postTokenRequest(app, { grant_type: 'refresh_token', refresh_token: refreshToken })
     return await clientOf(app, `${deps.config.baseUrl}/api/connectors/oauth/callback`).refreshAccessToken(app.tokenUrl, refreshToken, [])
   } catch (error) {
     // The provider's refusal (502), not the caller's credentials (a 401 would tell a client its own key is bad).
@@ -96,7 +107,11 @@ export async function revokeToken(deps: Deps, provider: OAuthProvider, token: st
     if (PROVIDER_TRAITS[provider].revokeBody === 'json') {
       const res = await fetch(app.revokeUrl, {
         method: 'POST',
-        headers: { authorization: `Basic ${btoa(`${app.clientId}:${app.clientSecret}`)}`, 'content-type': 'application/json', accept: 'application/json' },
+        headers: {
+          authorization: `Basic ${btoa(`${app.clientId}:${app.clientSecret}`)}`,
+          'content-type': 'application/json',
+          accept: 'application/json',
+        },
         body: JSON.stringify({ token }),
         signal: AbortSignal.timeout(15_000),
       })
@@ -121,6 +136,7 @@ async function postTokenRequest(app: OAuthApp, params: Record<string, string>): 
   const data = (await res.json().catch(() => null)) as Record<string, unknown> | null
   if (res.ok && data && typeof data === 'object') return new OAuth2Tokens(data)
   // Atlassian answers a refused grant with 400, 401 or 403 and { error, error_description }.
-  if (data && typeof data.error === 'string') throw new OAuth2RequestError(data.error, typeof data.error_description === 'string' ? data.error_description : null, null, null)
+  if (data && typeof data.error === 'string')
+    throw new OAuth2RequestError(data.error, typeof data.error_description === 'string' ? data.error_description : null, null, null)
   throw new Error(`answered ${res.status}`)
 }

@@ -16,7 +16,12 @@ export interface IssuedState {
   codeVerifier: string
 }
 
-export async function issueState(deps: Deps, provider: OAuthProvider, userId: string | null, payload: Record<string, unknown>): Promise<IssuedState> {
+export async function issueState(
+  deps: Deps,
+  provider: OAuthProvider,
+  userId: string | null,
+  payload: Record<string, unknown>,
+): Promise<IssuedState> {
   const state = generateState()
   const codeVerifier = generateCodeVerifier()
   const now = deps.clock.now()

@@ -26,7 +26,12 @@ export function chunkText(body: string, { size = 1200, overlap = 200 }: ChunkOpt
     let end = Math.min(body.length, start + size)
     if (end < body.length) end = boundaryBefore(body, start + Math.floor(size * 0.6), end)
     const last = end >= textEnd
-    out.push({ ordinal: out.length, start, end: last ? body.length : end, content: body.slice(start, Math.min(body.length, end + overlap)) })
+    out.push({
+      ordinal: out.length,
+      start,
+      end: last ? body.length : end,
+      content: body.slice(start, Math.min(body.length, end + overlap)),
+    })
     if (last) break
     start = end
   }

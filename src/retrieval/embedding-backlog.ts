@@ -62,7 +62,10 @@ export async function countBacklog(db: Tx): Promise<{ pending: number; failed: n
 
 /** How many of the documents a search covers (`filter` on documents `d`) semantic ranking cannot see yet. */
 export async function countUnembedded(db: Tx, filter: SQL): Promise<number> {
-  const [row] = await queryRows<{ n: number }>(db, sql`select count(*)::int as n from documents d where ${filter} and d.index_status <> 'indexed'`)
+  const [row] = await queryRows<{ n: number }>(
+    db,
+    sql`select count(*)::int as n from documents d where ${filter} and d.index_status <> 'indexed'`,
+  )
   return Number(row?.n ?? 0)
 }
 

@@ -20,15 +20,29 @@ export interface RankedHit {
 
 export function fromKeyword(hits: KeywordHit[]): RankedHit[] {
   return hits.map((h, i) => ({
-    document_id: h.document_id, score: h.score * h.boost, keyword_rank: i + 1, keyword_score: h.score,
-    semantic_rank: null, semantic_score: null, matched_terms: h.matched_terms, boost: h.boost, chunk_id: null,
+    document_id: h.document_id,
+    score: h.score * h.boost,
+    keyword_rank: i + 1,
+    keyword_score: h.score,
+    semantic_rank: null,
+    semantic_score: null,
+    matched_terms: h.matched_terms,
+    boost: h.boost,
+    chunk_id: null,
   }))
 }
 
 export function fromSemantic(hits: SemanticHit[]): RankedHit[] {
   return hits.map((h, i) => ({
-    document_id: h.document_id, score: h.similarity * h.boost, keyword_rank: null, keyword_score: null,
-    semantic_rank: i + 1, semantic_score: h.similarity, matched_terms: 0, boost: h.boost, chunk_id: h.chunk_id,
+    document_id: h.document_id,
+    score: h.similarity * h.boost,
+    keyword_rank: null,
+    keyword_score: null,
+    semantic_rank: i + 1,
+    semantic_score: h.similarity,
+    matched_terms: 0,
+    boost: h.boost,
+    chunk_id: h.chunk_id,
   }))
 }
 
@@ -43,7 +57,14 @@ export function fuse(keyword: RankedHit[], semantic: RankedHit[], weight: number
   for (const h of semantic) {
     const part = alpha * semNorm(h.score)
     const seen = byId.get(h.document_id)
-    if (seen) byId.set(h.document_id, { ...seen, score: seen.score + part, semantic_rank: h.semantic_rank, semantic_score: h.semantic_score, chunk_id: h.chunk_id })
+    if (seen)
+      byId.set(h.document_id, {
+        ...seen,
+        score: seen.score + part,
+        semantic_rank: h.semantic_rank,
+        semantic_score: h.semantic_score,
+        chunk_id: h.chunk_id,
+      })
     else byId.set(h.document_id, { ...h, score: part })
   }
   return [...byId.values()].sort((a, b) => b.score - a.score || a.document_id.localeCompare(b.document_id))

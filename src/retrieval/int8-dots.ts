@@ -37,37 +37,106 @@ const [CODES, ROWS, WIDTH, QUERY, OUT, I, ACC, A] = [0, 1, 2, 3, 4, 5, 6, 7]
 const load = (offset: number) => [...simd(0x00), 0, ...leb(offset)] // v128.load, align hint 1, offset
 const queryAt = [...get(QUERY), ...get(I), 0x41, 1, 0x74, 0x6a] // query + 2i
 const code = [
-  2, 1, 0x7f, 2, 0x7b, // locals: i i32; acc, a v128
-  0x02, 0x40, // block $done
-  0x03, 0x40, // loop $rows
-  ...get(ROWS), 0x45, 0x0d, 1, // rows == 0 → done
-  ...simd(0x0c), ...new Array(16).fill(0), ...set(ACC),
-  0x41, 0, ...set(I),
-  0x03, 0x40, // loop $cols
-  ...get(CODES), ...get(I), 0x6a, ...load(0), ...set(A),
-  ...get(ACC),
-  ...get(A), ...simd(0x87), ...queryAt, ...load(0), ...simd(0xba), ...simd(0xae), // acc += dot(extend_low(a), q[i…i+8))
-  ...get(A), ...simd(0x88), ...queryAt, ...load(16), ...simd(0xba), ...simd(0xae), // acc += dot(extend_high(a), q[i+8…i+16))
+  2,
+  1,
+  0x7f,
+  2,
+  0x7b, // locals: i i32; acc, a v128
+  0x02,
+  0x40, // block $done
+  0x03,
+  0x40, // loop $rows
+  ...get(ROWS),
+  0x45,
+  0x0d,
+  1, // rows == 0 → done
+  ...simd(0x0c),
+  ...new Array(16).fill(0),
   ...set(ACC),
-  ...get(I), 0x41, 16, 0x6a, ...tee(I), ...get(WIDTH), 0x49, 0x0d, 0, // i += 16; i < width → cols
+  0x41,
+  0,
+  ...set(I),
+  0x03,
+  0x40, // loop $cols
+  ...get(CODES),
+  ...get(I),
+  0x6a,
+  ...load(0),
+  ...set(A),
+  ...get(ACC),
+  ...get(A),
+  ...simd(0x87),
+  ...queryAt,
+  ...load(0),
+  ...simd(0xba),
+  ...simd(0xae), // acc += dot(extend_low(a), q[i…i+8))
+  ...get(A),
+  ...simd(0x88),
+  ...queryAt,
+  ...load(16),
+  ...simd(0xba),
+  ...simd(0xae), // acc += dot(extend_high(a), q[i+8…i+16))
+  ...set(ACC),
+  ...get(I),
+  0x41,
+  16,
+  0x6a,
+  ...tee(I),
+  ...get(WIDTH),
+  0x49,
+  0x0d,
+  0, // i += 16; i < width → cols
   0x0b, // end $cols
   ...get(OUT),
-  ...get(ACC), ...simd(0x1b), 0,
-  ...get(ACC), ...simd(0x1b), 1, 0x6a,
-  ...get(ACC), ...simd(0x1b), 2, 0x6a,
-  ...get(ACC), ...simd(0x1b), 3, 0x6a,
-  0x36, 2, 0, // i32.store
-  ...get(OUT), 0x41, 4, 0x6a, ...set(OUT),
-  ...get(CODES), ...get(WIDTH), 0x6a, ...set(CODES),
-  ...get(ROWS), 0x41, 1, 0x6b, ...set(ROWS),
-  0x0c, 0, // br $rows
-  0x0b, 0x0b, // end $rows, end $done
+  ...get(ACC),
+  ...simd(0x1b),
+  0,
+  ...get(ACC),
+  ...simd(0x1b),
+  1,
+  0x6a,
+  ...get(ACC),
+  ...simd(0x1b),
+  2,
+  0x6a,
+  ...get(ACC),
+  ...simd(0x1b),
+  3,
+  0x6a,
+  0x36,
+  2,
+  0, // i32.store
+  ...get(OUT),
+  0x41,
+  4,
+  0x6a,
+  ...set(OUT),
+  ...get(CODES),
+  ...get(WIDTH),
+  0x6a,
+  ...set(CODES),
+  ...get(ROWS),
+  0x41,
+  1,
+  0x6b,
+  ...set(ROWS),
+  0x0c,
+  0, // br $rows
+  0x0b,
+  0x0b, // end $rows, end $done
   0x0b, // end func
 ]
 const section = (id: number, content: number[]) => [id, ...leb(content.length), ...content]
 const name = (s: string) => [s.length, ...new TextEncoder().encode(s)]
 const MODULE = new Uint8Array([
-  0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
+  0x00,
+  0x61,
+  0x73,
+  0x6d,
+  0x01,
+  0x00,
+  0x00,
+  0x00,
   ...section(1, [1, 0x60, 5, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0]),
   ...section(2, [1, ...name('env'), ...name('memory'), 0x02, 0x00, 1]),
   ...section(3, [1, 0]),
@@ -98,7 +167,9 @@ export function createInt8Dots(rows: number, width: number, options: { simd?: bo
   const bytes = codesAt + rows * width
   if (compiledModule) {
     const memory = new WebAssembly.Memory({ initial: Math.max(1, Math.ceil(bytes / 65_536)) })
-    const { dots } = new WebAssembly.Instance(compiledModule, { env: { memory } }).exports as { dots: (codes: number, rows: number, width: number, query: number, out: number) => void }
+    const { dots } = new WebAssembly.Instance(compiledModule, { env: { memory } }).exports as {
+      dots: (codes: number, rows: number, width: number, query: number, out: number) => void
+    }
     return {
       codes: new Int8Array(memory.buffer, codesAt, rows * width),
       query: new Int16Array(memory.buffer, 0, width),

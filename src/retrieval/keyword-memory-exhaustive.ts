@@ -26,5 +26,7 @@ export function rankExhaustively(index: UserIndex, terms: QueryTerm[], filter: M
   })
   // Every word first, then score × boost, then id (document numbers are in id order).
   candidates.sort((x, y) => (x.all !== y.all ? (x.all ? -1 : 1) : y.ranked - x.ranked || x.d - y.d))
-  return candidates.slice(0, limit).map(({ d, boost }) => ({ document_id: idOf(index, d), score: score[d]!, boost, matched_terms: matched[d]! }))
+  return candidates
+    .slice(0, limit)
+    .map(({ d, boost }) => ({ document_id: idOf(index, d), score: score[d]!, boost, matched_terms: matched[d]! }))
 }

@@ -239,7 +239,7 @@ export class IndexBuilder {
 
   private push(d: number, tf: number) {
     if (Number.isInteger(tf) && tf >= 0 && tf < TF_OVERFLOW) this.tf.push(tf)
-    else (this.tfOverflow.set(this.docs.length, tf), this.tf.push(TF_OVERFLOW))
+    else this.tfOverflow.set(this.docs.length, tf), this.tf.push(TF_OVERFLOW)
     this.docs.push(d)
   }
 
@@ -289,16 +289,34 @@ export class IndexBuilder {
     const tagStart = new Int32Array(this.count + 1)
     this.fields.forEach((d, i) => (tagStart[i + 1] = tagStart[i]! + d.tags.length))
     const index = {
-      version, n, avgdl, count: this.count, ids, dl: this.dl,
+      version,
+      n,
+      avgdl,
+      count: this.count,
+      ids,
+      dl: this.dl,
       active: Uint8Array.from(this.fields, (d) => (d.status === 'active' ? 1 : 0)),
       pinned: Uint8Array.from(this.fields, (d) => (d.pinned ? 1 : 0)),
       rating: Int8Array.from(this.fields, (d) => d.rating),
       workspace: Int32Array.from(this.fields, (d) => names.workspace.code(d.workspace_id)),
       kind: Int32Array.from(this.fields, (d) => names.kind.code(d.kind)),
       source: Int32Array.from(this.fields, (d) => names.source.code(d.source)),
-      tagStart, tagCodes: Int32Array.from(this.fields.flatMap((d) => d.tags.map((t) => names.tag.code(t)))),
+      tagStart,
+      tagCodes: Int32Array.from(this.fields.flatMap((d) => d.tags.map((t) => names.tag.code(t)))),
       names: { workspace: names.workspace.list, kind: names.kind.list, source: names.source.list, tag: names.tag.list },
-      termChars, termAt, postingAt, docs, tf, tfOverflow, blockAt, blockLast, blockMaxTf, maxBoost: 0, terms, postings: docs.length, bytes: 0,
+      termChars,
+      termAt,
+      postingAt,
+      docs,
+      tf,
+      tfOverflow,
+      blockAt,
+      blockLast,
+      blockMaxTf,
+      maxBoost: 0,
+      terms,
+      postings: docs.length,
+      bytes: 0,
     } satisfies UserIndex
     for (let d = 0; d < index.count; d++) index.maxBoost = Math.max(index.maxBoost, boostOf(index, d))
     index.bytes = bytesOf(index)
@@ -314,8 +332,26 @@ function uuidBytesOrThrow(id: string): Uint8Array {
 
 /** What a copy holds: its typed arrays' bytes, name tables at 2 bytes a character, 16 bytes an oversized tf. */
 export function bytesOf(index: UserIndex): number {
-  const arrays = [index.ids, index.dl, index.active, index.pinned, index.rating, index.workspace, index.kind, index.source,
-    index.tagStart, index.tagCodes, index.termChars, index.termAt, index.postingAt, index.docs, index.tf, index.blockAt, index.blockLast, index.blockMaxTf]
+  const arrays = [
+    index.ids,
+    index.dl,
+    index.active,
+    index.pinned,
+    index.rating,
+    index.workspace,
+    index.kind,
+    index.source,
+    index.tagStart,
+    index.tagCodes,
+    index.termChars,
+    index.termAt,
+    index.postingAt,
+    index.docs,
+    index.tf,
+    index.blockAt,
+    index.blockLast,
+    index.blockMaxTf,
+  ]
   let bytes = arrays.reduce((sum, a) => sum + a.byteLength, 0) + 16 * index.tfOverflow.size
   for (const list of Object.values(index.names)) for (const name of list) bytes += 2 * name.length
   return bytes

@@ -32,7 +32,10 @@ function corpus(seed: number) {
   const r = generator(seed)
   const count = 50 + r.int(1500)
   const stems = ['cell', 'gene', 'prot', 'vacc', 'immun', 'tum', 'path', 'rec', 'ops', 'sig']
-  const vocabulary = Array.from({ length: 40 + r.int(400) }, (_, i) => `${stems[i % stems.length]}${i < stems.length ? '' : i.toString(36)}`)
+  const vocabulary = Array.from(
+    { length: 40 + r.int(400) },
+    (_, i) => `${stems[i % stems.length]}${i < stems.length ? '' : i.toString(36)}`,
+  )
   const zipf = () => vocabulary[Math.min(vocabulary.length - 1, Math.floor(vocabulary.length ** r.next()) - 1)]!
   const docs: DocumentFields[] = Array.from({ length: count }, () => ({
     id: uuid(r),
@@ -59,7 +62,12 @@ function corpus(seed: number) {
   // Terms in no particular order (the builder sorts them); postings in document order as the loader reads them.
   for (const [term, postings] of [...byTerm].sort(() => r.next() - 0.5)) {
     const sorted = [...postings].sort((x, y) => (docs[x[0]]!.id < docs[y[0]]!.id ? -1 : 1))
-    expect(builder.addTerm(term, sorted.flatMap(([d, tf]) => [docs[d]!.id, tf, dl[d]!]))).toBe(true)
+    expect(
+      builder.addTerm(
+        term,
+        sorted.flatMap(([d, tf]) => [docs[d]!.id, tf, dl[d]!]),
+      ),
+    ).toBe(true)
   }
   const totalLen = dl.reduce((a, b) => a + b, 0)
   const estimate = builder.bytes
@@ -67,7 +75,9 @@ function corpus(seed: number) {
 }
 
 function query(r: ReturnType<typeof generator>, vocabulary: string[]): QueryTerm[] {
-  const words = [...new Set(Array.from({ length: 1 + r.int(r.next() < 0.5 ? 4 : 20) }, () => (r.next() < 0.05 ? 'absentword' : r.pick(vocabulary))))]
+  const words = [
+    ...new Set(Array.from({ length: 1 + r.int(r.next() < 0.5 ? 4 : 20) }, () => (r.next() < 0.05 ? 'absentword' : r.pick(vocabulary)))),
+  ]
   const terms: QueryTerm[] = words.map((term, idx) => ({ idx, term, prefix: false }))
   if (r.next() < 0.3) {
     // The last word being typed: its stem and a shorter prefix, as analyzeSearchQuery adds them.
@@ -102,7 +112,9 @@ describe('MaxScore pruning over the in-memory copy', () => {
         const exhaustive = rankExhaustively(index, terms, f, limit)
         const pruned = searchUserIndex(index, terms, f, limit)
         if (JSON.stringify(pruned) !== JSON.stringify(exhaustive)) {
-          throw new Error(`seed ${seed}, query ${q}: ${JSON.stringify({ terms, f, limit })}\npruned ${JSON.stringify(pruned)}\nexhaustive ${JSON.stringify(exhaustive)}`)
+          throw new Error(
+            `seed ${seed}, query ${q}: ${JSON.stringify({ terms, f, limit })}\npruned ${JSON.stringify(pruned)}\nexhaustive ${JSON.stringify(exhaustive)}`,
+          )
         }
         compared += exhaustive.length
         if (exhaustive.length === limit) full++
@@ -116,16 +128,30 @@ describe('MaxScore pruning over the in-memory copy', () => {
   test('puts documents matching every word first even when partial matches score far higher', () => {
     // Two words; the documents holding both have tf 1 in long documents, the others tf 30 of the rarer word.
     const docs: DocumentFields[] = Array.from({ length: 40 }, (_, i) => ({
-      id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`, status: 'active', workspace_id: WORKSPACES[0]!,
-      kind: 'document', source: 'api', tags: [], pinned: i === 3, rating: i === 5 ? 1 : 0,
+      id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+      status: 'active',
+      workspace_id: WORKSPACES[0]!,
+      kind: 'document',
+      source: 'api',
+      tags: [],
+      pinned: i === 3,
+      rating: i === 5 ? 1 : 0,
     }))
     const builder = new IndexBuilder(docs)
     const both = [30, 35, 39]
-    const rare = docs.map((d, i) => [d.id, both.includes(i) ? 1 : 30, both.includes(i) ? 200 : 31]).filter((_, i) => i % 2 === 1 || both.includes(i))
-    builder.addTerm('alpha', both.flatMap((i) => [docs[i]!.id, 1, 200]))
+    const rare = docs
+      .map((d, i) => [d.id, both.includes(i) ? 1 : 30, both.includes(i) ? 200 : 31])
+      .filter((_, i) => i % 2 === 1 || both.includes(i))
+    builder.addTerm(
+      'alpha',
+      both.flatMap((i) => [docs[i]!.id, 1, 200]),
+    )
     builder.addTerm('beta', rare.flat())
     const index = builder.build(1, { documents: 40, totalLen: 40 * 31 })
-    const terms: QueryTerm[] = [{ idx: 0, term: 'alpha', prefix: false }, { idx: 1, term: 'beta', prefix: false }]
+    const terms: QueryTerm[] = [
+      { idx: 0, term: 'alpha', prefix: false },
+      { idx: 1, term: 'beta', prefix: false },
+    ]
     const top = searchUserIndex(index, terms, {}, 5)
     expect(top.slice(0, 3).map((h) => h.matched_terms)).toEqual([2, 2, 2])
     expect(top).toEqual(rankExhaustively(index, terms, {}, 5))
@@ -137,7 +163,9 @@ describe('the copy’s byte accounting', () => {
     const { index, estimate } = corpus(7)
     let arrays = 0
     for (const value of Object.values(index)) if (ArrayBuffer.isView(value)) arrays += value.byteLength
-    const names = Object.values(index.names).flat().reduce((sum, n) => sum + 2 * n.length, 0)
+    const names = Object.values(index.names)
+      .flat()
+      .reduce((sum, n) => sum + 2 * n.length, 0)
     expect(index.bytes).toBe(arrays + names + 16 * index.tfOverflow.size)
     expect(bytesOf(index)).toBe(index.bytes)
     // Postings are 6 bytes each (int32 document, uint16 tf); they are most of a copy.
@@ -148,7 +176,16 @@ describe('the copy’s byte accounting', () => {
   })
 
   test('tf past uint16 is kept exactly', () => {
-    const docs: DocumentFields[] = [0, 1].map((i) => ({ id: `00000000-0000-4000-8000-00000000000${i}`, status: 'active', workspace_id: WORKSPACES[0]!, kind: 'document', source: 'api', tags: [], pinned: false, rating: 0 }))
+    const docs: DocumentFields[] = [0, 1].map((i) => ({
+      id: `00000000-0000-4000-8000-00000000000${i}`,
+      status: 'active',
+      workspace_id: WORKSPACES[0]!,
+      kind: 'document',
+      source: 'api',
+      tags: [],
+      pinned: false,
+      rating: 0,
+    }))
     const builder = new IndexBuilder(docs)
     builder.addTerm('huge', [docs[0]!.id, 100_000, 100_000, docs[1]!.id, 65_535, 65_535])
     const index: UserIndex = builder.build(1, { documents: 2, totalLen: 165_535 })

@@ -67,7 +67,13 @@ class Held {
   readonly matched: Uint8Array
   size = 0
   constructor(readonly k: number) {
-    ;[this.d, this.ranked, this.score, this.all, this.matched] = [new Int32Array(k), new Float64Array(k), new Float64Array(k), new Uint8Array(k), new Uint8Array(k)]
+    ;[this.d, this.ranked, this.score, this.all, this.matched] = [
+      new Int32Array(k),
+      new Float64Array(k),
+      new Float64Array(k),
+      new Uint8Array(k),
+      new Uint8Array(k),
+    ]
   }
   get full() {
     return this.size === this.k
@@ -149,8 +155,15 @@ function topK(index: UserIndex, lists: WordList[], words: number, passes: (d: nu
     for (let v = 0; v < visits; v++) if (lists[visit[v]!]!.docs[pos[visit[v]!]!] === d) pos[visit[v]!]!++
   }
   return Array.from({ length: held.size }, (_, i) => i)
-    .sort((a, b) => (held.all[a] !== held.all[b] ? held.all[b]! - held.all[a]! : held.ranked[b]! - held.ranked[a]! || held.d[a]! - held.d[b]!))
-    .map((i) => ({ document_id: idOf(index, held.d[i]!), score: held.score[i]!, boost: boostOf(index, held.d[i]!), matched_terms: held.matched[i]! }))
+    .sort((a, b) =>
+      held.all[a] !== held.all[b] ? held.all[b]! - held.all[a]! : held.ranked[b]! - held.ranked[a]! || held.d[a]! - held.d[b]!,
+    )
+    .map((i) => ({
+      document_id: idOf(index, held.d[i]!),
+      score: held.score[i]!,
+      boost: boostOf(index, held.d[i]!),
+      matched_terms: held.matched[i]!,
+    }))
 
   /** Whether a document whose score is at most `most` (and that may still match every word) can enter. */
   function canEnter(most: number, mayMatchAll: boolean): boolean {

@@ -64,7 +64,8 @@ function termList(index: UserIndex, idx: number, term: number, weight: number): 
   const { dl, avgdl, blockMaxTf } = index
   const firstBlock = index.blockAt[term]!
   return {
-    idx, docs,
+    idx,
+    docs,
     score: (i) => weight * tfPart(tfOf(index, from + i), dl[docs[i]!]!, avgdl),
     blockLast: index.blockLast.subarray(firstBlock, index.blockAt[term + 1]!),
     blockUpper: (b) => weight * blockMaxTf[firstBlock + b]!,
@@ -77,10 +78,14 @@ function bestOfForms(index: UserIndex, idx: number, exact: number[], prefixed: n
   const held = new Uint8Array(index.count)
   let holders = 0
   for (const term of [...exact, ...prefixed]) {
-    for (let p = index.postingAt[term]!; p < index.postingAt[term + 1]!; p++) if (!held[index.docs[p]!]) (held[index.docs[p]!] = 1), holders++
+    for (let p = index.postingAt[term]!; p < index.postingAt[term + 1]!; p++)
+      if (!held[index.docs[p]!]) (held[index.docs[p]!] = 1), holders++
   }
   const wordIdf = idf(holders)
-  const forms = [...exact.map((term) => ({ term, weight: idf(postingsOf(index, term)) })), ...prefixed.map((term) => ({ term, weight: PREFIX_WEIGHT * wordIdf }))]
+  const forms = [
+    ...exact.map((term) => ({ term, weight: idf(postingsOf(index, term)) })),
+    ...prefixed.map((term) => ({ term, weight: PREFIX_WEIGHT * wordIdf })),
+  ]
   for (const { term, weight } of forms) {
     for (let p = index.postingAt[term]!; p < index.postingAt[term + 1]!; p++) {
       const d = index.docs[p]!
@@ -106,7 +111,10 @@ function bestOfForms(index: UserIndex, idx: number, exact: number[], prefixed: n
 export function documentTest(index: UserIndex, filter: MemoryFilter): ((d: number) => boolean) | null {
   const code = (names: string[], name: string | undefined) => (name === undefined ? -2 : names.indexOf(name))
   const [workspace, kind, source, tag] = [
-    code(index.names.workspace, filter.workspaceId), code(index.names.kind, filter.kind), code(index.names.source, filter.source), code(index.names.tag, filter.tag),
+    code(index.names.workspace, filter.workspaceId),
+    code(index.names.kind, filter.kind),
+    code(index.names.source, filter.source),
+    code(index.names.tag, filter.tag),
   ]
   if (workspace === -1 || kind === -1 || source === -1 || tag === -1) return null
   const only = filter.onlyDocument === undefined ? -2 : documentOf(index, filter.onlyDocument)

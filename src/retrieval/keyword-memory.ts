@@ -75,8 +75,10 @@ export class KeywordMemory {
   tooLargeNotice(userId: string): string | undefined {
     const bytes = this.tooLarge.get(userId)
     if (bytes === undefined) return undefined
-    return `keyword search ranked in the database, more slowly: your keyword index needs over ${megabytes(bytes)} in memory, ` +
+    return (
+      `keyword search ranked in the database, more slowly: your keyword index needs over ${megabytes(bytes)} in memory, ` +
       `more than this server's budget for it (KEYWORD_MEMORY_MAX_BYTES, ${megabytes(this.options.maxBytes)})`
+    )
   }
 
   /** Loads (or reloads) the user's copy; resolves when done. Tests and benchmarks await it. */
@@ -94,7 +96,11 @@ export class KeywordMemory {
         this.tooLarge.set(userId, loaded.bytes)
         this.copies.delete(userId)
         this.notBefore.set(userId, Date.now() + TOO_LARGE_RETRY_MS)
-        this.options.log.warn('keyword index too large for its memory budget: ranked in SQL', { user_id: userId, bytes: loaded.bytes, max_bytes: this.options.maxBytes })
+        this.options.log.warn('keyword index too large for its memory budget: ranked in SQL', {
+          user_id: userId,
+          bytes: loaded.bytes,
+          max_bytes: this.options.maxBytes,
+        })
         return null
       }
       if (!('copy' in loaded)) return null
@@ -103,7 +109,12 @@ export class KeywordMemory {
       this.copies.delete(userId)
       this.copies.set(userId, copy)
       this.evict()
-      this.options.log.debug('keyword index loaded in memory', { user_id: userId, postings: copy.postings, bytes: copy.bytes, ms: Math.round(took) })
+      this.options.log.debug('keyword index loaded in memory', {
+        user_id: userId,
+        postings: copy.postings,
+        bytes: copy.bytes,
+        ms: Math.round(took),
+      })
       return copy
     } catch (error) {
       this.notBefore.set(userId, Date.now() + 60_000)

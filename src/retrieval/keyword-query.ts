@@ -37,11 +37,13 @@ export interface AnalyzedQuery {
 
 /** Strips what is not text and collapses whitespace (the length is cut by cutQuery). */
 export function cleanseQuery(q: string): string {
-  return q
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: removing control characters is the point.
-    .replace(/[\u0000-\u001f\u007f]/g, ' ')
-    .replace(/\s+/g, ' ')
-    .trimStart()
+  return (
+    q
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: removing control characters is the point.
+      .replace(/[\u0000-\u001f\u007f]/g, ' ')
+      .replace(/\s+/g, ' ')
+      .trimStart()
+  )
 }
 
 /** The first MAX_QUERY_CHARS characters, ending at a word boundary when there is one nearby, never inside a surrogate pair. */

@@ -90,7 +90,12 @@ export async function keywordSearch(
       order by (s.mask = ${sql.raw(String((1n << BigInt(words)) - 1n))}::bigint) desc, s.score * ${BOOST} desc, s.document_id
       limit ${limit}`,
   )
-  const hits = rows.map((r) => ({ document_id: r.document_id, score: Number(r.score), matched_terms: Number(r.matched_terms), boost: Number(r.boost) }))
+  const hits = rows.map((r) => ({
+    document_id: r.document_id,
+    score: Number(r.score),
+    matched_terms: Number(r.matched_terms),
+    boost: Number(r.boost),
+  }))
   return { hits, words, ...(notice ? { notice } : {}) }
 }
 
@@ -133,8 +138,12 @@ export async function snippets(db: Tx, userId: string, documentIds: string[], te
   const rows = await queryRows<{ document_id: string; snippet: string }>(
     db,
     sql`select b.document_id,
-          ${query ? sql`ts_headline(${TEXT_CONFIG}::regconfig, b.content, ${query}::tsquery,
-            'MaxWords=40, MinWords=20, MaxFragments=1, StartSel="", StopSel=""')` : sql`left(b.content, 240)`} as snippet
+          ${
+            query
+              ? sql`ts_headline(${TEXT_CONFIG}::regconfig, b.content, ${query}::tsquery,
+            'MaxWords=40, MinWords=20, MaxFragments=1, StartSel="", StopSel=""')`
+              : sql`left(b.content, 240)`
+          } as snippet
         from (select distinct on (c.document_id) c.document_id, c.content
               from chunks c
               where c.user_id = ${userId} and c.document_id = any(${`{${documentIds.join(',')}}`}::uuid[])

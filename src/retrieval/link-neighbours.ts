@@ -17,22 +17,41 @@ export interface Neighbour {
   score: number
 }
 
-export const sameWorkspace = (doc: Doc) => sql`d.user_id = ${doc.user_id} and d.workspace_id = ${doc.workspace_id} and d.status = 'active' and d.id <> ${doc.id}`
+export const sameWorkspace = (doc: Doc) =>
+  sql`d.user_id = ${doc.user_id} and d.workspace_id = ${doc.workspace_id} and d.status = 'active' and d.id <> ${doc.id}`
 
 /** Null neighbours when the copy cannot answer (not current or not loaded); `large`: the user has a copy's size. */
-export async function neighboursInMemory(deps: Deps, doc: Doc, model: string, threshold: number, limit: number): Promise<{ neighbours: Neighbour[] | null; large: boolean }> {
+export async function neighboursInMemory(
+  deps: Deps,
+  doc: Doc,
+  model: string,
+  threshold: number,
+  limit: number,
+): Promise<{ neighbours: Neighbour[] | null; large: boolean }> {
   const { copy, large } = await deps.vectorMemory.status(deps.db, doc.user_id, model)
   if (!copy) return { neighbours: null, large }
   const own = await chunkVectors(deps.db, doc.user_id, doc.id, model)
   if (own.some((v) => v.length !== copy.dim)) return { neighbours: null, large } // another dimension: SQL raises, as search's would
-  const ranked = rankDocuments(copy, own, { workspaceId: doc.workspace_id, excludeDocument: doc.id }, limit, { boost: false, atLeast: threshold })
+  const ranked = rankDocuments(copy, own, { workspaceId: doc.workspace_id, excludeDocument: doc.id }, limit, {
+    boost: false,
+    atLeast: threshold,
+  })
   return { neighbours: ranked.map((r) => ({ document_id: copy.ids[r.d]!, score: r.similarity })), large }
 }
 
 /** The same ranking in SQL, over `candidates` only or (null) every document of the workspace. */
-export async function neighboursInSql(deps: Deps, doc: Doc, model: string, threshold: number, limit: number, candidates: string[] | null): Promise<Neighbour[]> {
+export async function neighboursInSql(
+  deps: Deps,
+  doc: Doc,
+  model: string,
+  threshold: number,
+  limit: number,
+  candidates: string[] | null,
+): Promise<Neighbour[]> {
   if (candidates?.length === 0) return []
-  const among = candidates ? sql`o.document_id in (select (jsonb_array_elements_text(${JSON.stringify(candidates)}::jsonb))::uuid)` : sql`o.user_id = ${doc.user_id}`
+  const among = candidates
+    ? sql`o.document_id in (select (jsonb_array_elements_text(${JSON.stringify(candidates)}::jsonb))::uuid)`
+    : sql`o.user_id = ${doc.user_id}`
   const rows = await queryRows<Neighbour>(
     deps.db,
     // Chunks with no vector are left out, and so is a NaN cosine (a zero vector stored before they were

@@ -41,5 +41,7 @@ export async function semanticSearch(
       order by b.similarity * ${BOOST} desc, b.document_id
       limit ${limit}`,
   )
-  return rows.map((r) => ({ ...r, similarity: Number(r.similarity), boost: Number(r.boost) })).filter((r) => Number.isFinite(r.similarity * r.boost))
+  return rows
+    .map((r) => ({ ...r, similarity: Number(r.similarity), boost: Number(r.boost) }))
+    .filter((r) => Number.isFinite(r.similarity * r.boost))
 }

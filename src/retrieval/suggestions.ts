@@ -20,16 +20,29 @@ const DF_CAP = 100
 export async function suggestLinks(deps: Deps, documentId: string): Promise<number> {
   const [doc] = await deps.db.select().from(documents).where(eq(documents.id, documentId))
   if (doc?.status !== 'active') return 0
-  const neighbours = deps.embedder ? await semanticNeighbours(deps, doc, deps.embedder.id, deps.embedder.linkThreshold) : (await keywordNeighbours(deps, doc, MAX_SUGGESTIONS)).filter((n) => n.score >= KEYWORD_THRESHOLD)
+  const neighbours = deps.embedder
+    ? await semanticNeighbours(deps, doc, deps.embedder.id, deps.embedder.linkThreshold)
+    : (await keywordNeighbours(deps, doc, MAX_SUGGESTIONS)).filter((n) => n.score >= KEYWORD_THRESHOLD)
   return deps.db.transaction(async (tx) => {
     // Replace this document's open suggestions; completed and dismissed links stay as people left them.
-    await tx.delete(links).where(and(eq(links.status, 'pending'), eq(links.origin, 'suggested'), or(eq(links.source_id, doc.id), eq(links.target_id, doc.id))))
+    await tx
+      .delete(links)
+      .where(and(eq(links.status, 'pending'), eq(links.origin, 'suggested'), or(eq(links.source_id, doc.id), eq(links.target_id, doc.id))))
     let made = 0
     for (const n of neighbours) {
       if (!Number.isFinite(n.score)) continue
       const inserted = await tx
         .insert(links)
-        .values({ id: deps.ids.next(), user_id: doc.user_id, source_id: doc.id, target_id: n.document_id, score: Math.min(1, n.score), status: 'pending', origin: 'suggested', created_at: deps.clock.now() })
+        .values({
+          id: deps.ids.next(),
+          user_id: doc.user_id,
+          source_id: doc.id,
+          target_id: n.document_id,
+          score: Math.min(1, n.score),
+          status: 'pending',
+          origin: 'suggested',
+          created_at: deps.clock.now(),
+        })
         .onConflictDoNothing()
         .returning({ id: links.id })
       made += inserted.length

@@ -33,7 +33,8 @@ export interface UserVectors {
   codes: VectorCodes
 }
 
-export const bytesOf = (copy: UserVectors) => copy.vectors.byteLength + codesBytes(copy.codes) + copy.chunkIds.length * 64 + copy.ids.length * 128
+export const bytesOf = (copy: UserVectors) =>
+  copy.vectors.byteLength + codesBytes(copy.codes) + copy.chunkIds.length * 64 + copy.ids.length * 128
 
 export interface RankedDocument {
   d: number
@@ -65,7 +66,13 @@ export function searchUserVectors(copy: UserVectors, query: number[], filter: Me
  * (a query vector as pgvector holds it: float32), best first, then lowest document id; of equally near chunks
  * the lowest id. A zero or NaN query vector compares with nothing (SQL: a NaN distance, left out).
  */
-export function rankDocuments(copy: UserVectors, queries: Float32Array[], filter: MemoryFilter, limit: number, options: RankOptions): RankedDocument[] {
+export function rankDocuments(
+  copy: UserVectors,
+  queries: Float32Array[],
+  filter: MemoryFilter,
+  limit: number,
+  options: RankOptions,
+): RankedDocument[] {
   const usable = queries.filter((q) => q.length === copy.dim && squaredNorm(q) > 0 && Number.isFinite(squaredNorm(q)))
   if (usable.length === 0 || limit <= 0) return []
   const { docStart, codes } = copy
@@ -114,7 +121,8 @@ export function rankDocuments(copy: UserVectors, queries: Float32Array[], filter
 
   // Pass 2: the candidates rescored exactly from their float32 vectors, in document order (as before).
   const top: RankedDocument[] = []
-  const better = (ranked: number, d: number, than: RankedDocument) => ranked > than.ranked || (ranked === than.ranked && copy.ids[d]! < copy.ids[than.d]!)
+  const better = (ranked: number, d: number, than: RankedDocument) =>
+    ranked > than.ranked || (ranked === than.ranked && copy.ids[d]! < copy.ids[than.d]!)
   for (let k = 0; k < docs.length; k++) {
     const d = docs[k]!
     const b = boostOf(d)

@@ -117,10 +117,16 @@ async function versionsOf(db: Tx, userId: string): Promise<Versions | null> {
 async function loadUserVectors(db: Tx, userId: string, model: string): Promise<UserVectors | null> {
   const versions = await versionsOf(db, userId)
   if (!versions) return null
-  const docs = await queryRows<{ id: string; status: string; workspace_id: string; kind: string; source: string; tags: string[]; pinned: boolean; rating: number }>(
-    db,
-    sql`select id, status, workspace_id, kind, source, tags, pinned, rating from documents where user_id = ${userId} order by id`,
-  )
+  const docs = await queryRows<{
+    id: string
+    status: string
+    workspace_id: string
+    kind: string
+    source: string
+    tags: string[]
+    pinned: boolean
+    rating: number
+  }>(db, sql`select id, status, workspace_id, kind, source, tags, pinned, rating from documents where user_id = ${userId} order by id`)
   const at = new Map(docs.map((d, i) => [d.id, i]))
   const chunkIds: string[] = []
   const chunkDoc: number[] = []

@@ -40,7 +40,12 @@ async function shell(request: Request): Promise<Response> {
 
 function asset(request: Request, file: Asset): Response {
   const gzip = /\bgzip\b/.test(request.headers.get('accept-encoding') ?? '')
-  const headers: Record<string, string> = { ...SECURITY_HEADERS, 'content-type': file.type, 'cache-control': 'public, max-age=31536000, immutable', vary: 'Accept-Encoding' }
+  const headers: Record<string, string> = {
+    ...SECURITY_HEADERS,
+    'content-type': file.type,
+    'cache-control': 'public, max-age=31536000, immutable',
+    vary: 'Accept-Encoding',
+  }
   if (gzip) headers['content-encoding'] = 'gzip'
   return new Response((gzip ? file.gzip : file.body) as Uint8Array<ArrayBuffer>, { headers })
 }
@@ -52,7 +57,11 @@ export function webRoutes() {
       async ({ params, request }) => {
         const file = (await dashboardBundle()).assets.get(params.file)
         if (file) return asset(request, file)
-        throw new AppError(404, `no dashboard asset ${params.file}: the dashboard was rebuilt since this page loaded, reload it`, SECURITY_HEADERS)
+        throw new AppError(
+          404,
+          `no dashboard asset ${params.file}: the dashboard was rebuilt since this page loaded, reload it`,
+          SECURITY_HEADERS,
+        )
       },
       { params: t.Object({ file: t.String() }), ...hide },
     )

@@ -47,10 +47,18 @@ export async function patchSettings(t: TestApp, u: TestUser, body: Record<string
   return res.body as { default_workspace_id: string | null; search_mode: string; answer_style: string }
 }
 
-export type AskEvent = { type: 'delta'; text: string } | { type: 'sources'; sources: unknown[] } | { type: 'saved'; conversation: { id: string } } | { type: 'error'; message: string; code: string }
+export type AskEvent =
+  | { type: 'delta'; text: string }
+  | { type: 'sources'; sources: unknown[] }
+  | { type: 'saved'; conversation: { id: string } }
+  | { type: 'error'; message: string; code: string }
 
 /** POST /api/ask through app.handle; the whole stream read back as its `data:` events. */
-export async function ask(t: TestApp, u: TestUser, body: Record<string, unknown>): Promise<{ events: AskEvent[]; answer: string; conversationId: string }> {
+export async function ask(
+  t: TestApp,
+  u: TestUser,
+  body: Record<string, unknown>,
+): Promise<{ events: AskEvent[]; answer: string; conversationId: string }> {
   const res = await t.request('POST', '/api/ask', { key: u.key, body })
   expect(res.status).toBe(200)
   expect(res.headers.get('content-type')).toStartWith('text/event-stream')
@@ -69,7 +77,8 @@ export async function ask(t: TestApp, u: TestUser, body: Record<string, unknown>
 /** The sentences of an extractive answer: each ends with its citation, "… [n]." */
 export const citedSentences = (answer: string) => answer.match(/[^[\]]+?\s\[\d+\]\./g)?.map((s) => s.trim()) ?? []
 
-const bytes = (...parts: (number[] | string)[]) => new Uint8Array(parts.flatMap((p) => (typeof p === 'string' ? [...p].map((c) => c.charCodeAt(0)) : p)))
+const bytes = (...parts: (number[] | string)[]) =>
+  new Uint8Array(parts.flatMap((p) => (typeof p === 'string' ? [...p].map((c) => c.charCodeAt(0)) : p)))
 
 /** Tiny images, by the first bytes each format starts with, plus a few bytes of "content". */
 export const IMAGES = {
@@ -87,7 +96,13 @@ export function pngOfSize(size: number): Uint8Array {
 }
 
 /** POST /api/avatar with a multipart `file` field (by key unless options say otherwise). */
-export function uploadAvatar(t: TestApp, u: TestUser, content: Uint8Array | string, declared: { type?: string; name?: string } = {}, options: RequestOptions = { key: u.key }) {
+export function uploadAvatar(
+  t: TestApp,
+  u: TestUser,
+  content: Uint8Array | string,
+  declared: { type?: string; name?: string } = {},
+  options: RequestOptions = { key: u.key },
+) {
   const form = new FormData()
   form.append('file', new Blob([content as Uint8Array<ArrayBuffer>], { type: declared.type ?? '' }), declared.name ?? 'avatar')
   return t.json('POST', '/api/avatar', { ...options, body: form })

@@ -29,7 +29,8 @@ afterAll(async () => {
   await notion.stop()
 })
 
-const deleteAccount = (options: { key?: string; cookie?: string; body?: unknown; headers?: Record<string, string> }) => t.request('DELETE', '/api/account', options)
+const deleteAccount = (options: { key?: string; cookie?: string; body?: unknown; headers?: Record<string, string> }) =>
+  t.request('DELETE', '/api/account', options)
 const signIn = (email: string) => t.request('POST', '/api/auth/sign-in', { body: { email, password: PASSWORD } })
 const cookieOf = (res: Response) => res.headers.get('set-cookie')!.split(';')[0]!
 const documentCount = async (u: TestUser) => (await t.json('GET', '/api/documents?limit=100', { key: u.key })).body.data.length as number
@@ -76,7 +77,10 @@ async function rowsOf(tables: Table[], userId: string): Promise<Record<string, n
   const out: Record<string, number> = {}
   for (const table of tables) {
     if (table.userColumns.length === 0) continue
-    const where = sql.join(table.userColumns.map((col) => sql`${sql.identifier(col)} = ${userId}`), sql` or `)
+    const where = sql.join(
+      table.userColumns.map((col) => sql`${sql.identifier(col)} = ${userId}`),
+      sql` or `,
+    )
     const [row] = await queryRows<{ n: number }>(t.deps.db, sql`select count(*)::int as n from ${sql.raw(table.name)} where ${where}`)
     out[table.name] = Number(row!.n)
   }
@@ -94,7 +98,9 @@ async function plantIntegrationRows(userId: string) {
   const db = t.deps.db
   const now = t.clock.now()
   await db.insert(identities).values({ id: Bun.randomUUIDv7(), user_id: userId, provider: 'github', provider_user_id: `gh-${userId}` })
-  await db.insert(oauthStates).values({ id: `state-${userId}`, user_id: userId, provider: 'github', expires_at: new Date(now.getTime() + 600_000) })
+  await db
+    .insert(oauthStates)
+    .values({ id: `state-${userId}`, user_id: userId, provider: 'github', expires_at: new Date(now.getTime() + 600_000) })
   await db.insert(subscriptions).values({ user_id: userId, plan: 'pro', status: 'active' })
 }
 
@@ -115,8 +121,14 @@ async function populatedUser(label: string): Promise<TestUser & { cookies: strin
 
   // Documents (chunks, postings, keyword_stats, events, jobs), two near-duplicates for a suggested link,
   // a manual link, a forgotten document (tombstone), an archived one and drafts.
-  const a = await ingest(t, u, { title: `${label} watering`, body: `${label}: the tomatoes are watered every morning at seven with the drip line.` })
-  await ingest(t, u, { title: `${label} watering`, body: `${label}: the tomatoes are watered every morning at seven with the drip line, except when it rains.` })
+  const a = await ingest(t, u, {
+    title: `${label} watering`,
+    body: `${label}: the tomatoes are watered every morning at seven with the drip line.`,
+  })
+  await ingest(t, u, {
+    title: `${label} watering`,
+    body: `${label}: the tomatoes are watered every morning at seven with the drip line, except when it rains.`,
+  })
   const fact = await ingest(t, u, { workspace_id: projects.id, kind: 'fact', body: `${label}: the staging cluster runs in Frankfurt.` })
   const gone = await ingest(t, u, { workspace_id: projects.id, body: `${label}: a secret that must be forgotten.` })
   const old = await ingest(t, u, { body: `${label}: an old roadmap for the shop.` })
@@ -133,12 +145,24 @@ async function populatedUser(label: string): Promise<TestUser & { cookies: strin
   expect((await t.json('GET', '/api/search?q=tomatoes', { key: u.key })).status).toBe(200)
   await ask(t, u, { question: 'When are the tomatoes watered?' })
   // A stored /v1 response (v1_responses).
-  expect((await t.json('POST', '/v1/responses', { key: u.key, body: { model: 'service-rag', input: 'When are the tomatoes watered?' } })).status).toBe(200)
+  expect(
+    (await t.json('POST', '/v1/responses', { key: u.key, body: { model: 'service-rag', input: 'When are the tomatoes watered?' } })).status,
+  ).toBe(200)
   // A document still waiting for its embedding job.
   await ingest(t, u, { workspace_id: inbox, body: `${label}: queued for embedding.` })
 
   // A Notion connector connected through its OAuth flow and synced once (connections, connectors, sync_runs).
-  notion.addPage({ title: `${label} notes`, blocks: [{ type: 'paragraph', paragraph: { rich_text: [{ type: 'text', text: { content: `${label}: synced from Notion.` }, plain_text: `${label}: synced from Notion.` }] } }] })
+  notion.addPage({
+    title: `${label} notes`,
+    blocks: [
+      {
+        type: 'paragraph',
+        paragraph: {
+          rich_text: [{ type: 'text', text: { content: `${label}: synced from Notion.` }, plain_text: `${label}: synced from Notion.` }],
+        },
+      },
+    ],
+  })
   await connectConnector(t, u, { type: 'notion', workspace_id: projects.id })
   await drainJobs(t.deps, 'populate', ['sync-connector'])
   await plantIntegrationRows(u.id)
@@ -180,10 +204,16 @@ describe('confirmation', () => {
   test('by cookie without the Origin of the dashboard → 403 and nothing is deleted (a cross-site form cannot delete an account)', async () => {
     const u = await t.signUp()
     const bare = await t.app.handle(
-      new Request(`${BASE}/api/account`, { method: 'DELETE', headers: { cookie: u.cookie, 'content-type': 'application/json' }, body: JSON.stringify({ confirm: 'DELETE' }) }),
+      new Request(`${BASE}/api/account`, {
+        method: 'DELETE',
+        headers: { cookie: u.cookie, 'content-type': 'application/json' },
+        body: JSON.stringify({ confirm: 'DELETE' }),
+      }),
     )
     expect(bare.status).toBe(403)
-    expect((await deleteAccount({ cookie: u.cookie, headers: { origin: 'https://evil.example' }, body: { confirm: 'DELETE' } })).status).toBe(403)
+    expect(
+      (await deleteAccount({ cookie: u.cookie, headers: { origin: 'https://evil.example' }, body: { confirm: 'DELETE' } })).status,
+    ).toBe(403)
     expect((await t.json('GET', '/api/profile', { key: u.key })).status).toBe(200)
   })
 })
@@ -217,7 +247,9 @@ describe('deleting', () => {
     expect((await deleteAccount({ key: u.key, body: { confirm: 'DELETE' } })).status).toBe(204)
 
     const old = await t.json('POST', '/api/auth/sign-in', { body: { email: u.email, password: PASSWORD } })
-    const unknown = await t.json('POST', '/api/auth/sign-in', { body: { email: `nobody-${crypto.randomUUID()}@example.com`, password: PASSWORD } })
+    const unknown = await t.json('POST', '/api/auth/sign-in', {
+      body: { email: `nobody-${crypto.randomUUID()}@example.com`, password: PASSWORD },
+    })
     expect(old.status).toBe(401)
     expect(old.body).toEqual(unknown.body)
 
@@ -230,8 +262,12 @@ describe('deleting', () => {
   test('not one row of the user is left in any table; another user keeps every row', async () => {
     const tables = await discoverTables()
     // Every table either says whose its rows are or is known to hold no user data.
-    const unaccounted = tables.filter((table) => table.userColumns.length === 0 && !GLOBAL_TABLES.has(table.name)).map((table) => table.name)
-    expect({ 'tables with no user column that are not known to be global': unaccounted }).toEqual({ 'tables with no user column that are not known to be global': [] })
+    const unaccounted = tables
+      .filter((table) => table.userColumns.length === 0 && !GLOBAL_TABLES.has(table.name))
+      .map((table) => table.name)
+    expect({ 'tables with no user column that are not known to be global': unaccounted }).toEqual({
+      'tables with no user column that are not known to be global': [],
+    })
     expect(tables.map((table) => table.name)).toContain('public.users')
 
     const doomed = await populatedUser('doomed')
@@ -242,9 +278,30 @@ describe('deleting', () => {
     // The fixture reaches every table of the schema as it stands today (a table added later is still
     // counted below — it must be empty after the deletion — and should be filled here too).
     const KNOWN = [
-      'users', 'sessions', 'api_keys', 'identities', 'settings', 'workspaces', 'documents', 'chunks', 'postings', 'keyword_stats',
-      'links', 'tombstones', 'conversations', 'messages', 'events', 'usage_counters', 'rate_limit_counters', 'jobs',
-      'connections', 'connectors', 'sync_runs', 'oauth_states', 'subscriptions', 'v1_responses',
+      'users',
+      'sessions',
+      'api_keys',
+      'identities',
+      'settings',
+      'workspaces',
+      'documents',
+      'chunks',
+      'postings',
+      'keyword_stats',
+      'links',
+      'tombstones',
+      'conversations',
+      'messages',
+      'events',
+      'usage_counters',
+      'rate_limit_counters',
+      'jobs',
+      'connections',
+      'connectors',
+      'sync_runs',
+      'oauth_states',
+      'subscriptions',
+      'v1_responses',
     ].map((name) => `public.${name}`)
     const empty = KNOWN.filter((name) => !(before[name]! > 0))
     expect({ 'tables the fixture left empty': empty }).toEqual({ 'tables the fixture left empty': [] })

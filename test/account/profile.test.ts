@@ -24,7 +24,12 @@ describe('profile', () => {
     const u = await t.signUp()
     expect(await getProfile(u.key)).toEqual({ id: u.id, email: u.email, name: null, avatar_url: null })
     // The dashboard reads the same with its cookie.
-    expect((await t.json('GET', '/api/profile', { cookie: u.cookie })).body).toEqual({ id: u.id, email: u.email, name: null, avatar_url: null })
+    expect((await t.json('GET', '/api/profile', { cookie: u.cookie })).body).toEqual({
+      id: u.id,
+      email: u.email,
+      name: null,
+      avatar_url: null,
+    })
   })
 
   test('PATCH a name: trimmed, kept, and cleared with null or blanks', async () => {
@@ -60,7 +65,7 @@ describe('profile', () => {
     expect(res.body).toEqual({ id: u.id, email: u.email, name: 'Grace', avatar_url: null })
   })
 
-  test("an email that belongs to another account → 409 (whatever its case); nothing changes", async () => {
+  test('an email that belongs to another account → 409 (whatever its case); nothing changes', async () => {
     const u = await t.signUp()
     const other = await t.signUp()
     for (const email of [other.email, other.email.toUpperCase()]) {
@@ -242,7 +247,13 @@ describe('avatar upload', () => {
     const bare = await t.app.handle(new Request(`${BASE}/api/avatar`, { method: 'POST', headers: { cookie: u.cookie }, body: form }))
     expect(bare.status).toBe(403)
     expect(((await bare.json()) as { error: string }).error).toContain('origin')
-    const foreign = await uploadAvatar(t, u, IMAGES.png.bytes, { type: 'image/png' }, { cookie: u.cookie, headers: { origin: 'https://evil.example' } })
+    const foreign = await uploadAvatar(
+      t,
+      u,
+      IMAGES.png.bytes,
+      { type: 'image/png' },
+      { cookie: u.cookie, headers: { origin: 'https://evil.example' } },
+    )
     expect(foreign.status).toBe(403)
     expect((await getProfile(u.key)).avatar_url).toBeNull()
 

@@ -24,7 +24,11 @@ describe('reading and changing settings', () => {
     const [only] = await workspaceIds(t, u)
     expect(await getSettings(t, u)).toEqual({ default_workspace_id: only!, search_mode: 'hybrid', answer_style: 'concise' })
     // The same with the session cookie the dashboard uses.
-    expect((await t.json('GET', '/api/settings', { cookie: u.cookie })).body).toEqual({ default_workspace_id: only!, search_mode: 'hybrid', answer_style: 'concise' })
+    expect((await t.json('GET', '/api/settings', { cookie: u.cookie })).body).toEqual({
+      default_workspace_id: only!,
+      search_mode: 'hybrid',
+      answer_style: 'concise',
+    })
   })
 
   test('each field changes on its own and stays changed; the others are kept', async () => {
@@ -32,11 +36,31 @@ describe('reading and changing settings', () => {
     const [first] = await workspaceIds(t, u)
     const second = await createWorkspace(t, u, 'Research')
 
-    expect(await patchSettings(t, u, { search_mode: 'keyword' })).toEqual({ default_workspace_id: first!, search_mode: 'keyword', answer_style: 'concise' })
-    expect(await patchSettings(t, u, { answer_style: 'detailed' })).toEqual({ default_workspace_id: first!, search_mode: 'keyword', answer_style: 'detailed' })
-    expect(await patchSettings(t, u, { default_workspace_id: second.id })).toEqual({ default_workspace_id: second.id, search_mode: 'keyword', answer_style: 'detailed' })
-    expect(await patchSettings(t, u, { search_mode: 'semantic', answer_style: 'concise' })).toEqual({ default_workspace_id: second.id, search_mode: 'semantic', answer_style: 'concise' })
-    expect(await patchSettings(t, u, { search_mode: 'hybrid' })).toEqual({ default_workspace_id: second.id, search_mode: 'hybrid', answer_style: 'concise' })
+    expect(await patchSettings(t, u, { search_mode: 'keyword' })).toEqual({
+      default_workspace_id: first!,
+      search_mode: 'keyword',
+      answer_style: 'concise',
+    })
+    expect(await patchSettings(t, u, { answer_style: 'detailed' })).toEqual({
+      default_workspace_id: first!,
+      search_mode: 'keyword',
+      answer_style: 'detailed',
+    })
+    expect(await patchSettings(t, u, { default_workspace_id: second.id })).toEqual({
+      default_workspace_id: second.id,
+      search_mode: 'keyword',
+      answer_style: 'detailed',
+    })
+    expect(await patchSettings(t, u, { search_mode: 'semantic', answer_style: 'concise' })).toEqual({
+      default_workspace_id: second.id,
+      search_mode: 'semantic',
+      answer_style: 'concise',
+    })
+    expect(await patchSettings(t, u, { search_mode: 'hybrid' })).toEqual({
+      default_workspace_id: second.id,
+      search_mode: 'hybrid',
+      answer_style: 'concise',
+    })
     expect(await getSettings(t, u)).toEqual({ default_workspace_id: second.id, search_mode: 'hybrid', answer_style: 'concise' })
   })
 
@@ -45,12 +69,16 @@ describe('reading and changing settings', () => {
     const res = await t.json('PATCH', '/api/settings', { cookie: u.cookie, body: { answer_style: 'detailed' } })
     expect(res.status).toBe(200)
     expect(res.body.answer_style).toBe('detailed')
-    const foreign = await t.json('PATCH', '/api/settings', { cookie: u.cookie, headers: { origin: 'https://evil.example' }, body: { answer_style: 'concise' } })
+    const foreign = await t.json('PATCH', '/api/settings', {
+      cookie: u.cookie,
+      headers: { origin: 'https://evil.example' },
+      body: { answer_style: 'concise' },
+    })
     expect(foreign.status).toBe(403)
     expect((await getSettings(t, u)).answer_style).toBe('detailed')
   })
 
-  test('settings belong to their user: one user changing theirs leaves another\'s alone', async () => {
+  test("settings belong to their user: one user changing theirs leaves another's alone", async () => {
     const a = await t.signUp()
     const b = await t.signUp()
     const before = await getSettings(t, b)
@@ -156,7 +184,11 @@ describe('the default workspace', () => {
     const [first] = await workspaceIds(t, u)
     const second = await createWorkspace(t, u, 'Second')
     await patchSettings(t, u, { default_workspace_id: second.id })
-    expect(await patchSettings(t, u, { default_workspace_id: null })).toEqual({ default_workspace_id: null, search_mode: 'hybrid', answer_style: 'concise' })
+    expect(await patchSettings(t, u, { default_workspace_id: null })).toEqual({
+      default_workspace_id: null,
+      search_mode: 'hybrid',
+      answer_style: 'concise',
+    })
     expect((await ingest(t, u, { body: 'No default: the oldest workspace.' })).workspace_id).toBe(first!)
   })
 })
@@ -271,7 +303,10 @@ describe('answer_style: detailed answers quote more than concise ones', () => {
     const u = await t.signUp()
     for (const doc of DOCS) await ingest(t, u, doc)
     const complete = async () => {
-      const res = await t.json('POST', '/v1/chat/completions', { key: u.key, body: { model: 'service-rag', messages: [{ role: 'user', content: QUESTION }] } })
+      const res = await t.json('POST', '/v1/chat/completions', {
+        key: u.key,
+        body: { model: 'service-rag', messages: [{ role: 'user', content: QUESTION }] },
+      })
       expect({ status: res.status, error: res.body?.error }).toEqual({ status: 200, error: undefined })
       return res.body.choices[0].message.content as string
     }

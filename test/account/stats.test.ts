@@ -24,7 +24,12 @@ beforeAll(async () => {
 afterAll(() => t.close())
 
 interface Stats {
-  documents: { total: number; by_kind: Record<string, number>; by_source: Record<string, number>; by_workspace: { workspace_id: string; name: string; documents: number }[] }
+  documents: {
+    total: number
+    by_kind: Record<string, number>
+    by_source: Record<string, number>
+    by_workspace: { workspace_id: string; name: string; documents: number }[]
+  }
   memories: number
   pending_drafts: number
   links: { pending: number; completed: number }
@@ -80,18 +85,35 @@ describe('GET /api/stats', () => {
 
     // Inbox: two near-duplicate notes on watering (the indexer will suggest linking them), a clipping saved
     // by the extension (cookie → source extension) and a web page.
-    const wateringA = await ingest(t, u, { title: 'Watering', body: 'The tomatoes in the garden are watered every morning at seven with the drip line.' })
-    const wateringB = await ingest(t, u, { title: 'Watering', body: 'The tomatoes in the garden are watered every morning at seven with the drip line, except on rainy days.' })
-    const clipping = await t.json('POST', '/api/documents', { cookie: u.cookie, body: { title: 'Clipping', kind: 'note', body: 'Quarterly invoices go to the accountant before the tenth.' } })
+    const wateringA = await ingest(t, u, {
+      title: 'Watering',
+      body: 'The tomatoes in the garden are watered every morning at seven with the drip line.',
+    })
+    const wateringB = await ingest(t, u, {
+      title: 'Watering',
+      body: 'The tomatoes in the garden are watered every morning at seven with the drip line, except on rainy days.',
+    })
+    const clipping = await t.json('POST', '/api/documents', {
+      cookie: u.cookie,
+      body: { title: 'Clipping', kind: 'note', body: 'Quarterly invoices go to the accountant before the tenth.' },
+    })
     expect(clipping.status).toBe(201)
     await ingest(t, u, { url: 'https://example.com/sourdough', body: 'Sourdough starter needs feeding twice a day in summer.' })
     // Projects: memories (one saved through MCP), a document archived later, one forgotten later.
-    const fact = await ingest(t, u, { workspace_id: projects.id, kind: 'fact', source: 'mcp', body: 'The staging cluster runs in Frankfurt.' })
+    const fact = await ingest(t, u, {
+      workspace_id: projects.id,
+      kind: 'fact',
+      source: 'mcp',
+      body: 'The staging cluster runs in Frankfurt.',
+    })
     await ingest(t, u, { workspace_id: projects.id, kind: 'preference', body: 'Release notes are written in plain English, no jargon.' })
     const archived = await ingest(t, u, { workspace_id: projects.id, body: 'An old roadmap for the bicycle shop website.' })
     const forgotten = await ingest(t, u, { workspace_id: projects.id, body: 'A password hint that should never have been saved.' })
     // A duplicate ingest updates, it adds nothing.
-    const again = await t.json('POST', '/api/documents', { key: u.key, body: { title: 'Watering', body: 'The tomatoes in the garden are watered every morning at seven with the drip line.' } })
+    const again = await t.json('POST', '/api/documents', {
+      key: u.key,
+      body: { title: 'Watering', body: 'The tomatoes in the garden are watered every morning at seven with the drip line.' },
+    })
     expect(again.body.deduplicated).toBe(true)
 
     expect((await t.request('POST', `/api/documents/${archived.id}/archive`, { key: u.key })).status).toBe(200)
@@ -115,10 +137,14 @@ describe('GET /api/stats', () => {
     expect((await t.request('POST', `/api/documents/${reject!.id}/reject`, { key: u.key })).status).toBe(200)
 
     // One manual link; the indexer suggests the watering pair.
-    expect((await t.request('POST', `/api/documents/${clipping.body.id}/link`, { key: u.key, body: { target_id: fact.id } })).status).toBe(201)
+    expect((await t.request('POST', `/api/documents/${clipping.body.id}/link`, { key: u.key, body: { target_id: fact.id } })).status).toBe(
+      201,
+    )
     await drainJobs(t.deps)
     const suggested = (await t.json('GET', `/api/documents/${wateringA.id}/links`, { key: u.key })).body.data
-    expect(suggested.map((l: { status: string; document: { id: string } }) => [l.status, l.document.id])).toEqual([['pending', wateringB.id]])
+    expect(suggested.map((l: { status: string; document: { id: string } }) => [l.status, l.document.id])).toEqual([
+      ['pending', wateringB.id],
+    ])
 
     // Three searches (a refused one does not count), three asks in two conversations, one /v1 completion;
     // then one conversation is deleted — its answers were given all the same.
@@ -129,7 +155,10 @@ describe('GET /api/stats', () => {
     const first = await ask(t, u, { question: 'When are the tomatoes watered?' })
     await ask(t, u, { question: 'And on rainy days?', conversation_id: first.conversationId })
     const second = await ask(t, u, { question: 'Where does the staging cluster run?' })
-    const completion = await t.json('POST', '/v1/chat/completions', { key: u.key, body: { model: 'service-rag', messages: [{ role: 'user', content: 'Who gets the invoices?' }] } })
+    const completion = await t.json('POST', '/v1/chat/completions', {
+      key: u.key,
+      body: { model: 'service-rag', messages: [{ role: 'user', content: 'Who gets the invoices?' }] },
+    })
     expect(completion.status).toBe(200)
     expect((await t.request('DELETE', `/api/conversations/${second.conversationId}`, { key: u.key })).status).toBe(204)
 
@@ -163,7 +192,10 @@ describe('GET /api/stats', () => {
     const [otherWorkspace] = await workspaceIds(t, other)
     const a = await ingest(t, other, { body: 'Their note about kites.' })
     const b = await ingest(t, other, { kind: 'fact', body: 'Their fact about kites.' })
-    await t.json('POST', '/api/memories/batch-draft', { key: other.key, body: { workspace_id: otherWorkspace, learnings: [{ kind: 'fact', title: 'x', body: 'Their draft about kites.' }] } })
+    await t.json('POST', '/api/memories/batch-draft', {
+      key: other.key,
+      body: { workspace_id: otherWorkspace, learnings: [{ kind: 'fact', title: 'x', body: 'Their draft about kites.' }] },
+    })
     await t.request('POST', `/api/documents/${a.id}/link`, { key: other.key, body: { target_id: b.id } })
     await searchFor(other, 'kites')
     await searchFor(other, 'kites again')
@@ -173,7 +205,14 @@ describe('GET /api/stats', () => {
     const theirs = await stats(other)
     expect(theirs.documents.total).toBe(2)
     expect(theirs.documents.by_workspace).toEqual([{ workspace_id: otherWorkspace!, name: 'Default', documents: 2 }])
-    expect({ memories: theirs.memories, pending_drafts: theirs.pending_drafts, links: theirs.links, conversations: theirs.conversations, searches: theirs.searches, answers: theirs.answers }).toEqual({
+    expect({
+      memories: theirs.memories,
+      pending_drafts: theirs.pending_drafts,
+      links: theirs.links,
+      conversations: theirs.conversations,
+      searches: theirs.searches,
+      answers: theirs.answers,
+    }).toEqual({
       memories: 1,
       pending_drafts: 1,
       links: { pending: 0, completed: 1 },
@@ -226,7 +265,10 @@ describe('GET /api/stats/historical', () => {
     await searchFor(u, 'lines')
     await ingest(t, u, { body: 'A spare kite is kept in the car.' })
     // Saving the same text again updates the document: nothing new is added.
-    expect((await t.json('POST', '/api/documents', { key: u.key, body: { title: 'Note', body: 'A spare kite is kept in the car.' } })).body.deduplicated).toBe(true)
+    expect(
+      (await t.json('POST', '/api/documents', { key: u.key, body: { title: 'Note', body: 'A spare kite is kept in the car.' } })).body
+        .deduplicated,
+    ).toBe(true)
     await ask(t, u, { question: 'Where is the spare kite?' })
 
     const week = await historical(u, 7)

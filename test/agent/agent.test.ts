@@ -33,7 +33,6 @@ beforeAll(async () => {
 })
 afterAll(() => s.stop())
 
-
 const chat = (u: TestUser | null, body: Record<string, unknown>, init?: RequestInit) => s.post('/api/agent/chat', body, u?.key, init)
 const chatAll = async (u: TestUser, body: Record<string, unknown>) => readAll(await chat(u, body))
 const toolEvents = (all: StreamEvent[]) => all.flatMap((e) => (e.type === 'tool' ? [e.tool] : []))
@@ -42,7 +41,10 @@ const conversationsOf = async (u: TestUser) => (await s.t.json('GET', '/api/conv
 describe('with the built-in extractive model', () => {
   test('the stream shows the search call and its result before any delta, then sources and saved', async () => {
     const u = await s.t.signUp()
-    const [backups] = await addDocuments(s.t, u, [BACKUPS, { title: 'Lemon cake', body: 'A recipe for lemon cake with a crisp sugar glaze.' }])
+    const [backups] = await addDocuments(s.t, u, [
+      BACKUPS,
+      { title: 'Lemon cake', body: 'A recipe for lemon cake with a crisp sugar glaze.' },
+    ])
     const message = 'How long are billing backups kept?'
     const res = await chat(u, { message })
     expect(res.status).toBe(200)
@@ -98,7 +100,9 @@ describe('with a scripted model', () => {
       { kind: 'decision', title: 'Postgres for billing', body: 'Billing moves to Postgres in the third quarter.', tags: ['billing'] },
     ]
     const scripted = scriptedModel(toolStep('save_learnings', { learnings }), textStep(['I drafted two learnings for you to approve.']))
-    const all = await withModel(s.t, scripted.model, () => chatAll(u, { message: 'Remember: standups are async, and billing moves to Postgres in Q3.' }))
+    const all = await withModel(s.t, scripted.model, () =>
+      chatAll(u, { message: 'Remember: standups are async, and billing moves to Postgres in Q3.' }),
+    )
 
     expect(shape(all)).toEqual(['tool', 'tool', 'delta', 'sources', 'saved'])
     const [call, result] = toolEvents(all)
@@ -131,7 +135,9 @@ describe('with a scripted model', () => {
     // The second step was given the tool's result, and the answer was saved with the conversation.
     expect(scripted.calls).toHaveLength(2)
     expect(JSON.stringify(scripted.calls[1]!.prompt)).toContain(ids[0]!)
-    expect((await s.t.json('GET', `/api/conversations/${conversationId}`, { key: u.key })).body.messages[1].content).toBe('I drafted two learnings for you to approve.')
+    expect((await s.t.json('GET', `/api/conversations/${conversationId}`, { key: u.key })).body.messages[1].content).toBe(
+      'I drafted two learnings for you to approve.',
+    )
   })
 
   test('signed in with a session, the agent still only drafts: save_learnings is never an active memory, and its description says so', async () => {
@@ -148,7 +154,10 @@ describe('with a scripted model', () => {
     const result = toolEvents(all).find((e) => e.status === 'result')!
     expect(result.detail.drafted).toBe(1)
     const [id] = result.detail.ids as string[]
-    expect((await s.t.json('GET', `/api/documents/${id}`, { key: u.key })).body).toMatchObject({ status: 'pending_approval', source: 'agent' })
+    expect((await s.t.json('GET', `/api/documents/${id}`, { key: u.key })).body).toMatchObject({
+      status: 'pending_approval',
+      source: 'agent',
+    })
     expect((await s.t.json('GET', '/api/memories', { key: u.key })).body.data).toEqual([])
     // The model was told, in the tool's description, that it cannot make a memory active itself.
     const tools = (scripted.calls[0]!.tools ?? []) as { name: string; description?: string }[]
@@ -178,7 +187,10 @@ describe('with a scripted model', () => {
   test('citations in the answer are checked against the sources the tools found', async () => {
     const u = await s.t.signUp()
     await addDocuments(s.t, u, [BACKUPS])
-    const scripted = scriptedModel(toolStep('search', { query: 'backup retention' }), textStep(['Backups are kept 35 days ', '[', '1', ']', ' in another region', ' [4]', '.']))
+    const scripted = scriptedModel(
+      toolStep('search', { query: 'backup retention' }),
+      textStep(['Backups are kept 35 days ', '[', '1', ']', ' in another region', ' [4]', '.']),
+    )
     const all = await withModel(s.t, scripted.model, () => chatAll(u, { message: 'How long do we keep backups?' }))
     expect(sourcesOf(all)).toHaveLength(1)
     expect(answerOf(all)).toBe('Backups are kept 35 days [1] in another region.')
@@ -200,7 +212,10 @@ describe('with a scripted model', () => {
   test('a provider that fails after a tool ran still ends with an error event, after the tool events', async () => {
     const u = await s.t.signUp()
     await addDocuments(s.t, u, [BACKUPS])
-    const broken: LanguageModelV4StreamPart[] = [{ type: 'stream-start', warnings: [] }, { type: 'error', error: new Error('rate limited upstream') }]
+    const broken: LanguageModelV4StreamPart[] = [
+      { type: 'stream-start', warnings: [] },
+      { type: 'error', error: new Error('rate limited upstream') },
+    ]
     const scripted = scriptedModel(toolStep('search', { query: 'backups' }), broken)
     const all = await withModel(s.t, scripted.model, () => chatAll(u, { message: 'What do I know about backups?' }))
     expect(shape(all)).toEqual(['tool', 'tool', 'error'])
@@ -209,7 +224,7 @@ describe('with a scripted model', () => {
   })
 })
 
-describe("defects found and fixed", () => {
+describe('defects found and fixed', () => {
   // DEFECT (src/ai/agent.ts, runAgent): at `start-step` the previous step's filter is flushed into the
   // stored answer but never sent as a delta, so text held back at the end of a step (an unfinished "[2")
   // is saved yet never reaches the client: the saved answer differs from what the user read.
@@ -261,7 +276,10 @@ describe('refused before any stream', () => {
     expect(empty.status).toBe(400)
     expect(((await empty.json()) as { error: string }).error).toContain('message')
     expect((await chat(null, { message: 'hello' })).status).toBe(401)
-    for (const body of [{ message: 'hello', conversation_id: crypto.randomUUID() }, { message: 'hello', workspace_id: crypto.randomUUID() }]) {
+    for (const body of [
+      { message: 'hello', conversation_id: crypto.randomUUID() },
+      { message: 'hello', workspace_id: crypto.randomUUID() },
+    ]) {
       const res = await chat(u, body)
       expect(res.status).toBe(404)
       expect(res.headers.get('content-type')).toStartWith('application/json')

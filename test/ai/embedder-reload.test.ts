@@ -20,7 +20,9 @@ describe('an OpenAI-compatible endpoint down at boot', () => {
   beforeAll(async () => {
     fake = startFakeOpenAI({ apiKey: 'sk-test', dimensions: 48 })
     fake.failAlways({ status: 503, message: 'warming up', retryAfterMs: 0 })
-    app = await createTestApp({ env: { EMBEDDING_PROVIDER: 'openai', EMBEDDING_MODEL: 'fake-embed', OPENAI_BASE_URL: fake.baseUrl, OPENAI_API_KEY: 'sk-test' } })
+    app = await createTestApp({
+      env: { EMBEDDING_PROVIDER: 'openai', EMBEDDING_MODEL: 'fake-embed', OPENAI_BASE_URL: fake.baseUrl, OPENAI_API_KEY: 'sk-test' },
+    })
   })
   afterAll(async () => {
     await app?.close()
@@ -28,7 +30,13 @@ describe('an OpenAI-compatible endpoint down at boot', () => {
   })
 
   test('is retried on the maintenance tick with backoff, switched in when it answers, and the documents stored meanwhile are embedded', async () => {
-    expect(await health(app)).toMatchObject({ provider: 'none', model: null, configured: { provider: 'openai', model: 'fake-embed' }, available: false, backlog: null })
+    expect(await health(app)).toMatchObject({
+      provider: 'none',
+      model: null,
+      configured: { provider: 'openai', model: 'fake-embed' },
+      available: false,
+      backlog: null,
+    })
     const u = await app.signUp()
     const doc = await add(app, u, { title: 'Harbour', body: 'The ferry reached the harbour at noon.' })
     await drainJobs(app.deps)
@@ -53,7 +61,13 @@ describe('an OpenAI-compatible endpoint down at boot', () => {
     expect(attempts()).toBe(3)
     expect(app.deps.embedder?.id).toBe('openai:fake-embed')
     expect(await health(app)).toEqual({
-      provider: 'openai', model: 'fake-embed', dtype: null, configured: { provider: 'openai', model: 'fake-embed' }, available: true, backlog: 1, failed: 0,
+      provider: 'openai',
+      model: 'fake-embed',
+      dtype: null,
+      configured: { provider: 'openai', model: 'fake-embed' },
+      available: true,
+      backlog: 1,
+      failed: 0,
     })
     expect(await indexStatus(app.deps, doc.id)).toBe('pending')
     expect((await search(app, u, { q: 'ferry', mode: 'semantic' })).notice).toStartWith('1 of the documents searched is not embedded')
@@ -95,7 +109,8 @@ describe('local model files that appear after boot', () => {
     await tick()
     expect(await health(app)).toMatchObject({ provider: 'local', model: MODEL, available: true, backlog: 1 })
     await drainJobs(app.deps)
-    for (const c of await chunksOf(app.deps, doc.id)) expect(c).toMatchObject({ embedding_model: `local:${MODEL}`, embedding: expect.any(Array) })
+    for (const c of await chunksOf(app.deps, doc.id))
+      expect(c).toMatchObject({ embedding_model: `local:${MODEL}`, embedding: expect.any(Array) })
     expect((await search(app, u, { q: 'banana', mode: 'semantic' })).results[0]!.document.id).toBe(doc.id)
   })
 })

@@ -16,7 +16,12 @@ const ENV = { EMBEDDING_PROVIDER: 'local', EMBEDDING_MODEL: 'fixture/bge-tiny-en
 
 const alive = (pid: number) => existsSync(`/proc/${pid}`) && !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'))
 /** Field 19 of /proc/<pid>/stat: the process's nice value. */
-const niceOf = (pid: number) => Number(readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ')[16])
+const niceOf = (pid: number) =>
+  Number(
+    readFileSync(`/proc/${pid}/stat`, 'utf8')
+      .replace(/^.*\) /, '')
+      .split(' ')[16],
+  )
 
 /** Polls until `check` holds (the test's own timeout bounds it). */
 async function until(check: () => boolean | Promise<boolean>) {

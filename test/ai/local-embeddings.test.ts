@@ -26,12 +26,24 @@ afterAll(() => t?.close())
 describe('a model in EMBEDDING_MODEL_PATH', () => {
   test('loads at boot: GET / says available and which weights (the folder holds only onnx/model.onnx: fp32), vectors will be recorded as local:<model>', async () => {
     const res = await t.json('GET', '/')
-    expect(res.body.embeddings).toEqual({ provider: 'local', model: MODEL, dtype: 'fp32', configured: { provider: 'local', model: MODEL }, available: true, backlog: 0, failed: 0 })
+    expect(res.body.embeddings).toEqual({
+      provider: 'local',
+      model: MODEL,
+      dtype: 'fp32',
+      configured: { provider: 'local', model: MODEL },
+      available: true,
+      backlog: 0,
+      failed: 0,
+    })
     expect(t.deps.embedder?.id).toBe(`local:${MODEL}`)
   })
 
   test('vectors are L2-normalised, of the model’s width, and deterministic', async () => {
-    const [a, b, again] = await embedDocuments(t.deps.embedder!, ['the cat and the dog', 'paris is the capital of france', 'the cat and the dog'])
+    const [a, b, again] = await embedDocuments(t.deps.embedder!, [
+      'the cat and the dog',
+      'paris is the capital of france',
+      'the cat and the dog',
+    ])
     expect(a).toHaveLength(32)
     expect(Math.hypot(...a!)).toBeCloseTo(1, 5)
     expect(Math.hypot(...b!)).toBeCloseTo(1, 5)
@@ -90,7 +102,13 @@ describe('a model that is not in EMBEDDING_MODEL_PATH', () => {
   test('the service starts and says why in GET /; search runs by keyword with a notice', async () => {
     const res = await missing.json('GET', '/')
     expect(res.status).toBe(200)
-    expect(res.body.embeddings).toMatchObject({ provider: 'none', model: null, dtype: null, configured: { provider: 'local', model: MODEL }, available: false })
+    expect(res.body.embeddings).toMatchObject({
+      provider: 'none',
+      model: null,
+      dtype: null,
+      configured: { provider: 'local', model: MODEL },
+      available: false,
+    })
     expect(res.body.embeddings.reason).toContain(`from ${dir}`)
     // The file it lacks, and where it looked.
     expect(res.body.embeddings.reason).toContain(`config.json is missing from the model folder ${join(dir, MODEL)}`)

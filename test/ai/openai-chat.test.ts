@@ -19,7 +19,9 @@ let url: string
 let server: ReturnType<typeof Bun.serve>
 beforeAll(async () => {
   fake = startFakeOpenAIChat({ apiKey: 'sk-test' })
-  t = await createTestApp({ env: { CHAT_MODEL: 'fake-chat', OPENAI_BASE_URL: fake.baseUrl, OPENAI_API_KEY: 'sk-test', EMBEDDING_PROVIDER: 'none' } })
+  t = await createTestApp({
+    env: { CHAT_MODEL: 'fake-chat', OPENAI_BASE_URL: fake.baseUrl, OPENAI_API_KEY: 'sk-test', EMBEDDING_PROVIDER: 'none' },
+  })
   server = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: t.app.fetch })
   url = `http://127.0.0.1:${server.port}`
 })
@@ -33,7 +35,10 @@ afterAll(async () => {
   await fake?.stop()
 })
 
-const BACKUPS = { title: 'Backup policy', body: 'Backups of the billing database run nightly at 02:00 UTC. They are kept for 35 days in cold storage.' }
+const BACKUPS = {
+  title: 'Backup policy',
+  body: 'Backups of the billing database run nightly at 02:00 UTC. They are kept for 35 days in cold storage.',
+}
 const QUESTION = 'How long are billing database backups kept?'
 
 async function userWithBackups() {
@@ -44,7 +49,11 @@ async function userWithBackups() {
 
 /** POSTs to an SSE route over HTTP and reads every `data:` event until the server ends the stream. */
 async function events(path: string, user: TestUser, body: object): Promise<Event[]> {
-  const res = await fetch(url + path, { method: 'POST', headers: { authorization: `Bearer ${user.key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) })
+  const res = await fetch(url + path, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${user.key}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  })
   expect(res.status).toBe(200)
   expect(res.headers.get('content-type')).toStartWith('text/event-stream')
   const text = await res.text()
@@ -70,7 +79,11 @@ const deltas = (list: Event[]) => list.filter((e) => e.type === 'delta').map((e)
 const types = (list: Event[]) => [...new Set(list.map((e) => e.type))]
 /** The fake's chat requests made since `before`. */
 const sentSince = (before: number): RecordedChatRequest[] => fake.chatRequests().slice(before)
-const systemText = (request: RecordedChatRequest) => request.body.messages.filter((m: any) => m.role === 'system').map((m: any) => m.content).join('\n')
+const systemText = (request: RecordedChatRequest) =>
+  request.body.messages
+    .filter((m: any) => m.role === 'system')
+    .map((m: any) => m.content)
+    .join('\n')
 
 /**
  * A provider stream can break in three ways; each must end our stream with an error, never look complete.
@@ -94,7 +107,9 @@ describe('POST /api/ask on the provider', () => {
     expect(deltas(list).join('')).toBe(answer)
     expect(deltas(list).length).toBeGreaterThan(1)
     expect(types(list)).toEqual(['delta', 'sources', 'saved'])
-    expect(list.find((e) => e.type === 'sources')!.sources).toEqual([{ index: 1, document_id: doc.id, title: BACKUPS.title, url: null, excerpt: expect.stringContaining('35 days') }])
+    expect(list.find((e) => e.type === 'sources')!.sources).toEqual([
+      { index: 1, document_id: doc.id, title: BACKUPS.title, url: null, excerpt: expect.stringContaining('35 days') },
+    ])
     expect(await storedAnswer(user, list)).toBe(answer)
 
     const [sent] = sentSince(before)
@@ -130,20 +145,26 @@ describe('POST /api/ask on the provider', () => {
 
   test('the provider answering 500 (also on the retry): the stream ends with an error event, no sources, nothing saved as an answer', async () => {
     const { user } = await userWithBackups()
-    fake.script(reply.error(500, { message: 'upstream is on fire', retryAfterMs: 0 }), reply.error(500, { message: 'upstream is on fire', retryAfterMs: 0 }))
+    fake.script(
+      reply.error(500, { message: 'upstream is on fire', retryAfterMs: 0 }),
+      reply.error(500, { message: 'upstream is on fire', retryAfterMs: 0 }),
+    )
     const list = await events('/api/ask', user, { question: QUESTION })
     expect(types(list)).toEqual(['error'])
     expect(list[0]!.message).toContain('upstream is on fire')
   })
 
   for (const { how, what, defect } of BREAKS) {
-    ;(defect ? test.failing : test)(`the provider breaking mid-stream (${what}): what was sent stays, then an error event; no sources, no saved${defect ? ' (known defect)' : ''}`, async () => {
-      const { user } = await userWithBackups()
-      fake.script(reply.breakAfter('Billing backups are kept', how))
-      const list = await events('/api/ask', user, { question: QUESTION })
-      expect(deltas(list).join('')).toBe('Billing backups are kept')
-      expect(types(list)).toEqual(['delta', 'error'])
-    })
+    ;(defect ? test.failing : test)(
+      `the provider breaking mid-stream (${what}): what was sent stays, then an error event; no sources, no saved${defect ? ' (known defect)' : ''}`,
+      async () => {
+        const { user } = await userWithBackups()
+        fake.script(reply.breakAfter('Billing backups are kept', how))
+        const list = await events('/api/ask', user, { question: QUESTION })
+        expect(deltas(list).join('')).toBe('Billing backups are kept')
+        expect(types(list)).toEqual(['delta', 'error'])
+      },
+    )
   }
 })
 
@@ -174,28 +195,43 @@ describe('POST /api/agent/chat on the provider', () => {
     // The second carries the call and its result, tied by the call's id.
     const messages = second!.body.messages
     const call = messages.find((m: any) => m.role === 'assistant' && m.tool_calls)
-    expect(call.tool_calls).toEqual([{ id: 'call_search_1', type: 'function', function: { name: 'search', arguments: JSON.stringify({ query: 'billing backups retention' }) } }])
+    expect(call.tool_calls).toEqual([
+      {
+        id: 'call_search_1',
+        type: 'function',
+        function: { name: 'search', arguments: JSON.stringify({ query: 'billing backups retention' }) },
+      },
+    ])
     const result = messages.find((m: any) => m.role === 'tool')
     expect(result.tool_call_id).toBe('call_search_1')
-    expect(JSON.parse(result.content)).toEqual({ results: [{ index: 1, document_id: doc.id, title: BACKUPS.title, url: null, text: expect.stringContaining('35 days') }] })
+    expect(JSON.parse(result.content)).toEqual({
+      results: [{ index: 1, document_id: doc.id, title: BACKUPS.title, url: null, text: expect.stringContaining('35 days') }],
+    })
     expect(messages.indexOf(result)).toBeGreaterThan(messages.indexOf(call))
   })
 
   test('the provider failing after the tool call: the stream ends with an error event after the tool events', async () => {
     const { user } = await userWithBackups()
-    fake.script(reply.toolCall('search', { query: 'backups' }), reply.error(500, { retryAfterMs: 0 }), reply.error(500, { retryAfterMs: 0 }))
+    fake.script(
+      reply.toolCall('search', { query: 'backups' }),
+      reply.error(500, { retryAfterMs: 0 }),
+      reply.error(500, { retryAfterMs: 0 }),
+    )
     const list = await events('/api/agent/chat', user, { message: QUESTION })
     expect(types(list)).toEqual(['tool', 'error'])
   })
 
   for (const { how, what, defect } of BREAKS) {
-    ;(defect ? test.failing : test)(`the provider breaking mid-answer (${what}): the stream ends with an error event, no sources, no saved${defect ? ' (known defect)' : ''}`, async () => {
-      const { user } = await userWithBackups()
-      fake.script(reply.toolCall('search', { query: 'backups' }), reply.breakAfter('Backups are', how))
-      const list = await events('/api/agent/chat', user, { message: QUESTION })
-      expect(deltas(list).join('')).toBe('Backups are')
-      expect(types(list)).toEqual(['tool', 'delta', 'error'])
-    })
+    ;(defect ? test.failing : test)(
+      `the provider breaking mid-answer (${what}): the stream ends with an error event, no sources, no saved${defect ? ' (known defect)' : ''}`,
+      async () => {
+        const { user } = await userWithBackups()
+        fake.script(reply.toolCall('search', { query: 'backups' }), reply.breakAfter('Backups are', how))
+        const list = await events('/api/agent/chat', user, { message: QUESTION })
+        expect(deltas(list).join('')).toBe('Backups are')
+        expect(types(list)).toEqual(['tool', 'delta', 'error'])
+      },
+    )
   }
 })
 
@@ -203,10 +239,17 @@ describe('/v1/chat/completions on the provider', () => {
   test("streaming through the provider: its text as content chunks (a marker to no source dropped), citations on the finish chunk, the provider's usage", async () => {
     const { user, doc } = await userWithBackups()
     const usage = { prompt_tokens: 321, completion_tokens: 12 }
-    fake.script(reply.text('Kept for 35 days [1], then deleted [9].', { usage, pieces: ['Kept for 35 days', ' [1],', ' then deleted', ' [9].'] }))
+    fake.script(
+      reply.text('Kept for 35 days [1], then deleted [9].', { usage, pieces: ['Kept for 35 days', ' [1],', ' then deleted', ' [9].'] }),
+    )
     const before = fake.chatRequests().length
     const client = new OpenAI({ baseURL: `${url}/v1`, apiKey: user.key })
-    const stream = await client.chat.completions.create({ model: 'service-rag', messages: [{ role: 'user', content: QUESTION }], stream: true, stream_options: { include_usage: true } })
+    const stream = await client.chat.completions.create({
+      model: 'service-rag',
+      messages: [{ role: 'user', content: QUESTION }],
+      stream: true,
+      stream_options: { include_usage: true },
+    })
     const chunks: (ChatCompletionChunk & { citations?: { document_id: string }[] })[] = []
     for await (const chunk of stream) chunks.push(chunk)
 
@@ -226,7 +269,10 @@ describe('/v1/chat/completions on the provider', () => {
     const { user, doc } = await userWithBackups()
     fake.script(reply.text('Kept for 35 days [1].', { usage: { prompt_tokens: 200, completion_tokens: 8 } }))
     const client = new OpenAI({ baseURL: `${url}/v1`, apiKey: user.key })
-    const completion = (await client.chat.completions.create({ model: 'service-rag', messages: [{ role: 'user', content: QUESTION }] })) as ChatCompletion & { citations: { document_id: string }[] }
+    const completion = (await client.chat.completions.create({
+      model: 'service-rag',
+      messages: [{ role: 'user', content: QUESTION }],
+    })) as ChatCompletion & { citations: { document_id: string }[] }
     expect(completion.choices[0]!.message.content).toBe('Kept for 35 days [1].')
     expect(completion.citations.map((c) => c.document_id)).toEqual([doc.id])
     expect(completion.usage).toEqual({ prompt_tokens: 200, completion_tokens: 8, total_tokens: 208 })
@@ -234,22 +280,29 @@ describe('/v1/chat/completions on the provider', () => {
   })
 
   for (const { how, what, defect } of BREAKS) {
-    ;(defect ? test.failing : test)(`the provider breaking mid-stream (${what}): the client’s stream throws instead of ending as if complete${defect ? ' (known defect)' : ''}`, async () => {
-      const { user } = await userWithBackups()
-      fake.script(reply.breakAfter('Kept for', how))
-      const client = new OpenAI({ baseURL: `${url}/v1`, apiKey: user.key })
-      const stream = await client.chat.completions.create({ model: 'service-rag', messages: [{ role: 'user', content: QUESTION }], stream: true })
-      let content = ''
-      let failure: unknown
-      try {
-        for await (const chunk of stream) content += chunk.choices[0]?.delta.content ?? ''
-      } catch (error) {
-        failure = error
-      }
-      expect(content).toBe('Kept for')
-      expect(failure).toBeInstanceOf(OpenAI.APIError)
-      expect((failure as Error).message).toContain('the completion could not be finished')
-    })
+    ;(defect ? test.failing : test)(
+      `the provider breaking mid-stream (${what}): the client’s stream throws instead of ending as if complete${defect ? ' (known defect)' : ''}`,
+      async () => {
+        const { user } = await userWithBackups()
+        fake.script(reply.breakAfter('Kept for', how))
+        const client = new OpenAI({ baseURL: `${url}/v1`, apiKey: user.key })
+        const stream = await client.chat.completions.create({
+          model: 'service-rag',
+          messages: [{ role: 'user', content: QUESTION }],
+          stream: true,
+        })
+        let content = ''
+        let failure: unknown
+        try {
+          for await (const chunk of stream) content += chunk.choices[0]?.delta.content ?? ''
+        } catch (error) {
+          failure = error
+        }
+        expect(content).toBe('Kept for')
+        expect(failure).toBeInstanceOf(OpenAI.APIError)
+        expect((failure as Error).message).toContain('the completion could not be finished')
+      },
+    )
   }
 
   test('not streaming, the provider cutting its answer short: a 502 provider_error in the OpenAI error shape, never a 200 with half an answer', async () => {
@@ -266,7 +319,12 @@ describe('/v1/chat/completions on the provider', () => {
       }
       expect(failure).toBeInstanceOf(OpenAI.APIError)
       expect((failure as InstanceType<typeof OpenAI.APIError>).status).toBeGreaterThanOrEqual(500)
-      expect((failure as InstanceType<typeof OpenAI.APIError>).error).toEqual({ message: expect.stringContaining('the chat model failed'), type: 'server_error', param: null, code: 'provider_error' })
+      expect((failure as InstanceType<typeof OpenAI.APIError>).error).toEqual({
+        message: expect.stringContaining('the chat model failed'),
+        type: 'server_error',
+        param: null,
+        code: 'provider_error',
+      })
       fake.reset()
     }
   })

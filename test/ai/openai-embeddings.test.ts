@@ -23,7 +23,10 @@ const ids = (results: SearchResult[]) => results.map((r) => r.document.id)
 
 /** A body of several paragraphs, long enough for several chunks. */
 const longBody = (topic: string) =>
-  Array.from({ length: 12 }, (_, i) => `Paragraph ${i} on ${topic}: ${'the keeper wrote down the wind, the sea and the lamp. '.repeat(4)}`).join('\n\n')
+  Array.from(
+    { length: 12 },
+    (_, i) => `Paragraph ${i} on ${topic}: ${'the keeper wrote down the wind, the sea and the lamp. '.repeat(4)}`,
+  ).join('\n\n')
 
 let fake: FakeOpenAI
 let t: TestApp
@@ -41,7 +44,13 @@ describe('a healthy OpenAI-compatible endpoint', () => {
     const res = await t.json('GET', '/')
     expect(res.status).toBe(200)
     expect(res.body.embeddings).toEqual({
-      provider: 'openai', model: 'fake-embed', dtype: null, configured: { provider: 'openai', model: 'fake-embed' }, available: true, backlog: 0, failed: 0,
+      provider: 'openai',
+      model: 'fake-embed',
+      dtype: null,
+      configured: { provider: 'openai', model: 'fake-embed' },
+      available: true,
+      backlog: 0,
+      failed: 0,
     })
     expect(t.deps.embedder?.id).toBe('openai:fake-embed')
 
@@ -96,7 +105,10 @@ describe('a healthy OpenAI-compatible endpoint', () => {
     expect(queryRequests.map((r) => r.body)).toEqual([{ model: 'fake-embed', input: [q], encoding_format: 'float' }])
     expect(queryRequests[0]!.headers.authorization).toBe('Bearer sk-test')
     const qv = fake.vectorFor(q)
-    expect(res.results[0]!.signals.semantic_score!).toBeCloseTo(cosine(fake.vectorFor('Ferry\nThe ferry reached the harbour at noon, late again.'), qv), 5)
+    expect(res.results[0]!.signals.semantic_score!).toBeCloseTo(
+      cosine(fake.vectorFor('Ferry\nThe ferry reached the harbour at noon, late again.'), qv),
+      5,
+    )
     expect(res.results[0]!.signals).toMatchObject({ semantic_rank: 1, keyword_rank: null })
 
     const hybrid = await search(t, u, { q, mode: 'hybrid' })
@@ -180,7 +192,13 @@ describe('an endpoint that does not answer at boot', () => {
   const expectKeywordOnly = async (app: TestApp, reasonPart: string) => {
     const health = await app.json('GET', '/')
     expect(health.status).toBe(200)
-    expect(health.body.embeddings).toMatchObject({ provider: 'none', model: null, configured: { provider: 'openai', model: 'fake-embed' }, available: false, backlog: null })
+    expect(health.body.embeddings).toMatchObject({
+      provider: 'none',
+      model: null,
+      configured: { provider: 'openai', model: 'fake-embed' },
+      available: false,
+      backlog: null,
+    })
     expect(health.body.embeddings.reason).toContain('did not answer')
     expect(health.body.embeddings.reason).toContain(reasonPart)
     expect(app.deps.embedder).toBeNull()
@@ -212,7 +230,7 @@ describe('an endpoint that does not answer at boot', () => {
     }
   })
 
-  test('a wrong API key (401) at boot: unavailable, with the endpoint\'s message', async () => {
+  test("a wrong API key (401) at boot: unavailable, with the endpoint's message", async () => {
     const strict = startFakeOpenAI({ apiKey: 'sk-other' })
     const app = await createTestApp({ env: envFor(strict) })
     try {

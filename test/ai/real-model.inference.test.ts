@@ -13,7 +13,11 @@ const missing = realModelMissing()
 
 /** 16 distinct texts of ~250 tokens: one pass of them takes the model a second or more. */
 const longTexts = (tag: string) =>
-  Array.from({ length: 16 }, (_, i) => `${tag} ${i}: ` + 'Mitochondrial respiration regulates cellular energy balance and calcium signalling in neurons. '.repeat(20))
+  Array.from(
+    { length: 16 },
+    (_, i) =>
+      `${tag} ${i}: ` + 'Mitochondrial respiration regulates cellular energy balance and calcium signalling in neurons. '.repeat(20),
+  )
 
 async function until(check: () => boolean) {
   while (!check()) await Bun.sleep(10)
@@ -29,7 +33,9 @@ describe.skipIf(!!missing)('the real model in its own process', () => {
   test('a search query is embedded before document batches queued ahead of it', async () => {
     const embedder = t.deps.embedder!
     const order: string[] = []
-    const batches = ['a', 'b', 'c'].map((tag) => embedDocuments(embedder, longTexts(tag), 'background').then(() => order.push(`batch ${tag}`)))
+    const batches = ['a', 'b', 'c'].map((tag) =>
+      embedDocuments(embedder, longTexts(tag), 'background').then(() => order.push(`batch ${tag}`)),
+    )
     await until(() => embedder.inference!.pending().running === 1)
     const query = embedQuery(embedder, 'what regulates energy in neurons?').then(() => order.push('query'))
     await Promise.all([...batches, query])
@@ -64,7 +70,9 @@ describe.skipIf(!!missing)('the real model in its own process', () => {
     const res = await request
     expect(res.status).toBe(503)
     expect(res.body.error.code).toBe('model_unavailable')
-    expect(res.body.error.message).toMatch(/^the embedding model failed: the embedding process ended \(signal SIGKILL\) twice while embedding these texts/)
+    expect(res.body.error.message).toMatch(
+      /^the embedding model failed: the embedding process ended \(signal SIGKILL\) twice while embedding these texts/,
+    )
     // Meanwhile and after, the API answers; the restarted process embeds the next request.
     expect((await t.json('GET', '/')).status).toBe(200)
     const next = await t.json('POST', '/v1/embeddings', { key: u.key, body: { model: 'service-embed', input: 'mitochondria' } })

@@ -52,7 +52,9 @@ describe.skipIf(missing !== null)('search on the real model', () => {
       return sum / queries.length
     }
     const [keyword, semantic, hybrid] = [await mean('keyword'), await mean('semantic'), await mean('hybrid')]
-    console.log(`judged fixture, mean nDCG@10 over ${queries.length} questions: keyword ${keyword.toFixed(3)}, semantic ${semantic.toFixed(3)}, hybrid ${hybrid.toFixed(3)}`)
+    console.log(
+      `judged fixture, mean nDCG@10 over ${queries.length} questions: keyword ${keyword.toFixed(3)}, semantic ${semantic.toFixed(3)}, hybrid ${hybrid.toFixed(3)}`,
+    )
     expect(hybrid).toBeGreaterThanOrEqual(keyword)
     // Each question's best answer is in hybrid's top three.
     for (const { q, relevant } of queries) {
@@ -66,7 +68,13 @@ describe.skipIf(missing !== null)('the title is embedded with every chunk (real 
   // Five documents with the same body: only their titles tell them apart. Were titles not embedded, all five
   // would have one vector and tie, and the tie goes to the lowest id — the passport document is created last.
   const BODY = 'Follow the steps in order and check the result at the end. Ask a colleague if anything is unclear.'
-  const TITLES = ['Setting up the office printer', 'Planting tomatoes in spring', 'Booking a meeting room', 'Filing an expense report', 'Renewing a passport']
+  const TITLES = [
+    'Setting up the office printer',
+    'Planting tomatoes in spring',
+    'Booking a meeting room',
+    'Filing an expense report',
+    'Renewing a passport',
+  ]
   let t: TestApp
   let u: TestUser
   beforeAll(async () => {

@@ -45,16 +45,24 @@ describe('which weights load', () => {
 
   test('a folder lacking a file: the error names the file and the folder', () => {
     const onlyFp32 = folderWith([...TOKENIZER, 'onnx/model.onnx'])
-    expect(() => resolveLocalDtype(REAL_MODEL, onlyFp32, 'q8')).toThrow(`onnx/model_quantized.onnx (EMBEDDING_DTYPE=q8) is missing from the model folder ${join(onlyFp32, REAL_MODEL)}`)
+    expect(() => resolveLocalDtype(REAL_MODEL, onlyFp32, 'q8')).toThrow(
+      `onnx/model_quantized.onnx (EMBEDDING_DTYPE=q8) is missing from the model folder ${join(onlyFp32, REAL_MODEL)}`,
+    )
     const noWeights = folderWith(TOKENIZER)
-    expect(() => resolveLocalDtype(REAL_MODEL, noWeights, null)).toThrow(`onnx/model_quantized.onnx (or onnx/model.onnx) is missing from the model folder ${join(noWeights, REAL_MODEL)}`)
+    expect(() => resolveLocalDtype(REAL_MODEL, noWeights, null)).toThrow(
+      `onnx/model_quantized.onnx (or onnx/model.onnx) is missing from the model folder ${join(noWeights, REAL_MODEL)}`,
+    )
     const noTokenizer = folderWith(['config.json', 'onnx/model_quantized.onnx'])
-    expect(() => resolveLocalDtype(REAL_MODEL, noTokenizer, null)).toThrow(`tokenizer.json is missing from the model folder ${join(noTokenizer, REAL_MODEL)}`)
+    expect(() => resolveLocalDtype(REAL_MODEL, noTokenizer, null)).toThrow(
+      `tokenizer.json is missing from the model folder ${join(noTokenizer, REAL_MODEL)}`,
+    )
   })
 
   test('the test helper fails under CI=true when the folder is missing, and only skips outside CI', () => {
     const empty = folderWith([])
-    expect(() => realModelMissing({ CI: 'true' }, empty)).toThrow(`CI=true and the real embedding model is not there: config.json is missing from the model folder ${join(empty, REAL_MODEL)}`)
+    expect(() => realModelMissing({ CI: 'true' }, empty)).toThrow(
+      `CI=true and the real embedding model is not there: config.json is missing from the model folder ${join(empty, REAL_MODEL)}`,
+    )
     const printed: string[] = []
     expect(realModelMissing({}, empty, (line) => printed.push(line))).toContain('config.json is missing')
     expect(printed).toEqual([expect.stringContaining('skipping the real-model tests: config.json is missing')])
@@ -73,7 +81,13 @@ describe.skipIf(missing !== null)('the real model', () => {
   test('starts with the int8 weights of the shared folder; GET / names the model and the dtype', async () => {
     const res = await t.json('GET', '/')
     expect(res.body.embeddings).toEqual({
-      provider: 'local', model: REAL_MODEL, dtype: 'q8', configured: { provider: 'local', model: REAL_MODEL }, available: true, backlog: 0, failed: 0,
+      provider: 'local',
+      model: REAL_MODEL,
+      dtype: 'q8',
+      configured: { provider: 'local', model: REAL_MODEL },
+      available: true,
+      backlog: 0,
+      failed: 0,
     })
   })
 
@@ -83,7 +97,9 @@ describe.skipIf(missing !== null)('the real model', () => {
       const res = await fp32.json('GET', '/')
       expect(res.status).toBe(200)
       expect(res.body.embeddings).toMatchObject({ provider: 'none', model: null, dtype: null, available: false })
-      expect(res.body.embeddings.reason).toContain(`onnx/model.onnx (EMBEDDING_DTYPE=fp32) is missing from the model folder ${join(REAL_MODEL_PATH, REAL_MODEL)}`)
+      expect(res.body.embeddings.reason).toContain(
+        `onnx/model.onnx (EMBEDDING_DTYPE=fp32) is missing from the model folder ${join(REAL_MODEL_PATH, REAL_MODEL)}`,
+      )
     } finally {
       await fp32.close()
     }
@@ -96,7 +112,11 @@ describe.skipIf(missing !== null)('the real model', () => {
   }
 
   test('/v1/embeddings: 384 unit-length dimensions, identical for identical input, different for different input', async () => {
-    const [a, b, again] = await embeddings(['Vaccines train the immune system to recognise a pathogen.', 'The stock market fell sharply on Monday.', 'Vaccines train the immune system to recognise a pathogen.'])
+    const [a, b, again] = await embeddings([
+      'Vaccines train the immune system to recognise a pathogen.',
+      'The stock market fell sharply on Monday.',
+      'Vaccines train the immune system to recognise a pathogen.',
+    ])
     expect(a).toHaveLength(384)
     expect(Math.hypot(...a!)).toBeCloseTo(1, 4)
     expect(Math.hypot(...b!)).toBeCloseTo(1, 4)
@@ -118,7 +138,10 @@ describe.skipIf(missing !== null)('the real model', () => {
     // Without the instruction the same text gives another vector (batch noise alone stays above 0.99).
     expect(cosine(asQuery, asDocument!)).toBeLessThan(0.99)
     // SOURCE.md's reference similarities: the instructed query is near its answer, far from an unrelated text.
-    const [answer, unrelatedText] = await embeddings(['Vaccines train the immune system to recognise a pathogen.', 'The stock market fell sharply on Monday.'])
+    const [answer, unrelatedText] = await embeddings([
+      'Vaccines train the immune system to recognise a pathogen.',
+      'The stock market fell sharply on Monday.',
+    ])
     expect(cosine(asQuery, answer!)).toBeGreaterThan(0.72)
     expect(cosine(asQuery, unrelatedText!)).toBeLessThan(0.4)
   })
@@ -129,7 +152,9 @@ describe.skipIf(missing !== null)('the real model', () => {
       return pairs.map((_, i) => cosine(vectors[2 * i]!, vectors[2 * i + 1]!))
     }
     const [r, n] = [await score(related), await score(unrelated)]
-    console.log(`link pairs: related ${Math.min(...r).toFixed(3)}–${Math.max(...r).toFixed(3)}, unrelated ${Math.min(...n).toFixed(3)}–${Math.max(...n).toFixed(3)}`)
+    console.log(
+      `link pairs: related ${Math.min(...r).toFixed(3)}–${Math.max(...r).toFixed(3)}, unrelated ${Math.min(...n).toFixed(3)}–${Math.max(...n).toFixed(3)}`,
+    )
     expect(related.length).toBeGreaterThanOrEqual(15)
     expect(unrelated.length).toBeGreaterThanOrEqual(15)
     expect(r.filter((s) => s < LOCAL_LINK_THRESHOLD)).toEqual([])
@@ -142,7 +167,10 @@ describe.skipIf(missing !== null)('the real model', () => {
       expect(res.status).toBe(201)
       return res.body.id as string
     }
-    const linksOf = async (id: string) => ((await t.json('GET', `/api/documents/${id}/links`, { key: u.key })).body.data as { document: { id: string } }[]).map((l) => l.document.id)
+    const linksOf = async (id: string) =>
+      ((await t.json('GET', `/api/documents/${id}/links`, { key: u.key })).body.data as { document: { id: string } }[]).map(
+        (l) => l.document.id,
+      )
     const a = await ingest(EIFFEL_A)
     const b = await ingest(EIFFEL_B)
     const water = await ingest('The old water tower in our village was repainted blue last spring.')

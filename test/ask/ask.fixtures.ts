@@ -106,10 +106,12 @@ export const savedOf = (all: StreamEvent[]) => {
 }
 
 /** The event types in order, with runs of deltas folded into one, e.g. ['tool', 'tool', 'delta', 'sources', 'saved']. */
-export const shape = (all: StreamEvent[]) => all.map((e) => e.type).filter((type, i, types) => !(type === 'delta' && types[i - 1] === 'delta'))
+export const shape = (all: StreamEvent[]) =>
+  all.map((e) => e.type).filter((type, i, types) => !(type === 'delta' && types[i - 1] === 'delta'))
 
 /** The [n] numbers an answer cites, including each number of a list. */
-export const citedNumbers = (answer: string) => [...answer.matchAll(/\[(\d+(?:\s*,\s*\d+)*)\]/g)].flatMap((m) => m[1]!.split(',').map((n) => Number(n.trim())))
+export const citedNumbers = (answer: string) =>
+  [...answer.matchAll(/\[(\d+(?:\s*,\s*\d+)*)\]/g)].flatMap((m) => m[1]!.split(',').map((n) => Number(n.trim())))
 
 /** Ingests hand-made documents with the user's key; each must be new (201). */
 /** The document most answer tests ask about. */
@@ -128,7 +130,10 @@ export async function addDocuments(t: TestApp, user: TestUser, docs: ({ title: s
   return out
 }
 
-const usage = { inputTokens: { total: 10, noCache: undefined, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: 10, text: 10, reasoning: undefined } }
+const usage = {
+  inputTokens: { total: 10, noCache: undefined, cacheRead: undefined, cacheWrite: undefined },
+  outputTokens: { total: 10, text: 10, reasoning: undefined },
+}
 
 /** One model step that streams `deltas` as text and finishes. */
 export function textStep(deltas: string[]): LanguageModelV4StreamPart[] {
@@ -142,7 +147,11 @@ export function textStep(deltas: string[]): LanguageModelV4StreamPart[] {
 }
 
 /** One model step that calls a tool and finishes, waiting for its result. */
-export function toolStep(toolName: string, input: unknown, toolCallId = `call_${toolName}_${crypto.randomUUID().slice(0, 8)}`): LanguageModelV4StreamPart[] {
+export function toolStep(
+  toolName: string,
+  input: unknown,
+  toolCallId = `call_${toolName}_${crypto.randomUUID().slice(0, 8)}`,
+): LanguageModelV4StreamPart[] {
   return [
     { type: 'stream-start', warnings: [] },
     { type: 'tool-call', toolCallId, toolName, input: JSON.stringify(input) },
@@ -220,7 +229,10 @@ export function gatedModel(gate: Promise<void>, first: string, rest: string) {
 export async function withLogCapture<T>(t: TestApp, fn: () => Promise<T>): Promise<{ result: T; lines: Record<string, unknown>[] }> {
   const original = t.deps.log
   const lines: Record<string, unknown>[] = []
-  const at = (level: string) => (message: string, fields: Record<string, unknown> = {}) => void lines.push({ level, message, ...fields })
+  const at =
+    (level: string) =>
+    (message: string, fields: Record<string, unknown> = {}) =>
+      void lines.push({ level, message, ...fields })
   t.deps.log = { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') }
   try {
     return { result: await fn(), lines }

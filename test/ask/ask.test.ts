@@ -30,7 +30,10 @@ beforeAll(async () => {
 afterAll(() => s.stop())
 
 const CAKE = { title: 'Lemon cake', body: 'A recipe for lemon cake with a crisp sugar glaze. Bake it for forty minutes.' }
-const ONCALL = { title: 'On-call handbook', body: 'The on-call engineer answers pages within fifteen minutes. Handover happens every Monday at noon.' }
+const ONCALL = {
+  title: 'On-call handbook',
+  body: 'The on-call engineer answers pages within fifteen minutes. Handover happens every Monday at noon.',
+}
 
 const ask = (u: TestUser | null, body: Record<string, unknown>) => s.post('/api/ask', body, u?.key)
 const askAll = async (u: TestUser, body: Record<string, unknown>) => readAll(await ask(u, body))
@@ -75,10 +78,20 @@ describe('asking about your documents', () => {
 
     // (Not toMatchObject with expect.any: Bun 1.4.5's replaces the matched value in the received object.)
     const saved = savedOf(all)
-    expect({ id: typeof saved.id, name: saved.name, workspace_id: saved.workspace_id }).toEqual({ id: 'string', name: question, workspace_id: null })
+    expect({ id: typeof saved.id, name: saved.name, workspace_id: saved.workspace_id }).toEqual({
+      id: 'string',
+      name: question,
+      workspace_id: null,
+    })
     const stored = await getConversation(u, saved.id)
     expect(stored.status).toBe(200)
-    expect(stored.body.messages.map((m: { role: string; content: string; sources: SourceDto[] }) => ({ role: m.role, content: m.content, sources: m.sources }))).toEqual([
+    expect(
+      stored.body.messages.map((m: { role: string; content: string; sources: SourceDto[] }) => ({
+        role: m.role,
+        content: m.content,
+        sources: m.sources,
+      })),
+    ).toEqual([
       { role: 'user', content: question, sources: [] },
       { role: 'assistant', content: answer.trim(), sources },
     ])
@@ -126,7 +139,11 @@ describe('asking about your documents', () => {
     expect(res.body.data).toHaveLength(1)
     const { message_id, created_at, question: _question, ...entry } = res.body.data[0]
     expect({ message_id: typeof message_id, created_at: typeof created_at }).toEqual({ message_id: 'string', created_at: 'string' })
-    expect(entry).toEqual({ conversation_id: savedOf(all).id, sources: sourcesOf(all), cited: [...new Set(citedNumbers(answer))].sort((a, b) => a - b) })
+    expect(entry).toEqual({
+      conversation_id: savedOf(all).id,
+      sources: sourcesOf(all),
+      cited: [...new Set(citedNumbers(answer))].sort((a, b) => a - b),
+    })
     expect(entry.cited.length).toBeGreaterThan(0)
     const messages = (await getConversation(u, entry.conversation_id)).body.messages
     expect(message_id).toBe(messages[1].id)
@@ -164,7 +181,10 @@ describe('asking about your documents', () => {
 
   test('archived documents are never sources', async () => {
     const u = await s.t.signUp()
-    const [current, old] = await addDocuments(s.t, u, [BACKUPS, { title: 'Old backup policy', body: 'Billing backups used to be kept for 7 days only.' }])
+    const [current, old] = await addDocuments(s.t, u, [
+      BACKUPS,
+      { title: 'Old backup policy', body: 'Billing backups used to be kept for 7 days only.' },
+    ])
     const before = sourcesOf(await askAll(u, { question: 'How long are billing backups kept?' })).map((src) => src.document_id)
     expect(new Set(before)).toEqual(new Set([current!.id, old!.id]))
 
@@ -228,7 +248,12 @@ function droppedConnection() {
 describe('a model that fails', () => {
   /** Streams a few words, then its stream breaks. */
   const breaksMidStream = () =>
-    scriptedModel([{ type: 'stream-start', warnings: [] }, { type: 'text-start', id: 't' }, { type: 'text-delta', id: 't', delta: 'Backups are kept for ' }, { type: 'error', error: new Error('upstream connection reset') }])
+    scriptedModel([
+      { type: 'stream-start', warnings: [] },
+      { type: 'text-start', id: 't' },
+      { type: 'text-delta', id: 't', delta: 'Backups are kept for ' },
+      { type: 'error', error: new Error('upstream connection reset') },
+    ])
 
   test('mid-stream: the stream ends with an error event, nothing is stored', async () => {
     const u = await s.t.signUp()
@@ -363,10 +388,12 @@ describe('conversations', () => {
     expect((await s.t.request('DELETE', `/api/conversations/${first.id}`, { key: u.key })).status).toBe(404)
     expect((await s.t.json('GET', '/api/conversations', { key: u.key })).body.data.map((c: { id: string }) => c.id)).toEqual([second.id])
     // Its answers leave the sources audit with it.
-    expect((await s.t.json('GET', '/api/sources', { key: u.key })).body.data.map((e: { conversation_id: string }) => e.conversation_id)).toEqual([second.id])
+    expect(
+      (await s.t.json('GET', '/api/sources', { key: u.key })).body.data.map((e: { conversation_id: string }) => e.conversation_id),
+    ).toEqual([second.id])
   })
 
-  test("another user can neither read, rename nor delete a conversation (404 each)", async () => {
+  test('another user can neither read, rename nor delete a conversation (404 each)', async () => {
     const [owner, other] = [await s.t.signUp(), await s.t.signUp()]
     const { id } = savedOf(await askAll(owner, { question: 'How long are billing backups kept?' }))
     expect((await getConversation(other, id)).status).toBe(404)
@@ -389,7 +416,14 @@ describe('conversations', () => {
     const audited = (await s.t.json('GET', '/api/sources', { key: u.key })).body.data[0].sources as SourceDto[]
     for (const after of [stored, audited]) {
       const forgotten = after.find((src) => src.document_id === backups!.id)!
-      expect(forgotten).toEqual({ index: forgotten.index, document_id: backups!.id, title: null, url: null, excerpt: null, forgotten: true })
+      expect(forgotten).toEqual({
+        index: forgotten.index,
+        document_id: backups!.id,
+        title: null,
+        url: null,
+        excerpt: null,
+        forgotten: true,
+      })
       expect(JSON.stringify(after)).not.toContain('35 days')
       expect(JSON.stringify(after)).not.toContain('Backup policy')
       // The other source is as it was.

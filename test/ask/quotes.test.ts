@@ -23,7 +23,10 @@ const REVIEW = {
     '- Ask Mr. Smith about the review budget of approx. 3.5 million.',
   ].join('\n'),
 }
-const CERTS = { title: 'TLS renewal', body: 'The certificate is in /etc/ssl/fullchain.pem and renews every 60 days. The review of certificates happens yearly.' }
+const CERTS = {
+  title: 'TLS renewal',
+  body: 'The certificate is in /etc/ssl/fullchain.pem and renews every 60 days. The review of certificates happens yearly.',
+}
 
 test('POST /api/ask quotes a whole sentence with its marker at the end, and not the unrelated sentence of a second source', async () => {
   const u = await s.t.signUp()

@@ -6,7 +6,22 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { sql } from 'drizzle-orm'
 import { deferred } from '../jobs/jobs.fixtures'
 import type { TestUser } from '../harness'
-import { addDocuments, answerOf, BACKUPS, events, gatedModel, readAll, savedOf, scriptedModel, serve, shape, withLogCapture, withModel, type Served, type StreamEvent } from './ask.fixtures'
+import {
+  addDocuments,
+  answerOf,
+  BACKUPS,
+  events,
+  gatedModel,
+  readAll,
+  savedOf,
+  scriptedModel,
+  serve,
+  shape,
+  withLogCapture,
+  withModel,
+  type Served,
+  type StreamEvent,
+} from './ask.fixtures'
 
 let s: Served
 beforeAll(async () => {
@@ -74,7 +89,11 @@ describe.each(routes)('$path', ({ path, body }) => {
       for await (const event of stream) rest.push(event)
       return rest
     })
-    expect(all.at(-1)).toEqual({ type: 'error', message: `the answer could not be saved: conversation ${id} was deleted`, code: 'not_found' })
+    expect(all.at(-1)).toEqual({
+      type: 'error',
+      message: `the answer could not be saved: conversation ${id} was deleted`,
+      code: 'not_found',
+    })
     expect(all.some((e) => e.type === 'saved')).toBe(false)
     expect((await s.t.json('GET', `/api/conversations/${id}`, { key: u.key })).status).toBe(404)
     expect(await conversationsOf(u)).toEqual([])
@@ -95,7 +114,11 @@ describe.each(routes)('$path', ({ path, body }) => {
         return { requestId: res.headers.get('x-request-id'), all: await readAll(res) }
       }),
     )
-    expect(result.all.at(-1)).toEqual({ type: 'error', message: expect.stringContaining('upstream connection reset'), code: 'provider_error' })
+    expect(result.all.at(-1)).toEqual({
+      type: 'error',
+      message: expect.stringContaining('upstream connection reset'),
+      code: 'provider_error',
+    })
     expect(lines.filter((l) => l.message === 'stream failed').map((l) => l.request_id)).toEqual([result.requestId])
   })
 })

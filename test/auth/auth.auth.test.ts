@@ -34,7 +34,9 @@ const session = (cookie: string) => t.request('GET', '/api/auth/session', { cook
 describe('session cookie attributes', () => {
   test('on http://localhost: session=<token>; Path=/; HttpOnly; SameSite=Lax; no Secure; expires in 30 days', async () => {
     const before = t.clock.now()
-    const res = await t.request('POST', '/api/auth/sign-up', { body: { email: `c-${crypto.randomUUID()}@example.com`, password: PASSWORD } })
+    const res = await t.request('POST', '/api/auth/sign-up', {
+      body: { email: `c-${crypto.randomUUID()}@example.com`, password: PASSWORD },
+    })
     expect(res.status).toBe(201)
     const c = parseSetCookie(res.headers.get('set-cookie'))
     expect(c.name).toBe('session')
@@ -168,7 +170,9 @@ describe('sliding expiry (30 days, renewed when less than half is left)', () => 
 describe('sign-out', () => {
   test('ends only the session it was sent with', async () => {
     const u = await t.signUp({ withKey: false })
-    const other = parseSetCookie((await t.request('POST', '/api/auth/sign-in', { body: { email: u.email, password: PASSWORD } })).headers.get('set-cookie')).pair
+    const other = parseSetCookie(
+      (await t.request('POST', '/api/auth/sign-in', { body: { email: u.email, password: PASSWORD } })).headers.get('set-cookie'),
+    ).pair
     expect((await t.request('POST', '/api/auth/sign-out', { cookie: u.cookie })).status).toBe(204)
     expect((await session(u.cookie)).status).toBe(401)
     expect((await session(other)).status).toBe(200)
@@ -178,7 +182,9 @@ describe('sign-out', () => {
     const u = await t.signUp({ withKey: false })
     for (const headers of [{ origin: 'https://evil.example' }, { origin: 'null' }, {}] as Record<string, string>[]) {
       // The harness adds the service's own Origin to cookie writes unless one is given: {} must mean none.
-      const res = await t.app.handle(new Request(`${BASE}/api/auth/sign-out`, { method: 'POST', headers: { cookie: u.cookie, ...headers } }))
+      const res = await t.app.handle(
+        new Request(`${BASE}/api/auth/sign-out`, { method: 'POST', headers: { cookie: u.cookie, ...headers } }),
+      )
       expect(res.status, JSON.stringify(headers)).toBe(403)
       expect((await res.json()).error).toContain('origin')
       expect(res.headers.get('set-cookie')).toBeNull()
@@ -244,7 +250,10 @@ describe('bearer keys', () => {
 
   test('a key from a foreign Origin still works (keys are not ambient credentials)', async () => {
     const u = await t.signUp()
-    expect((await t.request('POST', '/api/workspaces', { key: u.key, body: { name: 'by key' }, headers: { origin: 'https://evil.example' } })).status).toBe(201)
+    expect(
+      (await t.request('POST', '/api/workspaces', { key: u.key, body: { name: 'by key' }, headers: { origin: 'https://evil.example' } }))
+        .status,
+    ).toBe(201)
   })
 })
 
@@ -272,7 +281,11 @@ describe('credentials are checked before the input is (401, not 400)', () => {
 describe('cookie-authenticated writes must come from an allowed Origin (403 otherwise)', () => {
   test('a foreign Origin is 403 and nothing changes', async () => {
     const u = await t.signUp({ withKey: false })
-    const res = await t.request('POST', '/api/workspaces', { cookie: u.cookie, body: { name: 'csrf' }, headers: { origin: 'https://evil.example' } })
+    const res = await t.request('POST', '/api/workspaces', {
+      cookie: u.cookie,
+      body: { name: 'csrf' },
+      headers: { origin: 'https://evil.example' },
+    })
     expect(res.status).toBe(403)
     expect(((await res.json()) as { error: string }).error).toContain('origin')
     const list = await t.json('GET', '/api/workspaces', { cookie: u.cookie })
@@ -287,7 +300,11 @@ describe('cookie-authenticated writes must come from an allowed Origin (403 othe
       ['DELETE', '/api/documents/bulk', { ids: [crypto.randomUUID()] }],
     ] as const) {
       const res = await t.app.handle(
-        new Request(`http://localhost:3000${path}`, { method, headers: { cookie: u.cookie, 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+        new Request(`http://localhost:3000${path}`, {
+          method,
+          headers: { cookie: u.cookie, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        }),
       )
       expect(res.status).toBe(403)
     }
@@ -300,8 +317,19 @@ describe('cookie-authenticated writes must come from an allowed Origin (403 othe
 
   test("the service's own origin and a configured one are allowed", async () => {
     const u = await t.signUp({ withKey: false })
-    expect((await t.request('POST', '/api/workspaces', { cookie: u.cookie, body: { name: 'own' }, headers: { origin: 'http://localhost:3000' } })).status).toBe(201)
-    expect((await t.request('DELETE', `/api/keys/${crypto.randomUUID()}`, { cookie: u.cookie, headers: { origin: 'http://localhost:5173' } })).status).toBe(404)
+    expect(
+      (
+        await t.request('POST', '/api/workspaces', {
+          cookie: u.cookie,
+          body: { name: 'own' },
+          headers: { origin: 'http://localhost:3000' },
+        })
+      ).status,
+    ).toBe(201)
+    expect(
+      (await t.request('DELETE', `/api/keys/${crypto.randomUUID()}`, { cookie: u.cookie, headers: { origin: 'http://localhost:5173' } }))
+        .status,
+    ).toBe(404)
   })
 
   test('the Origin check is exact (no prefix or scheme tricks)', async () => {

@@ -40,7 +40,10 @@ describe('sign-up validation (400 naming the field)', () => {
   })
 
   test('a password longer than 256 characters', async () => {
-    const message = await expectError(await t.request('POST', '/api/auth/sign-up', { body: { email: email(), password: 'p'.repeat(257) } }), 400)
+    const message = await expectError(
+      await t.request('POST', '/api/auth/sign-up', { body: { email: email(), password: 'p'.repeat(257) } }),
+      400,
+    )
     expect(message).toContain('password')
   })
 
@@ -50,18 +53,30 @@ describe('sign-up validation (400 naming the field)', () => {
   })
 
   test('wrong types', async () => {
-    expect(await expectError(await t.request('POST', '/api/auth/sign-up', { body: { email: email(), password: 12345678 } }), 400)).toContain('password')
-    expect(await expectError(await t.request('POST', '/api/auth/sign-up', { body: { email: email(), password: PASSWORD, name: 42 } }), 400)).toContain('name')
+    expect(
+      await expectError(await t.request('POST', '/api/auth/sign-up', { body: { email: email(), password: 12345678 } }), 400),
+    ).toContain('password')
+    expect(
+      await expectError(await t.request('POST', '/api/auth/sign-up', { body: { email: email(), password: PASSWORD, name: 42 } }), 400),
+    ).toContain('name')
   })
 
   test('a name over 100 characters', async () => {
-    expect(await expectError(await t.request('POST', '/api/auth/sign-up', { body: { email: email(), password: PASSWORD, name: 'n'.repeat(101) } }), 400)).toContain('name')
+    expect(
+      await expectError(
+        await t.request('POST', '/api/auth/sign-up', { body: { email: email(), password: PASSWORD, name: 'n'.repeat(101) } }),
+        400,
+      ),
+    ).toContain('name')
   })
 
   test('no body, a JSON array, and malformed JSON', async () => {
     await expectError(await t.request('POST', '/api/auth/sign-up'), 400)
     await expectError(await t.request('POST', '/api/auth/sign-up', { body: [] }), 400)
-    await expectError(await t.request('POST', '/api/auth/sign-up', { body: '{"email":', headers: { 'content-type': 'application/json' } }), 400)
+    await expectError(
+      await t.request('POST', '/api/auth/sign-up', { body: '{"email":', headers: { 'content-type': 'application/json' } }),
+      400,
+    )
   })
 
   test('nothing is created by a refused sign-up', async () => {
@@ -74,7 +89,10 @@ describe('sign-up validation (400 naming the field)', () => {
 describe('duplicate accounts', () => {
   test('the same email again is 409', async () => {
     const u = await t.signUp({ withKey: false })
-    const message = await expectError(await t.request('POST', '/api/auth/sign-up', { body: { email: u.email, password: 'another password' } }), 409)
+    const message = await expectError(
+      await t.request('POST', '/api/auth/sign-up', { body: { email: u.email, password: 'another password' } }),
+      409,
+    )
     expect(message).toContain('email')
   })
 
@@ -102,8 +120,14 @@ describe('sign-in', () => {
 
   test('a wrong password is 401 and sets no cookie; so is an unknown email, with the same message', async () => {
     const u = await t.signUp({ withKey: false })
-    const wrong = await expectError(await t.request('POST', '/api/auth/sign-in', { body: { email: u.email, password: 'not the password' } }), 401)
-    const unknown = await expectError(await t.request('POST', '/api/auth/sign-in', { body: { email: email(), password: 'not the password' } }), 401)
+    const wrong = await expectError(
+      await t.request('POST', '/api/auth/sign-in', { body: { email: u.email, password: 'not the password' } }),
+      401,
+    )
+    const unknown = await expectError(
+      await t.request('POST', '/api/auth/sign-in', { body: { email: email(), password: 'not the password' } }),
+      401,
+    )
     expect(wrong).toBe(unknown)
     expect(wrong.toLowerCase()).not.toContain('unknown')
     expect(wrong.toLowerCase()).not.toContain('no account')
@@ -118,18 +142,33 @@ describe('sign-in', () => {
 describe('login CSRF: a foreign Origin cannot sign up or sign in', () => {
   test('sign-up from a foreign origin is 403 and creates no account', async () => {
     const address = email()
-    await expectError(await t.request('POST', '/api/auth/sign-up', { body: { email: address, password: PASSWORD }, headers: { origin: 'https://evil.example' } }), 403)
+    await expectError(
+      await t.request('POST', '/api/auth/sign-up', {
+        body: { email: address, password: PASSWORD },
+        headers: { origin: 'https://evil.example' },
+      }),
+      403,
+    )
     expect((await t.request('POST', '/api/auth/sign-up', { body: { email: address, password: PASSWORD } })).status).toBe(201)
   })
 
   test('sign-in from a foreign origin is 403', async () => {
     const u = await t.signUp({ withKey: false })
-    await expectError(await t.request('POST', '/api/auth/sign-in', { body: { email: u.email, password: PASSWORD }, headers: { origin: 'https://evil.example' } }), 403)
+    await expectError(
+      await t.request('POST', '/api/auth/sign-in', {
+        body: { email: u.email, password: PASSWORD },
+        headers: { origin: 'https://evil.example' },
+      }),
+      403,
+    )
   })
 
   test("sign-in from the service's own origin works", async () => {
     const u = await t.signUp({ withKey: false })
-    const res = await t.request('POST', '/api/auth/sign-in', { body: { email: u.email, password: PASSWORD }, headers: { origin: 'http://localhost:3000' } })
+    const res = await t.request('POST', '/api/auth/sign-in', {
+      body: { email: u.email, password: PASSWORD },
+      headers: { origin: 'http://localhost:3000' },
+    })
     expect(res.status).toBe(200)
   })
 })

@@ -9,7 +9,9 @@ afterAll(() => t.close())
 
 describe('accounts', () => {
   test('a newcomer signs up, gets a session cookie and a default workspace', async () => {
-    const res = await t.request('POST', '/api/auth/sign-up', { body: { email: 'Ada@Example.com', password: 'correct horse battery', name: 'Ada' } })
+    const res = await t.request('POST', '/api/auth/sign-up', {
+      body: { email: 'Ada@Example.com', password: 'correct horse battery', name: 'Ada' },
+    })
     expect(res.status).toBe(201)
     const cookie = res.headers.get('set-cookie')!
     expect(cookie).toContain('HttpOnly')

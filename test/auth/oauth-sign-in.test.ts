@@ -29,7 +29,13 @@ let n = 0
 /** A person with an account at the provider; their address is mixed-case on purpose. */
 function person(over: Partial<ScriptedUser> = {}): ScriptedUser {
   const i = ++n
-  return { id: String(4_200_000 + i), login: `octo${i}`, name: `Person ${i}`, emails: [{ email: `Person.${i}.${Date.now()}@Example.COM`, verified: true, primary: true }], ...over }
+  return {
+    id: String(4_200_000 + i),
+    login: `octo${i}`,
+    name: `Person ${i}`,
+    emails: [{ email: `Person.${i}.${Date.now()}@Example.COM`, verified: true, primary: true }],
+    ...over,
+  }
 }
 
 /** `name=value` of a cookie the response sets (null when absent or cleared). */
@@ -52,7 +58,8 @@ async function atProvider(authorize: URL): Promise<URL> {
   return new URL(res.headers.get('location')!)
 }
 
-const callback = (url: URL | string, cookie: string | null, method = 'GET') => t.app.handle(new Request(url, { method, headers: cookie ? { cookie } : {} }))
+const callback = (url: URL | string, cookie: string | null, method = 'GET') =>
+  t.app.handle(new Request(url, { method, headers: cookie ? { cookie } : {} }))
 
 /** The whole dance up to the callback's answer. */
 async function signInWith(provider: Provider, who: ScriptedUser, query = '') {
@@ -68,7 +75,8 @@ async function me(session: string | null) {
   return t.json('GET', '/api/auth/session', { cookie: session ?? undefined })
 }
 
-const accountsWithEmail = async (email: string) => (await t.deps.db.select({ id: users.id }).from(users).where(eq(users.email, email.toLowerCase()))).length
+const accountsWithEmail = async (email: string) =>
+  (await t.deps.db.select({ id: users.id }).from(users).where(eq(users.email, email.toLowerCase()))).length
 const countSessions = async () => (await t.deps.db.select({ id: sessions.id }).from(sessions)).length
 
 async function expectRefused(res: Response, status: number, sessionsBefore: number, mentions: string) {
@@ -295,7 +303,12 @@ describe('the wire to each provider', () => {
   })
 
   test('GitHub: the primary verified address is used, or another verified one when the primary is unverified', async () => {
-    const unverifiedPrimary = person({ emails: [{ email: `Primary.${n}@example.com`, verified: false, primary: true }, { email: `Work.${n}@Example.com`, verified: true }] })
+    const unverifiedPrimary = person({
+      emails: [
+        { email: `Primary.${n}@example.com`, verified: false, primary: true },
+        { email: `Work.${n}@Example.com`, verified: true },
+      ],
+    })
     const { session } = await signInWith('github', unverifiedPrimary)
     expect((await me(session)).body.user.email).toBe(unverifiedPrimary.emails[1]!.email.toLowerCase())
   })

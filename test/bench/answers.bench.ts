@@ -24,7 +24,11 @@ const corpus = scifact.corpus.slice(0, DOCS)
 // Questions whose relevant abstracts are among the ingested ones come first, so most answers have sources.
 const ingested = new Set(corpus.map((d) => d._id))
 const questions = [...scifact.queries]
-  .sort((a, b) => Number([...scifact.qrels.get(b._id)!].some((id) => ingested.has(id))) - Number([...scifact.qrels.get(a._id)!].some((id) => ingested.has(id))))
+  .sort(
+    (a, b) =>
+      Number([...scifact.qrels.get(b._id)!].some((id) => ingested.has(id))) -
+      Number([...scifact.qrels.get(a._id)!].some((id) => ingested.has(id))),
+  )
   .slice(0, QUERIES)
   .map((q) => q.text)
 
@@ -52,11 +56,19 @@ async function startService(env: Record<string, string>): Promise<Service> {
   const server = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: createApp(deps).fetch, maxRequestBodySize: 8 * 1024 * 1024 })
   const base = `http://127.0.0.1:${server.port}`
   const origin = deps.config.baseUrl
-  const signUp = await fetch(`${base}/api/auth/sign-up`, { method: 'POST', headers: { 'content-type': 'application/json', origin }, body: JSON.stringify({ email: 'bench@example.com', password: 'benchmark password' }) })
+  const signUp = await fetch(`${base}/api/auth/sign-up`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', origin },
+    body: JSON.stringify({ email: 'bench@example.com', password: 'benchmark password' }),
+  })
   const cookie = signUp.headers.getSetCookie()[0]!.split(';')[0]!
   const { key } = (await (await fetch(`${base}/api/keys`, { method: 'POST', headers: { cookie, origin } })).json()) as { key: string }
   for (const doc of corpus) {
-    const res = await fetch(`${base}/api/documents`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ title: doc.title, body: doc.text }) })
+    const res = await fetch(`${base}/api/documents`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ title: doc.title, body: doc.text }),
+    })
     if (res.status !== 201) throw new Error(`ingest: ${res.status} ${await res.text()}`)
   }
   await drainJobs(deps)
@@ -82,7 +94,11 @@ interface Timing {
 /** POSTs and reads the SSE answer to its end, timing the first event and the first event with text. */
 async function timeStream(url: string, key: string, body: object, hasText: (event: string) => boolean): Promise<Timing> {
   const started = performance.now()
-  const res = await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) })
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  })
   if (res.status !== 200) throw new Error(`${url}: ${res.status} ${await res.text()}`)
   const reader = res.body!.getReader()
   const decoder = new TextDecoder()
@@ -132,9 +148,13 @@ console.log(
 // 1. The built-in extractive answerer.
 {
   const service = await startService({})
-  console.log(`\nservice-rag = ${service.deps.chat.backedBy}, embedder ${service.deps.embedder?.id ?? 'none'}, database ${service.deps.dbKind}`)
+  console.log(
+    `\nservice-rag = ${service.deps.chat.backedBy}, embedder ${service.deps.embedder?.id ?? 'none'}, database ${service.deps.dbKind}`,
+  )
   const ask = await measure((question) => timeStream(`${service.base}/api/ask`, service.key, { question }, isDelta))
-  console.log(`POST /api/ask         first event (delta)   ${summary(ask.map((t) => t.firstEvent))}; whole answer ${summary(ask.map((t) => t.total))}`)
+  console.log(
+    `POST /api/ask         first event (delta)   ${summary(ask.map((t) => t.firstEvent))}; whole answer ${summary(ask.map((t) => t.total))}`,
+  )
   const agent = await measure((message) => timeStream(`${service.base}/api/agent/chat`, service.key, { message }, isDelta))
   console.log(
     `POST /api/agent/chat  first event (tool)    ${summary(agent.map((t) => t.firstEvent))}; first delta ${summary(agent.map((t) => t.firstText))}; whole answer ${summary(agent.map((t) => t.total))}`,
@@ -150,7 +170,9 @@ console.log(
   const answer = 'The sources say so [1], and more [2].'
   const fake = startFakeOpenAIChat({ apiKey: 'sk-bench', delayMs: DELAY_MS, fallback: reply.text(answer) })
   const service = await startService({ CHAT_MODEL: 'bench-chat', OPENAI_BASE_URL: fake.baseUrl, OPENAI_API_KEY: 'sk-bench' })
-  console.log(`\nservice-rag = ${service.deps.chat.backedBy} (local fake, ${DELAY_MS} ms before its first chunk), embedder ${service.deps.embedder?.id ?? 'none'}, database ${service.deps.dbKind}`)
+  console.log(
+    `\nservice-rag = ${service.deps.chat.backedBy} (local fake, ${DELAY_MS} ms before its first chunk), embedder ${service.deps.embedder?.id ?? 'none'}, database ${service.deps.dbKind}`,
+  )
 
   /** The fake's own time to first token, for the request body the service just sent it. */
   const direct = () => {
@@ -159,7 +181,16 @@ console.log(
   }
   for (const [route, run] of [
     ['POST /api/ask', (question: string) => timeStream(`${service.base}/api/ask`, service.key, { question }, isDelta)],
-    ['POST /v1/chat/completions (stream)', (question: string) => timeStream(`${service.base}/v1/chat/completions`, service.key, { model: 'service-rag', stream: true, messages: [{ role: 'user', content: question }] }, hasContent)],
+    [
+      'POST /v1/chat/completions (stream)',
+      (question: string) =>
+        timeStream(
+          `${service.base}/v1/chat/completions`,
+          service.key,
+          { model: 'service-rag', stream: true, messages: [{ role: 'user', content: question }] },
+          hasContent,
+        ),
+    ],
   ] as const) {
     const pairs = await measure(async (question) => {
       const viaService = await run(question)

@@ -21,13 +21,18 @@ import { loadScifact } from './scifact'
 
 const { values: args } = parseArgs({
   args: Bun.argv.slice(2),
-  options: { docs: { type: 'string', default: '1000' }, 'delay-ms': { type: 'string', default: '20' }, 'delay-docs': { type: 'string', default: '300' } },
+  options: {
+    docs: { type: 'string', default: '1000' },
+    'delay-ms': { type: 'string', default: '20' },
+    'delay-docs': { type: 'string', default: '300' },
+  },
 })
 const N = Number(args.docs)
 const DELAY_MS = Number(args['delay-ms'])
 /** The delayed pass is smaller so a run stays within a few minutes (0 skips it). */
 const DELAY_DOCS = Math.min(N, Number(args['delay-docs']))
-for (const n of [N, DELAY_MS, DELAY_DOCS]) if (!Number.isInteger(n) || n < 0) throw new Error('--docs, --delay-ms and --delay-docs take whole numbers')
+for (const n of [N, DELAY_MS, DELAY_DOCS])
+  if (!Number.isInteger(n) || n < 0) throw new Error('--docs, --delay-ms and --delay-docs take whole numbers')
 if (N < 10) throw new Error('--docs must be at least 10')
 const CALLBACK = `${BASE}/api/connectors/oauth/callback`
 /** Every 50th item is not importable (an image-only page, a PDF, a trashed page): realistic noise, never fetched twice. */
@@ -35,8 +40,15 @@ const EXTRA_EVERY = 50
 
 // ---- Document text: two SciFact abstracts per document (~3 KB), cut into sections and paragraphs. ----
 const corpus = loadScifact().corpus
-interface Article { title: string; sections: { heading: string; paragraphs: string[] }[] }
-const sentences = (text: string) => text.match(/[^.!?]+[.!?]+(\s|$)|[^.!?]+$/g)?.map((s) => s.trim()).filter(Boolean) ?? [text]
+interface Article {
+  title: string
+  sections: { heading: string; paragraphs: string[] }[]
+}
+const sentences = (text: string) =>
+  text
+    .match(/[^.!?]+[.!?]+(\s|$)|[^.!?]+$/g)
+    ?.map((s) => s.trim())
+    .filter(Boolean) ?? [text]
 const paragraphsOf = (text: string) => {
   const s = sentences(text)
   return Array.from({ length: Math.ceil(s.length / 3) }, (_, k) => s.slice(3 * k, 3 * k + 3).join(' '))
@@ -59,7 +71,12 @@ function article(i: number, revision = 0): Article {
 const plain = (a: Article) => a.sections.map((s) => `${s.heading}\n\n${s.paragraphs.join('\n\n')}`).join('\n\n')
 
 // ---- One workspace per provider, as its fake's scripting API builds it. ----
-interface Workspace { config?: Record<string, string[]>; shape: string; upstreamBytes: number; edit(i: number): void }
+interface Workspace {
+  config?: Record<string, string[]>
+  shape: string
+  upstreamBytes: number
+  edit(i: number): void
+}
 interface Provider<F> {
   label: string
   type: 'confluence' | 'google_drive' | 'notion'
@@ -71,8 +88,10 @@ interface Provider<F> {
 const esc = Bun.escapeHTML
 function storage(a: Article, i: number): string {
   let html = a.sections.map((s) => `<h2>${esc(s.heading)}</h2>${s.paragraphs.map((p) => `<p>${esc(p)}</p>`).join('')}`).join('')
-  if (i % 5 === 0) html += `<table><tbody><tr><th>Owner</th><th>Status</th></tr><tr><td>team ${i % 7}</td><td>reviewed</td></tr></tbody></table>`
-  if (i % 7 === 0) html += `<ac:structured-macro ac:name="code"><ac:parameter ac:name="language">sh</ac:parameter><ac:plain-text-body><![CDATA[make bench DOC=${i}]]></ac:plain-text-body></ac:structured-macro>`
+  if (i % 5 === 0)
+    html += `<table><tbody><tr><th>Owner</th><th>Status</th></tr><tr><td>team ${i % 7}</td><td>reviewed</td></tr></tbody></table>`
+  if (i % 7 === 0)
+    html += `<ac:structured-macro ac:name="code"><ac:parameter ac:name="language">sh</ac:parameter><ac:plain-text-body><![CDATA[make bench DOC=${i}]]></ac:plain-text-body></ac:structured-macro>`
   return html
 }
 
@@ -90,7 +109,9 @@ const confluence: Provider<ConfluenceFake> = {
       const body = storage(article(i), i)
       bytes += Buffer.byteLength(body)
       // Half the pages sit under an earlier page of their space: a page tree, not a flat list.
-      ids.push(fake.addPage(space, { title: article(i).title, body, parentId: i >= 10 && i % 2 ? ids[i - spaces.length * 2] : undefined }).id)
+      ids.push(
+        fake.addPage(space, { title: article(i).title, body, parentId: i >= 10 && i % 2 ? ids[i - spaces.length * 2] : undefined }).id,
+      )
       if (i % EXTRA_EVERY === 0) {
         fake.addPage(space, { title: `Diagram ${i}`, body: '<ac:image><ri:attachment ri:filename="arch.png" /></ac:image>' })
         fake.addPage(space, { title: `Old plan ${i}`, body: '<p>archived</p>', status: 'archived' })
@@ -108,8 +129,16 @@ const confluence: Provider<ConfluenceFake> = {
 
 function driveFile(a: Article, i: number): { mimeType: string; name: string; content: string } {
   if (i % 10 < 6) return { mimeType: DOC, name: a.title, content: `${a.title}\n\n${plain(a)}` }
-  const slug = a.title.toLowerCase().replace(/[^a-z0-9]+/g, '-').slice(0, 60)
-  if (i % 10 < 9) return { mimeType: 'text/markdown', name: `${slug}.md`, content: `# ${a.title}\n\n${a.sections.map((s) => `## ${s.heading}\n\n${s.paragraphs.join('\n\n')}`).join('\n\n')}\n` }
+  const slug = a.title
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .slice(0, 60)
+  if (i % 10 < 9)
+    return {
+      mimeType: 'text/markdown',
+      name: `${slug}.md`,
+      content: `# ${a.title}\n\n${a.sections.map((s) => `## ${s.heading}\n\n${s.paragraphs.join('\n\n')}`).join('\n\n')}\n`,
+    }
   return { mimeType: 'text/plain', name: `${slug}.txt`, content: `${a.title}\n\n${plain(a)}\n` }
 }
 
@@ -172,7 +201,14 @@ const notion: Provider<NotionFake> = {
       bytes += blocks.reduce((sum, b) => sum + Buffer.byteLength(JSON.stringify(b)), 0)
       let id: string
       if (i < 4) id = fake.addPage({ title: a.title, blocks })
-      else if (i % 4 === 0) id = fake.addPage({ title: a.title, parent: papers, blocks, titleProperty: 'Name', properties: { Status: { type: 'select', select: { name: i % 8 ? 'Reviewed' : 'Draft', color: 'green' } } } })
+      else if (i % 4 === 0)
+        id = fake.addPage({
+          title: a.title,
+          parent: papers,
+          blocks,
+          titleProperty: 'Name',
+          properties: { Status: { type: 'select', select: { name: i % 8 ? 'Reviewed' : 'Draft', color: 'green' } } },
+        })
       else id = fake.addPage({ title: a.title, parent: i % 3 ? roots[i % roots.length] : ids[i - 8], blocks })
       if (i < 4) roots.push(id)
       if (i === 3) papers = fake.addDatabase({ title: 'Papers', parent: roots[3] })
@@ -204,7 +240,19 @@ globalThis.fetch = Object.assign(async (...a: Parameters<typeof fetch>) => {
   }
 }, realFetch) as typeof fetch
 
-interface Row { label: string; wall: number; run: number; added: number; updated: number; removed: number; skipped: number; listing: number; content: number; token: number; wait: number }
+interface Row {
+  label: string
+  wall: number
+  run: number
+  added: number
+  updated: number
+  removed: number
+  skipped: number
+  listing: number
+  content: number
+  token: number
+  wait: number
+}
 type Fake = ConfluenceFake | FakeGoogleDrive | NotionFake
 
 /** A per-request delay without editing the fakes: each API request awaits their gate, and a thenable gate starts a fresh timer per await. */
@@ -213,8 +261,15 @@ const delayGate = (ms: number) => ({ then: (resolve: () => void) => setTimeout(r
 
 async function openService(env: Record<string, string>): Promise<TestApp> {
   const config = loadConfig({
-    DATA_DIR: 'memory://', LOG_LEVEL: 'silent', BASE_URL: BASE, EMBEDDING_PROVIDER: 'none', WORKER_IN_PROCESS: 'false',
-    DEFAULT_PLAN: 'pro', PLAN_PRO_DOCUMENTS: '10000000', PLAN_PRO_STORAGE_BYTES: String(1e12), ...env,
+    DATA_DIR: 'memory://',
+    LOG_LEVEL: 'silent',
+    BASE_URL: BASE,
+    EMBEDDING_PROVIDER: 'none',
+    WORKER_IN_PROCESS: 'false',
+    DEFAULT_PLAN: 'pro',
+    PLAN_PRO_DOCUMENTS: '10000000',
+    PLAN_PRO_STORAGE_BYTES: String(1e12),
+    ...env,
   })
   // The system clock (createTestApp's default is a fake one), so the run's started_at/finished_at are real times.
   const database = await createDb(config, { pglite: (await (await migratedTemplate()).clone()) as PGlite })
@@ -228,7 +283,10 @@ async function bench<F extends Fake>(p: Provider<F>, n: number, delayMs: number)
   try {
     const ws = p.seed(fake, n)
     const user = await t.signUp()
-    const created = await t.json('POST', '/api/connectors', { key: user.key, body: { type: p.type, ...(ws.config ? { config: ws.config } : {}) } })
+    const created = await t.json('POST', '/api/connectors', {
+      key: user.key,
+      body: { type: p.type, ...(ws.config ? { config: ws.config } : {}) },
+    })
     if (created.status !== 201) throw new Error(`create: ${created.status} ${JSON.stringify(created.body)}`)
     const id = created.body.connector.id as string
     // The browser's part: the consent page (the fake consents at once), then the OAuth return, which queues the first sync.
@@ -256,14 +314,18 @@ async function bench<F extends Fake>(p: Provider<F>, n: number, delayMs: number)
     }
 
     const rows = [await sync('first full sync')]
-    const [stored] = await queryRows<{ docs: number; bytes: number }>(t.deps.db, sql`select count(*)::int as docs, avg(octet_length(body))::float8 as bytes from documents where source_ref = ${id}`)
+    const [stored] = await queryRows<{ docs: number; bytes: number }>(
+      t.deps.db,
+      sql`select count(*)::int as docs, avg(octet_length(body))::float8 as bytes from documents where source_ref = ${id}`,
+    )
     await requeue()
     rows.push(await sync('unchanged re-sync'))
     const edited = Array.from({ length: n }, (_, i) => i).filter((i) => i % 10 === 3)
     for (const i of edited) ws.edit(i)
     await requeue()
     rows.push(await sync(`${edited.length} edited (10%)`))
-    if (rows[0]!.added !== n || rows[1]!.added + rows[1]!.updated + rows[1]!.removed !== 0 || rows[2]!.updated !== edited.length) throw new Error(`${p.label}: unexpected counts ${JSON.stringify(rows)}`)
+    if (rows[0]!.added !== n || rows[1]!.added + rows[1]!.updated + rows[1]!.removed !== 0 || rows[2]!.updated !== edited.length)
+      throw new Error(`${p.label}: unexpected counts ${JSON.stringify(rows)}`)
     return { ws, rows, stored: stored! }
   } finally {
     await t.close()
@@ -271,14 +333,23 @@ async function bench<F extends Fake>(p: Provider<F>, n: number, delayMs: number)
   }
 }
 
-const pick = (r: Pick<Row, 'added' | 'updated' | 'removed' | 'skipped'>) => ({ added: r.added, updated: r.updated, removed: r.removed, skipped: r.skipped })
+const pick = (r: Pick<Row, 'added' | 'updated' | 'removed' | 'skipped'>) => ({
+  added: r.added,
+  updated: r.updated,
+  removed: r.removed,
+  skipped: r.skipped,
+})
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`
 const pad = (s: string | number, n: number) => String(s).padStart(n)
 
 function print(p: Provider<any>, delayMs: number, { ws, rows, stored }: Awaited<ReturnType<typeof bench>>) {
   console.log(`\n${p.label}${delayMs ? ` — ${delayMs} ms added to every API request` : ''}: ${ws.shape}`)
-  console.log(`  ${stored.docs} documents imported; upstream body ${kb(ws.upstreamBytes)} avg (provider format), stored text ${kb(stored.bytes)} avg`)
-  console.log(`  ${'sync'.padEnd(20)}${pad('wall s', 8)}${pad('run s', 8)}${pad('docs/s', 8)}   added upd rem skip   ${'requests: list content token'.padEnd(28)}${pad('provider wait s', 17)}`)
+  console.log(
+    `  ${stored.docs} documents imported; upstream body ${kb(ws.upstreamBytes)} avg (provider format), stored text ${kb(stored.bytes)} avg`,
+  )
+  console.log(
+    `  ${'sync'.padEnd(20)}${pad('wall s', 8)}${pad('run s', 8)}${pad('docs/s', 8)}   added upd rem skip   ${'requests: list content token'.padEnd(28)}${pad('provider wait s', 17)}`,
+  )
   for (const r of rows) {
     const rate = r.added + r.updated ? ((r.added + r.updated) / r.run).toFixed(0) : '–'
     console.log(
@@ -288,7 +359,10 @@ function print(p: Provider<any>, delayMs: number, { ws, rows, stored }: Awaited<
   }
 }
 
-const load = () => loadavg().map((l) => l.toFixed(2)).join(' ')
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')
 console.log(
   `bench:connectors — the sync-connector job only (drainJobs(deps, 'bench', ['sync-connector'])); the embed-document jobs each imported ` +
     `document queues are left unrun (EMBEDDING_PROVIDER=none). Bodies: two SciFact abstracts per document. PGlite in memory (one clone of the ` +
@@ -298,7 +372,9 @@ console.log(
 )
 const passes = [{ n: N, delayMs: 0 }, ...(DELAY_MS && DELAY_DOCS ? [{ n: DELAY_DOCS, delayMs: DELAY_MS }] : [])]
 for (const { n, delayMs } of passes) {
-  console.log(`\n=== N=${n} documents per provider, ${delayMs ? `${delayMs} ms added to every provider API request (each fake's gate; OAuth endpoints not delayed)` : 'no added latency'} ===`)
+  console.log(
+    `\n=== N=${n} documents per provider, ${delayMs ? `${delayMs} ms added to every provider API request (each fake's gate; OAuth endpoints not delayed)` : 'no added latency'} ===`,
+  )
   for (const p of [confluence, googleDrive, notion] as Provider<any>[]) print(p, delayMs, await bench(p, n, delayMs))
 }
 if (!passes[1]) console.log('\n(no delayed pass: --delay-ms or --delay-docs is 0)')

@@ -14,9 +14,14 @@ for (let start = 0; start < N; start += 1000) {
   const rows = Array.from({ length: Math.min(1000, N - start) }, (_, j) => {
     const i = start + j
     const doc = corpus[i % corpus.length]!
-    return { u: i % 10 === 0 ? 2 : 1, e: `[${hashEmbed(`${doc.title} ${doc.text} ${corpus[(i * 7919) % corpus.length]!.title}`, 384).join(',')}]` }
+    return {
+      u: i % 10 === 0 ? 2 : 1,
+      e: `[${hashEmbed(`${doc.title} ${doc.text} ${corpus[(i * 7919) % corpus.length]!.title}`, 384).join(',')}]`,
+    }
   })
-  await db.query(`insert into c (user_id, e) select u, e::vector from jsonb_to_recordset($1::jsonb) as v(u int, e text)`, [JSON.stringify(rows)])
+  await db.query(`insert into c (user_id, e) select u, e::vector from jsonb_to_recordset($1::jsonb) as v(u int, e text)`, [
+    JSON.stringify(rows),
+  ])
 }
 console.log(`${N} vectors inserted in ${((performance.now() - t0) / 1000).toFixed(1)} s`)
 const qs = queries.slice(0, 50).map((q) => `[${hashEmbed(q.text, 384).join(',')}]`)
@@ -31,11 +36,15 @@ const time = async (label: string, sql: string) => {
   }
   took.sort((a, b) => a - b)
   if (!exact.length) exact.push(...got)
-  const recall = got.reduce((s, ids, k) => s + ids.filter((id) => exact[k]!.includes(id)).length, 0) / exact.reduce((s, e) => s + e.length, 0)
+  const recall =
+    got.reduce((s, ids, k) => s + ids.filter((id) => exact[k]!.includes(id)).length, 0) / exact.reduce((s, e) => s + e.length, 0)
   console.log(`${label}: p50 ${took[24]!.toFixed(1)} ms, p99 ${took[49]!.toFixed(1)} ms, recall@10 ${recall.toFixed(3)}`)
 }
 const query = `select id from c where user_id = 1 order by e <=> $1::vector limit 10`
-await time('exact scan', `select id from (select id, e <=> $1::vector as dist from c where user_id = 1 offset 0) s order by dist, id limit 10`)
+await time(
+  'exact scan',
+  `select id from (select id, e <=> $1::vector as dist from c where user_id = 1 offset 0) s order by dist, id limit 10`,
+)
 t0 = performance.now()
 await db.exec(`set maintenance_work_mem = '256MB'; create index on c using hnsw (e vector_cosine_ops)`)
 console.log(`hnsw (m 16, ef_construction 64) built in ${((performance.now() - t0) / 1000).toFixed(1)} s`)

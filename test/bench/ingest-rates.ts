@@ -8,16 +8,31 @@ import { loadConfig } from '../../src/config'
 import { createDeps } from '../../src/create-deps'
 import type { CorpusDoc } from './scifact'
 
-const load = () => loadavg().map((l) => l.toFixed(1)).join(' ')
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')
 
 async function serve() {
   const deps = await createDeps(
-    loadConfig({ ...process.env, DATA_DIR: 'memory://', LOG_LEVEL: 'warn', DEFAULT_PLAN: 'pro', PLAN_PRO_DOCUMENTS: '1000000', WORKER_IN_PROCESS: 'false', EMBEDDING_PROVIDER: 'none' }),
+    loadConfig({
+      ...process.env,
+      DATA_DIR: 'memory://',
+      LOG_LEVEL: 'warn',
+      DEFAULT_PLAN: 'pro',
+      PLAN_PRO_DOCUMENTS: '1000000',
+      WORKER_IN_PROCESS: 'false',
+      EMBEDDING_PROVIDER: 'none',
+    }),
   )
   const server = Bun.serve({ port: 0, fetch: createApp(deps).fetch, maxRequestBodySize: 64 * 1024 * 1024 })
   const base = `http://127.0.0.1:${server.port}`
   const origin = deps.config.baseUrl
-  const signUp = await fetch(`${base}/api/auth/sign-up`, { method: 'POST', headers: { 'content-type': 'application/json', origin }, body: JSON.stringify({ email: `bench-${crypto.randomUUID()}@example.com`, password: 'benchmark password' }) })
+  const signUp = await fetch(`${base}/api/auth/sign-up`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', origin },
+    body: JSON.stringify({ email: `bench-${crypto.randomUUID()}@example.com`, password: 'benchmark password' }),
+  })
   const cookie = signUp.headers.getSetCookie()[0]!.split(';')[0]!
   const { key } = (await (await fetch(`${base}/api/keys`, { method: 'POST', headers: { cookie, origin } })).json()) as { key: string }
   const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' }
@@ -47,7 +62,8 @@ export async function bulkRate(docs: CorpusDoc[], batch: number): Promise<Rate> 
     const documents = docs.slice(i, i + batch).map((d) => ({ title: d.title, body: d.text }))
     const res = await fetch(`${base}/api/documents/bulk`, { method: 'POST', headers, body: JSON.stringify({ documents }) })
     const body = (await res.json()) as { created: number }
-    if (res.status !== 200 || body.created !== documents.length) throw new Error(`bulk: ${res.status} ${JSON.stringify(body).slice(0, 300)}`)
+    if (res.status !== 200 || body.created !== documents.length)
+      throw new Error(`bulk: ${res.status} ${JSON.stringify(body).slice(0, 300)}`)
   }
   const result = rate(docs.length)
   await close()
@@ -63,7 +79,11 @@ export async function oneByOneRate(docs: CorpusDoc[], clients: number): Promise<
     Array.from({ length: clients }, async () => {
       while (next < docs.length) {
         const doc = docs[next++]!
-        const res = await fetch(`${base}/api/documents`, { method: 'POST', headers, body: JSON.stringify({ title: doc.title, body: doc.text }) })
+        const res = await fetch(`${base}/api/documents`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ title: doc.title, body: doc.text }),
+        })
         if (res.status !== 201) throw new Error(`ingest: ${res.status} ${await res.text()}`)
       }
     }),
@@ -75,7 +95,10 @@ export async function oneByOneRate(docs: CorpusDoc[], clients: number): Promise<
 
 const shown = (r: Rate) => `${r.wall.toFixed(0)} docs/s (${r.cpu.toFixed(0)} per CPU-second of this process)`
 
-export async function printIngestRates(corpus: CorpusDoc[], options: { bulkDocs: number; batch: number; singleDocs: number; clients: number }) {
+export async function printIngestRates(
+  corpus: CorpusDoc[],
+  options: { bulkDocs: number; batch: number; singleDocs: number; clients: number },
+) {
   const bulkDocs = corpus.slice(0, options.bulkDocs)
   const singleDocs = corpus.slice(0, options.singleDocs)
   const chars = (docs: CorpusDoc[]) => Math.round(docs.reduce((n, d) => n + d.title.length + d.text.length, 0) / docs.length)
@@ -83,8 +106,12 @@ export async function printIngestRates(corpus: CorpusDoc[], options: { bulkDocs:
   console.log(`ingest rates — keyword-indexed at commit, embedder none, ${database}, ${navigator.hardwareConcurrency} cores`)
   let before = load()
   const bulk = await bulkRate(bulkDocs, options.batch)
-  console.log(`  bulk:        ${shown(bulk)} — ${bulkDocs.length} SciFact documents (${chars(bulkDocs)} characters on average) in batches of ${options.batch}, 1 client; load average ${before} → ${load()}`)
+  console.log(
+    `  bulk:        ${shown(bulk)} — ${bulkDocs.length} SciFact documents (${chars(bulkDocs)} characters on average) in batches of ${options.batch}, 1 client; load average ${before} → ${load()}`,
+  )
   before = load()
   const single = await oneByOneRate(singleDocs, options.clients)
-  console.log(`  one by one:  ${shown(single)} — ${singleDocs.length} SciFact documents (${chars(singleDocs)} characters on average), ${options.clients} clients; load average ${before} → ${load()}`)
+  console.log(
+    `  one by one:  ${shown(single)} — ${singleDocs.length} SciFact documents (${chars(singleDocs)} characters on average), ${options.clients} clients; load average ${before} → ${load()}`,
+  )
 }

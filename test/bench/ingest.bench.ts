@@ -30,12 +30,27 @@ const RESPONSIVENESS = process.env.BENCH_RESPONSIVENESS === '1'
 const EMBEDDING_KINDS = ['embed-document', 'reembed-document'] as const
 
 async function run(embeddingProvider: string, concurrency: number) {
-  const deps = await createDeps(loadConfig({ ...process.env, DATA_DIR: 'memory://', LOG_LEVEL: 'warn', DEFAULT_PLAN: 'pro', PLAN_PRO_DOCUMENTS: '1000000', PLAN_PRO_SEARCH_PER_MIN: '1000000', WORKER_IN_PROCESS: 'false', EMBEDDING_PROVIDER: embeddingProvider }))
+  const deps = await createDeps(
+    loadConfig({
+      ...process.env,
+      DATA_DIR: 'memory://',
+      LOG_LEVEL: 'warn',
+      DEFAULT_PLAN: 'pro',
+      PLAN_PRO_DOCUMENTS: '1000000',
+      PLAN_PRO_SEARCH_PER_MIN: '1000000',
+      WORKER_IN_PROCESS: 'false',
+      EMBEDDING_PROVIDER: embeddingProvider,
+    }),
+  )
   if (embeddingProvider !== 'none' && !deps.embedder) throw new Error(`no embedder: ${deps.embeddingStatus.reason}`)
   const server = Bun.serve({ port: 0, fetch: createApp(deps).fetch, maxRequestBodySize: 8 * 1024 * 1024 })
   const base = `http://127.0.0.1:${server.port}`
   const origin = deps.config.baseUrl
-  const signUp = await fetch(`${base}/api/auth/sign-up`, { method: 'POST', headers: { 'content-type': 'application/json', origin }, body: JSON.stringify({ email: 'bench@example.com', password: 'benchmark password' }) })
+  const signUp = await fetch(`${base}/api/auth/sign-up`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', origin },
+    body: JSON.stringify({ email: 'bench@example.com', password: 'benchmark password' }),
+  })
   const cookie = signUp.headers.getSetCookie()[0]!.split(';')[0]!
   const { key } = (await (await fetch(`${base}/api/keys`, { method: 'POST', headers: { cookie, origin } })).json()) as { key: string }
   const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' }
@@ -46,7 +61,11 @@ async function run(embeddingProvider: string, concurrency: number) {
       Array.from({ length: concurrency }, async () => {
         while (next < docs.length) {
           const doc = docs[next++]!
-          const res = await fetch(`${base}/api/documents`, { method: 'POST', headers, body: JSON.stringify({ title: doc.title, body: doc.text }) })
+          const res = await fetch(`${base}/api/documents`, {
+            method: 'POST',
+            headers,
+            body: JSON.stringify({ title: doc.title, body: doc.text }),
+          })
           if (res.status !== 201) throw new Error(`ingest: ${res.status} ${await res.text()}`)
         }
       }),
@@ -74,19 +93,38 @@ async function run(embeddingProvider: string, concurrency: number) {
   if (alone && RESPONSIVENESS) {
     // The backlog: more abstracts up to BENCH_BACKLOG (their jobs wait: no worker runs yet), all made stale again.
     const more = scifact.corpus.slice(N, Math.max(N, BACKLOG))
-    if (more.length) console.log(`  ingesting ${more.length} more documents for the backlog: ${(more.length / (await ingest(more))).toFixed(1)} docs/s`)
+    if (more.length)
+      console.log(`  ingesting ${more.length} more documents for the backlog: ${(more.length / (await ingest(more))).toFixed(1)} docs/s`)
     const extra = scifact.corpus.slice(Math.max(N, BACKLOG), Math.max(N, BACKLOG) + 150)
-    await measureResponsiveness(deps, { base, headers }, scifact.queries.slice(0, 200).map((q) => q.text), extra)
+    await measureResponsiveness(
+      deps,
+      { base, headers },
+      scifact.queries.slice(0, 200).map((q) => q.text),
+      extra,
+    )
   }
   await server.stop()
   await deps.close()
 }
 
-const inference = process.env.EMBEDDING_PROVIDER === 'local' ? `; local model in a ${process.env.EMBEDDING_ISOLATION ?? 'process'} (nice ${process.env.EMBEDDING_NICE ?? 10}, ONNX threads ${process.env.EMBEDDING_THREADS ?? 'default'})` : ''
-if (PROVIDER || process.env.BENCH_EMBEDDING === '1') console.log(`bench:ingest — SciFact abstracts (~1.5 KB each) through POST /api/documents on PGlite, ${navigator.hardwareConcurrency} cores, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}${inference}`)
+const inference =
+  process.env.EMBEDDING_PROVIDER === 'local'
+    ? `; local model in a ${process.env.EMBEDDING_ISOLATION ?? 'process'} (nice ${process.env.EMBEDDING_NICE ?? 10}, ONNX threads ${process.env.EMBEDDING_THREADS ?? 'default'})`
+    : ''
+if (PROVIDER || process.env.BENCH_EMBEDDING === '1')
+  console.log(
+    `bench:ingest — SciFact abstracts (~1.5 KB each) through POST /api/documents on PGlite, ${navigator.hardwareConcurrency} cores, load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}${inference}`,
+  )
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback)
 if (!PROVIDER) {
-  await printIngestRates(scifact.corpus, { bulkDocs: env('BENCH_BULK_DOCS', 5000), batch: env('BENCH_BATCH', 1000), singleDocs: env('BENCH_SINGLE_DOCS', 2000), clients: env('BENCH_CLIENTS', 8) })
+  await printIngestRates(scifact.corpus, {
+    bulkDocs: env('BENCH_BULK_DOCS', 5000),
+    batch: env('BENCH_BATCH', 1000),
+    singleDocs: env('BENCH_SINGLE_DOCS', 2000),
+    clients: env('BENCH_CLIENTS', 8),
+  })
 }
 if (PROVIDER) await run(PROVIDER, 4)
 else if (process.env.BENCH_EMBEDDING === '1') {

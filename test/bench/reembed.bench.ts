@@ -19,7 +19,14 @@ const { corpus: all, queries } = loadScifact()
 const corpus = all.slice(0, Number(process.env.BENCH_DOCS) || undefined)
 const SEARCHES = Number(process.env.BENCH_SEARCHES ?? 200)
 const REEMBED = ['reembed-sweep', 'reembed-document'] as const
-const env = { DATA_DIR: 'memory://', LOG_LEVEL: 'warn', DEFAULT_PLAN: 'pro', PLAN_PRO_DOCUMENTS: '1000000', PLAN_PRO_SEARCH_PER_MIN: '1000000', WORKER_IN_PROCESS: 'false' }
+const env = {
+  DATA_DIR: 'memory://',
+  LOG_LEVEL: 'warn',
+  DEFAULT_PLAN: 'pro',
+  PLAN_PRO_DOCUMENTS: '1000000',
+  PLAN_PRO_SEARCH_PER_MIN: '1000000',
+  WORKER_IN_PROCESS: 'false',
+}
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!.toFixed(1)
 
@@ -34,17 +41,33 @@ async function processOn(database: Database | undefined, extra: Record<string, s
   const config = loadConfig({ ...env, ...extra })
   const deps = await createDeps(config, database ? { database: { ...database, close: async () => {} } } : {})
   const app = createApp(deps)
-  const call = (method: string, path: string, body?: unknown, auth: Record<string, string> = key ? { authorization: `Bearer ${key}` } : {}) =>
-    app.handle(new Request(`http://localhost${path}`, { method, headers: { ...auth, 'content-type': 'application/json', origin: config.baseUrl }, body: body === undefined ? undefined : JSON.stringify(body) }))
+  const call = (
+    method: string,
+    path: string,
+    body?: unknown,
+    auth: Record<string, string> = key ? { authorization: `Bearer ${key}` } : {},
+  ) =>
+    app.handle(
+      new Request(`http://localhost${path}`, {
+        method,
+        headers: { ...auth, 'content-type': 'application/json', origin: config.baseUrl },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      }),
+    )
   return { deps, call }
 }
 
 async function stale(deps: Deps, model: string): Promise<number> {
-  const [row] = await queryRows<{ n: number }>(deps.db, sql`select count(distinct document_id)::int as n from chunks where embedding_model is distinct from ${model}`)
+  const [row] = await queryRows<{ n: number }>(
+    deps.db,
+    sql`select count(distinct document_id)::int as n from chunks where embedding_model is distinct from ${model}`,
+  )
   return Number(row!.n)
 }
 
-console.log(`bench:reembed — ${corpus.length} SciFact abstracts, hash embedder, PGlite in memory, ${navigator.hardwareConcurrency} cores (shared)`)
+console.log(
+  `bench:reembed — ${corpus.length} SciFact abstracts, hash embedder, PGlite in memory, ${navigator.hardwareConcurrency} cores (shared)`,
+)
 
 // 1. Stored with no model: keyword-indexed, embed jobs run (no vectors), suggest-links jobs dropped.
 const config = loadConfig({ ...env, EMBEDDING_PROVIDER: 'none' })
@@ -63,7 +86,9 @@ const [, ingestMs] = await timed(async () => {
   await none.deps.db.execute(sql`delete from jobs where kind = 'suggest-links'`)
 })
 const chunkCount = (await queryRows<{ n: number }>(none.deps.db, sql`select count(*)::int as n from chunks`))[0]!.n
-console.log(`stored with EMBEDDING_PROVIDER=none: ${corpus.length} documents, ${chunkCount} chunks in ${seconds(ingestMs)} (ingest through app.handle + keyword-only embed jobs)`)
+console.log(
+  `stored with EMBEDDING_PROVIDER=none: ${corpus.length} documents, ${chunkCount} chunks in ${seconds(ingestMs)} (ingest through app.handle + keyword-only embed jobs)`,
+)
 
 // 2. A process started with hash-512: the boot tick, then the worker re-embeds everything.
 const h512 = await processOn(database, { EMBEDDING_PROVIDER: 'hash', EMBEDDING_DIMENSIONS: '512' }, key)
@@ -72,10 +97,15 @@ const backlog = await countBacklog(h512.deps.db)
 // What a semantic or hybrid search adds: counting the caller's documents not embedded yet (here all of them).
 const userId = (await queryRows<{ id: string }>(h512.deps.db, sql`select id from users limit 1`))[0]!.id
 const counts: number[] = []
-for (let i = 0; i < 50; i++) counts.push((await timed(() => countUnembedded(h512.deps.db, sql`d.user_id = ${userId} and d.status = 'active'`)))[1])
-console.log(`boot tick with hash-512: ${seconds(bootMs)} (marks ${backlog.pending} documents pending, starts the chain; includes VACUUM ANALYZE); the search notice's count p50/p95 ${pct(counts, 0.5)}/${pct(counts, 0.95)} ms`)
+for (let i = 0; i < 50; i++)
+  counts.push((await timed(() => countUnembedded(h512.deps.db, sql`d.user_id = ${userId} and d.status = 'active'`)))[1])
+console.log(
+  `boot tick with hash-512: ${seconds(bootMs)} (marks ${backlog.pending} documents pending, starts the chain; includes VACUUM ANALYZE); the search notice's count p50/p95 ${pct(counts, 0.5)}/${pct(counts, 0.95)} ms`,
+)
 const [jobs512, reembedMs] = await timed(() => drainJobs(h512.deps, 'bench', REEMBED))
-console.log(`re-embedding none → hash-512: ${jobs512} jobs in ${seconds(reembedMs)} = ${(corpus.length / (reembedMs / 1000)).toFixed(0)} docs/s; stale left ${await stale(h512.deps, 'hash-512')}`)
+console.log(
+  `re-embedding none → hash-512: ${jobs512} jobs in ${seconds(reembedMs)} = ${(corpus.length / (reembedMs / 1000)).toFixed(0)} docs/s; stale left ${await stale(h512.deps, 'hash-512')}`,
+)
 const [links, linksMs] = await timed(() => drainJobs(h512.deps, 'bench', ['suggest-links']))
 console.log(`then link suggestions recomputed with the vectors: ${links} jobs in ${seconds(linksMs)}`)
 
@@ -109,6 +139,10 @@ const [, changeMs] = await timed(async () => {
   await watcher
   await worker.stop()
 })
-console.log(`re-embedding hash-512 → hash-256 by the worker loop (link suggestions interleaved) with ${RATE} keyword searches/s beside it: ${seconds(changeMs)}; stale left ${await stale(h256.deps, 'hash-256')}`)
-console.log(`keyword search (limit 10, app.handle) p50/p95: idle ${pct(idle, 0.5)}/${pct(idle, 0.95)} ms, during re-embedding ${pct(busy, 0.5)}/${pct(busy, 0.95)} ms (${busy.length} searches)`)
+console.log(
+  `re-embedding hash-512 → hash-256 by the worker loop (link suggestions interleaved) with ${RATE} keyword searches/s beside it: ${seconds(changeMs)}; stale left ${await stale(h256.deps, 'hash-256')}`,
+)
+console.log(
+  `keyword search (limit 10, app.handle) p50/p95: idle ${pct(idle, 0.5)}/${pct(idle, 0.95)} ms, during re-embedding ${pct(busy, 0.5)}/${pct(busy, 0.95)} ms (${busy.length} searches)`,
+)
 await database.close()

@@ -30,7 +30,11 @@ async function searchLatencies(api: Api, queries: string[], mode = 'keyword'): P
 async function ingestRate(api: Api, docs: CorpusDoc[]): Promise<number> {
   const started = performance.now()
   for (const doc of docs) {
-    const res = await fetch(`${api.base}/api/documents`, { method: 'POST', headers: api.headers, body: JSON.stringify({ title: doc.title, body: `${doc.text} (copy ${crypto.randomUUID()})` }) })
+    const res = await fetch(`${api.base}/api/documents`, {
+      method: 'POST',
+      headers: api.headers,
+      body: JSON.stringify({ title: doc.title, body: `${doc.text} (copy ${crypto.randomUUID()})` }),
+    })
     if (res.status !== 201) throw new Error(`ingest: ${res.status} ${await res.text()}`)
   }
   return docs.length / ((performance.now() - started) / 1000)
@@ -47,7 +51,8 @@ async function makeBacklog(deps: Deps): Promise<number> {
   return docs.length
 }
 
-const pending = async (deps: Deps) => Number((await queryRows<{ n: number }>(deps.db, sql`select count(*)::int as n from documents where index_status = 'pending'`))[0]?.n ?? 0)
+const pending = async (deps: Deps) =>
+  Number((await queryRows<{ n: number }>(deps.db, sql`select count(*)::int as n from documents where index_status = 'pending'`))[0]?.n ?? 0)
 
 const EMBEDDING_KINDS = ['embed-document', 'reembed-document']
 
@@ -59,8 +64,12 @@ export async function measureResponsiveness(deps: Deps, api: Api, queries: strin
   const idleSemantic = await searchLatencies(api, semanticQueries, 'semantic')
   const idleIngest = await ingestRate(api, extra.slice(0, third))
   const ms = (xs: number[]) => `p50 ${pct(xs, 0.5).toFixed(1)} ms, p99 ${pct(xs, 0.99).toFixed(1)} ms`
-  console.log(`  responsiveness (${queries.length} keyword searches, ${semanticQueries.length} semantic searches, then ${third} documents ingested, one at a time):`)
-  console.log(`    idle (no worker running): keyword search ${ms(idleSearch)}; semantic search ${ms(idleSemantic)}; ingest ${idleIngest.toFixed(1)} docs/s`)
+  console.log(
+    `  responsiveness (${queries.length} keyword searches, ${semanticQueries.length} semantic searches, then ${third} documents ingested, one at a time):`,
+  )
+  console.log(
+    `    idle (no worker running): keyword search ${ms(idleSearch)}; semantic search ${ms(idleSemantic)}; ingest ${idleIngest.toFixed(1)} docs/s`,
+  )
   // First the worker on embedding jobs alone (what this measures), then on every kind: each embedded document
   // also queues a suggest-links job, whose cost grows with the corpus (README "Link suggestions").
   for (const [i, kinds] of [EMBEDDING_KINDS, undefined].entries()) {
@@ -75,9 +84,15 @@ export async function measureResponsiveness(deps: Deps, api: Api, queries: strin
     const busySeconds = (performance.now() - busyStarted) / 1000
     await worker.stop()
     const embedded = before + third - left
-    console.log(`    draining a backlog of ${backlog}+ documents, worker running ${kinds ? 'embedding jobs only' : 'every job (embedding and suggest-links)'}:`)
+    console.log(
+      `    draining a backlog of ${backlog}+ documents, worker running ${kinds ? 'embedding jobs only' : 'every job (embedding and suggest-links)'}:`,
+    )
     console.log(`      keyword search ${ms(busySearch)}; semantic search ${ms(busySemantic)}; ingest ${busyIngest.toFixed(1)} docs/s`)
-    console.log(`      meanwhile ${embedded} documents embedded in ${busySeconds.toFixed(0)} s (${(embedded / busySeconds).toFixed(1)} docs/s; ${left} still pending)`)
-    console.log(`      keyword p99 busy / idle: ${(pct(busySearch, 0.99) / pct(idleSearch, 0.99)).toFixed(2)}× (p50 ${(pct(busySearch, 0.5) / pct(idleSearch, 0.5)).toFixed(2)}×); ingest busy / idle: ${((100 * busyIngest) / idleIngest).toFixed(0)} %`)
+    console.log(
+      `      meanwhile ${embedded} documents embedded in ${busySeconds.toFixed(0)} s (${(embedded / busySeconds).toFixed(1)} docs/s; ${left} still pending)`,
+    )
+    console.log(
+      `      keyword p99 busy / idle: ${(pct(busySearch, 0.99) / pct(idleSearch, 0.99)).toFixed(2)}× (p50 ${(pct(busySearch, 0.5) / pct(idleSearch, 0.5)).toFixed(2)}×); ingest busy / idle: ${((100 * busyIngest) / idleIngest).toFixed(0)} %`,
+    )
   }
 }

@@ -22,17 +22,23 @@ const POOL = 100 // the API's largest page
 
 const { corpus, queries, qrels } = loadScifact()
 
-interface Recipe { name: string; size: number; overlap: number; title: boolean }
-const RECIPES: Recipe[] = (process.env.LEVER_RECIPES ?? 'c1200-notitle,c1200-title,c1800-title,c8000-title')
-  .split(',')
-  .map((name) => {
-    const m = /^c(\d+)-(no)?title$/.exec(name)
-    if (!m) throw new Error(`recipe ${name}: expected c<size>-title or c<size>-notitle`)
-    return { name, size: Number(m[1]), overlap: 200, title: !m[2] }
-  })
+interface Recipe {
+  name: string
+  size: number
+  overlap: number
+  title: boolean
+}
+const RECIPES: Recipe[] = (process.env.LEVER_RECIPES ?? 'c1200-notitle,c1200-title,c1800-title,c8000-title').split(',').map((name) => {
+  const m = /^c(\d+)-(no)?title$/.exec(name)
+  if (!m) throw new Error(`recipe ${name}: expected c<size>-title or c<size>-notitle`)
+  return { name, size: Number(m[1]), overlap: 200, title: !m[2] }
+})
 
 // The model as the service runs it (its own low-priority process), at full priority: nothing else competes here.
-const { model, runner } = await loadLocalEmbeddingModel({ model: MODEL, modelPath: MODEL_PATH, cacheDir: null, dtype: null }, { isolation: 'process', nice: 0, threads: null })
+const { model, runner } = await loadLocalEmbeddingModel(
+  { model: MODEL, modelPath: MODEL_PATH, cacheDir: null, dtype: null },
+  { isolation: 'process', nice: 0, threads: null },
+)
 const embed = async (texts: string[]) => (await model.doEmbed({ values: texts })).embeddings as number[][]
 
 /** Embeds texts sorted by length, one long text per pass as the service does; returns rows in input order. */
@@ -49,7 +55,8 @@ async function embedAll(texts: string[], label: string): Promise<Float32Array> {
     }
     const vectors = await embed(pass.map((j) => texts[j]!))
     pass.forEach((j, k) => out.set(vectors[k]!, j * 384))
-    if (i % 500 < pass.length) process.stdout.write(`\r${label}: ${i}/${texts.length} (${(i / ((performance.now() - started) / 1000)).toFixed(1)}/s)   `)
+    if (i % 500 < pass.length)
+      process.stdout.write(`\r${label}: ${i}/${texts.length} (${(i / ((performance.now() - started) / 1000)).toFixed(1)}/s)   `)
   }
   process.stdout.write('\n')
   return out
@@ -67,27 +74,52 @@ async function cached(file: string, make: () => Promise<Float32Array>): Promise<
 async function keywordRankings(): Promise<Map<string, { id: string; score: number }[]>> {
   const path = join(CACHE, `keyword-${POOL}.json`)
   if (existsSync(path)) return new Map(JSON.parse(readFileSync(path, 'utf8')))
-  const deps = await createDeps(loadConfig({ DATA_DIR: 'memory://', LOG_LEVEL: 'warn', DEFAULT_PLAN: 'pro', PLAN_PRO_SEARCH_PER_MIN: '1000000', PLAN_PRO_DOCUMENTS: '1000000', WORKER_IN_PROCESS: 'false', EMBEDDING_PROVIDER: 'none' }))
+  const deps = await createDeps(
+    loadConfig({
+      DATA_DIR: 'memory://',
+      LOG_LEVEL: 'warn',
+      DEFAULT_PLAN: 'pro',
+      PLAN_PRO_SEARCH_PER_MIN: '1000000',
+      PLAN_PRO_DOCUMENTS: '1000000',
+      WORKER_IN_PROCESS: 'false',
+      EMBEDDING_PROVIDER: 'none',
+    }),
+  )
   const server = Bun.serve({ port: 0, fetch: createApp(deps).fetch })
   const base = `http://127.0.0.1:${server.port}`
   const origin = deps.config.baseUrl
-  const signUp = await fetch(`${base}/api/auth/sign-up`, { method: 'POST', headers: { 'content-type': 'application/json', origin }, body: JSON.stringify({ email: 'levers@example.com', password: 'benchmark password' }) })
+  const signUp = await fetch(`${base}/api/auth/sign-up`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', origin },
+    body: JSON.stringify({ email: 'levers@example.com', password: 'benchmark password' }),
+  })
   const cookie = signUp.headers.getSetCookie()[0]!.split(';')[0]!
-  const { key } = (await (await fetch(`${base}/api/keys`, { method: 'POST', headers: { cookie, origin, 'content-type': 'application/json' }, body: '{}' })).json()) as { key: string }
+  const { key } = (await (
+    await fetch(`${base}/api/keys`, { method: 'POST', headers: { cookie, origin, 'content-type': 'application/json' }, body: '{}' })
+  ).json()) as { key: string }
   const auth = { authorization: `Bearer ${key}`, 'content-type': 'application/json' }
   const toBeir = new Map<string, string>()
   for (let i = 0; i < corpus.length; i += 4)
     await Promise.all(
       corpus.slice(i, i + 4).map(async (doc) => {
-        const res = await fetch(`${base}/api/documents`, { method: 'POST', headers: auth, body: JSON.stringify({ title: doc.title || undefined, body: doc.text }) })
+        const res = await fetch(`${base}/api/documents`, {
+          method: 'POST',
+          headers: auth,
+          body: JSON.stringify({ title: doc.title || undefined, body: doc.text }),
+        })
         toBeir.set(((await res.json()) as { id: string }).id, doc._id)
       }),
     )
   const out = new Map<string, { id: string; score: number }[]>()
   for (const q of queries) {
-    const res = await fetch(`${base}/api/search?${new URLSearchParams({ q: q.text, limit: String(POOL), mode: 'keyword' })}`, { headers: auth })
+    const res = await fetch(`${base}/api/search?${new URLSearchParams({ q: q.text, limit: String(POOL), mode: 'keyword' })}`, {
+      headers: auth,
+    })
     const body = (await res.json()) as { results: { score: number; document: { id: string } }[] }
-    out.set(q._id, body.results.map((r) => ({ id: toBeir.get(r.document.id)!, score: r.score })))
+    out.set(
+      q._id,
+      body.results.map((r) => ({ id: toBeir.get(r.document.id)!, score: r.score })),
+    )
   }
   await server.stop()
   await deps.close()
@@ -96,11 +128,18 @@ async function keywordRankings(): Promise<Map<string, { id: string; score: numbe
 }
 
 function chunksOf(recipe: Recipe, doc: CorpusDoc) {
-  return chunkText(doc.text, { size: recipe.size, overlap: recipe.overlap }).map((c) => embeddingText(recipe.title ? doc.title : null, c.content))
+  return chunkText(doc.text, { size: recipe.size, overlap: recipe.overlap }).map((c) =>
+    embeddingText(recipe.title ? doc.title : null, c.content),
+  )
 }
 
 const keyword = await keywordRankings()
-const queryVectors = await cached('queries.f32', () => embedAll(queries.map((q) => 'Represent this sentence for searching relevant passages: ' + q.text), 'queries'))
+const queryVectors = await cached('queries.f32', () =>
+  embedAll(
+    queries.map((q) => 'Represent this sentence for searching relevant passages: ' + q.text),
+    'queries',
+  ),
+)
 
 type Ranked = { id: string; score: number }[]
 function semanticRankings(recipe: Recipe, vectors: Float32Array, owner: number[]): Map<string, Ranked> {
@@ -114,7 +153,10 @@ function semanticRankings(recipe: Recipe, vectors: Float32Array, owner: number[]
       if (dot > best[owner[c]!]!) best[owner[c]!] = dot
     }
     const ids = [...best.keys()].sort((a, b) => best[b]! - best[a]!).slice(0, POOL)
-    out.set(q._id, ids.map((i) => ({ id: corpus[i]!._id, score: best[i]! })))
+    out.set(
+      q._id,
+      ids.map((i) => ({ id: corpus[i]!._id, score: best[i]! })),
+    )
   })
   void recipe
   return out
@@ -122,13 +164,17 @@ function semanticRankings(recipe: Recipe, vectors: Float32Array, owner: number[]
 
 const score = (rank: (qid: string) => string[]) => {
   const ranked = queries.map((q) => rank(q._id))
-  return { ndcg: mean(queries.map((q, i) => ndcgAt(ranked[i]!, qrels.get(q._id)!))), recall: mean(queries.map((q, i) => recallAt(ranked[i]!, qrels.get(q._id)!))) }
+  return {
+    ndcg: mean(queries.map((q, i) => ndcgAt(ranked[i]!, qrels.get(q._id)!))),
+    recall: mean(queries.map((q, i) => recallAt(ranked[i]!, qrels.get(q._id)!))),
+  }
 }
 const fmt = (r: { ndcg: number; recall: number }) => `${r.ndcg.toFixed(4)} / ${r.recall.toFixed(4)}`
 
 /** Min-max normalised scores mixed with alpha for the semantic side, over the top `pool` of each side. */
 function minmax(kw: Ranked, sem: Ranked, alpha: number, pool: number) {
-  const k = kw.slice(0, pool), s = sem.slice(0, pool)
+  const k = kw.slice(0, pool),
+    s = sem.slice(0, pool)
   const kMax = Math.max(0, ...k.map((h) => h.score))
   const [sMin, sMax] = [Math.min(...s.map((h) => h.score)), Math.max(...s.map((h) => h.score))]
   const m = new Map<string, number>()
@@ -153,12 +199,20 @@ for (const recipe of RECIPES) {
   const semantic = semanticRankings(recipe, vectors, owner)
   const sem = (q: string) => semantic.get(q)!
   const kw = (q: string) => keyword.get(q)!
-  console.log(`\n${recipe.name}: ${texts.length} chunks (${recipe.size}-char chunks, overlap ${recipe.overlap}, title ${recipe.title ? 'embedded with each chunk' : 'not embedded'})`)
+  console.log(
+    `\n${recipe.name}: ${texts.length} chunks (${recipe.size}-char chunks, overlap ${recipe.overlap}, title ${recipe.title ? 'embedded with each chunk' : 'not embedded'})`,
+  )
   console.log(`  semantic                     ${fmt(score((q) => sem(q).map((h) => h.id)))}`)
   for (const pool of [30, 50, 100])
-    for (const alpha of [0.4, 0.5, 0.6, 0.7]) console.log(`  minmax pool ${String(pool).padStart(3)} alpha ${alpha.toFixed(2)}   ${fmt(score((q) => minmax(kw(q), sem(q), alpha, pool)))}`)
+    for (const alpha of [0.4, 0.5, 0.6, 0.7])
+      console.log(
+        `  minmax pool ${String(pool).padStart(3)} alpha ${alpha.toFixed(2)}   ${fmt(score((q) => minmax(kw(q), sem(q), alpha, pool)))}`,
+      )
   for (const pool of [30, 50, 100])
-    for (const k of [10, 30, 60]) console.log(`  rrf    pool ${String(pool).padStart(3)} k ${String(k).padStart(3)}        ${fmt(score((q) => rrf(kw(q), sem(q), k, pool)))}`)
+    for (const k of [10, 30, 60])
+      console.log(
+        `  rrf    pool ${String(pool).padStart(3)} k ${String(k).padStart(3)}        ${fmt(score((q) => rrf(kw(q), sem(q), k, pool)))}`,
+      )
   feedbackLever(kw, sem, vectors, owner)
 }
 
@@ -179,20 +233,33 @@ function feedbackLever(kw: (q: string) => Ranked, sem: (q: string) => Ranked, ve
   const rank = (v: Float32Array): Ranked => {
     const best = new Float64Array(corpus.length).fill(-Infinity)
     for (let c = 0; c < owner.length; c++) best[owner[c]!] = Math.max(best[owner[c]!]!, dot(v, c))
-    return [...best.keys()].sort((a, b) => best[b]! - best[a]!).slice(0, POOL).map((i) => ({ id: corpus[i]!._id, score: best[i]! }))
+    return [...best.keys()]
+      .sort((a, b) => best[b]! - best[a]!)
+      .slice(0, POOL)
+      .map((i) => ({ id: corpus[i]!._id, score: best[i]! }))
   }
   const base = queries.map((q) => minmax(kw(q._id), sem(q._id), 0.5, POOL))
   const ndcgOf = (ranked: string[][], i: number) => ndcgAt(ranked[i]!, qrels.get(queries[i]!._id)!)
-  const half = (ranked: string[][], parity: number) => mean(queries.map((_, i) => i).filter((i) => i % 2 === parity).map((i) => ndcgOf(ranked, i)))
+  const half = (ranked: string[][], parity: number) =>
+    mean(
+      queries
+        .map((_, i) => i)
+        .filter((i) => i % 2 === parity)
+        .map((i) => ndcgOf(ranked, i)),
+    )
   console.log(`  hybrid feedback (min-max α 0.5, pool 100; nDCG@10 all, even half, odd half; claims better/worse than without):`)
-  console.log(`    without                      ${mean(queries.map((_, i) => ndcgOf(base, i))).toFixed(4)}  ${half(base, 0).toFixed(4)}  ${half(base, 1).toFixed(4)}`)
+  console.log(
+    `    without                      ${mean(queries.map((_, i) => ndcgOf(base, i))).toFixed(4)}  ${half(base, 0).toFixed(4)}  ${half(base, 1).toFixed(4)}`,
+  )
   for (const docs of [1, 3])
     for (const weight of [0.3, 0.6, 1]) {
       const ranked = queries.map((q, qi) => {
         const refined = queryVectors.slice(qi * 384, qi * 384 + 384)
         for (const id of base[qi]!.slice(0, docs)) {
           const own = chunksOf.get(id)!
-          const nearest = own.reduce((a, b) => (dot(queryVectors.subarray(qi * 384, qi * 384 + 384), b) > dot(queryVectors.subarray(qi * 384, qi * 384 + 384), a) ? b : a))
+          const nearest = own.reduce((a, b) =>
+            dot(queryVectors.subarray(qi * 384, qi * 384 + 384), b) > dot(queryVectors.subarray(qi * 384, qi * 384 + 384), a) ? b : a,
+          )
           for (let d = 0; d < 384; d++) refined[d]! += (weight / docs) * vectors[nearest * 384 + d]!
         }
         const norm = Math.hypot(...refined)

@@ -10,19 +10,35 @@ import { drainJobs } from '../../src/jobs/worker'
 import { REAL_MODEL_ENV, realModelMissing } from '../real-model'
 import { loadScifact, mean, ndcgAt, recallAt } from './scifact'
 
-const embedderEnv = process.env.EMBEDDING_PROVIDER ? {} : realModelMissing(process.env, undefined, () => {}) ? { EMBEDDING_PROVIDER: 'hash' } : REAL_MODEL_ENV
+const embedderEnv = process.env.EMBEDDING_PROVIDER
+  ? {}
+  : realModelMissing(process.env, undefined, () => {})
+    ? { EMBEDDING_PROVIDER: 'hash' }
+    : REAL_MODEL_ENV
 const env = {
-  DATA_DIR: 'memory://', LOG_LEVEL: 'warn', DEFAULT_PLAN: 'pro', PLAN_PRO_SEARCH_PER_MIN: '1000000', PLAN_PRO_DOCUMENTS: '1000000',
-  WORKER_IN_PROCESS: 'false', ...process.env, ...embedderEnv,
+  DATA_DIR: 'memory://',
+  LOG_LEVEL: 'warn',
+  DEFAULT_PLAN: 'pro',
+  PLAN_PRO_SEARCH_PER_MIN: '1000000',
+  PLAN_PRO_DOCUMENTS: '1000000',
+  WORKER_IN_PROCESS: 'false',
+  ...process.env,
+  ...embedderEnv,
 }
 const deps = await createDeps(loadConfig(env))
 const server = Bun.serve({ port: 0, fetch: createApp(deps).fetch, maxRequestBodySize: 8 * 1024 * 1024 })
 const base = `http://127.0.0.1:${server.port}`
 const origin = deps.config.baseUrl
 
-const signUp = await fetch(`${base}/api/auth/sign-up`, { method: 'POST', headers: { 'content-type': 'application/json', origin }, body: JSON.stringify({ email: 'bench@example.com', password: 'benchmark password' }) })
+const signUp = await fetch(`${base}/api/auth/sign-up`, {
+  method: 'POST',
+  headers: { 'content-type': 'application/json', origin },
+  body: JSON.stringify({ email: 'bench@example.com', password: 'benchmark password' }),
+})
 const cookie = signUp.headers.getSetCookie()[0]!.split(';')[0]!
-const { key } = (await (await fetch(`${base}/api/keys`, { method: 'POST', headers: { cookie, origin, 'content-type': 'application/json' }, body: '{}' })).json()) as { key: string }
+const { key } = (await (
+  await fetch(`${base}/api/keys`, { method: 'POST', headers: { cookie, origin, 'content-type': 'application/json' }, body: '{}' })
+).json()) as { key: string }
 const auth = { authorization: `Bearer ${key}`, 'content-type': 'application/json' }
 
 const scifact = loadScifact()
@@ -34,18 +50,26 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4)
 for (let i = 0; i < corpus.length; i += CONCURRENCY) {
   await Promise.all(
     corpus.slice(i, i + CONCURRENCY).map(async (doc) => {
-      const res = await fetch(`${base}/api/documents`, { method: 'POST', headers: auth, body: JSON.stringify({ title: doc.title || undefined, body: doc.text, source_ref: `scifact:${doc._id}` }) })
+      const res = await fetch(`${base}/api/documents`, {
+        method: 'POST',
+        headers: auth,
+        body: JSON.stringify({ title: doc.title || undefined, body: doc.text, source_ref: `scifact:${doc._id}` }),
+      })
       if (!res.ok) throw new Error(`ingest ${doc._id}: ${res.status} ${await res.text()}`)
       toBeir.set(((await res.json()) as { id: string }).id, doc._id)
     }),
   )
 }
 const ingestSeconds = (performance.now() - started) / 1000
-console.log(`ingested ${corpus.length} documents in ${ingestSeconds.toFixed(1)} s (${(corpus.length / ingestSeconds).toFixed(0)} docs/s, concurrency ${CONCURRENCY}), keyword-searchable on commit`)
+console.log(
+  `ingested ${corpus.length} documents in ${ingestSeconds.toFixed(1)} s (${(corpus.length / ingestSeconds).toFixed(0)} docs/s, concurrency ${CONCURRENCY}), keyword-searchable on commit`,
+)
 started = performance.now()
 const jobs = await drainJobs(deps)
 const embedSeconds = (performance.now() - started) / 1000
-console.log(`embedder ${deps.embeddingStatus.available ? `${deps.embedder!.id} (${deps.embeddingStatus.dtype ?? 'n/a'})` : `unavailable (${deps.embeddingStatus.reason})`}: ${jobs} embed jobs in ${embedSeconds.toFixed(1)} s (${(corpus.length / embedSeconds).toFixed(0)} docs/s)`)
+console.log(
+  `embedder ${deps.embeddingStatus.available ? `${deps.embedder!.id} (${deps.embeddingStatus.dtype ?? 'n/a'})` : `unavailable (${deps.embeddingStatus.reason})`}: ${jobs} embed jobs in ${embedSeconds.toFixed(1)} s (${(corpus.length / embedSeconds).toFixed(0)} docs/s)`,
+)
 // What the server's maintenance tick does within 10 s of a bulk ingest (PGlite has no autovacuum).
 await createAnalyzer(deps)()
 
@@ -88,7 +112,10 @@ for (const mode of deps.embedder ? (['keyword', 'semantic', 'hybrid'] as const) 
       took.push(performance.now() - t0)
     }
     took.sort((a, b) => a - b)
-    if (pass === 'measured') console.log(`${mode.padEnd(8)} latency at limit 10 over HTTP: p50 ${pct(took, 0.5).toFixed(1)} ms, p95 ${pct(took, 0.95).toFixed(1)} ms, p99 ${pct(took, 0.99).toFixed(1)} ms (${corpus.length} docs, concurrency 1)`)
+    if (pass === 'measured')
+      console.log(
+        `${mode.padEnd(8)} latency at limit 10 over HTTP: p50 ${pct(took, 0.5).toFixed(1)} ms, p95 ${pct(took, 0.95).toFixed(1)} ms, p99 ${pct(took, 0.99).toFixed(1)} ms (${corpus.length} docs, concurrency 1)`,
+      )
   }
 }
 await server.stop()

@@ -4,10 +4,21 @@ import { join } from 'node:path'
 
 export const DATASET = join(import.meta.dir, '../../../shared/datasets/scifact')
 
-export interface CorpusDoc { _id: string; title: string; text: string }
-export interface Query { _id: string; text: string }
+export interface CorpusDoc {
+  _id: string
+  title: string
+  text: string
+}
+export interface Query {
+  _id: string
+  text: string
+}
 
-const jsonl = <T>(file: string): T[] => readFileSync(join(DATASET, file), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as T)
+const jsonl = <T>(file: string): T[] =>
+  readFileSync(join(DATASET, file), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as T)
 
 export function loadScifact() {
   const corpus = jsonl<CorpusDoc>('corpus.jsonl')

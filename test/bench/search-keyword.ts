@@ -27,15 +27,19 @@ export async function compareRankings(deps: Deps, copy: UserIndex, queries: stri
       const slow = rankExhaustively(copy, terms, {}, limit)
       exhaustive.push(performance.now() - t0)
       if (JSON.stringify(fast) !== JSON.stringify(slow)) {
-        throw new Error(`the pruned ranking differs from the exhaustive one for ${JSON.stringify(terms.map((t) => t.term))}:\n${JSON.stringify(fast)}\n${JSON.stringify(slow)}`)
+        throw new Error(
+          `the pruned ranking differs from the exhaustive one for ${JSON.stringify(terms.map((t) => t.term))}:\n${JSON.stringify(fast)}\n${JSON.stringify(slow)}`,
+        )
       }
       if (round === 0) results += fast.length
     }
   }
   const [p, e] = [summary(pruned), summary(exhaustive)]
   const ms = (s: Summary) => `p50 ${s.p50.toFixed(2)}  p95 ${s.p95.toFixed(2)}  p99 ${s.p99.toFixed(2)} ms`
-  console.log(`ranking alone, ${queries.length} queries × 3: pruned (MaxScore) ${ms(p)} (CPU ${ms(summary(prunedCpu))}); exhaustive ${ms(e)}; ` +
-    `top ${limit} identical for every query (${results} results: documents, order, scores, boosts, matched words)`)
+  console.log(
+    `ranking alone, ${queries.length} queries × 3: pruned (MaxScore) ${ms(p)} (CPU ${ms(summary(prunedCpu))}); exhaustive ${ms(e)}; ` +
+      `top ${limit} identical for every query (${results} results: documents, order, scores, boosts, matched words)`,
+  )
 }
 
 export const megabytes = (bytes: number) => `${(bytes / 1024 ** 2).toFixed(1)} MB`

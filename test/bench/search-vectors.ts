@@ -41,7 +41,11 @@ export async function embedChunksInBulk(deps: Deps, userId: string): Promise<num
   return total
 }
 
-type Drive = (concurrency: number, total: number, once: (k: number) => Promise<unknown>) => Promise<{ stats: { p50: number; p95: number; p99: number; n: number }; seconds: number; total: number }>
+type Drive = (
+  concurrency: number,
+  total: number,
+  once: (k: number) => Promise<unknown>,
+) => Promise<{ stats: { p50: number; p95: number; p99: number; n: number }; seconds: number; total: number }>
 
 interface Context {
   deps: Deps
@@ -96,7 +100,11 @@ export async function measureVectors({ deps, userId, mode, queries, total, drive
   const http1 = await drive(1, total, httpOnce)
   const http16 = await drive(16, total, httpOnce)
   const bare = await drive(1, total, async (k) => void searchUserVectors(copy, vectors[k % vectors.length]!, {}, 10))
-  const bareSql = await drive(1, Math.min(total, exactN), async (k) => void (await semanticSearch(deps.db, userId, model, vectors[k % vectors.length]!, filter, 10)))
+  const bareSql = await drive(
+    1,
+    Math.min(total, exactN),
+    async (k) => void (await semanticSearch(deps.db, userId, model, vectors[k % vectors.length]!, filter, 10)),
+  )
   off()
   const httpSql = await drive(1, Math.min(total, exactN), httpOnce)
   on()
@@ -106,14 +114,19 @@ export async function measureVectors({ deps, userId, mode, queries, total, drive
   console.log(`bare in-memory semantic ranking (searchUserVectors, top 10)  ${fmt(bare)}`)
   console.log(`bare SQL semantic ranking (semanticSearch without copies, top 10)  ${fmt(bareSql)}`)
   await measureSuggestLinks(deps, userId, drive, fmt)
-  console.log(`recall@10 of HTTP mode=${mode} with the copies against the exact SQL ranking: ${(found / Math.max(expected, 1)).toFixed(3)} (${found}/${expected}, ${exactN} queries; the exact pass took ${exactSeconds.toFixed(1)} s)`)
+  console.log(
+    `recall@10 of HTTP mode=${mode} with the copies against the exact SQL ranking: ${(found / Math.max(expected, 1)).toFixed(3)} (${found}/${expected}, ${exactN} queries; the exact pass took ${exactSeconds.toFixed(1)} s)`,
+  )
 }
 
 /** suggest-links for one document (its neighbour query and its link writes) three ways: over the in-memory copy (now),
  * keyword candidates re-scored in SQL (before, and now while a large user's copy reloads), every chunk of the
  * workspace in SQL (now for users below VECTOR_MEMORY_MIN_DOCUMENTS). */
 async function measureSuggestLinks(deps: Deps, userId: string, drive: Drive, fmt: Context['fmt']) {
-  const sample = await queryRows<{ id: string }>(deps.db, sql`select id from documents where user_id = ${userId} order by md5(id::text) limit 40`)
+  const sample = await queryRows<{ id: string }>(
+    deps.db,
+    sql`select id from documents where user_id = ${userId} order by md5(id::text) limit 40`,
+  )
   const once = (k: number) => suggestLinks(deps, sample[k % sample.length]!.id)
   const copies = deps.vectorMemory
   const inMemory = await drive(1, sample.length, once)

@@ -69,10 +69,26 @@ function documentRows(deps: Deps, userId: string, workspaceId: string, from: num
     const { title, body } = variant(from + j)
     const excerpt = deriveExcerpt(body)
     return {
-      id: deps.ids.next(), user_id: userId, workspace_id: workspaceId, title, excerpt, body, tags: [] as string[], url: null,
-      content_hash: contentHash(body), size_bytes: sizeOf({ title, excerpt, body }), index_status: 'pending',
-      kind: 'document', status: 'active', source: 'api', source_ref: null, external_id: null, pinned: false,
-      metadata: {}, created_at: now, updated_at: now,
+      id: deps.ids.next(),
+      user_id: userId,
+      workspace_id: workspaceId,
+      title,
+      excerpt,
+      body,
+      tags: [] as string[],
+      url: null,
+      content_hash: contentHash(body),
+      size_bytes: sizeOf({ title, excerpt, body }),
+      index_status: 'pending',
+      kind: 'document',
+      status: 'active',
+      source: 'api',
+      source_ref: null,
+      external_id: null,
+      pinned: false,
+      metadata: {},
+      created_at: now,
+      updated_at: now,
     }
   })
 }
@@ -81,7 +97,10 @@ function documentRows(deps: Deps, userId: string, workspaceId: string, from: num
 async function seedThroughIndexDocument(deps: Deps, userId: string, workspaceId: string, n: number) {
   for (let start = 0; start < n; start += BATCH) {
     await deps.db.transaction(async (tx) => {
-      const created = await tx.insert(documents).values(documentRows(deps, userId, workspaceId, start, Math.min(BATCH, n - start))).returning()
+      const created = await tx
+        .insert(documents)
+        .values(documentRows(deps, userId, workspaceId, start, Math.min(BATCH, n - start)))
+        .returning()
       for (const doc of created) await indexDocument(tx, deps, doc)
     })
   }
@@ -95,18 +114,33 @@ async function seedThroughIndexDocument(deps: Deps, userId: string, workspaceId:
  * indexDocument and fails the bench if anything differs.
  */
 async function seedInBulk(deps: Deps, userId: string, workspaceId: string, n: number) {
-  const [pk] = await queryRows<{ name: string; def: string }>(deps.db, sql`select conname as name, pg_get_constraintdef(oid) as def from pg_constraint where conrelid = 'postings'::regclass and contype = 'p'`)
-  const indexes = await queryRows<{ name: string; def: string }>(deps.db, sql`select indexname as name, indexdef as def from pg_indexes where tablename = 'postings' and indexname <> ${pk!.name}`)
+  const [pk] = await queryRows<{ name: string; def: string }>(
+    deps.db,
+    sql`select conname as name, pg_get_constraintdef(oid) as def from pg_constraint where conrelid = 'postings'::regclass and contype = 'p'`,
+  )
+  const indexes = await queryRows<{ name: string; def: string }>(
+    deps.db,
+    sql`select indexname as name, indexdef as def from pg_indexes where tablename = 'postings' and indexname <> ${pk!.name}`,
+  )
   await deps.db.execute(sql.raw(`alter table postings drop constraint ${pk!.name}`))
   for (const index of indexes) await deps.db.execute(sql.raw(`drop index ${index.name}`))
   for (let start = 0; start < n; start += BATCH) {
     await deps.db.transaction(async (tx) => {
-      const created = await tx.insert(documents).values(documentRows(deps, userId, workspaceId, start, Math.min(BATCH, n - start))).returning()
+      const created = await tx
+        .insert(documents)
+        .values(documentRows(deps, userId, workspaceId, start, Math.min(BATCH, n - start)))
+        .returning()
       await tx.insert(chunks).values(
         created.flatMap((doc) =>
           chunkText(doc.body).map((c) => ({
-            id: deps.ids.next(), user_id: doc.user_id, document_id: doc.id, workspace_id: doc.workspace_id, ordinal: c.ordinal,
-            start_offset: c.start, content: c.content, tsv: sql`to_tsvector(${TEXT_CONFIG}::regconfig, ${doc.body.slice(c.start, c.end)})`,
+            id: deps.ids.next(),
+            user_id: doc.user_id,
+            document_id: doc.id,
+            workspace_id: doc.workspace_id,
+            ordinal: c.ordinal,
+            start_offset: c.start,
+            content: c.content,
+            tsv: sql`to_tsvector(${TEXT_CONFIG}::regconfig, ${doc.body.slice(c.start, c.end)})`,
             // Vectors written with the chunks: updating 175k chunk rows afterwards bloated the in-memory database out of RAM.
             ...(deps.embedder ? { embedding: hashEmbed(c.content, BENCH_DIMENSIONS), embedding_model: deps.embedder.id } : {}),
           })),
@@ -114,7 +148,9 @@ async function seedInBulk(deps: Deps, userId: string, workspaceId: string, n: nu
       )
       const headings = JSON.stringify(created.map((d) => ({ id: d.id, heading: [d.title, ...d.tags].join(' \n ') })))
       await tx.execute(sql`set local session_replication_role = replica`)
-      const lengths = await queryRows<{ id: string; len: number }>(tx, sql`
+      const lengths = await queryRows<{ id: string; len: number }>(
+        tx,
+        sql`
         with batch as (select * from jsonb_to_recordset(${headings}::jsonb) as b(id uuid, heading text)),
         ins as (
           insert into ${postings} (user_id, term, document_id, tf, dl)
@@ -126,9 +162,12 @@ async function seedInBulk(deps: Deps, userId: string, workspaceId: string, n: nu
               from batch b, unnest(to_tsvector(${TEXT_CONFIG}::regconfig, b.heading)) t
           ) terms group by id, lexeme
           returning document_id, dl)
-        select document_id as id, max(dl) as len from ins group by document_id`)
+        select document_id as id, max(dl) as len from ins group by document_id`,
+      )
       await tx.execute(sql`set local session_replication_role = origin`)
-      await tx.execute(sql`update ${documents} d set keyword_len = v.len from jsonb_to_recordset(${JSON.stringify(lengths)}::jsonb) as v(id uuid, len real) where d.id = v.id`)
+      await tx.execute(
+        sql`update ${documents} d set keyword_len = v.len from jsonb_to_recordset(${JSON.stringify(lengths)}::jsonb) as v(id uuid, len real) where d.id = v.id`,
+      )
     })
   }
   await deps.db.execute(sql.raw(`alter table postings add constraint ${pk!.name} ${pk!.def}`))
@@ -139,26 +178,46 @@ async function seedInBulk(deps: Deps, userId: string, workspaceId: string, n: nu
  * come out exactly as seeded. */
 async function verifySeed(deps: Deps, userId: string, n: number) {
   const every = Math.max(1, Math.floor(n / 50))
-  const picked = await queryRows<{ id: string }>(deps.db, sql`select id from (select id, row_number() over (order by id) - 1 as i from documents
-    where user_id = ${userId}) t where i % ${every} = 0`)
-  const sample = await deps.db.select().from(documents).where(inArray(documents.id, picked.map((p) => p.id)))
+  const picked = await queryRows<{ id: string }>(
+    deps.db,
+    sql`select id from (select id, row_number() over (order by id) - 1 as i from documents
+    where user_id = ${userId}) t where i % ${every} = 0`,
+  )
+  const sample = await deps.db
+    .select()
+    .from(documents)
+    .where(
+      inArray(
+        documents.id,
+        picked.map((p) => p.id),
+      ),
+    )
   const ids = JSON.stringify(sample.map((d) => d.id))
-  const snapshot = async () => JSON.stringify(await queryRows(deps.db, sql`with ids as (select (jsonb_array_elements_text(${ids}::jsonb))::uuid as id) select
+  const snapshot = async () =>
+    JSON.stringify(
+      await queryRows(
+        deps.db,
+        sql`with ids as (select (jsonb_array_elements_text(${ids}::jsonb))::uuid as id) select
     (select json_agg(json_build_object('d', d.id, 'len', d.keyword_len) order by d.id) from documents d join ids using (id)) as docs,
     (select json_agg(json_build_object('d', c.document_id, 'o', c.ordinal, 's', c.start_offset, 'c', c.content, 't', c.tsv::text) order by c.document_id, c.ordinal)
        from chunks c join ids on ids.id = c.document_id) as chunks,
     (select json_agg(json_build_object('d', p.document_id, 't', p.term, 'tf', p.tf, 'dl', p.dl) order by p.document_id, p.term)
        from postings p join ids on ids.id = p.document_id) as postings,
     (select json_build_object('n', documents, 'len', total_len) from keyword_stats where user_id = ${userId}) as stats,
-    (select json_build_object('n', count(*), 'len', sum(keyword_len::float8)) from documents where user_id = ${userId}) as recount`))
+    (select json_build_object('n', count(*), 'len', sum(keyword_len::float8)) from documents where user_id = ${userId}) as recount`,
+      ),
+    )
   const before = await snapshot()
   await deps.db.transaction(async (tx) => {
     for (const doc of sample) await indexDocument(tx, deps, doc)
   })
   const after = await snapshot()
-  const [was, now] = [before, after].map((j) => JSON.parse(j)[0] as Record<string, unknown> & { stats: { n: number; len: number }; recount: { n: number; len: number } })
+  const [was, now] = [before, after].map(
+    (j) => JSON.parse(j)[0] as Record<string, unknown> & { stats: { n: number; len: number }; recount: { n: number; len: number } },
+  )
   const differs = Object.keys(was!).filter((k) => JSON.stringify(was![k]) !== JSON.stringify(now![k]))
-  if (was!.stats.n !== was!.recount.n || was!.stats.len !== was!.recount.len) differs.push(`keyword_stats ${JSON.stringify(was!.stats)} vs recount ${JSON.stringify(was!.recount)}`)
+  if (was!.stats.n !== was!.recount.n || was!.stats.len !== was!.recount.len)
+    differs.push(`keyword_stats ${JSON.stringify(was!.stats)} vs recount ${JSON.stringify(was!.recount)}`)
   if (differs.length) throw new Error(`the bulk-seeded index differs from what indexDocument writes: ${differs.join(', ')}`)
   return sample.length
 }
@@ -201,7 +260,10 @@ const markerPath = () => `${process.env.BENCH_DATA_DIR}/bench-seed.json`
 const seedKind = (size: number) => JSON.stringify({ size, vectors: MODE !== 'keyword', dimensions: BENCH_DIMENSIONS, seed: SEED })
 function seededBefore(size: number): boolean {
   if (!process.env.BENCH_DATA_DIR || process.env.BENCH_RESEED === '1' || !existsSync(markerPath())) return false
-  if (readFileSync(markerPath(), 'utf8') !== seedKind(size)) throw new Error(`${process.env.BENCH_DATA_DIR} holds another seed (${readFileSync(markerPath(), 'utf8')}): use another folder or BENCH_RESEED=1`)
+  if (readFileSync(markerPath(), 'utf8') !== seedKind(size))
+    throw new Error(
+      `${process.env.BENCH_DATA_DIR} holds another seed (${readFileSync(markerPath(), 'utf8')}): use another folder or BENCH_RESEED=1`,
+    )
   return true
 }
 const markSeeded = (size: number) => process.env.BENCH_DATA_DIR && writeFileSync(markerPath(), seedKind(size))
@@ -211,14 +273,22 @@ async function run(size: number) {
   // The caller's environment wins over the bench's defaults (KEYWORD_MEMORY_MAX_BYTES and the like), except where
   // the data goes: never a developer's DATA_DIR or DATABASE_URL, only a fresh database or BENCH_DATA_DIR.
   const { DATA_DIR: _dataDir, DATABASE_URL: _databaseUrl, ...callers } = process.env
-  const deps = await createDeps(loadConfig({
-    LOG_LEVEL: 'warn', DEFAULT_PLAN: 'pro', WORKER_IN_PROCESS: 'false',
-    ...(MODE === 'keyword' ? { EMBEDDING_PROVIDER: 'none' } : { EMBEDDING_PROVIDER: 'hash', EMBEDDING_DIMENSIONS: String(BENCH_DIMENSIONS) }),
-    PLAN_PRO_DOCUMENTS: '10000000', PLAN_PRO_STORAGE_BYTES: String(1e12), PLAN_PRO_SEARCH_PER_MIN: '100000000',
-    ...callers,
-    // BENCH_DATA_DIR: PGlite on disk (a fresh folder), for sizes whose in-memory database would not fit in RAM.
-    DATA_DIR: process.env.BENCH_DATA_DIR ?? 'memory://',
-  }))
+  const deps = await createDeps(
+    loadConfig({
+      LOG_LEVEL: 'warn',
+      DEFAULT_PLAN: 'pro',
+      WORKER_IN_PROCESS: 'false',
+      ...(MODE === 'keyword'
+        ? { EMBEDDING_PROVIDER: 'none' }
+        : { EMBEDDING_PROVIDER: 'hash', EMBEDDING_DIMENSIONS: String(BENCH_DIMENSIONS) }),
+      PLAN_PRO_DOCUMENTS: '10000000',
+      PLAN_PRO_STORAGE_BYTES: String(1e12),
+      PLAN_PRO_SEARCH_PER_MIN: '100000000',
+      ...callers,
+      // BENCH_DATA_DIR: PGlite on disk (a fresh folder), for sizes whose in-memory database would not fit in RAM.
+      DATA_DIR: process.env.BENCH_DATA_DIR ?? 'memory://',
+    }),
+  )
   const server = Bun.serve({ port: 0, fetch: createApp(deps).fetch })
   const finish = async () => {
     await server.stop()
@@ -230,11 +300,17 @@ async function run(size: number) {
   // (seeding 100k documents takes most of an hour here); BENCH_RESEED=1 starts from a fresh folder instead.
   const reuse = seededBefore(size)
   const account = JSON.stringify({ email: 'bench@example.com', password: 'benchmark password' })
-  const signUp = await fetch(`${base}/api/auth/${reuse ? 'sign-in' : 'sign-up'}`, { method: 'POST', headers: { 'content-type': 'application/json', origin }, body: account })
+  const signUp = await fetch(`${base}/api/auth/${reuse ? 'sign-in' : 'sign-up'}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', origin },
+    body: account,
+  })
   if (signUp.status >= 300) throw new Error(`bench account: ${signUp.status} ${await signUp.text()}`)
   const cookie = signUp.headers.getSetCookie()[0]!.split(';')[0]!
   const { user } = (await signUp.json()) as { user: SessionUser }
-  const { key } = (await (await fetch(`${base}/api/keys`, { method: 'POST', headers: { cookie, origin, 'content-type': 'application/json' }, body: '{}' })).json()) as { key: string }
+  const { key } = (await (
+    await fetch(`${base}/api/keys`, { method: 'POST', headers: { cookie, origin, 'content-type': 'application/json' }, body: '{}' })
+  ).json()) as { key: string }
   const auth = { authorization: `Bearer ${key}` }
 
   let t0 = performance.now()
@@ -242,9 +318,16 @@ async function run(size: number) {
   let verifySeconds = 0
   if (reuse) console.log(`\nreusing the ${size} documents seeded in ${process.env.BENCH_DATA_DIR} by an earlier run`)
   else {
-    await (SEED === 'api' ? seedThroughIndexDocument : seedInBulk)(deps, user.id, await resolveWorkspaceId(deps.db, user.id, undefined), size)
+    await (SEED === 'api' ? seedThroughIndexDocument : seedInBulk)(
+      deps,
+      user.id,
+      await resolveWorkspaceId(deps.db, user.id, undefined),
+      size,
+    )
     const seedSeconds = (performance.now() - t0) / 1000
-    console.log(`\nseeded ${size} documents in ${seedSeconds.toFixed(1)} s (${(size / seedSeconds).toFixed(0)} docs/s, ${SEED === 'api' ? 'indexDocument per document' : 'in bulk'}, ${BATCH} per transaction)`)
+    console.log(
+      `\nseeded ${size} documents in ${seedSeconds.toFixed(1)} s (${(size / seedSeconds).toFixed(0)} docs/s, ${SEED === 'api' ? 'indexDocument per document' : 'in bulk'}, ${BATCH} per transaction)`,
+    )
     t0 = performance.now()
     verified = await verifySeed(deps, user.id, size)
     verifySeconds = (performance.now() - t0) / 1000
@@ -259,9 +342,12 @@ async function run(size: number) {
   if (!reuse) await createAnalyzer(deps)() // what the server's maintenance tick does after a bulk ingest (PGlite has no autovacuum)
   const analyzeSeconds = (performance.now() - t0) / 1000
   if (!reuse) markSeeded(size)
-  const [counts] = await queryRows<{ docs: number; chunks: number; postings: number; terms: number }>(deps.db, sql`select
+  const [counts] = await queryRows<{ docs: number; chunks: number; postings: number; terms: number }>(
+    deps.db,
+    sql`select
     (select count(*) from documents where user_id = ${user.id})::int as docs, (select count(*) from chunks)::int as chunks,
-    (select count(*) from postings)::int as postings, (select count(distinct term) from postings)::int as terms`)
+    (select count(*) from postings)::int as postings, (select count(distinct term) from postings)::int as terms`,
+  )
   console.log(
     `${counts!.docs} documents (${counts!.chunks} chunks, ${counts!.postings} postings, ${counts!.terms} distinct terms), one user; ` +
       `${verified} sampled documents re-indexed through indexDocument identically (${verifySeconds.toFixed(1)} s); maintenance VACUUM ANALYZE ${analyzeSeconds.toFixed(1)} s`,
@@ -277,11 +363,14 @@ async function run(size: number) {
     if (!notice) throw new Error('the in-memory keyword index did not load')
     console.log(`in-memory keyword index: not loaded, ${budget}: ${notice}`)
   } else {
-    console.log(`in-memory keyword index: ${copy.postings} postings, ${copy.terms} terms, ${copy.count} documents in ${megabytes(copy.bytes)} ` +
-      `(${(copy.bytes / copy.postings).toFixed(2)} bytes a posting; ${budget}), loaded in ${((performance.now() - t0) / 1000).toFixed(1)} s`)
+    console.log(
+      `in-memory keyword index: ${copy.postings} postings, ${copy.terms} terms, ${copy.count} documents in ${megabytes(copy.bytes)} ` +
+        `(${(copy.bytes / copy.postings).toFixed(2)} bytes a posting; ${budget}), loaded in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+    )
     if (MODE === 'keyword') await compareRankings(deps, copy, queries, LIMIT, summary)
   }
-  const url = (k: number) => `${base}/api/search?${new URLSearchParams({ q: queries[k % queries.length]!, mode: MODE, limit: String(LIMIT) })}`
+  const url = (k: number) =>
+    `${base}/api/search?${new URLSearchParams({ q: queries[k % queries.length]!, mode: MODE, limit: String(LIMIT) })}`
   if (MODE === 'semantic' || MODE === 'hybrid') {
     const idsOnce = async (k: number) => {
       const res = await fetch(url(k), { headers: auth })
@@ -290,7 +379,17 @@ async function run(size: number) {
       if (body.mode !== MODE) throw new Error(`search ran ${body.mode}, not ${MODE}`)
       return body.results.map((r) => r.document.id)
     }
-    await measureVectors({ deps, userId: user.id, mode: MODE, queries, total: queries.length * roundsFor(size), drive, fmt, httpOnce: idsOnce, exactQueries: size <= 20_000 ? 150 : 30 })
+    await measureVectors({
+      deps,
+      userId: user.id,
+      mode: MODE,
+      queries,
+      total: queries.length * roundsFor(size),
+      drive,
+      fmt,
+      httpOnce: idsOnce,
+      exactQueries: size <= 20_000 ? 150 : 30,
+    })
     await server.stop()
     await deps.close()
     return
@@ -307,12 +406,18 @@ async function run(size: number) {
     const terms = await analyzeQuery(deps.db, queries[k % queries.length]!)
     const { hits } = await keywordSearch(deps.db, user.id, terms, filter, LIMIT)
     const ids = hits.map((h) => h.document_id)
-    await Promise.all([ids.length ? deps.db.select(summaryColumns).from(documents).where(inArray(documents.id, ids)) : null, snippets(deps.db, user.id, ids, terms)])
+    await Promise.all([
+      ids.length ? deps.db.select(summaryColumns).from(documents).where(inArray(documents.id, ids)) : null,
+      snippets(deps.db, user.id, ids, terms),
+    ])
   }
   const memoryOnce = async (k: number) => {
     const terms = await analyzeQuery(deps.db, queries[k % queries.length]!)
     const ids = copy ? searchUserIndex(copy, terms, {}, LIMIT).map((h) => h.document_id) : []
-    await Promise.all([ids.length ? deps.db.select(summaryColumns).from(documents).where(inArray(documents.id, ids)) : null, snippets(deps.db, user.id, ids, terms)])
+    await Promise.all([
+      ids.length ? deps.db.select(summaryColumns).from(documents).where(inArray(documents.id, ids)) : null,
+      snippets(deps.db, user.id, ids, terms),
+    ])
   }
   // What the HTTP route adds in SQL around the search: key lookup (+ last_used_at), monthly API-call count,
   // rate-limit counter, and the 'search' event.
@@ -331,9 +436,15 @@ async function run(size: number) {
   const bareMemory = await drive(1, total, memoryOnce)
   const guard = await drive(1, total, guardOnce)
   const goal = http1.stats.p50 <= 15 && http1.stats.p99 <= 50 ? 'met' : 'NOT met'
-  console.log(`HTTP  concurrency 1   ${fmt(http1)}  ${rate(http1)}  (goal p50 ≤ 15 ms, p99 ≤ 50 ms: ${goal}; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')})`)
+  console.log(
+    `HTTP  concurrency 1   ${fmt(http1)}  ${rate(http1)}  (goal p50 ≤ 15 ms, p99 ≤ 50 ms: ${goal}; load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')})`,
+  )
   const c = http1.cpu
-  console.log(`      CPU time of the process per request (server, client, PGlite), concurrency 1: p50 ${c.p50.toFixed(1)}  p95 ${c.p95.toFixed(1)}  p99 ${c.p99.toFixed(1)} ms`)
+  console.log(
+    `      CPU time of the process per request (server, client, PGlite), concurrency 1: p50 ${c.p50.toFixed(1)}  p95 ${c.p95.toFixed(1)}  p99 ${c.p99.toFixed(1)} ms`,
+  )
   console.log(`HTTP  concurrency 16  ${fmt(http16)}  ${rate(http16)}`)
   console.log(`bare in-memory ranking (analyzeQuery + searchUserIndex + rows/snippets), concurrency 1  ${fmt(bareMemory)}`)
   console.log(`auth + usage + rate-limit + event SQL per request, concurrency 1  ${fmt(guard)}`)

@@ -23,8 +23,14 @@ export async function modelAlone(deps: Deps): Promise<ModelAlone> {
   const model = embedder.model as unknown as { doEmbed(o: { values: string[]; providerOptions: unknown }): Promise<unknown> }
   const ways: Record<string, string[][]> = {
     'one text per pass': texts.map((t) => [t]),
-    [`the service's passes (sorted, ≤ ${passChars(embedder)} chars)`]: planPasses(texts.map((content) => ({ content })), passChars(embedder)).map((p) => p.map((c) => c.content)),
-    [`sorted, batches of ${MODEL_BATCH}`]: planPasses(texts.map((content) => ({ content })), Infinity).map((p) => p.map((c) => c.content)),
+    [`the service's passes (sorted, ≤ ${passChars(embedder)} chars)`]: planPasses(
+      texts.map((content) => ({ content })),
+      passChars(embedder),
+    ).map((p) => p.map((c) => c.content)),
+    [`sorted, batches of ${MODEL_BATCH}`]: planPasses(
+      texts.map((content) => ({ content })),
+      Infinity,
+    ).map((p) => p.map((c) => c.content)),
   }
   const seconds = new Map<string, number[]>(Object.keys(ways).map((w) => [w, []]))
   const run = async (count = Object.keys(ways).length) => {
@@ -39,7 +45,8 @@ export async function modelAlone(deps: Deps): Promise<ModelAlone> {
 
 /** The table: chunks/s, tokens/s, docs/s for the service and each way of running the model alone. */
 export function printThroughput(alone: ModelAlone, docs: number, serviceSeconds: number) {
-  const rates = (s: number) => `${(alone.texts.length / s).toFixed(1)} | ${alone.tokens ? (alone.tokens / s).toFixed(0) : '—'} | ${(docs / s).toFixed(2)}`
+  const rates = (s: number) =>
+    `${(alone.texts.length / s).toFixed(1)} | ${alone.tokens ? (alone.tokens / s).toFixed(0) : '—'} | ${(docs / s).toFixed(2)}`
   const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length
   console.log(`  ${docs} documents, ${alone.texts.length} chunks${alone.tokens ? `, ${alone.tokens} tokens` : ''}`)
   console.log(`  | run | chunks/s | tokens/s | docs/s |`)
@@ -48,7 +55,9 @@ export function printThroughput(alone: ModelAlone, docs: number, serviceSeconds:
   let best = Infinity
   for (const [way, runs] of alone.seconds) {
     best = Math.min(best, mean(runs))
-    console.log(`  | model alone, ${way} (${runs.length > 1 ? 'mean of before / after' : 'once'}: ${runs.map((s) => s.toFixed(1)).join(' / ')} s) | ${rates(mean(runs))} |`)
+    console.log(
+      `  | model alone, ${way} (${runs.length > 1 ? 'mean of before / after' : 'once'}: ${runs.map((s) => s.toFixed(1)).join(' / ')} s) | ${rates(mean(runs))} |`,
+    )
   }
   console.log(`  service / fastest model alone: ${((100 * best) / serviceSeconds).toFixed(0)} %`)
 }

@@ -38,13 +38,17 @@ const PROBES = () => {
   ReadableStreamDefaultReader.prototype.read = function (this: ReadableStreamDefaultReader) {
     return read.call(this).then((result) => {
       const at = performance.now()
-      if (w.deltaAt === undefined && result.value instanceof Uint8Array && decoder.decode(result.value).includes('"type":"delta"')) w.deltaAt = at
+      if (w.deltaAt === undefined && result.value instanceof Uint8Array && decoder.decode(result.value).includes('"type":"delta"'))
+        w.deltaAt = at
       return result
     })
   } as typeof read
 }
 
-const stamp = (page: Page, key: string) => page.waitForFunction((k) => (window as unknown as Record<string, number | undefined>)[k], key, { timeout: 15_000 }).then((h) => h.jsonValue() as Promise<number>)
+const stamp = (page: Page, key: string) =>
+  page
+    .waitForFunction((k) => (window as unknown as Record<string, number | undefined>)[k], key, { timeout: 15_000 })
+    .then((h) => h.jsonValue() as Promise<number>)
 
 const h = await startHarness({ DEFAULT_PLAN: 'pro' })
 try {
@@ -53,7 +57,11 @@ try {
   for (let i = 0; i < 20; i++) {
     const res = await first.page.request.post('/api/documents', {
       headers: { origin: h.server.url },
-      data: { title: `Runbook ${i + 1}`, body: `Backups run nightly at 02:00 UTC and are kept for ${20 + i} days. Restores are tested monthly.`, source: 'api' },
+      data: {
+        title: `Runbook ${i + 1}`,
+        body: `Backups run nightly at 02:00 UTC and are kept for ${20 + i} days. Restores are tested monthly.`,
+        source: 'api',
+      },
     })
     if (res.status() !== 201) throw new Error(`ingest failed: ${res.status()}`)
   }
@@ -100,10 +108,18 @@ try {
   const js = [...assets].filter(([name]) => name.endsWith('.js'))
   const css = [...assets].filter(([name]) => name.endsWith('.css'))
   const sum = (xs: [string, number][]) => xs.reduce((n, [, b]) => n + b, 0)
-  console.log(`bench:web — Chromium ${version}, headless, localhost; ${cpus().length} cores (load ${loadavg()[0]!.toFixed(1)}), ${RUNS} runs each`)
-  console.log(`first screen (Home) loads, gzipped as served: JavaScript ${kb(sum(js))} (${js.map(([n, b]) => `${n} ${kb(b)}`).join(', ')}), CSS ${kb(sum(css))}; total ${kb(sum(js) + sum(css))} (budget 150 KB of JavaScript)`)
-  console.log(`first screen with data (cold cache, 20 documents): titles in the DOM median ${ms(median(docs))}, p95 ${ms(p95(docs))}; painted median ${ms(median(docsPaint))}, p95 ${ms(p95(docsPaint))} after navigation start`)
-  console.log(`Ask, first delta in the page → its text in the DOM: median ${ms(median(shown))}, p95 ${ms(p95(shown))}; → next frame: median ${ms(median(painted))}, p95 ${ms(p95(painted))}`)
+  console.log(
+    `bench:web — Chromium ${version}, headless, localhost; ${cpus().length} cores (load ${loadavg()[0]!.toFixed(1)}), ${RUNS} runs each`,
+  )
+  console.log(
+    `first screen (Home) loads, gzipped as served: JavaScript ${kb(sum(js))} (${js.map(([n, b]) => `${n} ${kb(b)}`).join(', ')}), CSS ${kb(sum(css))}; total ${kb(sum(js) + sum(css))} (budget 150 KB of JavaScript)`,
+  )
+  console.log(
+    `first screen with data (cold cache, 20 documents): titles in the DOM median ${ms(median(docs))}, p95 ${ms(p95(docs))}; painted median ${ms(median(docsPaint))}, p95 ${ms(p95(docsPaint))} after navigation start`,
+  )
+  console.log(
+    `Ask, first delta in the page → its text in the DOM: median ${ms(median(shown))}, p95 ${ms(p95(shown))}; → next frame: median ${ms(median(painted))}, p95 ${ms(p95(painted))}`,
+  )
 } finally {
   await h.stop()
 }

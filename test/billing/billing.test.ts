@@ -42,9 +42,16 @@ afterAll(async () => {
 const nowSeconds = (app: TestApp) => Math.floor(app.clock.now().getTime() / 1000)
 
 /** Delivers an event the way Stripe does: JSON body, Stripe-Signature over its exact bytes. */
-async function deliver(app: TestApp, event: unknown, options: { secret?: string; timestamp?: number; tamper?: (body: string) => string; header?: string | null } = {}) {
+async function deliver(
+  app: TestApp,
+  event: unknown,
+  options: { secret?: string; timestamp?: number; tamper?: (body: string) => string; header?: string | null } = {},
+) {
   const signed = signedEvent(options.secret ?? WEBHOOK_SECRET, event, options.timestamp ?? nowSeconds(app))
-  const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8', 'user-agent': 'Stripe/1.0 (+https://stripe.com/docs/webhooks)' }
+  const headers: Record<string, string> = {
+    'content-type': 'application/json; charset=utf-8',
+    'user-agent': 'Stripe/1.0 (+https://stripe.com/docs/webhooks)',
+  }
   const header = options.header === undefined ? signed.header : options.header
   if (header !== null) headers['stripe-signature'] = header
   return app.json('POST', '/webhooks/stripe', { body: options.tamper ? options.tamper(signed.body) : signed.body, headers })
@@ -149,7 +156,13 @@ describe('without Stripe configured', () => {
 describe('checkout → pay → webhook', () => {
   test('before paying: free, no subscription, and the free caps hold (402 naming pro)', async () => {
     const u = await t.signUp()
-    expect(await billingOf(t, u)).toEqual({ plan: 'free', status: 'none', current_period_end: null, cancel_at_period_end: false, billing_enabled: true })
+    expect(await billingOf(t, u)).toEqual({
+      plan: 'free',
+      status: 'none',
+      current_period_end: null,
+      cancel_at_period_end: false,
+      billing_enabled: true,
+    })
     const key = await newKey(t, u)
     expect(key.status).toBe(402)
     expect(key.body.error).toContain('pro')
@@ -204,7 +217,12 @@ describe('checkout → pay → webhook', () => {
     expect(sent.cancel_url).toBe(`${BASE}/pricing`)
 
     const sessionsBefore = fake.sessions.size
-    for (const body of [{ success_url: 'https://evil.example/steal' }, { cancel_url: 'https://evil.example/' }, { success_url: '/billing/return' }, { success_url: `${ALLOWED}.evil.example/x` }]) {
+    for (const body of [
+      { success_url: 'https://evil.example/steal' },
+      { cancel_url: 'https://evil.example/' },
+      { success_url: '/billing/return' },
+      { success_url: `${ALLOWED}.evil.example/x` },
+    ]) {
       const res = await t.json('POST', '/api/billing/checkout', { cookie: u.cookie, body })
       expect(res.status, JSON.stringify(body)).toBe(400)
       expect(res.body.error).toContain(Object.keys(body)[0]!)
@@ -290,7 +308,13 @@ describe('verify (the checkout return page)', () => {
     const res = await t.json('POST', '/api/billing/verify', { cookie: u.cookie, body: { session_id: session.id } })
     expect(res.status).toBe(409)
     expect(res.body.error).toContain('not complete')
-    expect(await billingOf(t, u)).toEqual({ plan: 'free', status: 'none', current_period_end: null, cancel_at_period_end: false, billing_enabled: true })
+    expect(await billingOf(t, u)).toEqual({
+      plan: 'free',
+      status: 'none',
+      current_period_end: null,
+      cancel_at_period_end: false,
+      billing_enabled: true,
+    })
   })
 
   test('a missing session_id is 400', async () => {
@@ -303,7 +327,7 @@ describe('verify (the checkout return page)', () => {
   })
 
   // Defect: Stripe's 404 for an unknown session becomes our 502 ("Stripe answered 404 …") instead of 404.
-  test('an unknown session id is 404, like another user\'s ', async () => {
+  test("an unknown session id is 404, like another user's ", async () => {
     const u = await t.signUp()
     const res = await t.json('POST', '/api/billing/verify', { cookie: u.cookie, body: { session_id: 'cs_test_doesnotexist' } })
     expect(res.status).toBe(404)
@@ -345,7 +369,10 @@ describe('webhook signatures', () => {
     // Signed just now but arriving 5 min 1 s later (the clock moved): refused too.
     const late = signedEvent(WEBHOOK_SECRET, event, now)
     t.clock.advance(301_000)
-    const lateRes = await t.json('POST', '/webhooks/stripe', { body: late.body, headers: { 'content-type': 'application/json', 'stripe-signature': late.header } })
+    const lateRes = await t.json('POST', '/webhooks/stripe', {
+      body: late.body,
+      headers: { 'content-type': 'application/json', 'stripe-signature': late.header },
+    })
     t.clock.advance(-301_000)
     expect(lateRes.status).toBe(400)
     expect(lateRes.body.error).toContain('tolerance')
@@ -362,14 +389,20 @@ describe('webhook signatures', () => {
     const { u, event } = await pending()
     const now = nowSeconds(t)
     const signed = signedEvent(WEBHOOK_SECRET, event, now - 240, { extraSignatures: ['ab'.repeat(32)], withV0: true })
-    const res = await t.json('POST', '/webhooks/stripe', { body: signed.body, headers: { 'content-type': 'application/json', 'stripe-signature': signed.header } })
+    const res = await t.json('POST', '/webhooks/stripe', {
+      body: signed.body,
+      headers: { 'content-type': 'application/json', 'stripe-signature': signed.header },
+    })
     expect(res.status).toBe(200)
     expect((await billingOf(t, u)).plan).toBe('pro')
   })
 
   test('a body that is not JSON (content type) is 400', async () => {
     const signed = signedEvent(WEBHOOK_SECRET, { id: 'evt_x', type: 'invoice.paid', data: { object: {} } }, nowSeconds(t))
-    const res = await t.json('POST', '/webhooks/stripe', { body: signed.body, headers: { 'content-type': 'text/plain', 'stripe-signature': signed.header } })
+    const res = await t.json('POST', '/webhooks/stripe', {
+      body: signed.body,
+      headers: { 'content-type': 'text/plain', 'stripe-signature': signed.header },
+    })
     expect(res.status).toBe(400)
   })
 
@@ -436,7 +469,9 @@ describe('subscription lifecycle events', () => {
   test('customer.subscription.updated to unpaid moves the plan back to free', async () => {
     const u = await t.signUp()
     const { subscription } = await subscribe(t, fake, u)
-    expect((await deliver(t, fake.event('customer.subscription.updated', fake.setSubscription(subscription.id, { status: 'unpaid' })))).status).toBe(200)
+    expect(
+      (await deliver(t, fake.event('customer.subscription.updated', fake.setSubscription(subscription.id, { status: 'unpaid' })))).status,
+    ).toBe(200)
     const seen = await planSeen(t, u)
     expect(seen.billing.plan).toBe('free')
     expect(seen.user).toBe('free')
@@ -459,12 +494,28 @@ describe('subscription lifecycle events', () => {
     const u = await t.signUp()
     await subscribe(t, fake, u)
     const before = await billingOf(t, u)
-    const stranger = { id: 'sub_test_stranger', object: 'subscription', customer: 'cus_test_stranger', status: 'canceled', cancel_at_period_end: false, items: { object: 'list', data: [], has_more: false }, metadata: {} }
+    const stranger = {
+      id: 'sub_test_stranger',
+      object: 'subscription',
+      customer: 'cus_test_stranger',
+      status: 'canceled',
+      cancel_at_period_end: false,
+      items: { object: 'list', data: [], has_more: false },
+      metadata: {},
+    }
     for (const event of [
       fake.event('customer.subscription.deleted', stranger),
       fake.event('customer.subscription.updated', { ...stranger, status: 'active' }),
       fake.event('invoice.payment_failed', { id: 'in_test_stranger', object: 'invoice', customer: 'cus_test_stranger' }),
-      fake.event('checkout.session.completed', { id: 'cs_test_stranger', object: 'checkout.session', status: 'complete', customer: 'cus_test_stranger', subscription: null, client_reference_id: null, metadata: {} }),
+      fake.event('checkout.session.completed', {
+        id: 'cs_test_stranger',
+        object: 'checkout.session',
+        status: 'complete',
+        customer: 'cus_test_stranger',
+        subscription: null,
+        client_reference_id: null,
+        metadata: {},
+      }),
     ]) {
       const res = await deliver(t, event)
       expect(res.status, event.type).toBe(200)
@@ -561,7 +612,13 @@ describe('Stripe failing', () => {
 
     const { session } = await subscribe(t, fake, u)
     const before = await billingOf(t, u)
-    for (const [path, body] of [['/api/billing/sync', undefined], ['/api/billing/portal-sync', undefined], ['/api/billing/verify', { session_id: session.id }], ['/api/billing/portal', {}], ['/api/billing/checkout', {}]] as const) {
+    for (const [path, body] of [
+      ['/api/billing/sync', undefined],
+      ['/api/billing/portal-sync', undefined],
+      ['/api/billing/verify', { session_id: session.id }],
+      ['/api/billing/portal', {}],
+      ['/api/billing/checkout', {}],
+    ] as const) {
       fake.failNext(500)
       const res = await t.json('POST', path, { cookie: u.cookie, body })
       expect(res.status, path).toBe(502)

@@ -45,7 +45,8 @@ describe('without Stripe', () => {
       const u = await app.signUp()
       expect(await planSeen(app, u)).toEqual({ user: 'unlimited', usage: 'unlimited', tiers: ['unlimited'] })
       for (let i = 0; i < 3; i++) expect((await newKey(app, u)).status).toBe(201)
-      for (let i = 0; i < 3; i++) expect((await app.json('POST', '/api/workspaces', { key: u.key, body: { name: `w${i}` } })).status).toBe(201)
+      for (let i = 0; i < 3; i++)
+        expect((await app.json('POST', '/api/workspaces', { key: u.key, body: { name: `w${i}` } })).status).toBe(201)
       const usage = (await app.json('GET', '/api/usage', { key: u.key })).body
       expect(usage.documents.limit).toBeNull()
       expect(usage.storage_bytes.limit).toBeNull()
@@ -76,7 +77,9 @@ describe('without Stripe', () => {
     const u = await first.signUp()
     const res = await newKey(first, u)
     expect(res.status).toBe(402)
-    expect(res.body.error).toBe('API key limit reached: the free plan allows 1; set DEFAULT_PLAN=pro or unlimited, or raise PLAN_FREE_API_KEYS to lift it')
+    expect(res.body.error).toBe(
+      'API key limit reached: the free plan allows 1; set DEFAULT_PLAN=pro or unlimited, or raise PLAN_FREE_API_KEYS to lift it',
+    )
   })
 
   test('DEFAULT_PLAN is read live: an account made on free moves to unlimited, then pro, as the setting changes', async () => {
@@ -110,7 +113,9 @@ describe('without Stripe', () => {
 
 describe('with Stripe', () => {
   test('DEFAULT_PLAN unset: free, as before, and the 402 points to the pro plan, not to settings', async () => {
-    const app = await createTestApp({ env: { ...BASE_ENV, DEFAULT_PLAN: '', STRIPE_SECRET_KEY: 'sk_test_plans', STRIPE_API_URL: 'http://127.0.0.1:9' } })
+    const app = await createTestApp({
+      env: { ...BASE_ENV, DEFAULT_PLAN: '', STRIPE_SECRET_KEY: 'sk_test_plans', STRIPE_API_URL: 'http://127.0.0.1:9' },
+    })
     try {
       const u = await app.signUp()
       expect(await planSeen(app, u)).toEqual({ user: 'free', usage: 'free', tiers: ['free'] })
@@ -123,7 +128,7 @@ describe('with Stripe', () => {
   })
 })
 
-test('every schema that shows a plan (user, usage, keys\' tier, billing) declares free, pro and unlimited', async () => {
+test("every schema that shows a plan (user, usage, keys' tier, billing) declares free, pro and unlimited", async () => {
   const doc = (await first.json('GET', '/openapi/json')).body
   const found: { where: string; schema: { enum?: string[] } }[] = []
   const walk = (node: unknown, where: string) => {

@@ -18,7 +18,16 @@ afterEach(() => fake.stop())
 
 function authorizeUrl(params: Record<string, string> = {}): string {
   const url = new URL(fake.env.CONFLUENCE_AUTH_URL!)
-  const all = { audience: 'api.atlassian.com', client_id: fake.clientId, scope: confluenceProvider.scopes.join(' '), redirect_uri: CALLBACK, state: 's-1', response_type: 'code', prompt: 'consent', ...params }
+  const all = {
+    audience: 'api.atlassian.com',
+    client_id: fake.clientId,
+    scope: confluenceProvider.scopes.join(' '),
+    redirect_uri: CALLBACK,
+    state: 's-1',
+    response_type: 'code',
+    prompt: 'consent',
+    ...params,
+  }
   for (const [k, v] of Object.entries(all)) if (v !== '') url.searchParams.set(k, v)
   return url.toString()
 }
@@ -64,7 +73,12 @@ function tokenSource(tokens: { access_token: string; refresh_token?: string }) {
 async function setup(options: { scope?: string; spaces?: string[]; maxBodyBytes?: number } = {}) {
   const { source, state } = tokenSource(await connect(options.scope))
   const waits: number[] = []
-  const api = createProviderApi({ name: 'confluence', base: fake.env.CONFLUENCE_API_URL!, tokens: source, sleep: async (ms) => void waits.push(ms) })
+  const api = createProviderApi({
+    name: 'confluence',
+    base: fake.env.CONFLUENCE_API_URL!,
+    tokens: source,
+    sleep: async (ms) => void waits.push(ms),
+  })
   const account: ConnectionAccount = await confluenceProvider.identify(api, {})
   const ctx: SyncContext = { api, account, config: { spaces: options.spaces }, maxBodyBytes: options.maxBodyBytes ?? MiB }
   return { ctx, state, waits }
@@ -94,7 +108,11 @@ function seed() {
 describe('confluence provider', () => {
   test('identify reads the site from accessible-resources', async () => {
     const { ctx } = await setup()
-    expect(ctx.account).toEqual({ externalAccountId: fake.site.cloudId, accountName: 'acme', meta: { cloudId: fake.site.cloudId, siteUrl: 'https://acme.atlassian.net' } })
+    expect(ctx.account).toEqual({
+      externalAccountId: fake.site.cloudId,
+      accountName: 'acme',
+      meta: { cloudId: fake.site.cloudId, siteUrl: 'https://acme.atlassian.net' },
+    })
     expect(fake.apiRequests()[0]!.headers.authorization).toMatch(/^Bearer eyJ/)
   })
 
@@ -104,7 +122,13 @@ describe('confluence provider', () => {
     const items = await listAll(ctx)
     expect(items.map((i) => i.externalId).sort()).toEqual([...eng, ...ops, hr].map((p) => p.id).sort())
     const first = items.find((i) => i.externalId === eng[1]!.id)!
-    expect(first).toEqual({ externalId: eng[1]!.id, title: 'Getting started', version: '1', url: `https://acme.atlassian.net/wiki/spaces/ENG/pages/${eng[1]!.id}/Getting+started`, container: 'ENG' })
+    expect(first).toEqual({
+      externalId: eng[1]!.id,
+      title: 'Getting started',
+      version: '1',
+      url: `https://acme.atlassian.net/wiki/spaces/ENG/pages/${eng[1]!.id}/Getting+started`,
+      container: 'ENG',
+    })
     // 3 spaces at 2 a page → 2 requests; ENG's 5 current pages → 3, OPS's 3 → 2, HR's 1 → 1.
     expect(pagesOf(/\/spaces$/)).toHaveLength(2)
     const pageRequests = pagesOf(/\/spaces\/\d+\/pages$/)
@@ -126,7 +150,11 @@ describe('confluence provider', () => {
     seed()
     const { ctx } = await setup()
     const spaces = await confluenceProvider.spaces!(ctx)
-    expect(spaces.map(({ key, name }) => ({ key, name }))).toEqual([{ key: 'ENG', name: 'Engineering' }, { key: 'OPS', name: 'Operations' }, { key: 'HR', name: 'People' }])
+    expect(spaces.map(({ key, name }) => ({ key, name }))).toEqual([
+      { key: 'ENG', name: 'Engineering' },
+      { key: 'OPS', name: 'Operations' },
+      { key: 'HR', name: 'People' },
+    ])
     expect(spaces.every((s) => /^\d+$/.test(s.id))).toBe(true)
   })
 
@@ -138,7 +166,9 @@ describe('confluence provider', () => {
     })
     const { ctx } = await setup()
     const [item] = await listAll(ctx)
-    expect(await confluenceProvider.content(ctx, item!)).toBe('Restart\n\nCall the on-call & wait…\n\nsystemctl restart api\n  --force\n\nOwner\nAna')
+    expect(await confluenceProvider.content(ctx, item!)).toBe(
+      'Restart\n\nCall the on-call & wait…\n\nsystemctl restart api\n  --force\n\nOwner\nAna',
+    )
     expect(pagesOf(new RegExp(`/pages/${page.id}$`))[0]!.query['body-format']).toBe('storage')
   })
 
@@ -238,7 +268,13 @@ describe('confluence fake OAuth', () => {
   })
 
   test('authorize refuses a bad client, audience, redirect_uri, response_type or missing scope', async () => {
-    for (const bad of <Record<string, string>[]>[{ client_id: 'nope' }, { audience: '' }, { redirect_uri: 'http://evil.test/cb' }, { response_type: 'token' }, { scope: '' }]) {
+    for (const bad of <Record<string, string>[]>[
+      { client_id: 'nope' },
+      { audience: '' },
+      { redirect_uri: 'http://evil.test/cb' },
+      { response_type: 'token' },
+      { scope: '' },
+    ]) {
       const res = await fetch(authorizeUrl(bad), { redirect: 'manual' })
       expect(res.status).toBe(400)
     }
@@ -266,17 +302,31 @@ describe('confluence fake OAuth', () => {
 
   test('bad client credentials, Basic auth and a wrong redirect_uri are refused in Atlassian error shapes', async () => {
     const code = () => authorize().then((u) => u.searchParams.get('code')!)
-    const wrong = await tokenRequest({ grant_type: 'authorization_code', code: await code(), redirect_uri: CALLBACK, client_id: fake.clientId, client_secret: 'nope' })
+    const wrong = await tokenRequest({
+      grant_type: 'authorization_code',
+      code: await code(),
+      redirect_uri: CALLBACK,
+      client_id: fake.clientId,
+      client_secret: 'nope',
+    })
     expect(wrong.status).toBe(401)
     expect(await wrong.json()).toEqual({ error: 'access_denied', error_description: 'Unauthorized' })
     const basic = await fetch(fake.env.CONFLUENCE_TOKEN_URL!, {
       method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${btoa(`${fake.clientId}:${fake.clientSecret}`)}` },
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        authorization: `Basic ${btoa(`${fake.clientId}:${fake.clientSecret}`)}`,
+      },
       body: new URLSearchParams({ grant_type: 'authorization_code', code: await code(), redirect_uri: CALLBACK }),
     })
     expect(basic.status).toBe(401)
     expect((await basic.json()).error).toBe('unauthorized_client')
-    const redirect = await tokenRequest({ grant_type: 'authorization_code', code: await code(), redirect_uri: 'http://localhost:3000/other', ...client() })
+    const redirect = await tokenRequest({
+      grant_type: 'authorization_code',
+      code: await code(),
+      redirect_uri: 'http://localhost:3000/other',
+      ...client(),
+    })
     expect((await redirect.json()).error).toBe('invalid_grant')
     expect((await tokenRequest({ grant_type: 'password', ...client() })).status).toBe(400)
   })
@@ -295,11 +345,15 @@ describe('confluence fake OAuth', () => {
   test('expired access tokens get the gateway 401 until refreshed', async () => {
     const tokens = await connect()
     fake.expireAccessTokens()
-    const res = await fetch(`${fake.baseUrl}/oauth/token/accessible-resources`, { headers: { authorization: `Bearer ${tokens.access_token}` } })
+    const res = await fetch(`${fake.baseUrl}/oauth/token/accessible-resources`, {
+      headers: { authorization: `Bearer ${tokens.access_token}` },
+    })
     expect(res.status).toBe(401)
     expect(await res.json()).toEqual({ code: 401, message: 'Unauthorized' })
     const fresh = await (await tokenRequest({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, ...client() })).json()
-    const ok = await fetch(`${fake.baseUrl}/oauth/token/accessible-resources`, { headers: { authorization: `Bearer ${fresh.access_token}` } })
+    const ok = await fetch(`${fake.baseUrl}/oauth/token/accessible-resources`, {
+      headers: { authorization: `Bearer ${fresh.access_token}` },
+    })
     expect(ok.status).toBe(200)
   })
 })

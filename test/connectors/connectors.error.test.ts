@@ -7,9 +7,12 @@ let t: TestApp
 const APP_ORIGIN = 'https://app.example.com'
 // Configured apps whose endpoints are never contacted here: only URLs are built.
 const env = {
-  CONFLUENCE_CLIENT_ID: 'conf-id', CONFLUENCE_CLIENT_SECRET: 'conf-secret',
-  GOOGLE_CLIENT_ID: 'google-id', GOOGLE_CLIENT_SECRET: 'google-secret',
-  NOTION_CLIENT_ID: 'notion-id', NOTION_CLIENT_SECRET: 'notion-secret',
+  CONFLUENCE_CLIENT_ID: 'conf-id',
+  CONFLUENCE_CLIENT_SECRET: 'conf-secret',
+  GOOGLE_CLIENT_ID: 'google-id',
+  GOOGLE_CLIENT_SECRET: 'google-secret',
+  NOTION_CLIENT_ID: 'notion-id',
+  NOTION_CLIENT_SECRET: 'notion-secret',
   ALLOWED_ORIGINS: APP_ORIGIN,
 }
 
@@ -27,11 +30,22 @@ describe('creating a connector', () => {
     const u = await t.signUp()
     const confluence = await create(u.key, { type: 'confluence', config: { spaces: ['ENG', 'ENG', 'OPS'] } })
     expect(confluence.status).toBe(201)
-    expect(confluence.body.connector).toMatchObject({ type: 'confluence', label: 'Confluence', status: 'pending_auth', connection_id: null, last_run: null, config: { spaces: ['ENG', 'OPS'] } })
+    expect(confluence.body.connector).toMatchObject({
+      type: 'confluence',
+      label: 'Confluence',
+      status: 'pending_auth',
+      connection_id: null,
+      last_run: null,
+      config: { spaces: ['ENG', 'OPS'] },
+    })
     const c = new URL(confluence.body.authorization_url)
     expect(c.origin + c.pathname).toBe('https://auth.atlassian.com/authorize')
     expect(Object.fromEntries(c.searchParams)).toMatchObject({
-      client_id: 'conf-id', response_type: 'code', audience: 'api.atlassian.com', prompt: 'consent', redirect_uri: `${BASE}/api/connectors/oauth/callback`,
+      client_id: 'conf-id',
+      response_type: 'code',
+      audience: 'api.atlassian.com',
+      prompt: 'consent',
+      redirect_uri: `${BASE}/api/connectors/oauth/callback`,
     })
     expect(c.searchParams.get('scope')!.split(' ')).toContain('offline_access')
     expect(c.searchParams.get('state')!.length).toBeGreaterThan(20)
@@ -112,7 +126,9 @@ describe('a connector not yet authorized', () => {
 
     const again = await t.json('POST', `/api/connectors/${id}/authorize`, { key: u.key, body: {} })
     expect(again.status).toBe(200)
-    expect(new URL(again.body.authorization_url).searchParams.get('state')).not.toBe(new URL(body.authorization_url).searchParams.get('state'))
+    expect(new URL(again.body.authorization_url).searchParams.get('state')).not.toBe(
+      new URL(body.authorization_url).searchParams.get('state'),
+    )
 
     const detail = await t.json('GET', `/api/connectors/${id}`, { key: u.key })
     expect(detail.body).toMatchObject({ id, label: 'Wiki', runs: [] })
@@ -145,7 +161,7 @@ describe('the OAuth return', () => {
     expect((await t.json('GET', `/api/connectors/${body.connector.id}`, { key: u.key })).body.status).toBe('pending_auth')
   })
 
-  test('a browser signed in as someone else cannot complete another account\'s authorization', async () => {
+  test("a browser signed in as someone else cannot complete another account's authorization", async () => {
     const owner = await t.signUp()
     const other = await t.signUp()
     const { body } = await create(owner.key, { type: 'notion' })

@@ -42,14 +42,19 @@ afterEach(() => {
 function notionTree(title: string, children: number, paragraph = (name: string) => `${name} notes`) {
   const page = (name: string, parent?: string) => ({
     title: name,
-    id: notion.addPage({ title: name, parent, blocks: [block('paragraph', `${name} begins here`), block('paragraph', paragraph(name)), block('paragraph', `${name} ends here`)] }),
+    id: notion.addPage({
+      title: name,
+      parent,
+      blocks: [block('paragraph', `${name} begins here`), block('paragraph', paragraph(name)), block('paragraph', `${name} ends here`)],
+    }),
   })
   const root = page(title)
   const pages = [root, ...Array.from({ length: children }, (_, i) => page(`${title} ${i + 1}`, root.id))]
   return { root: root.id, pages, config: { pages: [root.id] } }
 }
 
-const complete = (doc: { title: string; body: string }) => doc.body.includes(`${doc.title} begins here`) && doc.body.includes(`${doc.title} ends here`)
+const complete = (doc: { title: string; body: string }) =>
+  doc.body.includes(`${doc.title} begins here`) && doc.body.includes(`${doc.title} ends here`)
 const refreshes = (fake: { requests: { path: string; body: unknown }[] }, tokenPath: string) =>
   fake.requests.filter((r) => r.path === tokenPath && (r.body as Record<string, string> | undefined)?.grant_type === 'refresh_token')
 const connectionRow = async (id: string) => (await t.deps.db.select().from(connections).where(eq(connections.id, id)))[0]!
@@ -165,7 +170,12 @@ describe('an access token past its expiry', () => {
     const from = drive.requests.length
     expect(await syncNow(later, user, c.id)).toMatchObject({ status: 'succeeded', added: 1 })
     const seen = drive.requests.slice(from)
-    return { seen, apiCalls: seen.filter((r) => r.path.startsWith('/drive/')), oldToken, newToken: openAccessToken(later.deps, await row()) }
+    return {
+      seen,
+      apiCalls: seen.filter((r) => r.path.startsWith('/drive/')),
+      oldToken,
+      newToken: openAccessToken(later.deps, await row()),
+    }
   }
 
   test('is refreshed before the call: the expired token never reaches the API, and the new one is stored and used', async () => {

@@ -20,7 +20,8 @@ afterAll(async () => {
   await notion.stop()
 })
 
-const runsOf = async (key: string, id: string) => (await t.json('GET', `/api/connectors/${id}`, { key })).body.runs as { status: string; added: number; error: string | null }[]
+const runsOf = async (key: string, id: string) =>
+  (await t.json('GET', `/api/connectors/${id}`, { key })).body.runs as { status: string; added: number; error: string | null }[]
 
 describe('scheduled syncs', () => {
   test('a connector is synced again once its interval has passed, picking up what changed upstream', async () => {
@@ -41,7 +42,10 @@ describe('scheduled syncs', () => {
     // A second tick (or another process) does not add a second run.
     expect(await queueDueSyncs(t.deps)).toBe(0)
     await runSyncs(t)
-    expect(await runsOf(user.key, connector.id)).toMatchObject([{ status: 'succeeded', added: 1 }, { status: 'succeeded', added: 1 }])
+    expect(await runsOf(user.key, connector.id)).toMatchObject([
+      { status: 'succeeded', added: 1 },
+      { status: 'succeeded', added: 1 },
+    ])
   })
 
   test('a failing provider is retried once an interval, and a connector waiting for consent is never queued', async () => {

@@ -16,16 +16,19 @@ import { notionCase } from './cases/notion.case'
 
 const CASES: ProviderCase<any, any>[] = [confluenceCase, googleDriveCase, notionCase]
 
-
 async function documentsOf(t: TestApp, user: TestUser, connectorId: string) {
   const res = await t.json('GET', '/api/documents?source=connector&limit=100', { key: user.key })
   expect(res.status).toBe(200)
   const mine = (res.body.data as { id: string; title: string; source_ref: string }[]).filter((d) => d.source_ref === connectorId)
   const full = await Promise.all(mine.map(async (d) => (await t.json('GET', `/api/documents/${d.id}`, { key: user.key })).body))
-  return Object.fromEntries(full.map((d) => [d.title, d])) as Record<string, { id: string; title: string; body: string; source: string; url: string | null; metadata: any }>
+  return Object.fromEntries(full.map((d) => [d.title, d])) as Record<
+    string,
+    { id: string; title: string; body: string; source: string; url: string | null; metadata: any }
+  >
 }
 
-const lastRun = async (t: TestApp, user: TestUser, id: string) => (await t.json('GET', `/api/connectors/${id}`, { key: user.key })).body.last_run
+const lastRun = async (t: TestApp, user: TestUser, id: string) =>
+  (await t.json('GET', `/api/connectors/${id}`, { key: user.key })).body.last_run
 
 for (const c of CASES) {
   describe(`${c.type} connector`, () => {
@@ -46,7 +49,10 @@ for (const c of CASES) {
       const user = await t.signUp()
 
       // 1. Create: pending until the provider's consent comes back.
-      const created = await t.json('POST', '/api/connectors', { key: user.key, body: { type: c.type, ...(seeded.config ? { config: seeded.config } : {}) } })
+      const created = await t.json('POST', '/api/connectors', {
+        key: user.key,
+        body: { type: c.type, ...(seeded.config ? { config: seeded.config } : {}) },
+      })
       expect(created.status).toBe(201)
       const id = created.body.connector.id as string
       const returned = await consent(t, created.body.authorization_url, user.cookie)
@@ -67,7 +73,14 @@ for (const c of CASES) {
       // 2. The first sync imports the selection as connector documents, searchable.
       expect(await runSyncs(t)).toBe(1)
       const first = await lastRun(t, user, id)
-      expect(first).toMatchObject({ status: 'succeeded', added: seeded.imported.length, updated: 0, removed: 0, skipped: seeded.skipped, error: null })
+      expect(first).toMatchObject({
+        status: 'succeeded',
+        added: seeded.imported.length,
+        updated: 0,
+        removed: 0,
+        skipped: seeded.skipped,
+        error: null,
+      })
       // The provider saw the token the service sealed.
       expect(fake.requests.some((r) => r.headers.authorization === `Bearer ${access}`)).toBe(true)
       let docs = await documentsOf(t, user, id)
@@ -111,7 +124,9 @@ for (const c of CASES) {
       expect((await documentsOf(t, user, id))[added.title]).toBeUndefined()
 
       // 6. Disconnect: revoked at the provider (where it can be), tokens gone, the connector back to pending.
-      expect((await t.json('DELETE', `/api/connectors/connections/${connected.connector.connection_id}`, { key: user.key })).status).toBe(204)
+      expect((await t.json('DELETE', `/api/connectors/connections/${connected.connector.connection_id}`, { key: user.key })).status).toBe(
+        204,
+      )
       if (c.revokes) expect(fake.revokedTokens.length).toBe(1)
       expect(await t.deps.db.select().from(connections).where(eq(connections.user_id, user.id))).toEqual([])
       const after = await t.json('GET', `/api/connectors/${id}`, { key: user.key })
@@ -119,7 +134,9 @@ for (const c of CASES) {
       expect((await t.json('POST', `/api/connectors/${id}/sync`, { key: user.key })).status).toBe(409)
       // The documents it brought stay the user's (the first sync's, less the removed and the forgotten, plus the added).
       expect(Object.keys(await documentsOf(t, user, id)).sort()).toEqual(
-        [...seeded.imported.map((e) => e.title).filter((title) => title !== removed), edited.title].filter((v, i, all) => all.indexOf(v) === i).sort(),
+        [...seeded.imported.map((e) => e.title).filter((title) => title !== removed), edited.title]
+          .filter((v, i, all) => all.indexOf(v) === i)
+          .sort(),
       )
     })
   })

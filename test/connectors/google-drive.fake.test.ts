@@ -16,24 +16,53 @@ afterEach(() => fake.stop())
 
 const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`
 const post = (url: string, form: Record<string, string>, headers: Record<string, string> = {}) =>
-  fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(form) })
+  fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    body: new URLSearchParams(form),
+  })
 
 async function authorize(extra: Record<string, string | undefined> = {}) {
   const verifier = randomBytes(32).toString('base64url')
   const url = new URL(fake.env.GOOGLE_AUTH_URL!)
-  const params = { client_id: fake.clientId, redirect_uri: CALLBACK, response_type: 'code', scope: drive.scopes.join(' '), state: 'st-1', code_challenge: s256(verifier), code_challenge_method: 'S256', ...drive.authorizeParams, ...extra }
+  const params = {
+    client_id: fake.clientId,
+    redirect_uri: CALLBACK,
+    response_type: 'code',
+    scope: drive.scopes.join(' '),
+    state: 'st-1',
+    code_challenge: s256(verifier),
+    code_challenge_method: 'S256',
+    ...drive.authorizeParams,
+    ...extra,
+  }
   for (const [k, v] of Object.entries(params)) if (v !== undefined) url.searchParams.set(k, v)
   const res = await fetch(url, { redirect: 'manual' })
   const callback = res.status === 302 ? new URL(res.headers.get('location')!) : null
   return { res, verifier, callback, code: callback?.searchParams.get('code') ?? '' }
 }
 
-const exchange = (code: string, verifier: string, headers: Record<string, string> = { authorization: basic(fake.clientId, fake.clientSecret) }, extra: Record<string, string> = {}) =>
-  post(fake.env.GOOGLE_TOKEN_URL!, { grant_type: 'authorization_code', code, redirect_uri: CALLBACK, code_verifier: verifier, ...extra }, headers)
+const exchange = (
+  code: string,
+  verifier: string,
+  headers: Record<string, string> = { authorization: basic(fake.clientId, fake.clientSecret) },
+  extra: Record<string, string> = {},
+) =>
+  post(
+    fake.env.GOOGLE_TOKEN_URL!,
+    { grant_type: 'authorization_code', code, redirect_uri: CALLBACK, code_verifier: verifier, ...extra },
+    headers,
+  )
 
 async function tokens() {
   const { code, verifier } = await authorize()
-  return (await (await exchange(code, verifier)).json()) as { access_token: string; refresh_token: string; expires_in: number; scope: string; token_type: string }
+  return (await (await exchange(code, verifier)).json()) as {
+    access_token: string
+    refresh_token: string
+    expires_in: number
+    scope: string
+    token_type: string
+  }
 }
 
 const driveGet = (path: string, token: string) => fetch(fake.baseUrl + path, { headers: { authorization: `Bearer ${token}` } })
@@ -78,7 +107,12 @@ describe('fake google oauth', () => {
     expect((await viaBody.json()) as object).not.toHaveProperty('refresh_token') // online access: no refresh token
 
     const c = await authorize()
-    const both = await exchange(c.code, c.verifier, { authorization: basic(fake.clientId, fake.clientSecret) }, { client_secret: fake.clientSecret })
+    const both = await exchange(
+      c.code,
+      c.verifier,
+      { authorization: basic(fake.clientId, fake.clientSecret) },
+      { client_secret: fake.clientSecret },
+    )
     expect(both.status).toBe(400)
     expect(await both.json()).toMatchObject({ error: 'invalid_request' })
 
@@ -101,7 +135,11 @@ describe('fake google oauth', () => {
     const expired = await driveGet('/drive/v3/about?fields=user', t.access_token)
     expect(expired.status).toBe(401)
     expect(((await expired.json()) as DriveErrorBody).error.errors[0]!.reason).toBe('authError')
-    const res = await post(fake.env.GOOGLE_TOKEN_URL!, { grant_type: 'refresh_token', refresh_token: t.refresh_token }, { authorization: basic(fake.clientId, fake.clientSecret) })
+    const res = await post(
+      fake.env.GOOGLE_TOKEN_URL!,
+      { grant_type: 'refresh_token', refresh_token: t.refresh_token },
+      { authorization: basic(fake.clientId, fake.clientSecret) },
+    )
     const body = (await res.json()) as Record<string, unknown>
     expect(body).toMatchObject({ expires_in: 3599, token_type: 'Bearer' })
     expect(body).not.toHaveProperty('refresh_token')
@@ -115,7 +153,11 @@ describe('fake google oauth', () => {
     expect(await res.json()).toEqual({})
     expect(fake.revokedTokens).toEqual([t.refresh_token])
     expect((await driveGet('/drive/v3/about?fields=user', t.access_token)).status).toBe(401)
-    const refresh = await post(fake.env.GOOGLE_TOKEN_URL!, { grant_type: 'refresh_token', refresh_token: t.refresh_token }, { authorization: basic(fake.clientId, fake.clientSecret) })
+    const refresh = await post(
+      fake.env.GOOGLE_TOKEN_URL!,
+      { grant_type: 'refresh_token', refresh_token: t.refresh_token },
+      { authorization: basic(fake.clientId, fake.clientSecret) },
+    )
     expect(await refresh.json()).toMatchObject({ error: 'invalid_grant' })
     const unknown = await post(fake.env.GOOGLE_REVOKE_URL!, { token: 'never-issued' })
     expect(unknown.status).toBe(400)
@@ -136,7 +178,7 @@ describe('fake drive api', () => {
     const { access_token } = await tokens()
     const q = (value: string) => driveGet(`/drive/v3/files?q=${encodeURIComponent(value)}`, access_token)
     expect((await q("'x' in parents and (trashed = false or mimeType != 'a/b')")).status).toBe(200)
-    for (const bad of ["parents in 'x'", 'trashed = maybe', "modifiedTime > '2024-01-01'", "'x' in parents and", "(trashed = false"]) {
+    for (const bad of ["parents in 'x'", 'trashed = maybe', "modifiedTime > '2024-01-01'", "'x' in parents and", '(trashed = false']) {
       const res = await q(bad)
       expect(res.status).toBe(400)
       expect(((await res.json()) as DriveErrorBody).error.message).toBe('Invalid Value')
@@ -150,10 +192,16 @@ describe('fake drive api', () => {
     const { access_token } = await tokens()
     for (let i = 0; i < 3; i++) fake.addFile({ name: `f${i}.txt`, content: `${i}` })
     fake.trashFile([...fake.files.keys()][0]!)
-    const first = (await (await driveGet('/drive/v3/files?pageSize=2', access_token)).json()) as { files: Record<string, unknown>[]; nextPageToken: string }
+    const first = (await (await driveGet('/drive/v3/files?pageSize=2', access_token)).json()) as {
+      files: Record<string, unknown>[]
+      nextPageToken: string
+    }
     expect(Object.keys(first.files[0]!).sort()).toEqual(['id', 'kind', 'mimeType', 'name'])
     expect(first.files.map((f) => f.name)).toEqual(['f0.txt', 'f1.txt'])
-    const second = (await (await driveGet(`/drive/v3/files?pageSize=2&pageToken=${first.nextPageToken}`, access_token)).json()) as { files: { name: string }[]; nextPageToken?: string }
+    const second = (await (await driveGet(`/drive/v3/files?pageSize=2&pageToken=${first.nextPageToken}`, access_token)).json()) as {
+      files: { name: string }[]
+      nextPageToken?: string
+    }
     expect(second.files.map((f) => f.name)).toEqual(['f2.txt'])
     expect(second.nextPageToken).toBeUndefined()
     const otherQuery = await driveGet(`/drive/v3/files?pageSize=2&q=trashed%20%3D%20false&pageToken=${first.nextPageToken}`, access_token)

@@ -19,13 +19,27 @@ afterEach(() => fake.stop())
 
 const basic = (f: FakeGoogleDrive) => `Basic ${Buffer.from(`${f.clientId}:${f.clientSecret}`).toString('base64')}`
 const post = (url: string, form: Record<string, string>, headers: Record<string, string> = {}) =>
-  fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(form) })
+  fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    body: new URLSearchParams(form),
+  })
 
 /** Runs the consent redirect with the provider's scopes and params; returns the callback URL's query. */
 async function authorize(extra: Record<string, string> = {}) {
   const verifier = randomBytes(32).toString('base64url')
   const url = new URL(fake.env.GOOGLE_AUTH_URL!)
-  const params = { client_id: fake.clientId, redirect_uri: CALLBACK, response_type: 'code', scope: drive.scopes.join(' '), state: 'st-1', code_challenge: s256(verifier), code_challenge_method: 'S256', ...drive.authorizeParams, ...extra }
+  const params = {
+    client_id: fake.clientId,
+    redirect_uri: CALLBACK,
+    response_type: 'code',
+    scope: drive.scopes.join(' '),
+    state: 'st-1',
+    code_challenge: s256(verifier),
+    code_challenge_method: 'S256',
+    ...drive.authorizeParams,
+    ...extra,
+  }
   for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v)
   const res = await fetch(url, { redirect: 'manual' })
   return { res, verifier, callback: res.status === 302 ? new URL(res.headers.get('location')!) : null }
@@ -33,7 +47,11 @@ async function authorize(extra: Record<string, string> = {}) {
 
 async function connect(): Promise<{ access_token: string; refresh_token: string }> {
   const { callback, verifier } = await authorize()
-  const res = await post(fake.env.GOOGLE_TOKEN_URL!, { grant_type: 'authorization_code', code: callback!.searchParams.get('code')!, redirect_uri: CALLBACK, code_verifier: verifier }, { authorization: basic(fake) })
+  const res = await post(
+    fake.env.GOOGLE_TOKEN_URL!,
+    { grant_type: 'authorization_code', code: callback!.searchParams.get('code')!, redirect_uri: CALLBACK, code_verifier: verifier },
+    { authorization: basic(fake) },
+  )
   expect(res.status).toBe(200)
   return res.json() as Promise<{ access_token: string; refresh_token: string }>
 }
@@ -46,7 +64,11 @@ function tokenSource(initial: { access_token: string; refresh_token: string }): 
     token: async () => access,
     refresh: async () => {
       source.refreshes++
-      const res = await post(fake.env.GOOGLE_TOKEN_URL!, { grant_type: 'refresh_token', refresh_token: initial.refresh_token }, { authorization: basic(fake) })
+      const res = await post(
+        fake.env.GOOGLE_TOKEN_URL!,
+        { grant_type: 'refresh_token', refresh_token: initial.refresh_token },
+        { authorization: basic(fake) },
+      )
       if (!res.ok) return null
       access = ((await res.json()) as { access_token: string }).access_token
       return access
@@ -76,10 +98,16 @@ function seedDrive() {
   const eng = fake.addFolder('Eng')
   const specs = fake.addFolder('Specs', [eng.id])
   const files = {
-    eng, specs,
+    eng,
+    specs,
     notes: fake.addFile({ name: 'notes.md', mimeType: 'text/markdown', content: '# Notes\n\nShip it.', parents: [eng.id] }),
     todo: fake.addFile({ name: 'todo.txt', content: 'buy milk', parents: [eng.id] }),
-    design: fake.addFile({ name: 'Design', mimeType: DOC, content: 'Design\n\n\n\nThe system has two parts.  \nA and B.', parents: [specs.id] }),
+    design: fake.addFile({
+      name: 'Design',
+      mimeType: DOC,
+      content: 'Design\n\n\n\nThe system has two parts.  \nA and B.',
+      parents: [specs.id],
+    }),
     schema: fake.addFile({ name: 'Schema.json', mimeType: 'application/json', content: '{"a":1}', parents: [specs.id] }),
     pdf: fake.addFile({ name: 'Scan.pdf', mimeType: 'application/pdf', size: 2000, parents: [fake.rootFolderId] }),
     root: fake.addFile({ name: 'root.txt', content: 'at the root' }),
@@ -106,7 +134,12 @@ describe('google drive provider', () => {
     const got = byTitle(items)
     expect(Object.keys(got).sort()).toEqual(['Design', 'Scan.pdf', 'Schema.json', 'notes.md', 'root.txt', 'todo.txt'])
     expect(items.length).toBe(6)
-    expect(got.Design).toMatchObject({ externalId: f.design.id, container: 'Eng/Specs', version: String(f.design.version), url: `https://docs.google.com/document/d/${f.design.id}/edit?usp=drivesdk` })
+    expect(got.Design).toMatchObject({
+      externalId: f.design.id,
+      container: 'Eng/Specs',
+      version: String(f.design.version),
+      url: `https://docs.google.com/document/d/${f.design.id}/edit?usp=drivesdk`,
+    })
     expect(got.Design!.skip).toBeUndefined()
     expect(got['notes.md']).toMatchObject({ container: 'Eng', url: `https://drive.google.com/file/d/${f.notes.id}/view?usp=drivesdk` })
     expect(got['root.txt']!.container).toBeUndefined()
@@ -133,8 +166,13 @@ describe('google drive provider', () => {
     expect(items.length).toBe(5)
     expect(got.Design!.container).toBe('Eng/Specs')
     expect(got['notes.md']!.container).toBe('Eng')
-    const queries = fake.apiRequests().filter((r) => r.path === '/drive/v3/files').map((r) => r.query.q)
-    expect(new Set(queries)).toEqual(new Set([`'${f.eng.id}' in parents and trashed = false`, `'${f.specs.id}' in parents and trashed = false`]))
+    const queries = fake
+      .apiRequests()
+      .filter((r) => r.path === '/drive/v3/files')
+      .map((r) => r.query.q)
+    expect(new Set(queries)).toEqual(
+      new Set([`'${f.eng.id}' in parents and trashed = false`, `'${f.specs.id}' in parents and trashed = false`]),
+    )
   })
 
   test('a selected folder that is gone fails the listing; a trashed one lists nothing', async () => {

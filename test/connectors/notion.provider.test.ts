@@ -66,7 +66,13 @@ async function setup(options: { pages?: string[]; maxBodyBytes?: number } = {}) 
   const data = await connect()
   const { tokens, state } = tokenSource(data)
   const sleeps: number[] = []
-  const api = createProviderApi({ name: 'Notion', base: fake.env.NOTION_API_URL!, tokens, headers: notionProvider.headers, sleep: async (ms) => void sleeps.push(ms) })
+  const api = createProviderApi({
+    name: 'Notion',
+    base: fake.env.NOTION_API_URL!,
+    tokens,
+    headers: notionProvider.headers,
+    sleep: async (ms) => void sleeps.push(ms),
+  })
   const account = await notionProvider.identify(api, data)
   const ctx: SyncContext = { api, account, config: { pages: options.pages ?? [] }, maxBodyBytes: options.maxBodyBytes ?? 1024 * 1024 }
   return { ctx, state, sleeps, data }
@@ -88,7 +94,13 @@ function workspace() {
   const old = fake.addPage({ title: 'Old runbook', parent: toggle! })
   const tasks = fake.addDatabase({ title: 'Tasks', parent: eng, inline: true })
   const status = (name: string) => ({ Status: { type: 'select', select: { name, color: 'green' } } })
-  const task1 = fake.addPage({ title: 'Fix login', parent: tasks, titleProperty: 'Task', properties: status('Done'), blocks: [block('paragraph', 'Root cause: cookie path')] })
+  const task1 = fake.addPage({
+    title: 'Fix login',
+    parent: tasks,
+    titleProperty: 'Task',
+    properties: status('Done'),
+    blocks: [block('paragraph', 'Root cause: cookie path')],
+  })
   const task2 = fake.addPage({ title: '', parent: tasks, titleProperty: 'Task', properties: status('Todo') })
   const marketing = fake.addPage({ title: 'Marketing' })
   const launch = fake.addPage({ title: 'Launch plan', parent: marketing })
@@ -119,14 +131,29 @@ describe('listing', () => {
     ])
     expect(apiRequests().every((r) => r.headers['notion-version'] === '2022-06-28')).toBe(true)
     const first = items.find((i) => i.externalId === ids[0])!
-    expect(first).toEqual({ externalId: ids[0]!, title: 'Note 1', version: expect.stringMatching(/^2024-05-01T\d\d:\d\d:00\.000Z$/), url: `https://www.notion.so/Note-1-${bare(ids[0]!)}`, container: 'Acme HQ' })
+    expect(first).toEqual({
+      externalId: ids[0]!,
+      title: 'Note 1',
+      version: expect.stringMatching(/^2024-05-01T\d\d:\d\d:00\.000Z$/),
+      url: `https://www.notion.so/Note-1-${bare(ids[0]!)}`,
+      container: 'Acme HQ',
+    })
   })
 
   test('with no selection lists every granted page, database rows titled from their own title property', async () => {
     workspace()
     const { ctx } = await setup()
     const items = byTitle(await listAll(ctx))
-    expect(Object.keys(items).sort()).toEqual(['Acme Corp', 'Engineering', 'Fix login', 'Launch plan', 'Marketing', 'Old runbook', 'Runbooks', 'Untitled'])
+    expect(Object.keys(items).sort()).toEqual([
+      'Acme Corp',
+      'Engineering',
+      'Fix login',
+      'Launch plan',
+      'Marketing',
+      'Old runbook',
+      'Runbooks',
+      'Untitled',
+    ])
     expect(items['Fix login']!.container).toBe('Tasks')
     expect(items['Launch plan']!.container).toBe('Marketing')
     expect(items['Acme Corp']!.container).toBe('CRM')
@@ -139,7 +166,11 @@ describe('listing', () => {
     expect(Object.keys(items).sort()).toEqual(['Engineering', 'Fix login', 'Old runbook', 'Runbooks', 'Untitled'])
     expect(items['Old runbook']!.container).toBe('Runbooks')
     expect(apiRequests().filter((r) => r.path === `/v1/blocks/${w.toggle}`)).toHaveLength(1)
-    expect(apiRequests().filter((r) => r.path === '/v1/search').map((r) => (r.body as { filter: { value: string } }).filter.value)).toEqual(['page', 'database'])
+    expect(
+      apiRequests()
+        .filter((r) => r.path === '/v1/search')
+        .map((r) => (r.body as { filter: { value: string } }).filter.value),
+    ).toEqual(['page', 'database'])
   })
 
   test('a database root selects its rows; ids match with or without dashes, in any case', async () => {
@@ -237,14 +268,25 @@ describe('content', () => {
         block('heading_1', 'Welcome'),
         block('paragraph', 'Read this first.'),
         block('numbered_list_item', 'Get a laptop'),
-        { type: 'numbered_list_item', numbered_list_item: { rich_text: notionText('Install ', 'tools'), children: [block('bulleted_list_item', 'bun')] } },
+        {
+          type: 'numbered_list_item',
+          numbered_list_item: { rich_text: notionText('Install ', 'tools'), children: [block('bulleted_list_item', 'bun')] },
+        },
         block('to_do', 'Sign the NDA', { checked: true }),
         { type: 'toggle', toggle: { rich_text: notionText('FAQ'), children: [block('paragraph', 'Ask in #help')] } },
         block('code', 'bun test', { language: 'shell', caption: [] }),
-        { type: 'table', table: { table_width: 2, has_column_header: true, has_row_header: false, children: [
-          { type: 'table_row', table_row: { cells: [notionText('Tool'), notionText('Owner')] } },
-          { type: 'table_row', table_row: { cells: [notionText('CI'), notionText('Ada')] } },
-        ] } },
+        {
+          type: 'table',
+          table: {
+            table_width: 2,
+            has_column_header: true,
+            has_row_header: false,
+            children: [
+              { type: 'table_row', table_row: { cells: [notionText('Tool'), notionText('Owner')] } },
+              { type: 'table_row', table_row: { cells: [notionText('CI'), notionText('Ada')] } },
+            ],
+          },
+        },
         { type: 'column_list', column_list: { children: [{ type: 'column', column: { children: [block('quote', 'Ship small')] } }] } },
         block('callout', 'Be kind', { icon: { type: 'emoji', emoji: '💡' } }),
         { type: 'divider', divider: {} },
@@ -258,7 +300,24 @@ describe('content', () => {
     const { ctx } = await setup()
     const item = (await listAll(ctx)).find((i) => i.externalId === id)!
     const text = await notionProvider.content(ctx, item)
-    const head = ['Welcome', 'Read this first.', '1. Get a laptop', '2. Install tools', '  - bun', '[x] Sign the NDA', 'FAQ', '  Ask in #help', 'bun test', 'Tool | Owner', 'CI | Ada', '> Ship small', '💡 Be kind', '---', 'https://example.com/handbook', 'a^2+b^2=c^2']
+    const head = [
+      'Welcome',
+      'Read this first.',
+      '1. Get a laptop',
+      '2. Install tools',
+      '  - bun',
+      '[x] Sign the NDA',
+      'FAQ',
+      '  Ask in #help',
+      'bun test',
+      'Tool | Owner',
+      'CI | Ada',
+      '> Ship small',
+      '💡 Be kind',
+      '---',
+      'https://example.com/handbook',
+      'a^2+b^2=c^2',
+    ]
     expect(text).toBe([...head, ...long.map((_, i) => `Line ${i + 1}`), 'Sub page'].join('\n'))
     const children = apiRequests().filter((r) => r.path === `/v1/blocks/${id}/children`)
     expect(children.map((r) => r.query.start_cursor ?? null)).toEqual([null, expect.any(String)])
@@ -321,14 +380,24 @@ describe('the fake OAuth endpoints', () => {
     const res = await tokenRequest({ grant_type: 'authorization_code', code, redirect_uri: CALLBACK }, { json: true })
     expect(res.status).toBe(200)
     const data = (await res.json()) as Record<string, unknown>
-    expect(data).toMatchObject({ token_type: 'bearer', workspace_id: fake.workspace.id, workspace_name: 'Acme HQ', duplicated_template_id: null, owner: { type: 'user', user: { object: 'user' } } })
+    expect(data).toMatchObject({
+      token_type: 'bearer',
+      workspace_id: fake.workspace.id,
+      workspace_name: 'Acme HQ',
+      duplicated_template_id: null,
+      owner: { type: 'user', user: { object: 'user' } },
+    })
     expect(typeof data.access_token).toBe('string')
     expect(typeof data.refresh_token).toBe('string')
     expect(typeof data.bot_id).toBe('string')
     const again = await tokenRequest({ grant_type: 'authorization_code', code, redirect_uri: CALLBACK })
     expect(again.status).toBe(400)
     expect(await again.json()).toMatchObject({ error: 'invalid_grant' })
-    const wrongRedirect = await tokenRequest({ grant_type: 'authorization_code', code: await codeOf(), redirect_uri: 'http://localhost:3000/other' })
+    const wrongRedirect = await tokenRequest({
+      grant_type: 'authorization_code',
+      code: await codeOf(),
+      redirect_uri: 'http://localhost:3000/other',
+    })
     expect(await wrongRedirect.json()).toMatchObject({ error: 'invalid_grant' })
   })
 
@@ -338,7 +407,10 @@ describe('the fake OAuth endpoints', () => {
     const res = await tokenRequest({ grant_type: 'authorization_code', code, redirect_uri: CALLBACK }, { auth: wrong })
     expect(res.status).toBe(401)
     expect(await res.json()).toMatchObject({ error: 'invalid_client' })
-    const post = await tokenRequest({ grant_type: 'authorization_code', code, redirect_uri: CALLBACK, client_id: fake.clientId, client_secret: fake.clientSecret }, { auth: '' })
+    const post = await tokenRequest(
+      { grant_type: 'authorization_code', code, redirect_uri: CALLBACK, client_id: fake.clientId, client_secret: fake.clientSecret },
+      { auth: '' },
+    )
     expect(post.status).toBe(401)
   })
 
@@ -358,11 +430,16 @@ describe('the fake OAuth endpoints', () => {
 
   test('the API wants a valid Bearer token and Notion-Version; revoke ends the grant', async () => {
     const data = await connect()
-    const call = (headers: Record<string, string>) => fetch(`${fake.baseUrl}/v1/search`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: '{}' })
+    const call = (headers: Record<string, string>) =>
+      fetch(`${fake.baseUrl}/v1/search`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: '{}' })
     const bearer = { authorization: `Bearer ${data.access_token}` }
     expect(await (await call(bearer)).json()).toMatchObject({ object: 'error', status: 400, code: 'missing_version' })
     expect((await call({ ...bearer, 'notion-version': '2022-06-28' })).status).toBe(200)
-    const revoked = await fetch(fake.env.NOTION_REVOKE_URL!, { method: 'POST', headers: { authorization: basic(), 'content-type': 'application/json' }, body: JSON.stringify({ token: data.access_token }) })
+    const revoked = await fetch(fake.env.NOTION_REVOKE_URL!, {
+      method: 'POST',
+      headers: { authorization: basic(), 'content-type': 'application/json' },
+      body: JSON.stringify({ token: data.access_token }),
+    })
     expect(revoked.status).toBe(200)
     expect(fake.revokedTokens).toEqual([data.access_token as string])
     const after = await call({ ...bearer, 'notion-version': '2022-06-28' })
@@ -376,7 +453,9 @@ describe('the fake OAuth endpoints', () => {
     let open!: () => void
     fake.gateApi(new Promise<void>((resolve) => (open = resolve)))
     let answered = false
-    const pending = fetch(`${fake.baseUrl}/v1/blocks/x/children`, { headers: { authorization: `Bearer ${data.access_token}`, 'notion-version': '2022-06-28' } }).then((r) => {
+    const pending = fetch(`${fake.baseUrl}/v1/blocks/x/children`, {
+      headers: { authorization: `Bearer ${data.access_token}`, 'notion-version': '2022-06-28' },
+    }).then((r) => {
       answered = true
       return r
     })

@@ -15,7 +15,12 @@ export interface Connected {
 }
 
 /** Creates a connector, consents, and answers it active with its first sync queued (not run). */
-export async function connect(t: TestApp, user: TestUser, type: 'confluence' | 'google_drive' | 'notion', config?: Record<string, string[]>): Promise<Connected> {
+export async function connect(
+  t: TestApp,
+  user: TestUser,
+  type: 'confluence' | 'google_drive' | 'notion',
+  config?: Record<string, string[]>,
+): Promise<Connected> {
   const created = await t.json('POST', '/api/connectors', { key: user.key, body: { type, ...(config ? { config } : {}) } })
   expect(created.status).toBe(201)
   const returned = await consent(t, created.body.authorization_url, user.cookie)
@@ -25,7 +30,8 @@ export async function connect(t: TestApp, user: TestUser, type: 'confluence' | '
   return { id: body.connector.id, connectionId: body.connector.connection_id, runId: body.sync_run.id }
 }
 
-export const lastRun = async (t: TestApp, user: TestUser, id: string) => (await t.json('GET', `/api/connectors/${id}`, { key: user.key })).body.last_run
+export const lastRun = async (t: TestApp, user: TestUser, id: string) =>
+  (await t.json('GET', `/api/connectors/${id}`, { key: user.key })).body.last_run
 
 /** Asks for a sync through the API, runs it, and answers the run as the user sees it. */
 export async function syncNow(t: TestApp, user: TestUser, id: string) {

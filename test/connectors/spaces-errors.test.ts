@@ -21,7 +21,10 @@ test('Confluence refusing the spaces listing: 502 provider_error naming it; once
   const { id } = await connect(t, u, 'confluence')
   confluence.failApi(403)
   const failed = await t.json('GET', `/api/connectors/${id}/confluence/spaces`, { key: u.key })
-  expect({ status: failed.status, body: failed.body }).toEqual({ status: 502, body: { error: expect.stringContaining('403'), code: 'provider_error' } })
+  expect({ status: failed.status, body: failed.body }).toEqual({
+    status: 502,
+    body: { error: expect.stringContaining('403'), code: 'provider_error' },
+  })
   confluence.failApi(null)
   expect((await t.json('GET', `/api/connectors/${id}/confluence/spaces`, { key: u.key })).status).toBe(200)
 })

@@ -12,7 +12,13 @@ const nested = (depth: number) => '['.repeat(depth) + '1' + ']'.repeat(depth)
 
 /** Rejects with what the query threw, or with 'hung' when it has not settled within `ms`. */
 function settle(query: Promise<unknown>, ms = 5_000): Promise<unknown> {
-  return Promise.race([query.then(() => 'answered', (error) => error), Bun.sleep(ms).then(() => 'hung')])
+  return Promise.race([
+    query.then(
+      () => 'answered',
+      (error) => error,
+    ),
+    Bun.sleep(ms).then(() => 'hung'),
+  ])
 }
 
 describe('the guard of the embedded database', () => {

@@ -14,7 +14,11 @@ beforeAll(async () => {
 afterAll(() => t.close())
 
 const docs = (n: number, workspace_id?: string) =>
-  Array.from({ length: n }, (_, i) => ({ title: `Note ${i}`, body: `${uniqueBody('heron')} grey heron wading ${'reed '.repeat(i)}`, ...(workspace_id ? { workspace_id } : {}) }))
+  Array.from({ length: n }, (_, i) => ({
+    title: `Note ${i}`,
+    body: `${uniqueBody('heron')} grey heron wading ${'reed '.repeat(i)}`,
+    ...(workspace_id ? { workspace_id } : {}),
+  }))
 
 async function bulk(u: TestUser, documents: unknown[]): Promise<string[]> {
   const res = await t.json('POST', '/api/documents/bulk', { key: u.key, body: { documents } })

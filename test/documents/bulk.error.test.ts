@@ -12,9 +12,11 @@ beforeAll(async () => {
 })
 afterAll(() => t.close())
 
-const bulk = (u: TestUser, body: unknown, headers?: Record<string, string>) => t.json('POST', '/api/documents/bulk', { key: u.key, body, headers })
+const bulk = (u: TestUser, body: unknown, headers?: Record<string, string>) =>
+  t.json('POST', '/api/documents/bulk', { key: u.key, body, headers })
 const docs = (n: number, size = 20) => Array.from({ length: n }, (_, i) => ({ body: `${uniqueBody(`doc ${i}`)} ${'z'.repeat(size)}` }))
-const rowsOf = async (table: typeof jobs | typeof events, u: TestUser) => (await t.deps.db.select({ n: count() }).from(table).where(eq(table.user_id, u.id)))[0]!.n
+const rowsOf = async (table: typeof jobs | typeof events, u: TestUser) =>
+  (await t.deps.db.select({ n: count() }).from(table).where(eq(table.user_id, u.id)))[0]!.n
 
 describe('malformed requests', () => {
   test('an empty list, more than 1,000 items, or no list at all is 400 and writes nothing', async () => {

@@ -11,7 +11,8 @@ beforeAll(async () => {
 })
 afterAll(() => t.close())
 
-const bulk = (u: TestUser, documents: unknown[], headers?: Record<string, string>) => t.json('POST', '/api/documents/bulk', { key: u.key, body: { documents }, headers })
+const bulk = (u: TestUser, documents: unknown[], headers?: Record<string, string>) =>
+  t.json('POST', '/api/documents/bulk', { key: u.key, body: { documents }, headers })
 
 describe('a batch', () => {
   test('writes every good item and answers each bad one with its own error, in order', async () => {
@@ -33,7 +34,13 @@ describe('a batch', () => {
     const [first, titled, third, big, foreign, junk, meta] = res.body.results
     expect(first.document).toMatchObject({ title: 'First', tags: ['a'], kind: 'document', source: 'api', deduplicated: false })
     expect(third.document).toMatchObject({ kind: 'webpage', url: 'https://example.com/third' })
-    expect([titled, big, foreign, junk, meta].map((r) => r.code)).toEqual(['invalid_request', 'payload_too_large', 'not_found', 'invalid_request', 'invalid_request'])
+    expect([titled, big, foreign, junk, meta].map((r) => r.code)).toEqual([
+      'invalid_request',
+      'payload_too_large',
+      'not_found',
+      'invalid_request',
+      'invalid_request',
+    ])
     expect(titled.error).toStartWith('documents[1].title:')
     expect(big.error).toContain('1 MiB')
     expect(foreign.error).toBe(`workspace ${theirs} not found`)
@@ -86,16 +93,26 @@ describe('a batch', () => {
     const app = await createTestApp({ env: { DEFAULT_PLAN: 'pro', KEYWORD_MEMORY_MIN_DOCUMENTS: '1' } })
     try {
       const u = await app.signUp()
-      const first = await app.json('POST', '/api/documents/bulk', { key: u.key, body: { documents: [{ title: 'Zebra husbandry', body: 'Stripes and grazing habits of zebras.' }] } })
+      const first = await app.json('POST', '/api/documents/bulk', {
+        key: u.key,
+        body: { documents: [{ title: 'Zebra husbandry', body: 'Stripes and grazing habits of zebras.' }] },
+      })
       expect(first.status).toBe(200)
       await app.deps.keywordMemory.load(app.deps.db, u.id)
       expect(await app.deps.keywordMemory.current(app.deps.db, u.id)).not.toBeNull()
       const more = await app.json('POST', '/api/documents/bulk', {
         key: u.key,
-        body: { documents: [{ title: 'Zebra migration', body: 'Zebras cross the Mara river every year.' }, { title: 'Okapi', body: 'A forest relative of the giraffe.' }] },
+        body: {
+          documents: [
+            { title: 'Zebra migration', body: 'Zebras cross the Mara river every year.' },
+            { title: 'Okapi', body: 'A forest relative of the giraffe.' },
+          ],
+        },
       })
       const found = await app.json('GET', '/api/search?q=zebra&mode=keyword', { key: u.key })
-      expect(found.body.results.map((r: { document: { id: string } }) => r.document.id).sort()).toEqual([first.body.results[0].document.id, more.body.results[0].document.id].sort())
+      expect(found.body.results.map((r: { document: { id: string } }) => r.document.id).sort()).toEqual(
+        [first.body.results[0].document.id, more.body.results[0].document.id].sort(),
+      )
     } finally {
       await app.close()
     }

@@ -14,7 +14,28 @@ beforeAll(async () => {
 afterAll(() => t.close())
 
 // A small vocabulary, so documents share words and document frequencies and lengths vary.
-const WORDS = ['vaccine', 'vaccination', 'immune', 'response', 'protein', 'cell', 'tumor', 'growth', 'signal', 'pathway', 'mouse', 'patient', 'trial', 'dose', 'risk', 'gene', 'expression', 'receptor', 'binding', 'kinase']
+const WORDS = [
+  'vaccine',
+  'vaccination',
+  'immune',
+  'response',
+  'protein',
+  'cell',
+  'tumor',
+  'growth',
+  'signal',
+  'pathway',
+  'mouse',
+  'patient',
+  'trial',
+  'dose',
+  'risk',
+  'gene',
+  'expression',
+  'receptor',
+  'binding',
+  'kinase',
+]
 function text(seed: number, length: number): string {
   let x = seed
   const out: string[] = []
@@ -56,7 +77,8 @@ test('bulk and one-by-one ingest rank the same corpus identically', async () => 
   // And as the per-document indexer (the one PATCH re-indexes with) writes them: re-indexed that way, nothing moves.
   const before = await Promise.all(QUERIES.map((q) => ranking(batched, q)))
   await t.deps.db.transaction(async (tx) => {
-    for (const doc of await tx.select().from(documents).where(eq(documents.user_id, batched.id))) await indexKeywords(tx, doc, t.deps.ids.next)
+    for (const doc of await tx.select().from(documents).where(eq(documents.user_id, batched.id)))
+      await indexKeywords(tx, doc, t.deps.ids.next)
   })
   expect(await Promise.all(QUERIES.map((q) => ranking(batched, q)))).toEqual(before)
 })

@@ -100,7 +100,9 @@ describe('cookie callers and the Origin rule', () => {
     for (const [method, path, body] of writes()) {
       const headers: Record<string, string> = { cookie: owner.cookie }
       if (body !== undefined) headers['content-type'] = 'application/json'
-      const res = await t.app.handle(new Request(BASE + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) }))
+      const res = await t.app.handle(
+        new Request(BASE + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) }),
+      )
       expect({ method, path, status: res.status }).toEqual({ method, path, status: 403 })
     }
     await expectUnchanged()

@@ -98,7 +98,11 @@ describe('validation failures are 400 and name the field', () => {
 
 describe('malformed and oversized requests', () => {
   test('malformed JSON is 400', async () => {
-    const res = await t.request('POST', '/api/documents', { key: u.key, body: '{"body": "unterminated', headers: { 'content-type': 'application/json' } })
+    const res = await t.request('POST', '/api/documents', {
+      key: u.key,
+      body: '{"body": "unterminated',
+      headers: { 'content-type': 'application/json' },
+    })
     expect(res.status).toBe(400)
     expect(typeof ((await res.json()) as any).error).toBe('string')
   })
@@ -108,7 +112,11 @@ describe('malformed and oversized requests', () => {
     const res = await t.json('POST', '/api/documents', { key: u.key, body: { body: 'x'.repeat(1024 * 1024 + 1) } })
     await expectError(res, 413, 'body')
     expect(await storedCount(t, u)).toBe(before)
-    await expectError(await t.json('PATCH', `/api/documents/${doc.id}`, { key: u.key, body: { body: 'é'.repeat(600 * 1024) } }), 413, 'body')
+    await expectError(
+      await t.json('PATCH', `/api/documents/${doc.id}`, { key: u.key, body: { body: 'é'.repeat(600 * 1024) } }),
+      413,
+      'body',
+    )
   })
 
   test('a request over the 2 MiB request limit is 413 with { error }, whether or not it declares its length', async () => {
@@ -126,7 +134,11 @@ describe('malformed and oversized requests', () => {
 
   test('metadata over 16 KiB is 400', async () => {
     const before = await storedCount(t, u)
-    await expectError(await t.json('POST', '/api/documents', { key: u.key, body: { body: 'text', metadata: { blob: 'x'.repeat(17 * 1024) } } }), 400, 'metadata')
+    await expectError(
+      await t.json('POST', '/api/documents', { key: u.key, body: { body: 'text', metadata: { blob: 'x'.repeat(17 * 1024) } } }),
+      400,
+      'metadata',
+    )
     expect(await storedCount(t, u)).toBe(before)
   })
 })
@@ -134,7 +146,11 @@ describe('malformed and oversized requests', () => {
 describe('things that do not exist', () => {
   test('an unknown workspace_id is 404 and nothing is stored', async () => {
     const before = await storedCount(t, u)
-    await expectError(await t.json('POST', '/api/documents', { key: u.key, body: { body: 'text', workspace_id: MISSING } }), 404, 'workspace')
+    await expectError(
+      await t.json('POST', '/api/documents', { key: u.key, body: { body: 'text', workspace_id: MISSING } }),
+      404,
+      'workspace',
+    )
     await expectError(await t.json('GET', `/api/documents/check?workspace_id=${MISSING}`, { key: u.key }), 404, 'workspace')
     expect(await storedCount(t, u)).toBe(before)
   })
@@ -174,7 +190,10 @@ describe('transitions that do not apply', () => {
 
   test('restoring a pending draft is 409: a draft is approved, not restored', async () => {
     const ws = (await t.json('GET', '/api/workspaces', { key: u.key })).body.data[0].id
-    const drafts = await t.json('POST', '/api/memories/batch-draft', { key: u.key, body: { workspace_id: ws, learnings: [{ kind: 'fact', title: 'Draft', body: 'A draft fact' }] } })
+    const drafts = await t.json('POST', '/api/memories/batch-draft', {
+      key: u.key,
+      body: { workspace_id: ws, learnings: [{ kind: 'fact', title: 'Draft', body: 'A draft fact' }] },
+    })
     expect(drafts.status).toBe(201)
     const draft = drafts.body.data[0]
     await expectError(await t.json('POST', `/api/documents/${draft.id}/restore`, { key: u.key }), 409, /approve/)
@@ -183,7 +202,10 @@ describe('transitions that do not apply', () => {
 
   test('approving an archived (rejected) draft is 409', async () => {
     const ws = (await t.json('GET', '/api/workspaces', { key: u.key })).body.data[0].id
-    const drafts = await t.json('POST', '/api/memories/batch-draft', { key: u.key, body: { workspace_id: ws, learnings: [{ kind: 'lesson', title: 'Nope', body: 'A rejected lesson' }] } })
+    const drafts = await t.json('POST', '/api/memories/batch-draft', {
+      key: u.key,
+      body: { workspace_id: ws, learnings: [{ kind: 'lesson', title: 'Nope', body: 'A rejected lesson' }] },
+    })
     const draft = drafts.body.data[0]
     expect((await t.json('POST', `/api/documents/${draft.id}/reject`, { key: u.key })).status).toBe(200)
     await expectError(await t.json('POST', `/api/documents/${draft.id}/approve`, { key: u.key }), 409)

@@ -39,12 +39,22 @@ describe('forgetting a document', () => {
     const now = new Date()
     const conversationId = crypto.randomUUID()
     const messageId = crypto.randomUUID()
-    await t.deps.db.insert(conversations).values({ id: conversationId, user_id: u.id, workspace_id: ws, name: 'Launch', created_at: now, updated_at: now })
+    await t.deps.db
+      .insert(conversations)
+      .values({ id: conversationId, user_id: u.id, workspace_id: ws, name: 'Launch', created_at: now, updated_at: now })
     const sources: MessageSource[] = [
       { index: 1, document_id: secret.id, title: 'Secret plan', url: 'https://example.com/secret', excerpt: 'We launch on Friday.' },
       { index: 2, document_id: kept.id, title: 'Public roadmap', url: null, excerpt: 'roadmap text' },
     ]
-    await t.deps.db.insert(messages).values({ id: messageId, user_id: u.id, conversation_id: conversationId, role: 'assistant', content: 'Friday [1], see [2].', sources, created_at: now })
+    await t.deps.db.insert(messages).values({
+      id: messageId,
+      user_id: u.id,
+      conversation_id: conversationId,
+      role: 'assistant',
+      content: 'Friday [1], see [2].',
+      sources,
+      created_at: now,
+    })
 
     expect((await t.request('POST', `/api/documents/${secret.id}/forget`, { key: u.key })).status).toBe(204)
 

@@ -44,7 +44,10 @@ describe('ingesting a document', () => {
 
   test('the browser extension (session cookie) ingests with source extension', async () => {
     const u = await t.signUp()
-    const res = await t.json('POST', '/api/documents', { cookie: u.cookie, body: { body: uniqueBody('clip'), url: 'https://example.com/clip' } })
+    const res = await t.json('POST', '/api/documents', {
+      cookie: u.cookie,
+      body: { body: uniqueBody('clip'), url: 'https://example.com/clip' },
+    })
     expect(res.status).toBe(201)
     expect(res.body.source).toBe('extension')
   })
@@ -127,9 +130,14 @@ describe('checking an ingest before sending it', () => {
       expect(await storedCount(capped, u)).toBe(2)
 
       // Updating what is already stored is still allowed at the cap, and check says so.
-      const dupCheck = await capped.json('GET', `/api/documents/check?url=${encodeURIComponent('https://example.com/kept')}`, { key: u.key })
+      const dupCheck = await capped.json('GET', `/api/documents/check?url=${encodeURIComponent('https://example.com/kept')}`, {
+        key: u.key,
+      })
       expect(dupCheck.body).toMatchObject({ allowed: true, deduplicated: true })
-      const update = await capped.json('POST', '/api/documents', { key: u.key, body: { url: 'https://example.com/kept', body: 'new text' } })
+      const update = await capped.json('POST', '/api/documents', {
+        key: u.key,
+        body: { url: 'https://example.com/kept', body: 'new text' },
+      })
       expect(update.status).toBe(200)
       expect(update.body.id).toBe(second.id)
     } finally {
@@ -231,7 +239,10 @@ describe('ingesting what is already there', () => {
     const u = await t.signUp()
     const page = await ingest(t, u, { url: 'https://example.com/archived', body: uniqueBody('first') })
     await t.json('POST', `/api/documents/${page.id}/archive`, { key: u.key })
-    const again = await t.json('POST', '/api/documents', { key: u.key, body: { url: 'https://example.com/archived', body: uniqueBody('second') } })
+    const again = await t.json('POST', '/api/documents', {
+      key: u.key,
+      body: { url: 'https://example.com/archived', body: uniqueBody('second') },
+    })
     expect(again.status).toBe(200)
     expect(again.body).toMatchObject({ id: page.id, status: 'active', deduplicated: true })
     expect(await listIds(t, u, '/api/documents')).toContain(page.id)
@@ -241,7 +252,10 @@ describe('ingesting what is already there', () => {
     const u = await t.signUp()
     const workspace_id = await defaultWorkspaceId(t, u)
     const body = uniqueBody('shared')
-    const draft = await t.json('POST', '/api/memories/batch-draft', { key: u.key, body: { workspace_id, learnings: [{ kind: 'fact', title: 'Draft', body }] } })
+    const draft = await t.json('POST', '/api/memories/batch-draft', {
+      key: u.key,
+      body: { workspace_id, learnings: [{ kind: 'fact', title: 'Draft', body }] },
+    })
     expect(draft.status).toBe(201)
     const doc = await t.json('POST', '/api/documents', { key: u.key, body: { workspace_id, body } })
     expect(doc.status).toBe(201)

@@ -31,7 +31,13 @@ describe('editing a document', () => {
     expect((await patch({ pinned: true })).pinned).toBe(true)
 
     const fetched = await t.json('GET', `/api/documents/${doc.id}`, { key: u.key })
-    expect(fetched.body).toMatchObject({ title: 'New title', excerpt: 'A hand-written summary', body: 'A brand new body', tags: ['x', 'y'], pinned: true })
+    expect(fetched.body).toMatchObject({
+      title: 'New title',
+      excerpt: 'A hand-written summary',
+      body: 'A brand new body',
+      tags: ['x', 'y'],
+      pinned: true,
+    })
   })
 
   test('changing the content marks the document for re-indexing', async () => {

@@ -16,7 +16,13 @@ describe('linking documents', () => {
     const b = await ingest(t, u, { title: 'Beta', kind: 'note' })
     const res = await t.json('POST', `/api/documents/${a.id}/link`, { key: u.key, body: { target_id: b.id } })
     expect(res.status).toBe(201)
-    expect(res.body).toMatchObject({ source_id: a.id, target_id: b.id, status: 'completed', origin: 'manual', document: { id: b.id, title: 'Beta', kind: 'note' } })
+    expect(res.body).toMatchObject({
+      source_id: a.id,
+      target_id: b.id,
+      status: 'completed',
+      origin: 'manual',
+      document: { id: b.id, title: 'Beta', kind: 'note' },
+    })
 
     const fromA = await t.json('GET', `/api/documents/${a.id}/links`, { key: u.key })
     expect(fromA.status).toBe(200)

@@ -18,7 +18,11 @@ export interface OpenApiDocument {
   paths: Record<string, Record<string, Operation>>
   tags?: { name: string; description?: string }[]
   servers?: { url: string }[]
-  components?: { securitySchemes?: Record<string, unknown>; schemas?: Record<string, unknown>; parameters?: Record<string, { name: string; in: string; description?: string }> }
+  components?: {
+    securitySchemes?: Record<string, unknown>
+    schemas?: Record<string, unknown>
+    parameters?: Record<string, { name: string; in: string; description?: string }>
+  }
 }
 
 /** DESIGN.md §4: the only routes a caller reaches without a key or session. */
@@ -74,7 +78,11 @@ export function undeclaredStatuses(doc: OpenApiDocument, seen: string[]): string
 /** The document with every local `$ref` replaced by what it points at, for checks that walk schemas inline. */
 export function dereference<T>(doc: T): T {
   const root = doc as Record<string, unknown>
-  const target = (ref: string) => ref.slice(2).split('/').reduce<any>((node, part) => node?.[part.replace(/~1/g, '/').replace(/~0/g, '~')], root)
+  const target = (ref: string) =>
+    ref
+      .slice(2)
+      .split('/')
+      .reduce<any>((node, part) => node?.[part.replace(/~1/g, '/').replace(/~0/g, '~')], root)
   const walk = (node: unknown, seen: string[]): unknown => {
     if (Array.isArray(node)) return node.map((n) => walk(n, seen))
     if (node === null || typeof node !== 'object') return node

@@ -55,9 +55,16 @@ describe('user flow through the generated client', () => {
     const workspaceId = ws.data!.id
 
     const ingested = await client.POST('/api/documents', {
-      body: { workspace_id: workspaceId, title: 'Deploy checklist', body: 'Run the migrations before switching traffic to the new release.' },
+      body: {
+        workspace_id: workspaceId,
+        title: 'Deploy checklist',
+        body: 'Run the migrations before switching traffic to the new release.',
+      },
     })
-    expect(outcome(ingested)).toMatchObject({ status: 201, body: { workspace_id: workspaceId, title: 'Deploy checklist', status: 'active' } })
+    expect(outcome(ingested)).toMatchObject({
+      status: 201,
+      body: { workspace_id: workspaceId, title: 'Deploy checklist', status: 'active' },
+    })
     const id = ingested.data!.id
 
     const listIds = async (status?: 'active' | 'archived') => {
@@ -92,7 +99,9 @@ describe('user flow through the generated client', () => {
     const { client } = await signUpWithKey(server.url, seen)
     const ids: string[] = []
     for (const extra of [{}, { kind: 'note' }, { source: 'extension' }] as const) {
-      const res = await client.POST('/api/documents', { body: { title: `item ${ids.length}`, body: `Body number ${ids.length} of the list test.`, ...extra } })
+      const res = await client.POST('/api/documents', {
+        body: { title: `item ${ids.length}`, body: `Body number ${ids.length} of the list test.`, ...extra },
+      })
       expect(outcome(res)).toMatchObject({ status: 201, body: extra })
       ids.push(res.data!.id)
     }

@@ -58,7 +58,8 @@ describe('OpenAPI document for generators', () => {
 
   test('shared schemas are components referred to by $ref: the error body is written once', () => {
     const schemas = doc.components?.schemas ?? {}
-    for (const name of ['Error', 'Document', 'DocumentSummary', 'Workspace', 'Conversation', 'AnswerEvent']) expect(Object.keys(schemas)).toContain(name)
+    for (const name of ['Error', 'Document', 'DocumentSummary', 'Workspace', 'Conversation', 'AnswerEvent'])
+      expect(Object.keys(schemas)).toContain(name)
     const text = JSON.stringify(doc.paths)
     expect(text).not.toContain('"title":"Error"')
     const get = doc.paths['/api/documents/{id}']!.get!
@@ -68,8 +69,12 @@ describe('OpenAPI document for generators', () => {
 
   test('event streams are text/event-stream with their event schema; the avatar upload is multipart/form-data', () => {
     const stream = (path: string) => doc.paths[path]!.post!.responses?.['200']?.content ?? {}
-    expect(stream('/api/ask')).toEqual({ 'text/event-stream': expect.objectContaining({ schema: { $ref: '#/components/schemas/AnswerEvent' } }) })
-    expect(stream('/api/agent/chat')).toEqual({ 'text/event-stream': expect.objectContaining({ schema: { $ref: '#/components/schemas/AnswerEvent' } }) })
+    expect(stream('/api/ask')).toEqual({
+      'text/event-stream': expect.objectContaining({ schema: { $ref: '#/components/schemas/AnswerEvent' } }),
+    })
+    expect(stream('/api/agent/chat')).toEqual({
+      'text/event-stream': expect.objectContaining({ schema: { $ref: '#/components/schemas/AnswerEvent' } }),
+    })
     expect(Object.keys(stream('/v1/chat/completions')).sort()).toEqual(['application/json', 'text/event-stream'])
     expect(Object.keys(stream('/v1/responses')).sort()).toEqual(['application/json', 'text/event-stream'])
     expect(Object.keys(doc.paths['/api/avatar']!.post!.requestBody?.content ?? {})).toEqual(['multipart/form-data'])
@@ -83,7 +88,9 @@ describe('OpenAPI document for generators', () => {
     expect(post('/api/auth/sign-up').responses?.['201']?.content?.['application/json']?.example).toMatchObject({ user: expect.any(Object) })
     expect(post('/api/documents').requestBody?.content?.['application/json']?.example).toMatchObject({ body: expect.any(String) })
     expect(post('/api/documents').responses?.['201']?.content?.['application/json']?.example).toMatchObject({ id: expect.any(String) })
-    expect(copy.paths['/api/search']!.get!.responses?.['200']?.content?.['application/json']?.example).toMatchObject({ results: expect.any(Array) })
+    expect(copy.paths['/api/search']!.get!.responses?.['200']?.content?.['application/json']?.example).toMatchObject({
+      results: expect.any(Array),
+    })
     expect(post('/api/ask').responses?.['200']?.content?.['text/event-stream']?.example).toMatchObject({ type: 'delta' })
     expect(post('/v1/chat/completions').requestBody?.content?.['application/json']?.example).toMatchObject({ model: 'service-rag' })
   })
@@ -93,7 +100,9 @@ describe('OpenAPI document for generators', () => {
     const ingest = doc.paths['/api/documents']!.post!
     expect(refs(ingest)).toContain('IdempotencyKey')
     expect(Object.keys(ingest.responses ?? {})).toEqual(expect.arrayContaining(['409', '422']))
-    expect(Object.keys(ingest.responses?.['201']?.headers ?? {})).toEqual(expect.arrayContaining(['Location', 'x-request-id', 'Idempotent-Replayed']))
+    expect(Object.keys(ingest.responses?.['201']?.headers ?? {})).toEqual(
+      expect.arrayContaining(['Location', 'x-request-id', 'Idempotent-Replayed']),
+    )
     const read = doc.paths['/api/documents/{id}']!
     expect(refs(read.get!)).toContain('IfNoneMatch')
     expect(read.get!.responses?.['304']).toBeDefined()
@@ -101,7 +110,9 @@ describe('OpenAPI document for generators', () => {
     expect(refs(read.patch!)).toContain('IfMatch')
     expect(read.patch!.responses?.['412']).toBeDefined()
     const search = doc.paths['/api/search']!.get!
-    expect(Object.keys(search.responses?.['200']?.headers ?? {})).toEqual(expect.arrayContaining(['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']))
+    expect(Object.keys(search.responses?.['200']?.headers ?? {})).toEqual(
+      expect.arrayContaining(['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']),
+    )
     expect(Object.keys(search.responses?.['429']?.headers ?? {})).toContain('Retry-After')
     // Streams refuse Idempotency-Key, so they do not offer it.
     expect(refs(doc.paths['/api/ask']!.post!)).not.toContain('IdempotencyKey')

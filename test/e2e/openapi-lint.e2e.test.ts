@@ -26,7 +26,12 @@ afterAll(async () => {
 })
 
 async function run(args: string[]): Promise<string> {
-  const child = Bun.spawn(args, { cwd: dir, stdout: 'pipe', stderr: 'pipe', env: { ...process.env, REDOCLY_TELEMETRY: 'off', NO_COLOR: '1' } })
+  const child = Bun.spawn(args, {
+    cwd: dir,
+    stdout: 'pipe',
+    stderr: 'pipe',
+    env: { ...process.env, REDOCLY_TELEMETRY: 'off', NO_COLOR: '1' },
+  })
   const [out] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited])
   return out
 }
@@ -38,21 +43,27 @@ describe('OpenAPI document under the linters', () => {
       problems: { ruleId: string; severity: string; message: string; location: { pointer: string }[] }[]
     }
     const errors = report.problems.filter((p) => p.severity === 'error').map((p) => `${p.ruleId} ${p.location[0]?.pointer}: ${p.message}`)
-    console.log(`redocly: ${report.totals.errors} errors, ${report.totals.warnings} warnings (${[...new Set(report.problems.map((p) => p.ruleId))].join(', ')})`)
+    console.log(
+      `redocly: ${report.totals.errors} errors, ${report.totals.warnings} warnings (${[...new Set(report.problems.map((p) => p.ruleId))].join(', ')})`,
+    )
     expect(errors).toEqual([])
     expect(report.totals.errors).toBe(0)
   }, 60_000)
 
   test('spectral lint (spectral:oas): no errors, and no warnings but the missing contact', async () => {
     await Bun.write(join(dir, '.spectral.yaml'), 'extends: ["spectral:oas"]\n')
-    const results = JSON.parse(await run([`${BIN}spectral`, 'lint', file, '--ruleset', join(dir, '.spectral.yaml'), '--format', 'json', '--quiet'])) as {
+    const results = JSON.parse(
+      await run([`${BIN}spectral`, 'lint', file, '--ruleset', join(dir, '.spectral.yaml'), '--format', 'json', '--quiet']),
+    ) as {
       code: string
       severity: number
       message: string
       path: string[]
     }[]
     const errors = results.filter((r) => r.severity === 0).map((r) => `${r.code} ${r.path.join('.')}: ${r.message}`)
-    console.log(`spectral: ${errors.length} errors, ${results.filter((r) => r.severity === 1).length} warnings (${[...new Set(results.map((r) => r.code))].join(', ')})`)
+    console.log(
+      `spectral: ${errors.length} errors, ${results.filter((r) => r.severity === 1).length} warnings (${[...new Set(results.map((r) => r.code))].join(', ')})`,
+    )
     expect(errors).toEqual([])
     // Its warnings too, but for the contact a self-hosted service has none to give: every operation described, every tag declared.
     expect(results.filter((r) => r.code !== 'info-contact').map((r) => `${r.code} ${r.path.join('.')}`)).toEqual([])

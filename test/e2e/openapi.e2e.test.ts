@@ -45,13 +45,15 @@ describe('OpenAPI document', () => {
       for (const [status, response] of responses) {
         const content = Object.entries(response.content ?? {})
         if (NO_BODY_STATUSES.has(status) || NO_BODY_ANSWERS.has(`${key} ${status}`)) {
-          if (content.length) problems.push(`${key} ${status}: declares content ${JSON.stringify(response.content)} on a status that has no body`)
+          if (content.length)
+            problems.push(`${key} ${status}: declares content ${JSON.stringify(response.content)} on a status that has no body`)
           continue
         }
         if (content.length === 0) problems.push(`${key} ${status}: no response content`)
         for (const [mediaType, media] of content) {
           if (!/^[\w.+-]+\/[\w.+*-]+$/.test(mediaType)) problems.push(`${key} ${status}: "${mediaType}" is not a media type`)
-          else if (typeof media !== 'object' || media === null || !('schema' in media)) problems.push(`${key} ${status} ${mediaType}: no schema`)
+          else if (typeof media !== 'object' || media === null || !('schema' in media))
+            problems.push(`${key} ${status} ${mediaType}: no schema`)
         }
       }
     }

@@ -19,7 +19,10 @@ export async function startServer(options: { env?: ServerEnv } = {}): Promise<E2
   // The port is only known once listening, and BASE_URL must name it: listen first, then build the app.
   let handle: ((request: Request) => Response | Promise<Response>) | undefined
   // The service's own way of serving (src/http/serve.ts): raw paths checked, the app's body limit in charge.
-  const server = serveApp({ fetch: (request) => (handle ? handle(request) : new Response('starting', { status: 503 })) }, { hostname: '127.0.0.1', port: 0 })
+  const server = serveApp(
+    { fetch: (request) => (handle ? handle(request) : new Response('starting', { status: 503 })) },
+    { hostname: '127.0.0.1', port: 0 },
+  )
   const url = `http://127.0.0.1:${server.port}`
   let t: TestApp
   try {

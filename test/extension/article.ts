@@ -7,7 +7,15 @@ export const PARAGRAPHS = [
   'Io shows the consequence most dramatically: the flexing never stops because of its eccentric orbit, and the heat it releases powers more than four hundred active volcanoes.',
   'Europa, Ganymede and Callisto are locked as well, which is why maps of their surfaces have a fixed leading and trailing hemisphere.',
 ]
-export const BOILERPLATE = ['Home', 'Pricing', 'Careers', 'Subscribe to our newsletter', 'Trending now: ten gadgets', '© 2025 Example Media Group', 'Cookie preferences']
+export const BOILERPLATE = [
+  'Home',
+  'Pricing',
+  'Careers',
+  'Subscribe to our newsletter',
+  'Trending now: ten gadgets',
+  '© 2025 Example Media Group',
+  'Cookie preferences',
+]
 
 export function articleHtml(): string {
   return `<!doctype html>

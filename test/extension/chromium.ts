@@ -32,8 +32,16 @@ export async function launchWithExtension(dir: string): Promise<ExtensionBrowser
   const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: CHROMIUM,
     args: [
-      '--headless=new', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync', `--disable-extensions-except=${dir}`, `--load-extension=${dir}`,
+      '--headless=new',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      `--disable-extensions-except=${dir}`,
+      `--load-extension=${dir}`,
     ],
   })
   const worker = context.serviceWorkers()[0] ?? (await context.waitForEvent('serviceworker', { timeout: 20_000 }))

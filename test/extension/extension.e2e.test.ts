@@ -23,7 +23,11 @@ interface Account {
 
 async function signUp(server: E2EServer): Promise<Account> {
   const email = `ext-${crypto.randomUUID().slice(0, 8)}@example.com`
-  const res = await fetch(`${server.url}/api/auth/sign-up`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password: 'correct horse battery' }) })
+  const res = await fetch(`${server.url}/api/auth/sign-up`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email, password: 'correct horse battery' }),
+  })
   if (res.status !== 201) throw new Error(`sign-up failed: ${res.status} ${await res.text()}`)
   const cookie = res.headers.get('set-cookie')!.split(';')[0]!
   return { cookie, email }
@@ -48,7 +52,8 @@ describe.skipIf(skipReason !== null)('browser extension in Chromium', () => {
     return { status: res.status, body: (await res.json()) as any }
   }
 
-  const setServiceUrl = (url: string) => browser.worker.evaluate((u) => (globalThis as any).chrome.storage.local.set({ serviceUrl: u }), url)
+  const setServiceUrl = (url: string) =>
+    browser.worker.evaluate((u) => (globalThis as any).chrome.storage.local.set({ serviceUrl: u }), url)
 
   /** The popup as a tab, aimed at the article's tab (a toolbar popup cannot be opened by a test). */
   async function openPopup(): Promise<Page> {
@@ -62,13 +67,19 @@ describe.skipIf(skipReason !== null)('browser extension in Chromium', () => {
     mkdirSync(SCREENSHOTS, { recursive: true })
     console.log(`extension screenshots: ${SCREENSHOTS}`)
     const built = await buildExtension(join(tmpdir(), `extension-build-${process.pid}`))
-    articles = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response(articleHtml(), { headers: { 'content-type': 'text/html; charset=utf-8' } }) })
+    articles = Bun.serve({
+      hostname: '127.0.0.1',
+      port: 0,
+      fetch: () => new Response(articleHtml(), { headers: { 'content-type': 'text/html; charset=utf-8' } }),
+    })
     articleUrl = `http://127.0.0.1:${articles.port}/science/tidal-locking`
     browser = await launchWithExtension(built.dir)
     allowed = await startServer({ env: { ALLOWED_ORIGINS: `chrome-extension://${browser.extensionId}` } })
     refusing = await startServer()
     account = await signUp(allowed)
-    await browser.context.addCookies([{ name: 'session', value: account.cookie.split('=')[1]!, url: allowed.url, httpOnly: true, sameSite: 'Lax' }])
+    await browser.context.addCookies([
+      { name: 'session', value: account.cookie.split('=')[1]!, url: allowed.url, httpOnly: true, sameSite: 'Lax' },
+    ])
     articleTab = await browser.context.newPage()
     await articleTab.goto(articleUrl)
   })
@@ -95,7 +106,9 @@ describe.skipIf(skipReason !== null)('browser extension in Chromium', () => {
     await page.click('button[type=submit]')
     await page.waitForSelector('#status.ok')
     expect(await page.textContent('#status')).toBe(`Saved. Signed in as ${account.email}.`)
-    expect(await browser.worker.evaluate(() => (globalThis as any).chrome.storage.local.get(['serviceUrl']))).toEqual({ serviceUrl: allowed.url })
+    expect(await browser.worker.evaluate(() => (globalThis as any).chrome.storage.local.get(['serviceUrl']))).toEqual({
+      serviceUrl: allowed.url,
+    })
     await screenshot(page, SCREENSHOTS, 'options')
     await page.close()
   })
@@ -119,7 +132,14 @@ describe.skipIf(skipReason !== null)('browser extension in Chromium', () => {
     const listed = await api(`/api/documents?source=extension&workspace_id=${reading.body.id}`)
     expect(listed.body.data).toHaveLength(1)
     const doc = (await api(`/api/documents/${listed.body.data[0].id}`)).body
-    expect(doc).toMatchObject({ title: ARTICLE_TITLE, url: articleUrl, source: 'extension', kind: 'webpage', tags: ['astronomy', 'moons'], workspace_id: reading.body.id })
+    expect(doc).toMatchObject({
+      title: ARTICLE_TITLE,
+      url: articleUrl,
+      source: 'extension',
+      kind: 'webpage',
+      tags: ['astronomy', 'moons'],
+      workspace_id: reading.body.id,
+    })
     for (const paragraph of PARAGRAPHS) expect(doc.body).toContain(paragraph)
     expect(doc.body).toContain("## Io's volcanoes")
     expect(doc.body).toContain('- Io: locked')
@@ -147,7 +167,9 @@ describe.skipIf(skipReason !== null)('browser extension in Chromium', () => {
     await popup.waitForSelector('#save-selection:not([disabled])')
     await popup.click('#save-selection')
     await popup.waitForSelector('#save-status.ok')
-    expect(await popup.textContent('#save-status')).toStartWith('Saved: “Tidal forces from the giant planet stretched each…” — Tidal Locking of the Galilean Moons | Example Science')
+    expect(await popup.textContent('#save-status')).toStartWith(
+      'Saved: “Tidal forces from the giant planet stretched each…” — Tidal Locking of the Galilean Moons | Example Science',
+    )
 
     const notes = await api('/api/documents?source=extension&kind=note')
     expect(notes.body.data).toHaveLength(1)
@@ -164,7 +186,10 @@ describe.skipIf(skipReason !== null)('browser extension in Chromium', () => {
   test('the popup searches the memory; results open in the dashboard and hostile titles render as text', async () => {
     await setServiceUrl(allowed.url)
     const hostile = '<img src=x onerror="window.__pwned=1">Volcano <script>window.__pwned=2</script> notes'
-    const evil = await api('/api/documents', { method: 'POST', body: { title: hostile, body: 'Io volcano eruptions observed by <b>Galileo</b> <a href="javascript:alert(1)">probe</a>.' } })
+    const evil = await api('/api/documents', {
+      method: 'POST',
+      body: { title: hostile, body: 'Io volcano eruptions observed by <b>Galileo</b> <a href="javascript:alert(1)">probe</a>.' },
+    })
     expect(evil.status).toBe(201)
     const popup = await openPopup()
     await popup.waitForSelector('#search:not([hidden])')
@@ -194,7 +219,9 @@ describe.skipIf(skipReason !== null)('browser extension in Chromium', () => {
     await setServiceUrl(service)
     const popup = await openPopup()
     await popup.waitForSelector('#problem:not([hidden])')
-    expect(await popup.textContent('#problem-text')).toBe(`You are not signed in to ${service}. Sign in to its dashboard, then open this again.`)
+    expect(await popup.textContent('#problem-text')).toBe(
+      `You are not signed in to ${service}. Sign in to its dashboard, then open this again.`,
+    )
     expect(await popup.textContent('#problem-action')).toBe('Sign in')
     expect(await popup.isHidden('#save')).toBe(true)
     await screenshot(popup, SCREENSHOTS, 'popup-signed-out')
@@ -207,7 +234,9 @@ describe.skipIf(skipReason !== null)('browser extension in Chromium', () => {
     const service = refusing.url.replace('127.0.0.1', 'localhost')
     await setServiceUrl(service)
     const other = await signUp(refusing)
-    await browser.context.addCookies([{ name: 'session', value: other.cookie.split('=')[1]!, url: service, httpOnly: true, sameSite: 'Lax' }])
+    await browser.context.addCookies([
+      { name: 'session', value: other.cookie.split('=')[1]!, url: service, httpOnly: true, sameSite: 'Lax' },
+    ])
     const popup = await openPopup()
     await popup.waitForSelector('#problem:not([hidden])')
     const setting = `ALLOWED_ORIGINS=chrome-extension://${browser.extensionId}`
@@ -220,7 +249,10 @@ describe.skipIf(skipReason !== null)('browser extension in Chromium', () => {
     const tabId = await tabIdOf(browser.worker, articleUrl)
     const options = await browser.context.newPage()
     await options.goto(`chrome-extension://${browser.extensionId}/options.html`)
-    const reply = await options.evaluate((id) => (globalThis as any).chrome.runtime.sendMessage({ type: 'save', what: 'page', tabId: id }), tabId)
+    const reply = await options.evaluate(
+      (id) => (globalThis as any).chrome.runtime.sendMessage({ type: 'save', what: 'page', tabId: id }),
+      tabId,
+    )
     expect(reply).toMatchObject({ ok: false, problem: { kind: 'origin-refused', setting } })
     await options.close()
     const res = await fetch(`${refusing.url}/api/documents`, { headers: { cookie: other.cookie } })

@@ -64,12 +64,22 @@ describe('build', () => {
       const code = readFileSync(join(built.dir, file), 'utf8')
       expect(code).not.toMatch(/innerHTML|outerHTML|insertAdjacentHTML|document\.write|\beval\(|new Function/)
     }
-    for (const file of ['popup.html', 'options.html']) expect(readFileSync(join(built.dir, file), 'utf8')).not.toMatch(/<script(?![^>]*\bsrc=)/)
+    for (const file of ['popup.html', 'options.html'])
+      expect(readFileSync(join(built.dir, file), 'utf8')).not.toMatch(/<script(?![^>]*\bsrc=)/)
   })
 
   test('the zip holds exactly the unpacked folder, byte for byte', () => {
     const files = unzip(new Uint8Array(readFileSync(built.zipPath)))
-    expect([...files.keys()]).toEqual(['background.js', 'capture.js', 'manifest.json', 'options.html', 'options.js', 'popup.html', 'popup.js', 'styles.css'])
+    expect([...files.keys()]).toEqual([
+      'background.js',
+      'capture.js',
+      'manifest.json',
+      'options.html',
+      'options.js',
+      'popup.html',
+      'popup.js',
+      'styles.css',
+    ])
     for (const [name, data] of files) expect(Buffer.from(data).equals(readFileSync(join(built.dir, name)))).toBe(true)
   })
 })
@@ -103,7 +113,9 @@ describe('service address', () => {
 describe('what is sent', () => {
   test('a text fragment quotes short selections whole and long ones by their first and last four words, hyphens escaped', () => {
     expect(textFragment(['well-known', 'fact'])).toBe('#:~:text=well%2Dknown%20fact')
-    expect(textFragment('one two three four five six seven eight nine, ten'.split(' '))).toBe('#:~:text=one%20two%20three%20four,seven%20eight%20nine%2C%20ten')
+    expect(textFragment('one two three four five six seven eight nine, ten'.split(' '))).toBe(
+      '#:~:text=one%20two%20three%20four,seven%20eight%20nine%2C%20ten',
+    )
   })
 
   test('a selection becomes a note titled by its first words and page, pointing at the passage', () => {
@@ -118,7 +130,12 @@ describe('what is sent', () => {
   })
 
   test('over-long titles, bodies and URLs are cut to what the service accepts instead of refused', () => {
-    const input = pageInput({ title: 't'.repeat(600), url: `https://example.com/${'x'.repeat(2100)}`, body: 'é'.repeat(600_000), excerpt: 'e'.repeat(1200) })
+    const input = pageInput({
+      title: 't'.repeat(600),
+      url: `https://example.com/${'x'.repeat(2100)}`,
+      body: 'é'.repeat(600_000),
+      excerpt: 'e'.repeat(1200),
+    })
     expect(input.title).toHaveLength(500)
     expect(input.url).toBeUndefined()
     expect(new TextEncoder().encode(input.body).length).toBeLessThanOrEqual(1024 * 1024)

@@ -55,8 +55,13 @@ export function startConfluenceFake(options: ConfluenceFakeOptions): ConfluenceF
   let gate: Promise<void> | null = null
   const api = createSite(site, options.maxLimit ?? 250)
 
-  const page = (status: number, text: string) => new Response(`<!doctype html><title>Atlassian</title><h1>Something went wrong</h1><p>${text}</p>`, { status, headers: { 'content-type': 'text/html' } })
-  const oauthError = (status: number, error: string, description: string) => Response.json({ error, error_description: description }, { status })
+  const page = (status: number, text: string) =>
+    new Response(`<!doctype html><title>Atlassian</title><h1>Something went wrong</h1><p>${text}</p>`, {
+      status,
+      headers: { 'content-type': 'text/html' },
+    })
+  const oauthError = (status: number, error: string, description: string) =>
+    Response.json({ error, error_description: description }, { status })
 
   function authorize(q: Record<string, string>): Response {
     if (q.client_id !== clientId) return page(400, 'Invalid client_id: the app could not be found.')
@@ -83,19 +88,27 @@ export function startConfluenceFake(options: ConfluenceFakeOptions): ConfluenceF
     accessTokens.set(accessToken, { scopes, live: true })
     const refreshToken = scopes.includes('offline_access') ? randomBytes(24).toString('base64url') : undefined
     if (refreshToken) refreshTokens.set(refreshToken, { scopes })
-    return Response.json({ access_token: accessToken, expires_in: 3600, token_type: 'Bearer', ...(refreshToken ? { refresh_token: refreshToken } : {}), scope: scopes.join(' ') })
+    return Response.json({
+      access_token: accessToken,
+      expires_in: 3600,
+      token_type: 'Bearer',
+      ...(refreshToken ? { refresh_token: refreshToken } : {}),
+      scope: scopes.join(' '),
+    })
   }
 
   function token(form: Record<string, string> | null): Response {
     if (!form) return oauthError(400, 'invalid_request', 'The body must be application/x-www-form-urlencoded or application/json.')
     // 3LO takes the client's credentials in the body only (client_secret_post).
-    if (!form.client_id || form.client_secret === undefined) return oauthError(401, 'unauthorized_client', 'client_id and client_secret are required in the request body.')
+    if (!form.client_id || form.client_secret === undefined)
+      return oauthError(401, 'unauthorized_client', 'client_id and client_secret are required in the request body.')
     if (form.client_id !== clientId || form.client_secret !== clientSecret) return oauthError(401, 'access_denied', 'Unauthorized')
     if (form.grant_type === 'authorization_code') {
       const grant = form.code ? codes.get(form.code) : undefined
       if (form.code) codes.delete(form.code) // single use, whatever happens next
       if (!grant || grant.expiresAt < Date.now()) return oauthError(403, 'invalid_grant', 'Invalid authorization code')
-      if (form.redirect_uri !== grant.redirectUri) return oauthError(403, 'invalid_grant', 'redirect_uri does not match the authorization request')
+      if (form.redirect_uri !== grant.redirectUri)
+        return oauthError(403, 'invalid_grant', 'redirect_uri does not match the authorization request')
       return issue(grant.scopes)
     }
     if (form.grant_type === 'refresh_token') {
@@ -111,15 +124,30 @@ export function startConfluenceFake(options: ConfluenceFakeOptions): ConfluenceF
     if (gate) await gate
     if (rateLimit.remaining > 0) {
       rateLimit.remaining--
-      return Response.json({ code: 429, message: 'Too Many Requests' }, { status: 429, headers: { 'retry-after': String(rateLimit.seconds) } })
+      return Response.json(
+        { code: 429, message: 'Too Many Requests' },
+        { status: 429, headers: { 'retry-after': String(rateLimit.seconds) } },
+      )
     }
-    if (apiFailure) return Response.json({ errors: [{ status: apiFailure, code: 'SERVICE_UNAVAILABLE', title: 'Service Unavailable', detail: null }] }, { status: apiFailure })
+    if (apiFailure)
+      return Response.json(
+        { errors: [{ status: apiFailure, code: 'SERVICE_UNAVAILABLE', title: 'Service Unavailable', detail: null }] },
+        { status: apiFailure },
+      )
     const bearer = req.headers.get('authorization')?.match(/^Bearer\s+(\S+)$/i)?.[1]
     const grant = bearer ? accessTokens.get(bearer) : undefined
     if (!grant?.live) return Response.json({ code: 401, message: 'Unauthorized' }, { status: 401 })
     if (url.pathname === '/oauth/token/accessible-resources') {
       const scopes = grant.scopes.filter((s) => s !== 'offline_access')
-      return Response.json([{ id: site.cloudId, url: site.url, name: site.name, scopes, avatarUrl: 'https://site-admin-avatar-cdn.prod.public.atl-paas.net/avatars/240/rocket.png' }])
+      return Response.json([
+        {
+          id: site.cloudId,
+          url: site.url,
+          name: site.name,
+          scopes,
+          avatarUrl: 'https://site-admin-avatar-cdn.prod.public.atl-paas.net/avatars/240/rocket.png',
+        },
+      ])
     }
     return api.handle(url, grant.scopes)
   }
@@ -133,9 +161,18 @@ export function startConfluenceFake(options: ConfluenceFakeOptions): ConfluenceF
       const type = req.headers.get('content-type') ?? ''
       let body: unknown = text
       if (type.startsWith('application/x-www-form-urlencoded')) body = Object.fromEntries(new URLSearchParams(text))
-      else if (type.startsWith('application/json')) body = (() => { try { return JSON.parse(text) } catch { return text } })()
+      else if (type.startsWith('application/json'))
+        body = (() => {
+          try {
+            return JSON.parse(text)
+          } catch {
+            return text
+          }
+        })()
       const headers: Record<string, string> = {}
-      req.headers.forEach((v, k) => { headers[k] = v })
+      req.headers.forEach((v, k) => {
+        headers[k] = v
+      })
       const query = Object.fromEntries(url.searchParams)
       requests.push({ method: req.method, path: url.pathname, query, headers, body })
 
@@ -144,7 +181,8 @@ export function startConfluenceFake(options: ConfluenceFakeOptions): ConfluenceF
         if (req.method !== 'POST') return page(405, 'Method Not Allowed')
         return token(typeof body === 'object' && body !== null ? stringsOf(body as Record<string, unknown>) : null)
       }
-      if (req.method === 'GET' && (url.pathname === '/oauth/token/accessible-resources' || url.pathname.startsWith('/ex/confluence/'))) return guardedApi(req, url)
+      if (req.method === 'GET' && (url.pathname === '/oauth/token/accessible-resources' || url.pathname.startsWith('/ex/confluence/')))
+        return guardedApi(req, url)
       return Response.json({ code: 404, message: 'Not Found' }, { status: 404 })
     },
   })
@@ -221,10 +259,16 @@ export interface FakePage {
 const REAL_MAX_LIMIT = 250
 const PAGE_STATUSES = ['current', 'archived', 'deleted', 'trashed']
 const BODY_FORMATS = ['storage', 'atlas_doc_format', 'view', 'export_view', 'anonymous_export_view', 'styled_view', 'editor']
-const v2Error = (status: number, code: string, title: string) => Response.json({ errors: [{ status, code, title, detail: null }] }, { status })
+const v2Error = (status: number, code: string, title: string) =>
+  Response.json({ errors: [{ status, code, title, detail: null }] }, { status })
 const byId = (a: { id: string }, b: { id: string }) => Number(a.id) - Number(b.id)
 /** Comma-separated (form, explode=false) or repeated array parameters, as v2 accepts both. */
-const listParam = (url: URL, name: string) => url.searchParams.getAll(name).flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean)
+const listParam = (url: URL, name: string) =>
+  url.searchParams
+    .getAll(name)
+    .flatMap((v) => v.split(','))
+    .map((v) => v.trim())
+    .filter(Boolean)
 
 /** The site's spaces and pages and the v2 endpoints that read them; ids grow like Confluence's numeric ids. */
 function createSite(site: { cloudId: string; url: string }, maxLimit: number) {
@@ -236,16 +280,35 @@ function createSite(site: { cloudId: string; url: string }, maxLimit: number) {
   /** Strictly increasing, even for two edits within one millisecond. */
   const now = () => new Date((clock = Math.max(clock + 1, Date.now()))).toISOString()
   const pageOf = (id: string) => pages.find((p) => p.id === id) ?? raise(`no page ${id}`)
-  const webui = (p: FakePage) => `/spaces/${spaces.find((s) => s.id === p.spaceId)!.key}/pages/${p.id}/${encodeURIComponent(p.title).replace(/%20/g, '+')}`
+  const webui = (p: FakePage) =>
+    `/spaces/${spaces.find((s) => s.id === p.spaceId)!.key}/pages/${p.id}/${encodeURIComponent(p.title).replace(/%20/g, '+')}`
 
   function view(p: FakePage, format: string | null) {
     const body = format ? { [format]: { value: format === 'storage' ? p.body : `<rendered ${format}>`, representation: format } } : {}
     return {
-      id: p.id, status: p.status, title: p.title, spaceId: p.spaceId, parentId: p.parentId, parentType: p.parentId ? 'page' : null,
-      position: Number(p.id) % 1000, authorId: '5b10ac8d82e05b22cc7d4ef5', ownerId: '5b10ac8d82e05b22cc7d4ef5', createdAt: p.createdAt,
-      version: { createdAt: p.version.createdAt, message: '', number: p.version.number, minorEdit: false, authorId: '5b10ac8d82e05b22cc7d4ef5' },
+      id: p.id,
+      status: p.status,
+      title: p.title,
+      spaceId: p.spaceId,
+      parentId: p.parentId,
+      parentType: p.parentId ? 'page' : null,
+      position: Number(p.id) % 1000,
+      authorId: '5b10ac8d82e05b22cc7d4ef5',
+      ownerId: '5b10ac8d82e05b22cc7d4ef5',
+      createdAt: p.createdAt,
+      version: {
+        createdAt: p.version.createdAt,
+        message: '',
+        number: p.version.number,
+        minorEdit: false,
+        authorId: '5b10ac8d82e05b22cc7d4ef5',
+      },
       body,
-      _links: { webui: webui(p), editui: `/pages/resumedraft.action?draftId=${p.id}`, tinyui: `/x/${Buffer.from(p.id).toString('base64url')}` },
+      _links: {
+        webui: webui(p),
+        editui: `/pages/resumedraft.action?draftId=${p.id}`,
+        tinyui: `/x/${Buffer.from(p.id).toString('base64url')}`,
+      },
     }
   }
 
@@ -253,7 +316,12 @@ function createSite(site: { cloudId: string; url: string }, maxLimit: number) {
   function listing<T extends { id: string }>(url: URL, all: T[], render: (item: T) => unknown): Response {
     const limitParam = url.searchParams.get('limit')
     const limit = limitParam === null ? 25 : Number(limitParam)
-    if (!Number.isInteger(limit) || limit < 1 || limit > REAL_MAX_LIMIT) return v2Error(400, 'INVALID_REQUEST_PARAMETER', `Provided value {${limitParam}} for 'limit' is not valid: it must be between 1 and ${REAL_MAX_LIMIT}`)
+    if (!Number.isInteger(limit) || limit < 1 || limit > REAL_MAX_LIMIT)
+      return v2Error(
+        400,
+        'INVALID_REQUEST_PARAMETER',
+        `Provided value {${limitParam}} for 'limit' is not valid: it must be between 1 and ${REAL_MAX_LIMIT}`,
+      )
     let after = 0
     const cursor = url.searchParams.get('cursor')
     if (cursor) {
@@ -280,14 +348,25 @@ function createSite(site: { cloudId: string; url: string }, maxLimit: number) {
     if (!m) return Response.json({ code: 404, message: 'Not Found' }, { status: 404 })
     if (decodeURIComponent(m[1]!) !== site.cloudId) return Response.json({ code: 404, message: `Site ${m[1]} not found` }, { status: 404 })
     const path = m[2]!
-    const needs = (scope: string) => (scopes.includes(scope) ? null : Response.json({ code: 401, message: 'Unauthorized; scope does not match' }, { status: 401 }))
+    const needs = (scope: string) =>
+      scopes.includes(scope) ? null : Response.json({ code: 401, message: 'Unauthorized; scope does not match' }, { status: 401 })
     const format = url.searchParams.get('body-format')
-    if (format !== null && !BODY_FORMATS.includes(format)) return v2Error(400, 'INVALID_REQUEST_PARAMETER', `Invalid body-format: ${format}`)
+    if (format !== null && !BODY_FORMATS.includes(format))
+      return v2Error(400, 'INVALID_REQUEST_PARAMETER', `Invalid body-format: ${format}`)
 
     if (path === '/spaces') {
       const keys = listParam(url, 'keys')
       const chosen = spaces.filter((s) => !keys.length || keys.includes(s.key)).sort(byId)
-      return needs('read:space:confluence') ?? listing(url, chosen, ({ createdAt, ...s }) => ({ ...s, createdAt, authorId: '5b10ac8d82e05b22cc7d4ef5', homepageId: null, _links: { webui: `/spaces/${s.key}` } }))
+      return (
+        needs('read:space:confluence') ??
+        listing(url, chosen, ({ createdAt, ...s }) => ({
+          ...s,
+          createdAt,
+          authorId: '5b10ac8d82e05b22cc7d4ef5',
+          homepageId: null,
+          _links: { webui: `/spaces/${s.key}` },
+        }))
+      )
     }
     let p = path.match(/^\/spaces\/([^/]+)\/pages$/)
     if (p) {
@@ -296,10 +375,13 @@ function createSite(site: { cloudId: string; url: string }, maxLimit: number) {
       const space = spaces.find((s) => s.id === p![1])
       if (!space) return v2Error(404, 'NOT_FOUND', 'Not Found')
       const statuses = listParam(url, 'status')
-      if (statuses.some((s) => !PAGE_STATUSES.includes(s))) return v2Error(400, 'INVALID_REQUEST_PARAMETER', `Invalid status: ${statuses.join(',')}`)
+      if (statuses.some((s) => !PAGE_STATUSES.includes(s)))
+        return v2Error(400, 'INVALID_REQUEST_PARAMETER', `Invalid status: ${statuses.join(',')}`)
       // Without a status filter v2 answers current and archived pages.
       const wanted = statuses.length ? statuses : ['current', 'archived']
-      const chosen = pages.filter((pg) => pg.spaceId === space.id && wanted.includes(pg.status) && (url.searchParams.get('depth') !== 'root' || !pg.parentId)).sort(byId)
+      const chosen = pages
+        .filter((pg) => pg.spaceId === space.id && wanted.includes(pg.status) && (url.searchParams.get('depth') !== 'root' || !pg.parentId))
+        .sort(byId)
       return listing(url, chosen, (pg) => view(pg, format))
     }
     p = path.match(/^\/pages\/([^/]+)$/)
@@ -323,13 +405,26 @@ function createSite(site: { cloudId: string; url: string }, maxLimit: number) {
     addPage(spaceKey: string, input: { title: string; body?: string; parentId?: string; status?: 'current' | 'archived' }): FakePage {
       const space = spaces.find((s) => s.key === spaceKey) ?? raise(`no space ${spaceKey}`)
       const createdAt = now()
-      const page: FakePage = { id: String(nextPageId++), spaceId: space.id, title: input.title, status: input.status ?? 'current', parentId: input.parentId ?? null, createdAt, version: { number: 1, createdAt }, body: input.body ?? `<p>${input.title}</p>` }
+      const page: FakePage = {
+        id: String(nextPageId++),
+        spaceId: space.id,
+        title: input.title,
+        status: input.status ?? 'current',
+        parentId: input.parentId ?? null,
+        createdAt,
+        version: { number: 1, createdAt },
+        body: input.body ?? `<p>${input.title}</p>`,
+      }
       pages.push(page)
       return page
     },
     editPage(id: string, changes: { title?: string; body?: string }): FakePage {
       const page = pageOf(id)
-      Object.assign(page, { title: changes.title ?? page.title, body: changes.body ?? page.body, version: { number: page.version.number + 1, createdAt: now() } })
+      Object.assign(page, {
+        title: changes.title ?? page.title,
+        body: changes.body ?? page.body,
+        version: { number: page.version.number + 1, createdAt: now() },
+      })
       return page
     },
     removePage(id: string) {

@@ -43,19 +43,73 @@ export interface NewDriveFile {
 export type DriveError = (status: number, reason: string, message: string, location?: string) => Response
 
 const FILE: FieldSchema = Object.fromEntries(
-  ['kind', 'id', 'name', 'mimeType', 'parents', 'trashed', 'explicitlyTrashed', 'version', 'createdTime', 'modifiedTime', 'webViewLink', 'size', 'md5Checksum', 'driveId', 'description', 'starred'].map((k) => [k, true]),
+  [
+    'kind',
+    'id',
+    'name',
+    'mimeType',
+    'parents',
+    'trashed',
+    'explicitlyTrashed',
+    'version',
+    'createdTime',
+    'modifiedTime',
+    'webViewLink',
+    'size',
+    'md5Checksum',
+    'driveId',
+    'description',
+    'starred',
+  ].map((k) => [k, true]),
 ) as FieldSchema
 const FILE_LIST: FieldSchema = { kind: true, nextPageToken: true, incompleteSearch: true, files: FILE }
-const ABOUT: FieldSchema = { kind: true, user: { kind: true, displayName: true, emailAddress: true, permissionId: true, photoLink: true, me: true }, storageQuota: true }
+const ABOUT: FieldSchema = {
+  kind: true,
+  user: { kind: true, displayName: true, emailAddress: true, permissionId: true, photoLink: true, me: true },
+  storageQuota: true,
+}
 const SYSTEM_PARAMS = ['fields', 'alt', 'prettyPrint', 'key', 'quotaUser', 'access_token', 'callback']
-const LIST_PARAMS = [...SYSTEM_PARAMS, 'q', 'pageSize', 'pageToken', 'orderBy', 'spaces', 'corpora', 'driveId', 'supportsAllDrives', 'includeItemsFromAllDrives', 'supportsTeamDrives', 'includeTeamDriveItems', 'includeLabels', 'includePermissionsForView']
-const GET_PARAMS = [...SYSTEM_PARAMS, 'supportsAllDrives', 'supportsTeamDrives', 'acknowledgeAbuse', 'includeLabels', 'includePermissionsForView']
+const LIST_PARAMS = [
+  ...SYSTEM_PARAMS,
+  'q',
+  'pageSize',
+  'pageToken',
+  'orderBy',
+  'spaces',
+  'corpora',
+  'driveId',
+  'supportsAllDrives',
+  'includeItemsFromAllDrives',
+  'supportsTeamDrives',
+  'includeTeamDriveItems',
+  'includeLabels',
+  'includePermissionsForView',
+]
+const GET_PARAMS = [
+  ...SYSTEM_PARAMS,
+  'supportsAllDrives',
+  'supportsTeamDrives',
+  'acknowledgeAbuse',
+  'includeLabels',
+  'includePermissionsForView',
+]
 const EXPORT_PARAMS = [...SYSTEM_PARAMS, 'mimeType']
-const BOOLEAN_PARAMS = ['supportsAllDrives', 'includeItemsFromAllDrives', 'supportsTeamDrives', 'includeTeamDriveItems', 'acknowledgeAbuse', 'prettyPrint']
+const BOOLEAN_PARAMS = [
+  'supportsAllDrives',
+  'includeItemsFromAllDrives',
+  'supportsTeamDrives',
+  'includeTeamDriveItems',
+  'acknowledgeAbuse',
+  'prettyPrint',
+]
 
 /** What each Google-native type exports to. Drive's text/plain export of a Doc starts with a BOM and uses CRLF. */
 const EXPORTS: Record<string, Record<string, (content: string) => string>> = {
-  [DOC]: { 'text/plain': (c) => `\uFEFF${c.replace(/\r?\n/g, '\r\n')}`, 'text/markdown': (c) => c, 'text/html': (c) => `<html><body><p>${Bun.escapeHTML(c)}</p></body></html>` },
+  [DOC]: {
+    'text/plain': (c) => `\uFEFF${c.replace(/\r?\n/g, '\r\n')}`,
+    'text/markdown': (c) => c,
+    'text/html': (c) => `<html><body><p>${Bun.escapeHTML(c)}</p></body></html>`,
+  },
   [SHEET]: { 'text/csv': (c) => c },
 }
 
@@ -87,12 +141,35 @@ export function createDriveStore(options: { pageLimit?: number; exportLimitBytes
   }
   const sizeOf = (f: DriveFakeFile) => (f.mimeType === FOLDER ? undefined : String(f.size ?? Buffer.byteLength(f.content)))
   const linkOf = (f: DriveFakeFile) =>
-    f.mimeType === FOLDER ? `https://drive.google.com/drive/folders/${f.id}` : f.mimeType === DOC ? `https://docs.google.com/document/d/${f.id}/edit?usp=drivesdk` : `https://drive.google.com/file/d/${f.id}/view?usp=drivesdk`
+    f.mimeType === FOLDER
+      ? `https://drive.google.com/drive/folders/${f.id}`
+      : f.mimeType === DOC
+        ? `https://docs.google.com/document/d/${f.id}/edit?usp=drivesdk`
+        : `https://drive.google.com/file/d/${f.id}/view?usp=drivesdk`
   const resourceOf = (f: DriveFakeFile) => ({
-    kind: 'drive#file', id: f.id, name: f.name, mimeType: f.mimeType, parents: f.parents, trashed: trashedOf(f), explicitlyTrashed: f.trashed,
-    version: String(f.version), createdTime: f.createdTime, modifiedTime: f.modifiedTime, webViewLink: linkOf(f), size: sizeOf(f),
+    kind: 'drive#file',
+    id: f.id,
+    name: f.name,
+    mimeType: f.mimeType,
+    parents: f.parents,
+    trashed: trashedOf(f),
+    explicitlyTrashed: f.trashed,
+    version: String(f.version),
+    createdTime: f.createdTime,
+    modifiedTime: f.modifiedTime,
+    webViewLink: linkOf(f),
+    size: sizeOf(f),
   })
-  const rootResource = () => ({ kind: 'drive#file', id: rootId, name: 'My Drive', mimeType: FOLDER, trashed: false, explicitlyTrashed: false, version: '1', webViewLink: 'https://drive.google.com/drive/my-drive' })
+  const rootResource = () => ({
+    kind: 'drive#file',
+    id: rootId,
+    name: 'My Drive',
+    mimeType: FOLDER,
+    trashed: false,
+    explicitlyTrashed: false,
+    version: '1',
+    webViewLink: 'https://drive.google.com/drive/my-drive',
+  })
 
   function checkParams(query: Record<string, string>, allowed: string[], error: DriveError): Response | null {
     for (const [k, v] of Object.entries(query)) {
@@ -114,18 +191,28 @@ export function createDriveStore(options: { pageLimit?: number; exportLimitBytes
       if (!token || token.q !== q) return error(400, 'invalid', 'Invalid Value', 'pageToken')
       offset = token.offset
     }
-    const found = [...files.values()].filter((f) => matches({ name: f.name, mimeType: f.mimeType, parents: f.parents, trashed: trashedOf(f) }))
+    const found = [...files.values()].filter((f) =>
+      matches({ name: f.name, mimeType: f.mimeType, parents: f.parents, trashed: trashedOf(f) }),
+    )
     const end = offset + Math.min(pageSize, pageLimit)
     const nextPageToken = end < found.length ? Buffer.from(JSON.stringify({ q, offset: end })).toString('base64url') : undefined
     const body = { kind: 'drive#fileList', nextPageToken, incompleteSearch, files: found.slice(offset, end).map(resourceOf) }
-    return Response.json(project(body, parseFields(query.fields ?? 'kind,nextPageToken,incompleteSearch,files(kind,id,name,mimeType)'), FILE_LIST))
+    return Response.json(
+      project(body, parseFields(query.fields ?? 'kind,nextPageToken,incompleteSearch,files(kind,id,name,mimeType)'), FILE_LIST),
+    )
   }
 
   function getFile(id: string, query: Record<string, string>, error: DriveError): Response {
     const file = files.get(id)
     if (!file && id !== 'root' && id !== rootId) return error(404, 'notFound', `File not found: ${id}.`, 'fileId')
     if (query.alt === 'media') {
-      if (!file || file.mimeType.startsWith('application/vnd.google-apps.')) return error(403, 'fileNotDownloadable', 'Only files with binary content can be downloaded. Use Export with Docs Editors files.', 'alt')
+      if (!file || file.mimeType.startsWith('application/vnd.google-apps.'))
+        return error(
+          403,
+          'fileNotDownloadable',
+          'Only files with binary content can be downloaded. Use Export with Docs Editors files.',
+          'alt',
+        )
       return new Response(file.content, { headers: { 'content-type': file.mimeType } })
     }
     if (query.alt !== undefined && query.alt !== 'json') return error(400, 'invalid', 'Invalid Value', 'alt')
@@ -147,7 +234,10 @@ export function createDriveStore(options: { pageLimit?: number; exportLimitBytes
 
   function about(query: Record<string, string>, user: DriveUser, error: DriveError): Response {
     if (!query.fields) return error(400, 'required', "The 'fields' parameter is required for this method.", 'fields')
-    const body = { kind: 'drive#about', user: { kind: 'drive#user', ...user, photoLink: `https://lh3.googleusercontent.com/a/${user.permissionId}=s64`, me: true } }
+    const body = {
+      kind: 'drive#about',
+      user: { kind: 'drive#user', ...user, photoLink: `https://lh3.googleusercontent.com/a/${user.permissionId}=s64`, me: true },
+    }
     return Response.json(project(body, parseFields(query.fields), ABOUT))
   }
 
@@ -170,7 +260,9 @@ export function createDriveStore(options: { pageLimit?: number; exportLimitBytes
       const m = /^\/drive\/v3\/files\/([^/]+)(\/export)?$/.exec(path)
       if (m) {
         const id = decodeURIComponent(m[1]!)
-        return m[2] ? (checkParams(query, EXPORT_PARAMS, error) ?? exportFile(id, query, error)) : (checkParams(query, GET_PARAMS, error) ?? getFile(id, query, error))
+        return m[2]
+          ? (checkParams(query, EXPORT_PARAMS, error) ?? exportFile(id, query, error))
+          : (checkParams(query, GET_PARAMS, error) ?? getFile(id, query, error))
       }
       return error(404, 'notFound', 'Not Found')
     } catch (e) {
@@ -189,8 +281,16 @@ export function createDriveStore(options: { pageLimit?: number; exportLimitBytes
     addFile(input: NewDriveFile): DriveFakeFile {
       const at = now()
       const file: DriveFakeFile = {
-        id: newDriveId(), name: input.name, mimeType: input.mimeType ?? 'text/plain', parents: input.parents ?? [rootId], content: input.content ?? '',
-        version: 1, createdTime: at, modifiedTime: at, trashed: false, ...(input.size !== undefined ? { size: input.size } : {}),
+        id: newDriveId(),
+        name: input.name,
+        mimeType: input.mimeType ?? 'text/plain',
+        parents: input.parents ?? [rootId],
+        content: input.content ?? '',
+        version: 1,
+        createdTime: at,
+        modifiedTime: at,
+        trashed: false,
+        ...(input.size !== undefined ? { size: input.size } : {}),
       }
       files.set(file.id, file)
       return file

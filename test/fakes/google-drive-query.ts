@@ -104,7 +104,12 @@ export function parseQuery(q: string, rootId: string): FilePredicate {
     if (t.kind !== 'word') throw invalid()
     const op = next()
     const value = next()
-    if (t.value === 'trashed' && op.kind === 'op' && (op.value === '=' || op.value === '!=') && (isWord(value, 'true') || isWord(value, 'false'))) {
+    if (
+      t.value === 'trashed' &&
+      op.kind === 'op' &&
+      (op.value === '=' || op.value === '!=') &&
+      (isWord(value, 'true') || isWord(value, 'false'))
+    ) {
       const wanted = isWord(value, 'true') === (op.value === '=')
       return (f) => f.trashed === wanted
     }
@@ -151,7 +156,8 @@ export function parseFields(fields: string): Selection {
       }
       let into = out
       for (const [n, name] of path.entries()) {
-        if (n === path.length - 1) into[name] = into[name] === true ? true : leaf === true ? true : { ...(into[name] as Selection | undefined), ...leaf }
+        if (n === path.length - 1)
+          into[name] = into[name] === true ? true : leaf === true ? true : { ...(into[name] as Selection | undefined), ...leaf }
         else into = (into[name] = into[name] === true ? {} : (into[name] ?? {})) as Selection
       }
     } while (text[i] === ',' && ++i)

@@ -56,8 +56,17 @@ interface Grant {
 }
 
 const PATHS = { authorize: '/o/oauth2/v2/auth', token: '/token', revoke: '/revoke' }
-const SCOPE_ALIASES: Record<string, string> = { email: 'https://www.googleapis.com/auth/userinfo.email', profile: 'https://www.googleapis.com/auth/userinfo.profile' }
-const KNOWN_SCOPES = new Set(['openid', 'email', 'profile', ...Object.values(SCOPE_ALIASES), ...['drive', 'drive.readonly', 'drive.file', 'drive.metadata.readonly'].map((s) => `https://www.googleapis.com/auth/${s}`)])
+const SCOPE_ALIASES: Record<string, string> = {
+  email: 'https://www.googleapis.com/auth/userinfo.email',
+  profile: 'https://www.googleapis.com/auth/userinfo.profile',
+}
+const KNOWN_SCOPES = new Set([
+  'openid',
+  'email',
+  'profile',
+  ...Object.values(SCOPE_ALIASES),
+  ...['drive', 'drive.readonly', 'drive.file', 'drive.metadata.readonly'].map((s) => `https://www.googleapis.com/auth/${s}`),
+])
 const DRIVE_READ_SCOPES = ['https://www.googleapis.com/auth/drive', 'https://www.googleapis.com/auth/drive.readonly']
 const CODE_TTL_MS = 10 * 60_000
 
@@ -69,17 +78,41 @@ function headersOf(req: Request): Record<string, string> {
   return out
 }
 
-const page = (status: number, text: string) => new Response(`<!doctype html><title>Error ${status}</title><p>${text}</p>`, { status, headers: { 'content-type': 'text/html' } })
-const oauthError = (error: string, description: string) => Response.json({ error, error_description: description }, { status: error === 'invalid_client' ? 401 : 400 })
+const page = (status: number, text: string) =>
+  new Response(`<!doctype html><title>Error ${status}</title><p>${text}</p>`, { status, headers: { 'content-type': 'text/html' } })
+const oauthError = (error: string, description: string) =>
+  Response.json({ error, error_description: description }, { status: error === 'invalid_client' ? 401 : 400 })
 const driveError: DriveError = (status, reason, message, location) =>
-  Response.json({ error: { code: status, message, errors: [{ message, domain: 'global', reason, ...(location ? { location, locationType: 'parameter' } : {}) }] } }, { status })
+  Response.json(
+    {
+      error: {
+        code: status,
+        message,
+        errors: [{ message, domain: 'global', reason, ...(location ? { location, locationType: 'parameter' } : {}) }],
+      },
+    },
+    { status },
+  )
 
-export function startGoogleDriveFake({ callbackUrl, clientId = 'google-client-id', clientSecret = 'google-client-secret', ...options }: FakeGoogleDriveOptions): FakeGoogleDrive {
+export function startGoogleDriveFake({
+  callbackUrl,
+  clientId = 'google-client-id',
+  clientSecret = 'google-client-secret',
+  ...options
+}: FakeGoogleDriveOptions): FakeGoogleDrive {
   const store = createDriveStore(options)
-  const user: DriveUser = { displayName: 'Dana Drive', emailAddress: 'dana@example.com', permissionId: '01234567890123456789', ...options.user }
+  const user: DriveUser = {
+    displayName: 'Dana Drive',
+    emailAddress: 'dana@example.com',
+    permissionId: '01234567890123456789',
+    ...options.user,
+  }
   const requests: RecordedRequest[] = []
   const revokedTokens: string[] = []
-  const codes = new Map<string, { redirectUri: string; scopes: string[]; challenge: { value: string; method: string } | null; offline: boolean; expiresAt: number }>()
+  const codes = new Map<
+    string,
+    { redirectUri: string; scopes: string[]; challenge: { value: string; method: string } | null; offline: boolean; expiresAt: number }
+  >()
   const accessTokens = new Map<string, { grant: Grant; expired: boolean }>()
   const refreshTokens = new Map<string, Grant>()
   let denyNext = false
@@ -108,22 +141,32 @@ export function startGoogleDriveFake({ callbackUrl, clientId = 'google-client-id
     const unknown = scopes.find((s) => !KNOWN_SCOPES.has(s))
     if (unknown) return page(400, `Error 400: invalid_scope. Some requested scopes were invalid: ${unknown}`)
     const method = q.code_challenge_method ?? 'plain'
-    if (q.code_challenge && method !== 'S256' && method !== 'plain') return page(400, `Error 400: invalid_request. Invalid code_challenge_method: ${method}`)
-    if (q.access_type !== undefined && q.access_type !== 'online' && q.access_type !== 'offline') return page(400, `Error 400: invalid_request. Invalid access_type: ${q.access_type}`)
-    if (q.prompt?.split(' ').some((p) => !['none', 'consent', 'select_account'].includes(p))) return page(400, `Error 400: invalid_request. Invalid prompt: ${q.prompt}`)
+    if (q.code_challenge && method !== 'S256' && method !== 'plain')
+      return page(400, `Error 400: invalid_request. Invalid code_challenge_method: ${method}`)
+    if (q.access_type !== undefined && q.access_type !== 'online' && q.access_type !== 'offline')
+      return page(400, `Error 400: invalid_request. Invalid access_type: ${q.access_type}`)
+    if (q.prompt?.split(' ').some((p) => !['none', 'consent', 'select_account'].includes(p)))
+      return page(400, `Error 400: invalid_request. Invalid prompt: ${q.prompt}`)
     if (denyNext) {
       denyNext = false
       return back({ error: 'access_denied', state: q.state })
     }
     const granted = scopes.map((s) => SCOPE_ALIASES[s] ?? s)
     const code = `4/0A${randomBytes(24).toString('base64url')}`
-    codes.set(code, { redirectUri: q.redirect_uri, scopes: granted, challenge: q.code_challenge ? { value: q.code_challenge, method } : null, offline: q.access_type === 'offline', expiresAt: Date.now() + CODE_TTL_MS })
+    codes.set(code, {
+      redirectUri: q.redirect_uri,
+      scopes: granted,
+      challenge: q.code_challenge ? { value: q.code_challenge, method } : null,
+      offline: q.access_type === 'offline',
+      expiresAt: Date.now() + CODE_TTL_MS,
+    })
     return back({ state: q.state, code, scope: granted.join(' '), authuser: '0', prompt: 'consent' })
   }
 
   function token(req: Request, form: Record<string, string>): Response {
     const creds = credentialsOf({ headers: headersOf(req), body: form })
-    if (creds.method === 'basic' && form.client_secret !== undefined) return oauthError('invalid_request', 'Use one client authentication method, not several.')
+    if (creds.method === 'basic' && form.client_secret !== undefined)
+      return oauthError('invalid_request', 'Use one client authentication method, not several.')
     if (!creds.clientId) return oauthError('invalid_request', 'Could not determine client ID from request.')
     if (creds.clientId !== clientId || creds.clientSecret !== clientSecret) return oauthError('invalid_client', 'Unauthorized')
     if (form.grant_type === 'refresh_token') {
@@ -132,7 +175,11 @@ export function startGoogleDriveFake({ callbackUrl, clientId = 'google-client-id
       // Google does not rotate refresh tokens: the answer carries none.
       return Response.json({ access_token: issueAccessToken(grant), expires_in: 3599, scope: grant.scopes.join(' '), token_type: 'Bearer' })
     }
-    if (form.grant_type !== 'authorization_code') return oauthError(form.grant_type ? 'unsupported_grant_type' : 'invalid_request', form.grant_type ? `Invalid grant_type: ${form.grant_type}` : 'Required parameter is missing: grant_type')
+    if (form.grant_type !== 'authorization_code')
+      return oauthError(
+        form.grant_type ? 'unsupported_grant_type' : 'invalid_request',
+        form.grant_type ? `Invalid grant_type: ${form.grant_type}` : 'Required parameter is missing: grant_type',
+      )
     const code = form.code ? codes.get(form.code) : undefined
     if (form.code) codes.delete(form.code) // single use, whatever happens next
     if (!code || code.expiresAt < Date.now()) return oauthError('invalid_grant', 'Malformed auth code.')
@@ -151,7 +198,8 @@ export function startGoogleDriveFake({ callbackUrl, clientId = 'google-client-id
   /** Revoking an access token or a refresh token ends the whole grant. */
   function revoke(tokenValue: string | undefined): Response {
     const grant = tokenValue ? (refreshTokens.get(tokenValue) ?? accessTokens.get(tokenValue)?.grant) : undefined
-    if (!tokenValue || !grant) return Response.json({ error: 'invalid_token', error_description: 'Token expired or revoked' }, { status: 400 })
+    if (!tokenValue || !grant)
+      return Response.json({ error: 'invalid_token', error_description: 'Token expired or revoked' }, { status: 400 })
     revokedTokens.push(tokenValue)
     if (grant.refreshToken) refreshTokens.delete(grant.refreshToken)
     for (const [t, a] of accessTokens) if (a.grant === grant) accessTokens.delete(t)
@@ -160,21 +208,59 @@ export function startGoogleDriveFake({ callbackUrl, clientId = 'google-client-id
 
   async function api(req: Request, path: string, query: Record<string, string>): Promise<Response> {
     if (gate) await gate
-    if (apiFailure) return Response.json({ error: { code: apiFailure, message: 'The service is currently unavailable.', errors: [{ message: 'Backend Error', domain: 'global', reason: 'backendError' }], status: 'UNAVAILABLE' } }, { status: apiFailure })
+    if (apiFailure)
+      return Response.json(
+        {
+          error: {
+            code: apiFailure,
+            message: 'The service is currently unavailable.',
+            errors: [{ message: 'Backend Error', domain: 'global', reason: 'backendError' }],
+            status: 'UNAVAILABLE',
+          },
+        },
+        { status: apiFailure },
+      )
     if (rateLimit.left > 0) {
       rateLimit.left--
-      const body = { error: { code: 429, message: 'Rate Limit Exceeded', errors: [{ message: 'Rate Limit Exceeded', domain: 'usageLimits', reason: 'rateLimitExceeded' }], status: 'RESOURCE_EXHAUSTED' } }
+      const body = {
+        error: {
+          code: 429,
+          message: 'Rate Limit Exceeded',
+          errors: [{ message: 'Rate Limit Exceeded', domain: 'usageLimits', reason: 'rateLimitExceeded' }],
+          status: 'RESOURCE_EXHAUSTED',
+        },
+      }
       return Response.json(body, { status: 429, headers: { 'retry-after': String(rateLimit.seconds) } })
     }
     const bearer = req.headers.get('authorization')?.match(/^Bearer\s+(\S+)$/i)?.[1]
     const access = bearer ? accessTokens.get(bearer) : undefined
     if (!access || access.expired) {
-      const message = 'Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project.'
-      const body = { error: { code: 401, message, errors: [{ message: 'Invalid Credentials', domain: 'global', reason: 'authError', location: 'Authorization', locationType: 'header' }], status: 'UNAUTHENTICATED' } }
-      return Response.json(body, { status: 401, headers: { 'www-authenticate': 'Bearer realm="https://accounts.google.com/", error="invalid_token"' } })
+      const message =
+        'Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project.'
+      const body = {
+        error: {
+          code: 401,
+          message,
+          errors: [
+            { message: 'Invalid Credentials', domain: 'global', reason: 'authError', location: 'Authorization', locationType: 'header' },
+          ],
+          status: 'UNAUTHENTICATED',
+        },
+      }
+      return Response.json(body, {
+        status: 401,
+        headers: { 'www-authenticate': 'Bearer realm="https://accounts.google.com/", error="invalid_token"' },
+      })
     }
     if (!access.grant.scopes.some((s) => DRIVE_READ_SCOPES.includes(s))) {
-      const body = { error: { code: 403, message: 'Request had insufficient authentication scopes.', errors: [{ message: 'Insufficient Permission', domain: 'global', reason: 'insufficientPermissions' }], status: 'PERMISSION_DENIED' } }
+      const body = {
+        error: {
+          code: 403,
+          message: 'Request had insufficient authentication scopes.',
+          errors: [{ message: 'Insufficient Permission', domain: 'global', reason: 'insufficientPermissions' }],
+          status: 'PERMISSION_DENIED',
+        },
+      }
       return Response.json(body, { status: 403 })
     }
     return store.handle(path, query, user, driveError)
@@ -186,7 +272,9 @@ export function startGoogleDriveFake({ callbackUrl, clientId = 'google-client-id
     async fetch(req) {
       const url = new URL(req.url)
       const text = await req.text()
-      const form = req.headers.get('content-type')?.startsWith('application/x-www-form-urlencoded') ? Object.fromEntries(new URLSearchParams(text)) : null
+      const form = req.headers.get('content-type')?.startsWith('application/x-www-form-urlencoded')
+        ? Object.fromEntries(new URLSearchParams(text))
+        : null
       const query = Object.fromEntries(url.searchParams)
       requests.push({ method: req.method, path: url.pathname, query, headers: headersOf(req), body: form ?? text })
 
@@ -197,7 +285,8 @@ export function startGoogleDriveFake({ callbackUrl, clientId = 'google-client-id
         if (url.pathname === PATHS.revoke) return revoke(form?.token ?? query.token)
         return form ? token(req, form) : oauthError('invalid_request', 'The body must be application/x-www-form-urlencoded.')
       }
-      if (url.pathname.startsWith('/drive/v3/')) return req.method === 'GET' ? api(req, url.pathname, query) : driveError(405, 'httpMethodNotAllowed', 'Method Not Allowed')
+      if (url.pathname.startsWith('/drive/v3/'))
+        return req.method === 'GET' ? api(req, url.pathname, query) : driveError(405, 'httpMethodNotAllowed', 'Method Not Allowed')
       return page(404, 'Not Found')
     },
   })

@@ -19,7 +19,13 @@ export type PropertySpec = { type: string } & Record<string, unknown>
 export interface NotionFake extends ConnectorFake {
   workspace: { id: string; name: string }
   /** A page under the workspace (no parent), a page, a database (a row: properties apply) or a block; its id. */
-  addPage(page: { title: string; parent?: string; blocks?: BlockSpec[]; properties?: Record<string, PropertySpec>; titleProperty?: string }): string
+  addPage(page: {
+    title: string
+    parent?: string
+    blocks?: BlockSpec[]
+    properties?: Record<string, PropertySpec>
+    titleProperty?: string
+  }): string
   addDatabase(database: { title: string; parent?: string; inline?: boolean }): string
   /** Appends blocks to a page or block (Notion's append block children); the page's last_edited_time moves. */
   appendBlocks(parentId: string, blocks: BlockSpec[]): string[]
@@ -47,7 +53,10 @@ export function block(type: string, text: string, extra: Record<string, unknown>
   return { type, [type]: { rich_text: notionText(text), color: 'default', ...extra } }
 }
 
-interface Parent { type: string; [key: string]: unknown }
+interface Parent {
+  type: string
+  [key: string]: unknown
+}
 interface Node {
   id: string
   kind: 'page' | 'database' | 'block'
@@ -62,7 +71,11 @@ interface Node {
   trashed: boolean
   inline: boolean
 }
-interface Grant { botId: string; refreshToken: string; revoked: boolean }
+interface Grant {
+  botId: string
+  refreshToken: string
+  revoked: boolean
+}
 
 const CODE_TTL_MS = 10 * 60_000
 function headersOf(req: Request): Record<string, string> {
@@ -74,11 +87,18 @@ function headersOf(req: Request): Record<string, string> {
 }
 const notionError = (status: number, code: string, message: string, headers: Record<string, string> = {}) =>
   Response.json({ object: 'error', status, code, message, request_id: randomUUID() }, { status, headers })
-const oauthError = (status: number, error: string, description: string) => Response.json({ error, error_description: description }, { status })
-const htmlPage = (status: number, text: string) => new Response(`<!doctype html><title>Notion</title><p>${text}</p>`, { status, headers: { 'content-type': 'text/html' } })
+const oauthError = (status: number, error: string, description: string) =>
+  Response.json({ error, error_description: description }, { status })
+const htmlPage = (status: number, text: string) =>
+  new Response(`<!doctype html><title>Notion</title><p>${text}</p>`, { status, headers: { 'content-type': 'text/html' } })
 const bare = (id: string) => id.toLowerCase().replaceAll('-', '')
 
-export function startNotionFake(options: { callbackUrl: string; clientId?: string; clientSecret?: string; workspaceName?: string }): NotionFake {
+export function startNotionFake(options: {
+  callbackUrl: string
+  clientId?: string
+  clientSecret?: string
+  workspaceName?: string
+}): NotionFake {
   const { callbackUrl, clientId = randomUUID(), clientSecret = `secret_${randomBytes(20).toString('base64url')}` } = options
   const workspace = { id: randomUUID(), name: options.workspaceName ?? 'Acme HQ' }
   const userId = randomUUID()
@@ -98,8 +118,13 @@ export function startNotionFake(options: { callbackUrl: string; clientId?: strin
 
   const tick = () => new Date((clock += 60_000)).toISOString()
   const find = (id: string) => nodes.get(bare(id))
-  const need = (id: string) => find(id) ?? (() => { throw new Error(`fake Notion: no object ${id}`) })()
-  const pageOf = (n: Node | undefined): Node | undefined => (!n || n.kind === 'page' ? n : pageOf(find(String(n.parent.page_id ?? n.parent.block_id ?? ''))))
+  const need = (id: string) =>
+    find(id) ??
+    (() => {
+      throw new Error(`fake Notion: no object ${id}`)
+    })()
+  const pageOf = (n: Node | undefined): Node | undefined =>
+    !n || n.kind === 'page' ? n : pageOf(find(String(n.parent.page_id ?? n.parent.block_id ?? '')))
   const touch = (n: Node) => {
     const edited = tick()
     n.edited = edited
@@ -117,7 +142,21 @@ export function startNotionFake(options: { callbackUrl: string; clientId?: strin
           ? { type: 'page_id', page_id: parentNode.id }
           : { type: 'block_id', block_id: parentNode.id }
     const at = tick()
-    const node: Node = { id: randomUUID(), kind, type: kind === 'page' ? 'child_page' : kind === 'database' ? 'child_database' : '', data: {}, parent, children: [], properties: {}, title: '', created: at, edited: at, trashed: false, inline: false, ...fill }
+    const node: Node = {
+      id: randomUUID(),
+      kind,
+      type: kind === 'page' ? 'child_page' : kind === 'database' ? 'child_database' : '',
+      data: {},
+      parent,
+      children: [],
+      properties: {},
+      title: '',
+      created: at,
+      edited: at,
+      trashed: false,
+      inline: false,
+      ...fill,
+    }
     nodes.set(bare(node.id), node)
     if (kind !== 'block') order.push(bare(node.id))
     // Database rows are not blocks of the database; everything else is a child block of its parent.
@@ -138,26 +177,66 @@ export function startNotionFake(options: { callbackUrl: string; clientId?: strin
     n.title = title
     const titleKey = Object.entries(n.properties).find(([, p]) => p.type === 'title')?.[0] ?? titleProperty
     n.properties[titleKey] = { id: 'title', type: 'title', title: notionText(title) }
-    for (const [name, spec] of Object.entries(specs)) n.properties[name] = { id: n.properties[name]?.id ?? randomBytes(3).toString('base64url'), ...spec }
+    for (const [name, spec] of Object.entries(specs))
+      n.properties[name] = { id: n.properties[name]?.id ?? randomBytes(3).toString('base64url'), ...spec }
   }
 
-  const url = (n: Node) => `https://www.notion.so/${n.title.replace(/[^A-Za-z0-9]+/g, '-').replace(/^-|-$/g, '')}${n.title ? '-' : ''}${bare(n.id)}`
+  const url = (n: Node) =>
+    `https://www.notion.so/${n.title.replace(/[^A-Za-z0-9]+/g, '-').replace(/^-|-$/g, '')}${n.title ? '-' : ''}${bare(n.id)}`
   const user = { object: 'user', id: userId }
-  const common = (n: Node) => ({ id: n.id, created_time: n.created, last_edited_time: n.edited, created_by: user, last_edited_by: user, parent: n.parent, archived: n.trashed, in_trash: n.trashed })
-  const pageJson = (n: Node) => ({ object: 'page', ...common(n), cover: null, icon: null, properties: n.properties, url: url(n), public_url: null })
+  const common = (n: Node) => ({
+    id: n.id,
+    created_time: n.created,
+    last_edited_time: n.edited,
+    created_by: user,
+    last_edited_by: user,
+    parent: n.parent,
+    archived: n.trashed,
+    in_trash: n.trashed,
+  })
+  const pageJson = (n: Node) => ({
+    object: 'page',
+    ...common(n),
+    cover: null,
+    icon: null,
+    properties: n.properties,
+    url: url(n),
+    public_url: null,
+  })
   const databaseJson = (n: Node) => ({
-    object: 'database', ...common(n), title: notionText(n.title), description: [], icon: null, cover: null, is_inline: n.inline,
-    properties: { Name: { id: 'title', name: 'Name', type: 'title', title: {} } }, url: url(n), public_url: null,
+    object: 'database',
+    ...common(n),
+    title: notionText(n.title),
+    description: [],
+    icon: null,
+    cover: null,
+    is_inline: n.inline,
+    properties: { Name: { id: 'title', name: 'Name', type: 'title', title: {} } },
+    url: url(n),
+    public_url: null,
   })
   const blockJson = (n: Node) => ({
-    object: 'block', ...common(n), has_children: n.children.length > 0, type: n.type,
+    object: 'block',
+    ...common(n),
+    has_children: n.children.length > 0,
+    type: n.type,
     [n.type]: n.kind === 'block' ? n.data : { title: n.title },
   })
   const json = (n: Node) => (n.kind === 'page' ? pageJson(n) : n.kind === 'database' ? databaseJson(n) : blockJson(n))
 
-  function paginateList(ids: string[], query: { start_cursor?: unknown; page_size?: unknown }, toJson: (id: string) => unknown, extra: Record<string, unknown>): Response {
+  function paginateList(
+    ids: string[],
+    query: { start_cursor?: unknown; page_size?: unknown },
+    toJson: (id: string) => unknown,
+    extra: Record<string, unknown>,
+  ): Response {
     const size = query.page_size === undefined ? 100 : Number(query.page_size)
-    if (!Number.isInteger(size) || size < 1 || size > 100) return notionError(400, 'validation_error', `body failed validation: page_size should be an integer between 1 and 100, instead was \`${String(query.page_size)}\`.`)
+    if (!Number.isInteger(size) || size < 1 || size > 100)
+      return notionError(
+        400,
+        'validation_error',
+        `body failed validation: page_size should be an integer between 1 and 100, instead was \`${String(query.page_size)}\`.`,
+      )
     let start = 0
     if (query.start_cursor !== undefined && query.start_cursor !== null) {
       start = ids.findIndex((id) => bare(id) === bare(String(query.start_cursor)))
@@ -165,13 +244,24 @@ export function startNotionFake(options: { callbackUrl: string; clientId?: strin
     }
     const slice = ids.slice(start, start + size)
     const next = ids[start + size]
-    return Response.json({ object: 'list', results: slice.map(toJson), next_cursor: next ? find(next)!.id : null, has_more: next !== undefined, ...extra, request_id: randomUUID() })
+    return Response.json({
+      object: 'list',
+      results: slice.map(toJson),
+      next_cursor: next ? find(next)!.id : null,
+      has_more: next !== undefined,
+      ...extra,
+      request_id: randomUUID(),
+    })
   }
 
   function search(body: Record<string, unknown>): Response {
     const filter = body.filter as { property?: unknown; value?: unknown } | undefined
     if (filter !== undefined && (filter?.property !== 'object' || (filter.value !== 'page' && filter.value !== 'database'))) {
-      return notionError(400, 'validation_error', 'body failed validation: body.filter.value should be `"page"` or `"database"`, and body.filter.property should be `"object"`.')
+      return notionError(
+        400,
+        'validation_error',
+        'body failed validation: body.filter.value should be `"page"` or `"database"`, and body.filter.property should be `"object"`.',
+      )
     }
     const query = typeof body.query === 'string' ? body.query.toLowerCase() : ''
     const ids = order.filter((id) => {
@@ -184,22 +274,39 @@ export function startNotionFake(options: { callbackUrl: string; clientId?: strin
   function api(req: Request, url: URL, body: unknown): Response {
     if (rateLimited.left > 0) {
       rateLimited.left--
-      return notionError(429, 'rate_limited', 'You have been rated limited. Please try again in a few minutes.', { 'retry-after': String(rateLimited.seconds) })
+      return notionError(429, 'rate_limited', 'You have been rated limited. Please try again in a few minutes.', {
+        'retry-after': String(rateLimited.seconds),
+      })
     }
-    if (apiFailure) return notionError(apiFailure, apiFailure === 503 || apiFailure === 502 ? 'service_unavailable' : 'internal_server_error', 'Unexpected error occurred.')
+    if (apiFailure)
+      return notionError(
+        apiFailure,
+        apiFailure === 503 || apiFailure === 502 ? 'service_unavailable' : 'internal_server_error',
+        'Unexpected error occurred.',
+      )
     const token = req.headers.get('authorization')?.match(/^Bearer\s+(\S+)$/i)?.[1]
     const grant = token ? accessTokens.get(token) : undefined
     if (!token || !grant || grant.revoked || expired.has(token)) return notionError(401, 'unauthorized', 'API token is invalid.')
     const version = req.headers.get('notion-version')
-    if (!version) return notionError(400, 'missing_version', 'Notion-Version header failed validation: Notion-Version header should be defined, instead was `undefined`.')
-    if (version !== '2022-06-28') return notionError(400, 'validation_error', `Notion-Version header failed validation: unsupported version ${version} in this fake.`)
+    if (!version)
+      return notionError(
+        400,
+        'missing_version',
+        'Notion-Version header failed validation: Notion-Version header should be defined, instead was `undefined`.',
+      )
+    if (version !== '2022-06-28')
+      return notionError(400, 'validation_error', `Notion-Version header failed validation: unsupported version ${version} in this fake.`)
 
     if (req.method === 'POST' && url.pathname === '/v1/search') return search((body ?? {}) as Record<string, unknown>)
     const m = url.pathname.match(/^\/v1\/(blocks|pages)\/([^/]+)(\/children)?$/)
     if (!m || req.method !== 'GET' || (m[1] === 'pages' && m[3])) return notionError(400, 'invalid_request_url', 'Invalid request URL.')
     const n = find(decodeURIComponent(m[2]!))
     if (!n || (m[1] === 'pages' && n.kind !== 'page')) {
-      return notionError(404, 'object_not_found', `Could not find ${m[1] === 'pages' ? 'page' : 'block'} with ID: ${m[2]}. Make sure the relevant pages and databases are shared with your integration.`)
+      return notionError(
+        404,
+        'object_not_found',
+        `Could not find ${m[1] === 'pages' ? 'page' : 'block'} with ID: ${m[2]}. Make sure the relevant pages and databases are shared with your integration.`,
+      )
     }
     if (m[1] === 'pages') return Response.json(pageJson(n))
     if (!m[3]) return Response.json(blockJson(n))
@@ -239,21 +346,32 @@ export function startNotionFake(options: { callbackUrl: string; clientId?: strin
     accessTokens.set(accessToken, grant)
     refreshTokens.set(grant.refreshToken, grant)
     return Response.json({
-      access_token: accessToken, token_type: 'bearer', refresh_token: grant.refreshToken, bot_id: grant.botId,
-      workspace_id: workspace.id, workspace_name: workspace.name, workspace_icon: 'https://www.notion.so/images/page-cover/gradients_1.png',
-      owner: { type: 'user', user: { object: 'user', id: userId, name: 'Ada Lovelace', avatar_url: null, type: 'person', person: { email: 'ada@example.com' } } },
-      duplicated_template_id: null, request_id: randomUUID(),
+      access_token: accessToken,
+      token_type: 'bearer',
+      refresh_token: grant.refreshToken,
+      bot_id: grant.botId,
+      workspace_id: workspace.id,
+      workspace_name: workspace.name,
+      workspace_icon: 'https://www.notion.so/images/page-cover/gradients_1.png',
+      owner: {
+        type: 'user',
+        user: { object: 'user', id: userId, name: 'Ada Lovelace', avatar_url: null, type: 'person', person: { email: 'ada@example.com' } },
+      },
+      duplicated_template_id: null,
+      request_id: randomUUID(),
     })
   }
 
   function token(req: Request, body: Record<string, unknown>): Response {
-    if (!clientOk(req)) return oauthError(401, 'invalid_client', 'Client authentication failed: use HTTP Basic with the client id and secret.')
+    if (!clientOk(req))
+      return oauthError(401, 'invalid_client', 'Client authentication failed: use HTTP Basic with the client id and secret.')
     if (body.grant_type === 'authorization_code') {
       if (typeof body.code !== 'string') return oauthError(400, 'invalid_request', 'body.code should be defined.')
       const code = codes.get(body.code)
       codes.delete(body.code) // single use, whatever happens next
       if (!code || code.expiresAt < Date.now()) return oauthError(400, 'invalid_grant', 'Invalid code.')
-      if ((body.redirect_uri ?? null) !== code.redirectUri) return oauthError(400, 'invalid_grant', 'Invalid redirect_uri: it must match the authorization request.')
+      if ((body.redirect_uri ?? null) !== code.redirectUri)
+        return oauthError(400, 'invalid_grant', 'Invalid redirect_uri: it must match the authorization request.')
       return issue({ botId: randomUUID(), refreshToken: '', revoked: false })
     }
     if (body.grant_type === 'refresh_token') {
@@ -262,12 +380,18 @@ export function startNotionFake(options: { callbackUrl: string; clientId?: strin
       refreshTokens.delete(body.refresh_token as string) // rotated: the old refresh token is spent
       return issue(grant)
     }
-    return oauthError(400, body.grant_type === undefined ? 'invalid_request' : 'unsupported_grant_type', `Unsupported grant_type: ${String(body.grant_type)}`)
+    return oauthError(
+      400,
+      body.grant_type === undefined ? 'invalid_request' : 'unsupported_grant_type',
+      `Unsupported grant_type: ${String(body.grant_type)}`,
+    )
   }
 
   function revoke(req: Request, body: Record<string, unknown>): Response {
-    if (!clientOk(req)) return oauthError(401, 'invalid_client', 'Client authentication failed: use HTTP Basic with the client id and secret.')
-    if (typeof body.token !== 'string') return notionError(400, 'validation_error', 'body failed validation: body.token should be defined, instead was `undefined`.')
+    if (!clientOk(req))
+      return oauthError(401, 'invalid_client', 'Client authentication failed: use HTTP Basic with the client id and secret.')
+    if (typeof body.token !== 'string')
+      return notionError(400, 'validation_error', 'body failed validation: body.token should be defined, instead was `undefined`.')
     const grant = accessTokens.get(body.token) ?? refreshTokens.get(body.token)
     // Revoking ends the whole grant: its access and refresh tokens stop working.
     if (grant && !grant.revoked) {

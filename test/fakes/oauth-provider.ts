@@ -77,13 +77,21 @@ function headersOf(req: Request): Record<string, string> {
 export const s256 = (verifier: string) => createHash('sha256').update(verifier).digest('base64url')
 
 /** How a token request authenticated its client: HTTP Basic (client_secret_basic) or the form (client_secret_post). */
-export function credentialsOf(req: Pick<RecordedOAuthRequest, 'headers' | 'body'>): { method: 'basic' | 'post' | 'none'; clientId?: string; clientSecret?: string } {
+export function credentialsOf(req: Pick<RecordedOAuthRequest, 'headers' | 'body'>): {
+  method: 'basic' | 'post' | 'none'
+  clientId?: string
+  clientSecret?: string
+} {
   const body = typeof req.body === 'object' ? req.body : {}
   const basic = req.headers.authorization?.match(/^Basic\s+(\S+)$/i)
   if (basic) {
     const decoded = Buffer.from(basic[1]!, 'base64').toString('utf8')
     const colon = decoded.indexOf(':')
-    return { method: 'basic', clientId: decodeURIComponent(decoded.slice(0, colon)), clientSecret: decodeURIComponent(decoded.slice(colon + 1)) }
+    return {
+      method: 'basic',
+      clientId: decodeURIComponent(decoded.slice(0, colon)),
+      clientSecret: decodeURIComponent(decoded.slice(colon + 1)),
+    }
   }
   if (body.client_secret !== undefined) return { method: 'post', clientId: body.client_id, clientSecret: body.client_secret }
   return { method: 'none', clientId: body.client_id }
@@ -94,13 +102,19 @@ const PATHS = {
   google: { authorize: '/o/oauth2/v2/auth', token: '/token', revoke: '/revoke' },
 } as const
 
-const GOOGLE_SCOPES: Record<string, string> = { email: 'https://www.googleapis.com/auth/userinfo.email', profile: 'https://www.googleapis.com/auth/userinfo.profile' }
+const GOOGLE_SCOPES: Record<string, string> = {
+  email: 'https://www.googleapis.com/auth/userinfo.email',
+  profile: 'https://www.googleapis.com/auth/userinfo.profile',
+}
 const CODE_TTL_MS = 10 * 60_000
 
 export const startFakeGitHub = (options: FakeOAuthOptions) => startFakeOAuthProvider('github', options)
 export const startFakeGoogle = (options: FakeOAuthOptions) => startFakeOAuthProvider('google', options)
 
-export function startFakeOAuthProvider(kind: ProviderKind, { callbackUrl, clientId = `${kind}-client-id`, clientSecret = `${kind}-client-secret` }: FakeOAuthOptions): FakeOAuthProvider {
+export function startFakeOAuthProvider(
+  kind: ProviderKind,
+  { callbackUrl, clientId = `${kind}-client-id`, clientSecret = `${kind}-client-secret` }: FakeOAuthOptions,
+): FakeOAuthProvider {
   const requests: RecordedOAuthRequest[] = []
   const codes = new Map<string, Grant>()
   const tokens = new Map<string, { user: ScriptedUser; scopes: string[] }>()
@@ -110,7 +124,8 @@ export function startFakeOAuthProvider(kind: ProviderKind, { callbackUrl, client
   let apiFailure: number | null = null
   let tokenFailure: number | null = null
 
-  const page = (status: number, text: string) => new Response(`<!doctype html><title>Error ${status}</title><p>${text}</p>`, { status, headers: { 'content-type': 'text/html' } })
+  const page = (status: number, text: string) =>
+    new Response(`<!doctype html><title>Error ${status}</title><p>${text}</p>`, { status, headers: { 'content-type': 'text/html' } })
   const back = (to: string, params: Record<string, string | undefined>) => {
     const url = new URL(to)
     for (const [k, v] of Object.entries(params)) if (v !== undefined) url.searchParams.set(k, v)
@@ -118,22 +133,34 @@ export function startFakeOAuthProvider(kind: ProviderKind, { callbackUrl, client
   }
 
   function authorize(q: Record<string, string>): Response {
-    if (q.client_id !== clientId) return kind === 'github' ? page(404, 'Not Found') : page(401, 'Error 401: invalid_client. The OAuth client was not found.')
+    if (q.client_id !== clientId)
+      return kind === 'github' ? page(404, 'Not Found') : page(401, 'Error 401: invalid_client. The OAuth client was not found.')
     const redirectUri = q.redirect_uri ?? (kind === 'github' ? callbackUrl : undefined)
     if (!redirectUri) return page(400, 'Error 400: invalid_request. Missing required parameter: redirect_uri')
     if (redirectUri !== callbackUrl) {
       // Google shows an error page; GitHub sends the browser to the registered callback with the error.
       if (kind === 'google') return page(400, 'Error 400: redirect_uri_mismatch')
-      return back(callbackUrl, { error: 'redirect_uri_mismatch', error_description: 'The redirect_uri MUST match the registered callback URL for this application.', state: q.state })
+      return back(callbackUrl, {
+        error: 'redirect_uri_mismatch',
+        error_description: 'The redirect_uri MUST match the registered callback URL for this application.',
+        state: q.state,
+      })
     }
-    if (kind === 'google' && q.response_type !== 'code') return page(400, `Error 400: invalid_request. Invalid response_type: ${q.response_type ?? '(missing)'}`)
+    if (kind === 'google' && q.response_type !== 'code')
+      return page(400, `Error 400: invalid_request. Invalid response_type: ${q.response_type ?? '(missing)'}`)
     if (kind === 'google' && !q.scope) return page(400, 'Error 400: invalid_request. Missing required parameter: scope')
     const method = q.code_challenge_method ?? 'plain'
-    if (q.code_challenge && (kind === 'github' ? method !== 'S256' : method !== 'S256' && method !== 'plain')) return page(400, `Error 400: invalid_request. Invalid code_challenge_method: ${method}`)
+    if (q.code_challenge && (kind === 'github' ? method !== 'S256' : method !== 'S256' && method !== 'plain'))
+      return page(400, `Error 400: invalid_request. Invalid code_challenge_method: ${method}`)
     const state = { state: q.state }
     if (denyNext) {
       denyNext = false
-      return back(redirectUri, kind === 'github' ? { error: 'access_denied', error_description: 'The user has denied your application access.', ...state } : { error: 'access_denied', ...state })
+      return back(
+        redirectUri,
+        kind === 'github'
+          ? { error: 'access_denied', error_description: 'The user has denied your application access.', ...state }
+          : { error: 'access_denied', ...state },
+      )
     }
     if (!current) return page(400, 'fake provider: no user is signed in (call signInAs first)')
     const scopes = (q.scope ?? '').split(/[\s,]+/).filter(Boolean)
@@ -154,34 +181,55 @@ export function startFakeOAuthProvider(kind: ProviderKind, { callbackUrl, client
 
   /** GitHub answers token errors with 200; Google with 400, or 401 for a bad client. */
   function tokenError(req: Request, error: string, description: string): Response {
-    if (kind === 'google') return Response.json({ error, error_description: description }, { status: error === 'invalid_client' ? 401 : 400 })
-    return github(req, { error, error_description: description, error_uri: `https://docs.github.com/apps/managing-oauth-apps/troubleshooting-oauth-app-access-token-request-errors/#${error.replaceAll('_', '-')}` })
+    if (kind === 'google')
+      return Response.json({ error, error_description: description }, { status: error === 'invalid_client' ? 401 : 400 })
+    return github(req, {
+      error,
+      error_description: description,
+      error_uri: `https://docs.github.com/apps/managing-oauth-apps/troubleshooting-oauth-app-access-token-request-errors/#${error.replaceAll('_', '-')}`,
+    })
   }
   function github(req: Request, data: Record<string, string>): Response {
     if (req.headers.get('accept')?.includes('json')) return Response.json(data)
-    return new Response(new URLSearchParams(data).toString(), { headers: { 'content-type': 'application/x-www-form-urlencoded; charset=utf-8' } })
+    return new Response(new URLSearchParams(data).toString(), {
+      headers: { 'content-type': 'application/x-www-form-urlencoded; charset=utf-8' },
+    })
   }
 
   function token(req: Request, form: Record<string, string>): Response {
     if (tokenFailure) return page(tokenFailure, 'Service Unavailable')
     const creds = credentialsOf({ headers: headersOf(req), body: form })
-    if (creds.method === 'basic' && form.client_secret !== undefined) return tokenError(req, 'invalid_request', 'Use one client authentication method, not several.')
+    if (creds.method === 'basic' && form.client_secret !== undefined)
+      return tokenError(req, 'invalid_request', 'Use one client authentication method, not several.')
     if (creds.clientId !== clientId || creds.clientSecret !== clientSecret) {
-      return kind === 'github' ? tokenError(req, 'incorrect_client_credentials', 'The client_id and/or client_secret passed are incorrect.') : tokenError(req, 'invalid_client', 'Unauthorized')
+      return kind === 'github'
+        ? tokenError(req, 'incorrect_client_credentials', 'The client_id and/or client_secret passed are incorrect.')
+        : tokenError(req, 'invalid_client', 'Unauthorized')
     }
     if (kind === 'google' && !form.grant_type) return tokenError(req, 'invalid_request', 'Required parameter is missing: grant_type')
-    if (form.grant_type !== undefined && form.grant_type !== 'authorization_code') return tokenError(req, 'unsupported_grant_type', `Invalid grant_type: ${form.grant_type}`)
+    if (form.grant_type !== undefined && form.grant_type !== 'authorization_code')
+      return tokenError(req, 'unsupported_grant_type', `Invalid grant_type: ${form.grant_type}`)
     const grant = form.code ? codes.get(form.code) : undefined
     if (form.code) codes.delete(form.code) // single use, whatever happens next
-    const badCode = () => (kind === 'github' ? tokenError(req, 'bad_verification_code', 'The code passed is incorrect or expired.') : tokenError(req, 'invalid_grant', 'Bad Request'))
+    const badCode = () =>
+      kind === 'github'
+        ? tokenError(req, 'bad_verification_code', 'The code passed is incorrect or expired.')
+        : tokenError(req, 'invalid_grant', 'Bad Request')
     if (!grant || grant.clientId !== creds.clientId || grant.expiresAt < Date.now()) return badCode()
-    if (kind === 'google' ? form.redirect_uri !== grant.redirectUri : form.redirect_uri !== undefined && form.redirect_uri !== (grant.redirectUri ?? callbackUrl)) {
-      return kind === 'github' ? tokenError(req, 'redirect_uri_mismatch', 'The redirect_uri MUST match the registered callback URL for this application.') : tokenError(req, 'redirect_uri_mismatch', 'Bad Request')
+    if (
+      kind === 'google'
+        ? form.redirect_uri !== grant.redirectUri
+        : form.redirect_uri !== undefined && form.redirect_uri !== (grant.redirectUri ?? callbackUrl)
+    ) {
+      return kind === 'github'
+        ? tokenError(req, 'redirect_uri_mismatch', 'The redirect_uri MUST match the registered callback URL for this application.')
+        : tokenError(req, 'redirect_uri_mismatch', 'Bad Request')
     }
     if (grant.challenge) {
       if (!form.code_verifier) return kind === 'github' ? badCode() : tokenError(req, 'invalid_grant', 'Missing code verifier.')
       const computed = grant.challenge.method === 'S256' ? s256(form.code_verifier) : form.code_verifier
-      if (computed !== grant.challenge.value) return kind === 'github' ? badCode() : tokenError(req, 'invalid_grant', 'Invalid code verifier.')
+      if (computed !== grant.challenge.value)
+        return kind === 'github' ? badCode() : tokenError(req, 'invalid_grant', 'Invalid code verifier.')
     }
     if (kind === 'github') {
       const accessToken = `gho_${randomBytes(18).toString('hex')}`
@@ -191,26 +239,70 @@ export function startFakeOAuthProvider(kind: ProviderKind, { callbackUrl, client
     const accessToken = `ya29.${randomBytes(24).toString('base64url')}`
     tokens.set(accessToken, { user: grant.user, scopes: grant.scopes })
     const scope = grant.scopes.map((s) => GOOGLE_SCOPES[s] ?? s).join(' ')
-    return Response.json({ access_token: accessToken, expires_in: 3599, scope, token_type: 'Bearer', ...(grant.offline ? { refresh_token: `1//${randomBytes(24).toString('base64url')}` } : {}) })
+    return Response.json({
+      access_token: accessToken,
+      expires_in: 3599,
+      scope,
+      token_type: 'Bearer',
+      ...(grant.offline ? { refresh_token: `1//${randomBytes(24).toString('base64url')}` } : {}),
+    })
   }
 
   function api(req: Request, path: string): Response {
     const auth = req.headers.get('authorization')?.match(kind === 'github' ? /^(?:Bearer|token)\s+(\S+)$/i : /^Bearer\s+(\S+)$/i)
     const grant = auth ? tokens.get(auth[1]!) : undefined
     if (kind === 'github') {
-      if (!req.headers.get('user-agent')) return new Response('Request forbidden by administrative rules. Please make sure your request has a User-Agent header (https://docs.github.com/en/rest/overview/resources-in-the-rest-api#user-agent-required).', { status: 403 })
+      if (!req.headers.get('user-agent'))
+        return new Response(
+          'Request forbidden by administrative rules. Please make sure your request has a User-Agent header (https://docs.github.com/en/rest/overview/resources-in-the-rest-api#user-agent-required).',
+          { status: 403 },
+        )
       if (apiFailure) return Response.json({ message: 'Service Unavailable' }, { status: apiFailure })
-      if (!grant) return Response.json({ message: auth ? 'Bad credentials' : 'Requires authentication', documentation_url: 'https://docs.github.com/rest', status: '401' }, { status: 401 })
+      if (!grant)
+        return Response.json(
+          {
+            message: auth ? 'Bad credentials' : 'Requires authentication',
+            documentation_url: 'https://docs.github.com/rest',
+            status: '401',
+          },
+          { status: 401 },
+        )
       const u = grant.user
       if (path === '/user') {
         const primary = u.emails.find((e) => e.primary)
-        return Response.json({ login: u.login ?? `user${u.id}`, id: Number(u.id), node_id: `U_${u.id}`, avatar_url: `https://avatars.githubusercontent.com/u/${u.id}?v=4`, type: 'User', name: u.name ?? null, email: primary?.email ?? null })
+        return Response.json({
+          login: u.login ?? `user${u.id}`,
+          id: Number(u.id),
+          node_id: `U_${u.id}`,
+          avatar_url: `https://avatars.githubusercontent.com/u/${u.id}?v=4`,
+          type: 'User',
+          name: u.name ?? null,
+          email: primary?.email ?? null,
+        })
       }
-      if (!grant.scopes.includes('user:email') && !grant.scopes.includes('user')) return Response.json({ message: 'Not Found', documentation_url: 'https://docs.github.com/rest/users/emails#list-email-addresses-for-the-authenticated-user', status: '404' }, { status: 404 })
-      return Response.json(u.emails.map((e) => ({ email: e.email, primary: !!e.primary, verified: e.verified, visibility: e.primary ? 'public' : null })))
+      if (!grant.scopes.includes('user:email') && !grant.scopes.includes('user'))
+        return Response.json(
+          {
+            message: 'Not Found',
+            documentation_url: 'https://docs.github.com/rest/users/emails#list-email-addresses-for-the-authenticated-user',
+            status: '404',
+          },
+          { status: 404 },
+        )
+      return Response.json(
+        u.emails.map((e) => ({ email: e.email, primary: !!e.primary, verified: e.verified, visibility: e.primary ? 'public' : null })),
+      )
     }
-    if (apiFailure) return Response.json({ error: { code: apiFailure, message: 'The service is currently unavailable.', status: 'UNAVAILABLE' } }, { status: apiFailure })
-    if (!grant) return Response.json({ error: 'invalid_request', error_description: 'Invalid Credentials' }, { status: 401, headers: { 'www-authenticate': 'Bearer realm="https://accounts.google.com/", error="invalid_token"' } })
+    if (apiFailure)
+      return Response.json(
+        { error: { code: apiFailure, message: 'The service is currently unavailable.', status: 'UNAVAILABLE' } },
+        { status: apiFailure },
+      )
+    if (!grant)
+      return Response.json(
+        { error: 'invalid_request', error_description: 'Invalid Credentials' },
+        { status: 401, headers: { 'www-authenticate': 'Bearer realm="https://accounts.google.com/", error="invalid_token"' } },
+      )
     const u = grant.user
     const email = u.emails.find((e) => e.primary) ?? u.emails[0]
     const has = (scope: string) => grant.scopes.includes(scope) || grant.scopes.includes(GOOGLE_SCOPES[scope]!)
@@ -222,7 +314,8 @@ export function startFakeOAuthProvider(kind: ProviderKind, { callbackUrl, client
   }
 
   function revoke(form: Record<string, string>): Response {
-    if (!form.token || !tokens.delete(form.token)) return Response.json({ error: 'invalid_token', error_description: 'Token expired or revoked' }, { status: 400 })
+    if (!form.token || !tokens.delete(form.token))
+      return Response.json({ error: 'invalid_token', error_description: 'Token expired or revoked' }, { status: 400 })
     return Response.json({})
   }
 
@@ -232,7 +325,9 @@ export function startFakeOAuthProvider(kind: ProviderKind, { callbackUrl, client
     async fetch(req) {
       const url = new URL(req.url)
       const text = await req.text()
-      const form = req.headers.get('content-type')?.startsWith('application/x-www-form-urlencoded') ? Object.fromEntries(new URLSearchParams(text)) : null
+      const form = req.headers.get('content-type')?.startsWith('application/x-www-form-urlencoded')
+        ? Object.fromEntries(new URLSearchParams(text))
+        : null
       const query = Object.fromEntries(url.searchParams)
       requests.push({ method: req.method, path: url.pathname, query, headers: headersOf(req), body: form ?? text })
 
@@ -244,7 +339,9 @@ export function startFakeOAuthProvider(kind: ProviderKind, { callbackUrl, client
       }
       const apiPaths = kind === 'github' ? ['/user', '/user/emails'] : ['/oauth2/v3/userinfo']
       if (req.method === 'GET' && apiPaths.includes(url.pathname)) return api(req, url.pathname)
-      return kind === 'github' ? Response.json({ message: 'Not Found', documentation_url: 'https://docs.github.com/rest' }, { status: 404 }) : page(404, 'Not Found')
+      return kind === 'github'
+        ? Response.json({ message: 'Not Found', documentation_url: 'https://docs.github.com/rest' }, { status: 404 })
+        : page(404, 'Not Found')
     },
   })
 

@@ -44,10 +44,20 @@ const words = (text: string) => text.match(/\S+\s*/g) ?? [text]
 export const reply = {
   /** A text answer; streamed word by word unless `pieces` says how to split it. */
   /** `pieceDelayMs` spaces the pieces out, as a slow model writes (for a client that stops it midway). */
-  text: (text: string, options: Timing & { pieces?: string[]; finishReason?: 'stop' | 'length'; usage?: Usage; pieceDelayMs?: number } = {}): ScriptedReply => {
+  text: (
+    text: string,
+    options: Timing & { pieces?: string[]; finishReason?: 'stop' | 'length'; usage?: Usage; pieceDelayMs?: number } = {},
+  ): ScriptedReply => {
     const pieces = options.pieces ?? words(text)
     if (pieces.join('') !== text) throw new Error('reply.text: pieces must join to the text')
-    return { kind: 'text', pieces, finishReason: options.finishReason ?? 'stop', usage: options.usage, delayMs: options.delayMs, pieceDelayMs: options.pieceDelayMs }
+    return {
+      kind: 'text',
+      pieces,
+      finishReason: options.finishReason ?? 'stop',
+      usage: options.usage,
+      delayMs: options.delayMs,
+      pieceDelayMs: options.pieceDelayMs,
+    }
   },
   /** One call of the function `name`; its arguments are streamed in pieces of a few characters. */
   toolCall: (name: string, args: Record<string, unknown>, options: Timing & { id?: string; usage?: Usage } = {}): ScriptedReply => ({
@@ -65,7 +75,12 @@ export const reply = {
     delayMs: options.delayMs,
   }),
   /** A stream that starts answering `text` and breaks after it (see BreakKind). */
-  breakAfter: (text: string, how: BreakKind = 'reset', options: Timing = {}): ScriptedReply => ({ kind: 'break', pieces: words(text), how, delayMs: options.delayMs }),
+  breakAfter: (text: string, how: BreakKind = 'reset', options: Timing = {}): ScriptedReply => ({
+    kind: 'break',
+    pieces: words(text),
+    how,
+    delayMs: options.delayMs,
+  }),
 }
 
 export interface FakeOpenAIChatOptions {
@@ -95,9 +110,16 @@ export interface FakeOpenAIChat {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 const countTokens = (text: string) => text.match(/\S+/g)?.length ?? 0
 const promptTokens = (body: any) =>
-  (Array.isArray(body?.messages) ? body.messages : []).reduce((n: number, m: any) => n + countTokens(typeof m.content === 'string' ? m.content : JSON.stringify(m.content ?? '')), 0)
+  (Array.isArray(body?.messages) ? body.messages : []).reduce(
+    (n: number, m: any) => n + countTokens(typeof m.content === 'string' ? m.content : JSON.stringify(m.content ?? '')),
+    0,
+  )
 
-export function startFakeOpenAIChat({ apiKey = 'sk-test', delayMs: defaultDelay = 0, fallback }: FakeOpenAIChatOptions = {}): FakeOpenAIChat {
+export function startFakeOpenAIChat({
+  apiKey = 'sk-test',
+  delayMs: defaultDelay = 0,
+  fallback,
+}: FakeOpenAIChatOptions = {}): FakeOpenAIChat {
   const requests: RecordedChatRequest[] = []
   const queue: ScriptedReply[] = []
   const noScript = fallback ?? reply.error(500, { message: 'the fake has no scripted reply for this request' })
@@ -127,8 +149,15 @@ export function startFakeOpenAIChat({ apiKey = 'sk-test', delayMs: defaultDelay 
       if (req.headers.get('authorization') !== `Bearer ${apiKey}`) {
         return error(401, 'Incorrect API key provided.', 'invalid_request_error', 'invalid_api_key')
       }
-      if (req.method !== 'POST' || url.pathname !== '/v1/chat/completions') return error(404, `Unknown request URL: ${req.method} ${url.pathname}`, 'invalid_request_error', 'unknown_url')
-      if (typeof body !== 'object' || body === null || typeof body.model !== 'string' || !Array.isArray(body.messages) || body.messages.length === 0) {
+      if (req.method !== 'POST' || url.pathname !== '/v1/chat/completions')
+        return error(404, `Unknown request URL: ${req.method} ${url.pathname}`, 'invalid_request_error', 'unknown_url')
+      if (
+        typeof body !== 'object' ||
+        body === null ||
+        typeof body.model !== 'string' ||
+        !Array.isArray(body.messages) ||
+        body.messages.length === 0
+      ) {
         return error(400, "'model' and a non-empty 'messages' array are required", 'invalid_request_error', null)
       }
 
@@ -186,7 +215,13 @@ function completion(next: Exclude<ScriptedReply, { kind: 'error' }>, { id, creat
       choices: [
         {
           index: 0,
-          message: { role: 'assistant', content: null, refusal: null, annotations: [], tool_calls: next.calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })) },
+          message: {
+            role: 'assistant',
+            content: null,
+            refusal: null,
+            annotations: [],
+            tool_calls: next.calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })),
+          },
           logprobs: null,
           finish_reason: 'tool_calls',
         },
@@ -217,7 +252,10 @@ function cutShort(json: string, how: BreakKind) {
 }
 
 /** The SSE stream of `chat.completion.chunk`s, as OpenAI sends it. */
-function streamed(next: Exclude<ScriptedReply, { kind: 'error' }>, { id, created, model, usageOf, delay, includeUsage }: ReplyContext & { delay: number; includeUsage: boolean }) {
+function streamed(
+  next: Exclude<ScriptedReply, { kind: 'error' }>,
+  { id, created, model, usageOf, delay, includeUsage }: ReplyContext & { delay: number; includeUsage: boolean },
+) {
   const encoder = new TextEncoder()
   const chunk = (delta: object, finish: string | null = null) => ({
     id,
@@ -230,7 +268,8 @@ function streamed(next: Exclude<ScriptedReply, { kind: 'error' }>, { id, created
   })
   const body = new ReadableStream<Uint8Array>({
     async start(controller) {
-      const send = (data: object | string) => controller.enqueue(encoder.encode(`data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`))
+      const send = (data: object | string) =>
+        controller.enqueue(encoder.encode(`data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`))
       if (delay) await sleep(delay)
       let completionText = ''
       if (next.kind === 'tool-call') {
@@ -238,7 +277,8 @@ function streamed(next: Exclude<ScriptedReply, { kind: 'error' }>, { id, created
         next.calls.forEach((call, index) => {
           send(chunk({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] }))
           // Arguments arrive in small pieces, split anywhere (mid-key, mid-string), as the real API streams them.
-          for (const piece of call.arguments.match(/[\s\S]{1,7}/g) ?? []) send(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }))
+          for (const piece of call.arguments.match(/[\s\S]{1,7}/g) ?? [])
+            send(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }))
           completionText += call.arguments
         })
         send(chunk({}, 'tool_calls'))
@@ -256,7 +296,9 @@ function streamed(next: Exclude<ScriptedReply, { kind: 'error' }>, { id, created
           // logs nothing about it.
           if (next.how === 'reset') controller.error()
           else if (next.how === 'error-event') {
-            send({ error: { message: 'The server had an error while processing your request.', type: 'server_error', param: null, code: null } })
+            send({
+              error: { message: 'The server had an error while processing your request.', type: 'server_error', param: null, code: null },
+            })
             controller.close()
           } else controller.close()
           return

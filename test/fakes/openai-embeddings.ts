@@ -78,16 +78,23 @@ export function startFakeOpenAI({ apiKey = 'sk-test', dimensions = 48 }: FakeOpe
       if (req.headers.get('authorization') !== `Bearer ${apiKey}`) {
         return error(401, 'Incorrect API key provided.', 'invalid_request_error', 'invalid_api_key')
       }
-      if (req.method !== 'POST' || url.pathname !== '/v1/embeddings') return error(404, `Unknown request URL: ${req.method} ${url.pathname}`, 'invalid_request_error', 'unknown_url')
+      if (req.method !== 'POST' || url.pathname !== '/v1/embeddings')
+        return error(404, `Unknown request URL: ${req.method} ${url.pathname}`, 'invalid_request_error', 'unknown_url')
       if (!req.headers.get('content-type')?.includes('application/json') || typeof body !== 'object' || body === null) {
         return error(400, 'We could not parse the JSON body of your request.', 'invalid_request_error', null)
       }
       const inputs: unknown = typeof body.input === 'string' ? [body.input] : body.input
-      if (typeof body.model !== 'string' || !Array.isArray(inputs) || inputs.length === 0 || inputs.some((i) => typeof i !== 'string' || i === '')) {
+      if (
+        typeof body.model !== 'string' ||
+        !Array.isArray(inputs) ||
+        inputs.length === 0 ||
+        inputs.some((i) => typeof i !== 'string' || i === '')
+      ) {
         return error(400, "'input' must be a non-empty string or array of strings, and 'model' a string", 'invalid_request_error', null)
       }
       const format = body.encoding_format ?? 'float'
-      if (format !== 'float' && format !== 'base64') return error(400, `'${format}' is not one of ['float', 'base64'] - 'encoding_format'`, 'invalid_request_error', null)
+      if (format !== 'float' && format !== 'base64')
+        return error(400, `'${format}' is not one of ['float', 'base64'] - 'encoding_format'`, 'invalid_request_error', null)
       const vectors = (inputs as string[]).map(vectorFor)
       const tokens = (inputs as string[]).reduce((n, s) => n + (s.match(/\S+/g)?.length ?? 0), 0)
       return Response.json({

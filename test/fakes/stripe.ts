@@ -115,17 +115,33 @@ export function parseStripeForm(text: string): Record<string, any> {
 
 function stripeError(status: number, message: string, extra: { type?: string; code?: string; param?: string } = {}) {
   const type = extra.type ?? (status >= 500 ? 'api_error' : 'invalid_request_error')
-  return Response.json({ error: { type, message, ...(extra.code ? { code: extra.code } : {}), ...(extra.param ? { param: extra.param } : {}) } }, { status })
+  return Response.json(
+    { error: { type, message, ...(extra.code ? { code: extra.code } : {}), ...(extra.param ? { param: extra.param } : {}) } },
+    { status },
+  )
 }
 
-const missing = (kind: string, value: string, param = 'id') => stripeError(404, `No such ${kind}: '${value}'`, { code: 'resource_missing', param })
+const missing = (kind: string, value: string, param = 'id') =>
+  stripeError(404, `No such ${kind}: '${value}'`, { code: 'resource_missing', param })
 
-export function startFakeStripe({ secretKey = 'sk_test_fake', prices = ['price_pro_monthly'], now = () => new Date(), periodSeconds = 30 * 86_400 }: FakeStripeOptions = {}) {
+export function startFakeStripe({
+  secretKey = 'sk_test_fake',
+  prices = ['price_pro_monthly'],
+  now = () => new Date(),
+  periodSeconds = 30 * 86_400,
+}: FakeStripeOptions = {}) {
   const requests: RecordedStripeRequest[] = []
   const customers = new Map<string, StripeCustomer>()
   const sessions = new Map<string, FakeCheckoutSession>()
   const subscriptions = new Map<string, FakeSubscription>()
-  const portalSessions: { id: string; object: 'billing_portal.session'; customer: string; return_url: string | null; url: string; created: number }[] = []
+  const portalSessions: {
+    id: string
+    object: 'billing_portal.session'
+    customer: string
+    return_url: string | null
+    url: string
+    created: number
+  }[] = []
   const failures: { status: number; message?: string }[] = []
   const seconds = () => Math.floor(now().getTime() / 1000)
 
@@ -135,7 +151,14 @@ export function startFakeStripe({ secretKey = 'sk_test_fake', prices = ['price_p
     if (v1 !== 'v1') return unrecognized(method, path)
 
     if (resource === 'customers' && method === 'POST' && parts.length === 2) {
-      const customer: StripeCustomer = { id: id('cus'), object: 'customer', email: body.email ?? null, metadata: body.metadata ?? {}, created: seconds(), livemode: false }
+      const customer: StripeCustomer = {
+        id: id('cus'),
+        object: 'customer',
+        email: body.email ?? null,
+        metadata: body.metadata ?? {},
+        created: seconds(),
+        livemode: false,
+      }
       customers.set(customer.id, customer)
       return Response.json(customer)
     }
@@ -155,7 +178,8 @@ export function startFakeStripe({ secretKey = 'sk_test_fake', prices = ['price_p
       if (method === 'GET' && subscription) return Response.json(subscription)
       if (method === 'DELETE' && subscription) {
         // DELETE /v1/subscriptions/:id cancels at once (not at the period end).
-        if (subscription.status !== 'canceled') Object.assign(subscription, { status: 'canceled', canceled_at: seconds(), ended_at: seconds() })
+        if (subscription.status !== 'canceled')
+          Object.assign(subscription, { status: 'canceled', canceled_at: seconds(), ended_at: seconds() })
         return Response.json(subscription)
       }
     }
@@ -163,7 +187,14 @@ export function startFakeStripe({ secretKey = 'sk_test_fake', prices = ['price_p
     if (resource === 'billing_portal' && sub === 'sessions' && method === 'POST' && parts.length === 3) {
       if (!body.customer) return stripeError(400, 'Missing required param: customer.', { code: 'parameter_missing', param: 'customer' })
       if (!customers.has(body.customer)) return missing('customer', body.customer, 'customer')
-      const portal = { id: id('bps'), object: 'billing_portal.session' as const, customer: body.customer, return_url: body.return_url ?? null, url: '', created: seconds() }
+      const portal = {
+        id: id('bps'),
+        object: 'billing_portal.session' as const,
+        customer: body.customer,
+        return_url: body.return_url ?? null,
+        url: '',
+        created: seconds(),
+      }
       portal.url = `https://billing.stripe.com/p/session/${portal.id}`
       portalSessions.push(portal)
       return Response.json(portal)
@@ -172,12 +203,19 @@ export function startFakeStripe({ secretKey = 'sk_test_fake', prices = ['price_p
   }
 
   const unrecognized = (method: string, path: string) =>
-    stripeError(404, `Unrecognized request URL (${method}: ${path}). Please see https://stripe.com/docs or we can help at https://support.stripe.com/.`)
+    stripeError(
+      404,
+      `Unrecognized request URL (${method}: ${path}). Please see https://stripe.com/docs or we can help at https://support.stripe.com/.`,
+    )
 
   function createSession(body: Record<string, any>): Response {
     const mode = body.mode
     if (!mode) return stripeError(400, 'Missing required param: mode.', { code: 'parameter_missing', param: 'mode' })
-    if (!['payment', 'setup', 'subscription'].includes(mode)) return stripeError(400, `Invalid mode: must be one of payment, setup, or subscription`, { code: 'parameter_invalid_empty', param: 'mode' })
+    if (!['payment', 'setup', 'subscription'].includes(mode))
+      return stripeError(400, `Invalid mode: must be one of payment, setup, or subscription`, {
+        code: 'parameter_invalid_empty',
+        param: 'mode',
+      })
     const items = Array.isArray(body.line_items) ? body.line_items : []
     if (mode === 'subscription' && items.length === 0) {
       return stripeError(400, 'You must specify `line_items` in `subscription` mode.', { code: 'parameter_missing', param: 'line_items' })
@@ -244,14 +282,24 @@ export function startFakeStripe({ secretKey = 'sk_test_fake', prices = ['price_p
       requests.push({ method: req.method, path: url.pathname, query, headers, body, raw })
 
       const failure = failures.shift()
-      if (failure) return stripeError(failure.status, failure.message ?? 'An unknown error occurred', failure.status === 429 ? { type: 'invalid_request_error', code: 'rate_limit' } : {})
+      if (failure)
+        return stripeError(
+          failure.status,
+          failure.message ?? 'An unknown error occurred',
+          failure.status === 429 ? { type: 'invalid_request_error', code: 'rate_limit' } : {},
+        )
 
       const auth = req.headers.get('authorization')
       if (!auth) {
-        return stripeError(401, "You did not provide an API key. You need to provide your API key in the Authorization header, using Bearer auth (e.g. 'Authorization: Bearer YOUR_SECRET_KEY').")
+        return stripeError(
+          401,
+          "You did not provide an API key. You need to provide your API key in the Authorization header, using Bearer auth (e.g. 'Authorization: Bearer YOUR_SECRET_KEY').",
+        )
       }
-      if (auth !== `Bearer ${secretKey}`) return stripeError(401, `Invalid API Key provided: ${auth.replace(/^Bearer /, '').slice(0, 8)}****`)
-      if (req.method === 'POST' && raw && !isForm) return stripeError(400, 'Invalid request: request body must be application/x-www-form-urlencoded.')
+      if (auth !== `Bearer ${secretKey}`)
+        return stripeError(401, `Invalid API Key provided: ${auth.replace(/^Bearer /, '').slice(0, 8)}****`)
+      if (req.method === 'POST' && raw && !isForm)
+        return stripeError(400, 'Invalid request: request body must be application/x-www-form-urlencoded.')
       return route(req.method, url.pathname, body, query)
     },
   })
@@ -274,7 +322,14 @@ export function startFakeStripe({ secretKey = 'sk_test_fake', prices = ['price_p
       if (session.status !== 'open') throw new Error(`fake Stripe: checkout session ${sessionId} is ${session.status}`)
       let customer = session.customer
       if (!customer) {
-        const created: StripeCustomer = { id: id('cus'), object: 'customer', email: session.customer_email, metadata: {}, created: seconds(), livemode: false }
+        const created: StripeCustomer = {
+          id: id('cus'),
+          object: 'customer',
+          email: session.customer_email,
+          metadata: {},
+          created: seconds(),
+          livemode: false,
+        }
         customers.set(created.id, created)
         customer = created.id
       }
@@ -320,7 +375,10 @@ export function startFakeStripe({ secretKey = 'sk_test_fake', prices = ['price_p
       return structuredClone(subscription)
     },
     /** Changes a subscription as the portal or Stripe's dunning would; `current_period_end` moves every item's. */
-    setSubscription(subscriptionId: string, changes: Partial<Pick<FakeSubscription, 'status' | 'cancel_at_period_end' | 'metadata'>> & { current_period_end?: number }): FakeSubscription {
+    setSubscription(
+      subscriptionId: string,
+      changes: Partial<Pick<FakeSubscription, 'status' | 'cancel_at_period_end' | 'metadata'>> & { current_period_end?: number },
+    ): FakeSubscription {
       const subscription = subscriptions.get(subscriptionId)
       if (!subscription) throw new Error(`fake Stripe: no subscription ${subscriptionId}`)
       const { current_period_end, ...rest } = changes
@@ -347,7 +405,17 @@ export function startFakeStripe({ secretKey = 'sk_test_fake', prices = ['price_p
     },
     /** A webhook event wrapping `object` (give `eventId` to re-send the same event). */
     event<T>(type: string, object: T, eventId = id('evt')): StripeEvent<T> {
-      return { id: eventId, object: 'event', api_version: API_VERSION, created: seconds(), type, data: { object: structuredClone(object) }, livemode: false, pending_webhooks: 1, request: { id: null, idempotency_key: null } }
+      return {
+        id: eventId,
+        object: 'event',
+        api_version: API_VERSION,
+        created: seconds(),
+        type,
+        data: { object: structuredClone(object) },
+        livemode: false,
+        pending_webhooks: 1,
+        request: { id: null, idempotency_key: null },
+      }
     },
     /** The next request (whatever it is) fails with `status` and Stripe's error body; call n times for n failures. */
     failNext(status: number, message?: string) {
@@ -364,7 +432,12 @@ export type FakeStripe = ReturnType<typeof startFakeStripe>
  * HMAC-SHA256 of "<t>.<body>" under the endpoint secret>`. `extraSignatures` adds further v1 entries (as
  * during secret rotation) and `v0` (Stripe's test-mode legacy scheme, which receivers must ignore).
  */
-export function signedEvent(secret: string, event: unknown, timestamp: number, options: { extraSignatures?: string[]; withV0?: boolean } = {}) {
+export function signedEvent(
+  secret: string,
+  event: unknown,
+  timestamp: number,
+  options: { extraSignatures?: string[]; withV0?: boolean } = {},
+) {
   const body = JSON.stringify(event, null, 2)
   const signature = createHmac('sha256', secret).update(`${timestamp}.${body}`, 'utf8').digest('hex')
   const entries = [`t=${timestamp}`, `v1=${signature}`, ...(options.extraSignatures ?? []).map((s) => `v1=${s}`)]

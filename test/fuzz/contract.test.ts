@@ -24,7 +24,11 @@ describe('list cursors', () => {
     const pattern = new RegExp(param('get', '/api/documents', 'cursor').schema.pattern)
     const ws = await t.json('POST', '/api/workspaces', { key: user.key, body: { name: 'Cursor' } })
     const ids: string[] = []
-    for (const title of ['one', 'two', 'three']) ids.push((await t.json('POST', '/api/documents', { key: user.key, body: { workspace_id: ws.body.id, title, body: `note ${title}` } })).body.id)
+    for (const title of ['one', 'two', 'three'])
+      ids.push(
+        (await t.json('POST', '/api/documents', { key: user.key, body: { workspace_id: ws.body.id, title, body: `note ${title}` } })).body
+          .id,
+      )
     const first = await t.json('GET', `/api/documents?workspace_id=${ws.body.id}&limit=1`, { key: user.key })
     expect(first.body.next_cursor).toMatch(pattern)
     // A cursor from another list (the workspaces') is a position too: no 400 for what the document allows.
@@ -34,7 +38,9 @@ describe('list cursors', () => {
     }
     const made = await t.json('GET', `/api/workspaces?cursor=${'A'.repeat(22)}`, { key: user.key })
     expect(made.status).toBe(200)
-    const next = await t.json('GET', `/api/documents?workspace_id=${ws.body.id}&limit=5&cursor=${first.body.next_cursor}`, { key: user.key })
+    const next = await t.json('GET', `/api/documents?workspace_id=${ws.body.id}&limit=5&cursor=${first.body.next_cursor}`, {
+      key: user.key,
+    })
     expect(next.body.data.map((d: { id: string }) => d.id)).toEqual(ids.slice(0, 2).reverse())
   })
 
@@ -59,7 +65,7 @@ describe('OAuth callbacks', () => {
 })
 
 describe('/v1', () => {
-  test('`model` is an enum of the one model each endpoint serves; another id is still OpenAI\'s 404', async () => {
+  test("`model` is an enum of the one model each endpoint serves; another id is still OpenAI's 404", async () => {
     expect(bodySchema('post', '/v1/chat/completions').properties.model.enum).toEqual(['service-rag'])
     expect(bodySchema('post', '/v1/responses').properties.model.enum).toEqual(['service-rag'])
     expect(bodySchema('post', '/v1/embeddings').properties.model.enum).toEqual(['service-embed'])
@@ -80,9 +86,14 @@ describe('/v1', () => {
 })
 
 describe('/mcp', () => {
-  const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }
+  const initialize = {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+  }
 
-  test('406 without Accept: text/event-stream is documented, in JSON-RPC\'s envelope', async () => {
+  test("406 without Accept: text/event-stream is documented, in JSON-RPC's envelope", async () => {
     expect(op('post', '/mcp').responses['406']).toBeDefined()
     const res = await t.request('POST', '/mcp', { key: user.key, body: initialize, headers: { accept: 'application/json' } })
     expect(res.status).toBe(406)
@@ -90,7 +101,11 @@ describe('/mcp', () => {
   })
 
   test('a message with neither a method nor a result is refused by the documented schema', async () => {
-    const res = await t.json('POST', '/mcp', { key: user.key, body: { jsonrpc: '2.0' }, headers: { accept: 'application/json, text/event-stream' } })
+    const res = await t.json('POST', '/mcp', {
+      key: user.key,
+      body: { jsonrpc: '2.0' },
+      headers: { accept: 'application/json, text/event-stream' },
+    })
     expect(res.status).toBe(400)
     const body = bodySchema('post', '/mcp')
     for (const branch of body.anyOf ?? body.oneOf) expect(branch.required.length).toBeGreaterThan(1)
@@ -124,7 +139,8 @@ describe('answers every operation can give', () => {
     for (const [path, item] of Object.entries<any>(doc.paths)) {
       for (const [method, o] of Object.entries<any>(item)) {
         expect({ op: `${method} ${path}`, has: Boolean(o.responses['431']) }).toEqual({ op: `${method} ${path}`, has: true })
-        if (o.requestBody) expect({ op: `${method} ${path}`, has: Boolean(o.responses['413']) }).toEqual({ op: `${method} ${path}`, has: true })
+        if (o.requestBody)
+          expect({ op: `${method} ${path}`, has: Boolean(o.responses['413']) }).toEqual({ op: `${method} ${path}`, has: true })
       }
     }
   })
@@ -162,11 +178,17 @@ describe('email', () => {
   test('every address of the documented `email` format is taken, and one outside it is a 400', async () => {
     expect(bodySchema('post', '/api/auth/sign-up').properties.email.format).toBe('email')
     for (const email of ['h{{{@1opg81.1knkf.io', '0}#43j/2hl@stj9c6ct.z7.net', "o'brien+news@mail.example.org"]) {
-      const res = await t.json('POST', '/api/auth/sign-up', { body: { email, password: 'correct horse battery' }, headers: { origin: 'http://localhost:3000' } })
+      const res = await t.json('POST', '/api/auth/sign-up', {
+        body: { email, password: 'correct horse battery' },
+        headers: { origin: 'http://localhost:3000' },
+      })
       expect({ email, status: res.status }).toEqual({ email, status: 201 })
     }
     for (const email of ['no-at-sign.example', 'a@b', 'a b@c.io', 'a..b@c.io']) {
-      const res = await t.json('POST', '/api/auth/sign-up', { body: { email, password: 'correct horse battery' }, headers: { origin: 'http://localhost:3000' } })
+      const res = await t.json('POST', '/api/auth/sign-up', {
+        body: { email, password: 'correct horse battery' },
+        headers: { origin: 'http://localhost:3000' },
+      })
       expect({ email, status: res.status }).toEqual({ email, status: 400 })
     }
   })
@@ -178,7 +200,11 @@ describe('/mcp ids', () => {
     const id = (body.anyOf ?? body.oneOf)[1].properties.id
     const integer = (id.anyOf ?? id.oneOf).find((b: { type: string }) => b.type === 'integer')
     expect(integer.maximum).toBe(Number.MAX_SAFE_INTEGER)
-    const res = await t.json('POST', '/mcp', { key: user.key, body: { jsonrpc: '2.0', id: 2 ** 60, result: {} }, headers: { accept: 'application/json, text/event-stream' } })
+    const res = await t.json('POST', '/mcp', {
+      key: user.key,
+      body: { jsonrpc: '2.0', id: 2 ** 60, result: {} },
+      headers: { accept: 'application/json, text/event-stream' },
+    })
     expect(res.status).toBe(400)
   })
 })
@@ -194,10 +220,15 @@ describe('lengths count characters, as JSON Schema does', () => {
     expect(over.status).toBe(400)
     expect(over.body.error).toContain('1 to 100 characters')
     const fox = '𝕿𝖍𝖊 𝖖𝖚𝖎𝖈𝖐 𝖇𝖗𝖔𝖜𝖓 𝖋𝖔𝖝 𝖏𝖚𝖒𝖕𝖘 𝖔𝖛𝖊𝖗 𝖙𝖍𝖊 𝖑𝖆𝖟𝖞 𝖉𝖔𝖌' // 43 characters, 78 units
-    const doc = await t.json('POST', '/api/documents', { key: user.key, body: { workspace_id: ws.body.id, title: emoji(500), body: 'astral', tags: [fox] } })
+    const doc = await t.json('POST', '/api/documents', {
+      key: user.key,
+      body: { workspace_id: ws.body.id, title: emoji(500), body: 'astral', tags: [fox] },
+    })
     expect(doc.status).toBe(201)
     expect(doc.body.tags).toEqual([fox])
-    expect((await t.json('POST', '/api/documents', { key: user.key, body: { workspace_id: ws.body.id, title: emoji(501), body: 'x' } })).status).toBe(400)
+    expect(
+      (await t.json('POST', '/api/documents', { key: user.key, body: { workspace_id: ws.body.id, title: emoji(501), body: 'x' } })).status,
+    ).toBe(400)
     const listed = await t.json('GET', `/api/documents?workspace_id=${ws.body.id}&tag=${encodeURIComponent(fox)}`, { key: user.key })
     expect(listed.status).toBe(200)
     expect(listed.body.data.map((d: { id: string }) => d.id)).toEqual([doc.body.id])

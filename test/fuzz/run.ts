@@ -47,7 +47,11 @@ const scratch = mkdtempSync(join(tmpdir(), 'memory-fuzz-'))
 // Sign-out declares no security, so it is sent no session to end.
 const alone = ['--phases', 'examples,coverage,fuzzing', '--max-time', '15']
 const runs: Run[] = [
-  { label: 'every operation', actor: f.a, args: ['--exclude-path', '/api/account', '--exclude-path', '/api/keys/{id}', '--max-time', values['max-time']!] },
+  {
+    label: 'every operation',
+    actor: f.a,
+    args: ['--exclude-path', '/api/account', '--exclude-path', '/api/keys/{id}', '--max-time', values['max-time']!],
+  },
   { label: 'DELETE /api/keys/{id}', actor: f.signer, args: ['--include-path', '/api/keys/{id}', ...alone] },
   { label: 'DELETE /api/account', actor: f.deleter, args: ['--include-path', '/api/account', ...alone] },
 ]
@@ -89,7 +93,7 @@ try {
       cwd: scratch,
       stdout: 'pipe',
       stderr: 'inherit',
-      env: { ...process.env, PYTHONPATH: st.pythonPath, FUZZ_KEY: run.actor.key, FUZZ_SESSION: run.actor.cookie.replace(/^session=/, '')},
+      env: { ...process.env, PYTHONPATH: st.pythonPath, FUZZ_KEY: run.actor.key, FUZZ_SESSION: run.actor.cookie.replace(/^session=/, '') },
     })
     let output = ''
     const decoder = new TextDecoder()
@@ -101,7 +105,13 @@ try {
     }
     const code = await child.exited
     // The closing line, e.g. "==== 3 failures, 1 warning in 150.2s ====" or "==== 1234 passed in 150.0s ====".
-    const last = output.trim().split('\n').filter((l) => /^=+ .* =+$/.test(l.trim())).pop()?.replace(/^=+ | =+$/g, '') ?? `exit ${code}`
+    const last =
+      output
+        .trim()
+        .split('\n')
+        .filter((l) => /^=+ .* =+$/.test(l.trim()))
+        .pop()
+        ?.replace(/^=+ | =+$/g, '') ?? `exit ${code}`
     summaries.push(`${run.label}: ${last}${code === 0 ? '' : ` (exit ${code})`}`)
     if (code !== 0) failed = true
   }
@@ -115,6 +125,8 @@ try {
   rmSync(scratch, { recursive: true, force: true })
 }
 
-summaries.push(`accepted in test/fuzz/baseline.json: ${baseline.entries.length} findings, ${open.length} of them still open (${open.map((e) => e.operation).join('; ')})`)
+summaries.push(
+  `accepted in test/fuzz/baseline.json: ${baseline.entries.length} findings, ${open.length} of them still open (${open.map((e) => e.operation).join('; ')})`,
+)
 console.log(`\nschemathesis ${SCHEMATHESIS_VERSION}: ${failed ? 'FAILED' : 'passed'}\n${summaries.map((s) => `  ${s}`).join('\n')}`)
 process.exit(failed ? 1 : 0)

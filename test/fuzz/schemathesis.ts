@@ -26,9 +26,14 @@ export interface Schemathesis {
  * versions are looked at too, as their shims hide all but the global one. */
 function pythons(): string[] {
   const found = ['python3.13', 'python3.12', 'python3', 'python']
-  const pyenv = spawnSync(['sh', '-c', 'command -v pyenv >/dev/null && pyenv root'], { stdout: 'pipe', stderr: 'ignore' }).stdout.toString().trim()
+  const pyenv = spawnSync(['sh', '-c', 'command -v pyenv >/dev/null && pyenv root'], { stdout: 'pipe', stderr: 'ignore' })
+    .stdout.toString()
+    .trim()
   if (pyenv) {
-    const versions = spawnSync(['ls', join(pyenv, 'versions')], { stdout: 'pipe', stderr: 'ignore' }).stdout.toString().split('\n').filter((v) => /^3\.\d+\.\d+$/.test(v))
+    const versions = spawnSync(['ls', join(pyenv, 'versions')], { stdout: 'pipe', stderr: 'ignore' })
+      .stdout.toString()
+      .split('\n')
+      .filter((v) => /^3\.\d+\.\d+$/.test(v))
     const newest = versions.sort((a, b) => Bun.semver.order(b, a))
     found.unshift(...newest.map((v) => join(pyenv, 'versions', v, 'bin', 'python3')))
   }
@@ -59,7 +64,17 @@ export function installSchemathesis(): Schemathesis {
       mkdirSync(fuzzHome(), { recursive: true })
       // Into a scratch folder first, so an interrupted install never looks complete.
       const scratch = mkdtempSync(join(fuzzHome(), '.install-'))
-      const args = [python, '-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '--target', scratch, `schemathesis==${SCHEMATHESIS_VERSION}`]
+      const args = [
+        python,
+        '-m',
+        'pip',
+        'install',
+        '--quiet',
+        '--disable-pip-version-check',
+        '--target',
+        scratch,
+        `schemathesis==${SCHEMATHESIS_VERSION}`,
+      ]
       const run = spawnSync(args, { stdout: 'pipe', stderr: 'pipe', env: { ...process.env, PIP_ROOT_USER_ACTION: 'ignore' } })
       if (run.exitCode !== 0 || !existsSync(join(scratch, 'bin', 'st'))) {
         rmSync(scratch, { recursive: true, force: true })

@@ -14,7 +14,8 @@ async function ingest(t: TestApp, u: TestUser, body: string, workspace_id?: stri
   return res.body.id
 }
 
-const linksOf = async (t: TestApp, u: TestUser, id: string) => (await t.json('GET', `/api/documents/${id}/links`, { key: u.key })).body.data as any[]
+const linksOf = async (t: TestApp, u: TestUser, id: string) =>
+  (await t.json('GET', `/api/documents/${id}/links`, { key: u.key })).body.data as any[]
 
 for (const [name, env] of [
   ['with embeddings (hash)', { EMBEDDING_PROVIDER: 'hash' }],

@@ -13,12 +13,21 @@ let server: E2EServer
 let key: string
 beforeAll(async () => {
   server = await startServer({ env: { ALLOWED_ORIGINS: WEB_APP, DEFAULT_PLAN: 'pro' } })
-  const up = await fetch(`${server.url}/api/auth/sign-up`, { method: 'POST', headers: { 'content-type': 'application/json', origin: server.url }, body: JSON.stringify({ email: `z-${crypto.randomUUID()}@example.com`, password: 'correct horse battery' }) })
+  const up = await fetch(`${server.url}/api/auth/sign-up`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', origin: server.url },
+    body: JSON.stringify({ email: `z-${crypto.randomUUID()}@example.com`, password: 'correct horse battery' }),
+  })
   const cookie = up.headers.get('set-cookie')!.split(';')[0]!
-  const created = await fetch(`${server.url}/api/keys`, { method: 'POST', headers: { 'content-type': 'application/json', cookie, origin: server.url }, body: '{}' })
+  const created = await fetch(`${server.url}/api/keys`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', cookie, origin: server.url },
+    body: '{}',
+  })
   key = ((await created.json()) as { key: string }).key
   // Enough documents for a list well over the compression threshold.
-  for (let i = 0; i < 8; i++) await call('POST', '/api/documents', { body: { title: `Doc ${i}`, body: `compressible text ${i} `.repeat(40) } })
+  for (let i = 0; i < 8; i++)
+    await call('POST', '/api/documents', { body: { title: `Doc ${i}`, body: `compressible text ${i} `.repeat(40) } })
 })
 afterAll(() => server.stop())
 
@@ -51,16 +60,29 @@ describe('compression', () => {
     const br = await call('GET', '/api/documents?limit=100', { headers: { 'accept-encoding': 'gzip;q=0.5, br' } })
     expect(br.headers.get('content-encoding')).toBe('br')
     expect(JSON.parse(brotliDecompressSync(await bytes(br)).toString()).data.length).toBe(8)
-    expect((await call('GET', '/api/documents?limit=100', { headers: { 'accept-encoding': 'br;q=0.2, gzip;q=0.9' } })).headers.get('content-encoding')).toBe('gzip')
-    expect((await call('GET', '/api/documents?limit=100', { headers: { 'accept-encoding': 'br;q=0, *' } })).headers.get('content-encoding')).toBe('gzip')
-    expect((await call('GET', '/api/documents?limit=100', { headers: { 'accept-encoding': 'gzip;q=0, br;q=0' } })).headers.get('content-encoding')).toBeNull()
+    expect(
+      (await call('GET', '/api/documents?limit=100', { headers: { 'accept-encoding': 'br;q=0.2, gzip;q=0.9' } })).headers.get(
+        'content-encoding',
+      ),
+    ).toBe('gzip')
+    expect(
+      (await call('GET', '/api/documents?limit=100', { headers: { 'accept-encoding': 'br;q=0, *' } })).headers.get('content-encoding'),
+    ).toBe('gzip')
+    expect(
+      (await call('GET', '/api/documents?limit=100', { headers: { 'accept-encoding': 'gzip;q=0, br;q=0' } })).headers.get(
+        'content-encoding',
+      ),
+    ).toBeNull()
   })
 
   test('the OpenAPI document and the explorer assets are compressed', async () => {
     const doc = await fetch(`${server.url}/openapi/json`, { headers: { 'accept-encoding': 'br, gzip' }, decompress: false } as RequestInit)
     expect(doc.headers.get('content-encoding')).toBe('br')
     expect(JSON.parse(brotliDecompressSync(await bytes(doc)).toString()).openapi).toBe('3.1.0')
-    const js = await fetch(`${server.url}/openapi/assets/swagger-ui-bundle.js`, { headers: { 'accept-encoding': 'gzip' }, decompress: false } as RequestInit)
+    const js = await fetch(`${server.url}/openapi/assets/swagger-ui-bundle.js`, {
+      headers: { 'accept-encoding': 'gzip' },
+      decompress: false,
+    } as RequestInit)
     expect(js.headers.get('content-encoding')).toBe('gzip')
     const wire = await bytes(js)
     expect(gunzipSync(wire).byteLength).toBeGreaterThan(wire.byteLength * 2)
@@ -92,7 +114,9 @@ describe('compression', () => {
     const again = await call('GET', `/api/documents/${doc.id}`, { headers: { 'accept-encoding': 'gzip', 'if-none-match': etag } })
     expect(again.status).toBe(304)
     // And If-Match with the suffixed tag is the same version.
-    expect((await call('PATCH', `/api/documents/${doc.id}`, { headers: { 'if-match': etag }, body: { title: 'Still mine' } })).status).toBe(200)
+    expect((await call('PATCH', `/api/documents/${doc.id}`, { headers: { 'if-match': etag }, body: { title: 'Still mine' } })).status).toBe(
+      200,
+    )
   })
 
   test('Accept-Encoding parsing', () => {
@@ -107,7 +131,10 @@ describe('compression', () => {
 
 describe('CORS', () => {
   const preflight = (origin: string, requestHeaders: string) =>
-    fetch(`${server.url}/api/documents`, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': requestHeaders } })
+    fetch(`${server.url}/api/documents`, {
+      method: 'OPTIONS',
+      headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': requestHeaders },
+    })
 
   test('a preflight from a configured origin allows every header the API reads', async () => {
     const wanted = ['authorization', 'content-type', 'idempotency-key', 'if-match', 'if-none-match', 'x-request-id']
@@ -117,15 +144,31 @@ describe('CORS', () => {
     const allowed = res.headers.get('access-control-allow-headers')!.split(', ')
     for (const h of wanted) expect(allowed).toContain(h)
     // Even when the preflight asks for none of them, they are the answer.
-    const bare = await fetch(`${server.url}/api/documents`, { method: 'OPTIONS', headers: { origin: WEB_APP, 'access-control-request-method': 'PATCH' } })
+    const bare = await fetch(`${server.url}/api/documents`, {
+      method: 'OPTIONS',
+      headers: { origin: WEB_APP, 'access-control-request-method': 'PATCH' },
+    })
     for (const h of wanted) expect(bare.headers.get('access-control-allow-headers')!.split(', ')).toContain(h)
   })
 
   test('responses to a configured origin expose the headers clients need', async () => {
-    const res = await call('POST', '/api/workspaces', { headers: { origin: WEB_APP, 'idempotency-key': crypto.randomUUID() }, body: { name: 'From the browser' } })
+    const res = await call('POST', '/api/workspaces', {
+      headers: { origin: WEB_APP, 'idempotency-key': crypto.randomUUID() },
+      body: { name: 'From the browser' },
+    })
     expect(res.status).toBe(201)
     const exposed = res.headers.get('access-control-expose-headers')!.split(', ')
-    for (const h of ['etag', 'location', 'retry-after', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset', 'x-request-id', 'idempotent-replayed']) expect(exposed).toContain(h)
+    for (const h of [
+      'etag',
+      'location',
+      'retry-after',
+      'ratelimit-limit',
+      'ratelimit-remaining',
+      'ratelimit-reset',
+      'x-request-id',
+      'idempotent-replayed',
+    ])
+      expect(exposed).toContain(h)
     expect(res.headers.get('location')).toStartWith('/api/workspaces/')
   })
 

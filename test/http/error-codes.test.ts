@@ -13,7 +13,9 @@ beforeAll(async () => {
   ;[t, billing] = await Promise.all([
     createTestApp({ env: { PLAN_FREE_SEARCH_PER_MIN: '1', PLAN_FREE_ASK_PER_MIN: '1' } }),
     // Stripe is configured but cannot be reached: its calls fail upstream.
-    createTestApp({ env: { STRIPE_SECRET_KEY: 'sk_test_unreachable', STRIPE_PRICE_PRO: 'price_pro', STRIPE_API_URL: 'http://127.0.0.1:9' } }),
+    createTestApp({
+      env: { STRIPE_SECRET_KEY: 'sk_test_unreachable', STRIPE_PRICE_PRO: 'price_pro', STRIPE_API_URL: 'http://127.0.0.1:9' },
+    }),
   ])
   u = await t.signUp()
 })
@@ -30,10 +32,34 @@ type Case = [family: string, what: string, status: number, code: string, run: ()
 const CASES: Case[] = [
   ['http', 'an unknown route', 404, 'not_found', () => t.request('GET', '/api/nothing-here', { key: u.key })],
   ['http', 'a known path with another method', 405, 'method_not_allowed', () => t.request('PUT', '/api/workspaces', { key: u.key })],
-  ['http', 'a body that is not JSON', 400, 'invalid_request', () => post('/api/workspaces', '{"name":', { 'content-type': 'application/json' })],
-  ['http', 'a body as application/xml', 415, 'unsupported_media_type', () => post('/api/workspaces', '<name/>', { 'content-type': 'application/xml' })],
-  ['http', 'headers over 32 KiB', 431, 'headers_too_large', () => t.request('GET', '/api/workspaces', { key: u.key, headers: { 'x-padding': 'a'.repeat(40_000) } })],
-  ['http', 'a cookie write from a foreign origin', 403, 'forbidden', () => t.request('POST', '/api/workspaces', { cookie: u.cookie, body: { name: 'x' }, headers: { origin: 'https://elsewhere.example' } })],
+  [
+    'http',
+    'a body that is not JSON',
+    400,
+    'invalid_request',
+    () => post('/api/workspaces', '{"name":', { 'content-type': 'application/json' }),
+  ],
+  [
+    'http',
+    'a body as application/xml',
+    415,
+    'unsupported_media_type',
+    () => post('/api/workspaces', '<name/>', { 'content-type': 'application/xml' }),
+  ],
+  [
+    'http',
+    'headers over 32 KiB',
+    431,
+    'headers_too_large',
+    () => t.request('GET', '/api/workspaces', { key: u.key, headers: { 'x-padding': 'a'.repeat(40_000) } }),
+  ],
+  [
+    'http',
+    'a cookie write from a foreign origin',
+    403,
+    'forbidden',
+    () => t.request('POST', '/api/workspaces', { cookie: u.cookie, body: { name: 'x' }, headers: { origin: 'https://elsewhere.example' } }),
+  ],
   [
     'http',
     'an Idempotency-Key reused for another body',
@@ -47,11 +73,29 @@ const CASES: Case[] = [
   ],
   ['auth', 'no credentials', 401, 'unauthenticated', () => t.request('GET', '/api/documents')],
   ['auth', 'a key that does not exist', 401, 'unauthenticated', () => t.request('GET', '/api/documents', { key: `svc_${'x'.repeat(40)}` })],
-  ['auth', 'sign-up with a taken email', 409, 'conflict', () => t.request('POST', '/api/auth/sign-up', { body: { email: u.email, password: 'correct horse battery' } })],
+  [
+    'auth',
+    'sign-up with a taken email',
+    409,
+    'conflict',
+    () => t.request('POST', '/api/auth/sign-up', { body: { email: u.email, password: 'correct horse battery' } }),
+  ],
   ['auth', 'a sign-in provider that is not configured', 503, 'service_unavailable', () => t.request('GET', '/api/auth/oauth/github')],
-  ['documents', 'a document that does not exist', 404, 'not_found', () => t.request('GET', `/api/documents/${crypto.randomUUID()}`, { key: u.key })],
+  [
+    'documents',
+    'a document that does not exist',
+    404,
+    'not_found',
+    () => t.request('GET', `/api/documents/${crypto.randomUUID()}`, { key: u.key }),
+  ],
   ['documents', 'a body without its fields', 400, 'invalid_request', () => post('/api/documents', { title: 'no body' })],
-  ['documents', 'a document body over 1 MiB', 413, 'payload_too_large', () => post('/api/documents', { title: 'big', body: 'a'.repeat(1_100_000) })],
+  [
+    'documents',
+    'a document body over 1 MiB',
+    413,
+    'payload_too_large',
+    () => post('/api/documents', { title: 'big', body: 'a'.repeat(1_100_000) }),
+  ],
   [
     'documents',
     'a PATCH with a stale If-Match',
@@ -60,7 +104,11 @@ const CASES: Case[] = [
     async () => {
       const created = await t.json('POST', '/api/documents', { key: u.key, body: { title: 'Note', body: 'Some text.' } })
       expect(created.status).toBe(201)
-      return t.request('PATCH', `/api/documents/${created.body.id}`, { key: u.key, body: { title: 'Renamed' }, headers: { 'if-match': '"stale"' } })
+      return t.request('PATCH', `/api/documents/${created.body.id}`, {
+        key: u.key,
+        body: { title: 'Renamed' },
+        headers: { 'if-match': '"stale"' },
+      })
     },
   ],
   ['bulk', 'an empty batch', 400, 'invalid_request', () => post('/api/documents/bulk', { documents: [] })],
@@ -87,9 +135,27 @@ const CASES: Case[] = [
     },
   ],
   ['workspaces', 'a name of spaces only', 400, 'invalid_request', () => post('/api/workspaces', { name: '   ' })],
-  ['keys', 'a second key on the free plan', 402, 'plan_limit', () => t.request('POST', '/api/keys', { cookie: u.cookie, body: { label: 'second' } })],
-  ['memories', 'a batch of no learnings', 400, 'invalid_request', async () => post('/api/memories/batch-draft', { workspace_id: await workspaceOf(u), learnings: [] })],
-  ['connectors', 'syncing a connector that does not exist', 404, 'not_found', () => post(`/api/connectors/${crypto.randomUUID()}/sync`, undefined)],
+  [
+    'keys',
+    'a second key on the free plan',
+    402,
+    'plan_limit',
+    () => t.request('POST', '/api/keys', { cookie: u.cookie, body: { label: 'second' } }),
+  ],
+  [
+    'memories',
+    'a batch of no learnings',
+    400,
+    'invalid_request',
+    async () => post('/api/memories/batch-draft', { workspace_id: await workspaceOf(u), learnings: [] }),
+  ],
+  [
+    'connectors',
+    'syncing a connector that does not exist',
+    404,
+    'not_found',
+    () => post(`/api/connectors/${crypto.randomUUID()}/sync`, undefined),
+  ],
   ['connectors', 'a provider that is not configured', 503, 'service_unavailable', () => post('/api/connectors', { type: 'notion' })],
   [
     'avatar',
@@ -102,7 +168,13 @@ const CASES: Case[] = [
       return t.request('POST', '/api/avatar', { key: u.key, body: form })
     },
   ],
-  ['billing', 'billing that is not configured', 503, 'service_unavailable', () => t.request('POST', '/api/billing/checkout', { cookie: u.cookie, body: {} })],
+  [
+    'billing',
+    'billing that is not configured',
+    503,
+    'service_unavailable',
+    () => t.request('POST', '/api/billing/checkout', { cookie: u.cookie, body: {} }),
+  ],
   [
     'billing',
     'Stripe cannot be reached',
@@ -113,7 +185,13 @@ const CASES: Case[] = [
       return billing.request('POST', '/api/billing/checkout', { cookie: user.cookie, body: {} })
     },
   ],
-  ['mcp', '/mcp without credentials', 401, 'unauthenticated', () => t.request('POST', '/mcp', { body: { jsonrpc: '2.0', id: 1, method: 'ping' } })],
+  [
+    'mcp',
+    '/mcp without credentials',
+    401,
+    'unauthenticated',
+    () => t.request('POST', '/mcp', { body: { jsonrpc: '2.0', id: 1, method: 'ping' } }),
+  ],
   ['mcp', 'GET /mcp (the endpoint is stateless)', 405, 'method_not_allowed', () => t.request('GET', '/mcp', { key: u.key })],
 ]
 
@@ -130,7 +208,13 @@ const V1_CASES: Case[] = [
   ['v1', 'no key', 401, 'unauthenticated', () => t.request('GET', '/v1/models')],
   ['v1', 'an unknown model', 404, 'not_found', () => t.request('GET', '/v1/models/gpt-4o', { key: u.key })],
   ['v1', 'messages missing', 400, 'invalid_request', () => post('/v1/chat/completions', { model: 'service-rag' })],
-  ['v1', 'embeddings without a model loaded', 503, 'model_unavailable', () => post('/v1/embeddings', { model: 'service-embed', input: 'x' })],
+  [
+    'v1',
+    'embeddings without a model loaded',
+    503,
+    'model_unavailable',
+    () => post('/v1/embeddings', { model: 'service-embed', input: 'x' }),
+  ],
   ['v1', 'an unknown /v1 route', 404, 'not_found', () => t.request('GET', '/v1/nothing', { key: u.key })],
   ['v1', 'a known /v1 path with another method', 405, 'method_not_allowed', () => t.request('DELETE', '/v1/models', { key: u.key })],
   [
@@ -177,7 +261,11 @@ describe('the closed set is documented', () => {
   test('the README lists every code with its status and what a client should do, and no other', () => {
     const readme = readFileSync(`${import.meta.dir}/../../README.md`, 'utf8')
     const section = readme.slice(readme.indexOf('## Error codes'))
-    const rows = [...section.matchAll(/^\| `([a-z_]+)` \| (\d{3}) \| (.+) \|$/gm)].map(([, code, status, action]) => [code, Number(status), action])
+    const rows = [...section.matchAll(/^\| `([a-z_]+)` \| (\d{3}) \| (.+) \|$/gm)].map(([, code, status, action]) => [
+      code,
+      Number(status),
+      action,
+    ])
     expect(rows).toEqual(ERROR_CODE_LIST.map((code) => [code, ERROR_CODES[code].status, ERROR_CODES[code].action]))
   })
 

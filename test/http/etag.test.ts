@@ -14,7 +14,8 @@ beforeAll(async () => {
 })
 afterAll(() => t.close())
 
-const call = (method: string, path: string, headers: Record<string, string> = {}, body?: unknown) => t.json(method, path, { key: user.key, headers, body })
+const call = (method: string, path: string, headers: Record<string, string> = {}, body?: unknown) =>
+  t.json(method, path, { key: user.key, headers, body })
 
 async function newDocument(body = `etag test ${crypto.randomUUID()}`) {
   const res = await call('POST', '/api/documents', {}, { title: 'Draft', body })
@@ -32,7 +33,9 @@ async function newConversation() {
   const id = t.deps.ids.next()
   const now = t.clock.now()
   await t.deps.db.insert(conversations).values({ id, user_id: user.id, workspace_id: null, name: 'Chat', created_at: now, updated_at: now })
-  await t.deps.db.insert(messages).values({ id: t.deps.ids.next(), user_id: user.id, conversation_id: id, role: 'user', content: 'hello', created_at: now })
+  await t.deps.db
+    .insert(messages)
+    .values({ id: t.deps.ids.next(), user_id: user.id, conversation_id: id, role: 'user', content: 'hello', created_at: now })
   return id
 }
 
@@ -40,8 +43,16 @@ let toggles = 0
 /** Every single-object read, with a PATCH body that changes it. */
 const resources: { name: string; path: () => Promise<string>; patch: () => Record<string, unknown> }[] = [
   { name: 'document', path: async () => `/api/documents/${await newDocument()}`, patch: () => ({ title: `T ${crypto.randomUUID()}` }) },
-  { name: 'workspace', path: async () => `/api/workspaces/${await newWorkspace()}`, patch: () => ({ name: `N ${crypto.randomUUID().slice(0, 8)}` }) },
-  { name: 'conversation', path: async () => `/api/conversations/${await newConversation()}`, patch: () => ({ name: `C ${crypto.randomUUID().slice(0, 8)}` }) },
+  {
+    name: 'workspace',
+    path: async () => `/api/workspaces/${await newWorkspace()}`,
+    patch: () => ({ name: `N ${crypto.randomUUID().slice(0, 8)}` }),
+  },
+  {
+    name: 'conversation',
+    path: async () => `/api/conversations/${await newConversation()}`,
+    patch: () => ({ name: `C ${crypto.randomUUID().slice(0, 8)}` }),
+  },
   { name: 'settings', path: async () => '/api/settings', patch: () => ({ answer_style: ++toggles % 2 ? 'detailed' : 'concise' }) },
   { name: 'profile', path: async () => '/api/profile', patch: () => ({ name: `P ${crypto.randomUUID().slice(0, 8)}` }) },
 ]
@@ -103,7 +114,9 @@ describe('the ETag follows the representation', () => {
   test("a workspace's ETag changes when a document is added to it (document_count)", async () => {
     const id = await newWorkspace()
     const before = (await call('GET', `/api/workspaces/${id}`)).headers.get('etag')
-    expect((await call('POST', '/api/documents', {}, { body: `into the workspace ${crypto.randomUUID()}`, workspace_id: id })).status).toBe(201)
+    expect((await call('POST', '/api/documents', {}, { body: `into the workspace ${crypto.randomUUID()}`, workspace_id: id })).status).toBe(
+      201,
+    )
     const after = await call('GET', `/api/workspaces/${id}`)
     expect(after.body.document_count).toBe(1)
     expect(after.headers.get('etag')).not.toBe(before)
@@ -112,7 +125,9 @@ describe('the ETag follows the representation', () => {
   test("a conversation's ETag changes with a new message", async () => {
     const id = await newConversation()
     const before = (await call('GET', `/api/conversations/${id}`)).headers.get('etag')
-    await t.deps.db.insert(messages).values({ id: t.deps.ids.next(), user_id: user.id, conversation_id: id, role: 'assistant', content: 'hi', created_at: t.clock.now() })
+    await t.deps.db
+      .insert(messages)
+      .values({ id: t.deps.ids.next(), user_id: user.id, conversation_id: id, role: 'assistant', content: 'hi', created_at: t.clock.now() })
     expect((await call('GET', `/api/conversations/${id}`)).headers.get('etag')).not.toBe(before)
   })
 
@@ -125,19 +140,32 @@ describe('the ETag follows the representation', () => {
 })
 
 describe('DELETE with If-Match', () => {
-  test.each(['document', 'workspace', 'conversation'])('%s: a stale tag is a 412 and the object stays; the current tag deletes it', async (name) => {
-    const path = name === 'document' ? `/api/documents/${await newDocument()}` : name === 'workspace' ? `/api/workspaces/${await newWorkspace()}` : `/api/conversations/${await newConversation()}`
-    const stale = (await call('GET', path)).headers.get('etag')!
-    const patched = await call('PATCH', path, {}, name === 'document' ? { title: 'Changed by another editor' } : { name: 'Changed by another editor' })
-    expect(patched.status).toBe(200)
-    const refused = await call('DELETE', path, { 'if-match': stale })
-    expect(refused.status).toBe(412)
-    expect(refused.body.error).toContain('If-Match')
-    expect((await call('GET', path)).status).toBe(200)
-    const current = (await call('GET', path)).headers.get('etag')!
-    expect((await call('DELETE', path, { 'if-match': current })).status).toBe(204)
-    expect((await call('GET', path)).status).toBe(404)
-  })
+  test.each(['document', 'workspace', 'conversation'])(
+    '%s: a stale tag is a 412 and the object stays; the current tag deletes it',
+    async (name) => {
+      const path =
+        name === 'document'
+          ? `/api/documents/${await newDocument()}`
+          : name === 'workspace'
+            ? `/api/workspaces/${await newWorkspace()}`
+            : `/api/conversations/${await newConversation()}`
+      const stale = (await call('GET', path)).headers.get('etag')!
+      const patched = await call(
+        'PATCH',
+        path,
+        {},
+        name === 'document' ? { title: 'Changed by another editor' } : { name: 'Changed by another editor' },
+      )
+      expect(patched.status).toBe(200)
+      const refused = await call('DELETE', path, { 'if-match': stale })
+      expect(refused.status).toBe(412)
+      expect(refused.body.error).toContain('If-Match')
+      expect((await call('GET', path)).status).toBe(200)
+      const current = (await call('GET', path)).headers.get('etag')!
+      expect((await call('DELETE', path, { 'if-match': current })).status).toBe(204)
+      expect((await call('GET', path)).status).toBe(404)
+    },
+  )
 
   test('If-Match on a missing object is a 404, as without it', async () => {
     expect((await call('DELETE', '/api/documents/01900000-0000-7000-8000-000000000000', { 'if-match': '*' })).status).toBe(404)

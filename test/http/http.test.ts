@@ -58,7 +58,11 @@ describe('health', () => {
     expect(res.status).toBe(200)
     expect(res.body).toMatchObject({ status: 'ok', version: t.config.version, database: onPostgres ? 'postgres' : 'pglite' })
     // The default local model cannot be downloaded into an in-memory DATA_DIR: the service says so instead of switching models.
-    expect(res.body.embeddings).toMatchObject({ provider: 'none', configured: { provider: 'local', model: 'Xenova/bge-small-en-v1.5' }, available: false })
+    expect(res.body.embeddings).toMatchObject({
+      provider: 'none',
+      configured: { provider: 'local', model: 'Xenova/bge-small-en-v1.5' },
+      available: false,
+    })
     expect(res.body.embeddings.reason).toContain('DATA_DIR is in memory')
     expect([pkg.version, process.env.npm_package_version]).toContain(res.body.version)
   })
@@ -71,8 +75,16 @@ describe('request ids', () => {
       raw('/no/such/route'),
       raw('/api/documents'),
       raw('/api/documents', { headers: { authorization: `Bearer ${u.key}` } }),
-      raw('/api/documents', { method: 'POST', headers: { authorization: `Bearer ${u.key}`, 'content-type': 'application/json' }, body: '{nope' }),
-      raw('/api/documents', { method: 'POST', headers: { authorization: `Bearer ${u.key}`, 'content-type': 'application/json', 'content-length': String(LIMIT + 1) }, body: jsonOfSize(LIMIT + 1) }),
+      raw('/api/documents', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${u.key}`, 'content-type': 'application/json' },
+        body: '{nope',
+      }),
+      raw('/api/documents', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${u.key}`, 'content-type': 'application/json', 'content-length': String(LIMIT + 1) },
+        body: jsonOfSize(LIMIT + 1),
+      }),
       raw('/api/documents', { method: 'OPTIONS', headers: { origin: WEB_APP, 'access-control-request-method': 'POST' } }),
       raw('/api/keys', { method: 'POST', headers: { cookie: u.cookie, origin: BASE, 'content-type': 'application/json' }, body: '{}' }),
     ])
@@ -125,7 +137,11 @@ describe('body limit (2 MiB)', () => {
 
   test('an over-large body is refused before authentication is even looked at', async () => {
     const text = jsonOfSize(LIMIT + 1)
-    const res = await raw('/api/documents', { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': String(text.length) }, body: text })
+    const res = await raw('/api/documents', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'content-length': String(text.length) },
+      body: text,
+    })
     await expectErrorBody(res, 413)
   })
 
@@ -140,13 +156,20 @@ describe('body limit (2 MiB)', () => {
 
 describe('malformed JSON', () => {
   test('is 400 { error }', async () => {
-    const res = await t.request('POST', '/api/documents', { key: u.key, body: '{"body": "unterminated', headers: { 'content-type': 'application/json' } })
+    const res = await t.request('POST', '/api/documents', {
+      key: u.key,
+      body: '{"body": "unterminated',
+      headers: { 'content-type': 'application/json' },
+    })
     const body = await expectErrorBody(res, 400)
     expect(body.error).toMatch(/json/i)
   })
 
   test('is 400 on public routes too', async () => {
-    await expectErrorBody(await t.request('POST', '/api/auth/sign-in', { body: 'not json at all', headers: { 'content-type': 'application/json' } }), 400)
+    await expectErrorBody(
+      await t.request('POST', '/api/auth/sign-in', { body: 'not json at all', headers: { 'content-type': 'application/json' } }),
+      400,
+    )
   })
 })
 
@@ -170,7 +193,11 @@ describe('CORS', () => {
   test('a preflight from an allowed origin is answered 204 with methods and headers', async () => {
     const res = await raw('/api/documents/bulk', {
       method: 'OPTIONS',
-      headers: { origin: WEB_APP, 'access-control-request-method': 'DELETE', 'access-control-request-headers': 'authorization, content-type' },
+      headers: {
+        origin: WEB_APP,
+        'access-control-request-method': 'DELETE',
+        'access-control-request-headers': 'authorization, content-type',
+      },
     })
     expect(res.status).toBe(204)
     expect(res.headers.get('access-control-allow-origin')).toBe(WEB_APP)
@@ -212,7 +239,11 @@ describe('CORS', () => {
   test('the opaque origin "null" (sandboxed frames, file://) is never granted CORS or cookie writes', async () => {
     const pre = await raw('/api/workspaces', { method: 'OPTIONS', headers: { origin: 'null', 'access-control-request-method': 'POST' } })
     expect(pre.headers.get('access-control-allow-origin')).toBeNull()
-    const write = await t.request('POST', '/api/workspaces', { cookie: u.cookie, headers: { origin: 'null' }, body: { name: 'from a sandboxed frame' } })
+    const write = await t.request('POST', '/api/workspaces', {
+      cookie: u.cookie,
+      headers: { origin: 'null' },
+      body: { name: 'from a sandboxed frame' },
+    })
     expect(write.status).toBe(403)
   })
 })

@@ -21,8 +21,10 @@ afterEach(() => Object.assign(idempotencyTiming, { waitMs: 10_000, pollMs: 25 })
 const post = (user: TestUser, path: string, body: unknown, key: string | null, method = 'POST') =>
   t.json(method, path, { key: user.key, body, headers: key === null ? {} : { 'idempotency-key': key } })
 
-const workspaceCount = async (user: TestUser) => (await t.deps.db.select({ n: count() }).from(workspaces).where(eq(workspaces.user_id, user.id)))[0]!.n
-const documentCount = async (user: TestUser) => (await t.deps.db.select({ n: count() }).from(documents).where(eq(documents.user_id, user.id)))[0]!.n
+const workspaceCount = async (user: TestUser) =>
+  (await t.deps.db.select({ n: count() }).from(workspaces).where(eq(workspaces.user_id, user.id)))[0]!.n
+const documentCount = async (user: TestUser) =>
+  (await t.deps.db.select({ n: count() }).from(documents).where(eq(documents.user_id, user.id)))[0]!.n
 
 describe('replay', () => {
   test('the same key and body replay the first 201 (status, body, Location), marked Idempotent-Replayed; one object is created', async () => {
@@ -44,8 +46,16 @@ describe('replay', () => {
   test('the same JSON with its keys in another order and other spacing is the same request', async () => {
     const user = await t.signUp()
     const key = crypto.randomUUID()
-    const first = await t.request('POST', '/api/documents', { key: user.key, headers: { 'idempotency-key': key, 'content-type': 'application/json' }, body: '{"title":"T","body":"same body"}' })
-    const first2 = await t.request('POST', '/api/documents', { key: user.key, headers: { 'idempotency-key': key, 'content-type': 'application/json' }, body: '{ "body": "same body", "title": "T" }' })
+    const first = await t.request('POST', '/api/documents', {
+      key: user.key,
+      headers: { 'idempotency-key': key, 'content-type': 'application/json' },
+      body: '{"title":"T","body":"same body"}',
+    })
+    const first2 = await t.request('POST', '/api/documents', {
+      key: user.key,
+      headers: { 'idempotency-key': key, 'content-type': 'application/json' },
+      body: '{ "body": "same body", "title": "T" }',
+    })
     expect(first.status).toBe(201)
     expect(first2.status).toBe(201)
     expect(first2.headers.get('idempotent-replayed')).toBe('true')
@@ -114,13 +124,21 @@ describe('misuse', () => {
     const ask = await post(user, '/api/ask', { question: 'what?' }, 'k-ask')
     expect(ask.status).toBe(400)
     expect(ask.body.error).toContain('streamed')
-    const chat = await post(user, '/v1/chat/completions', { model: 'service-rag', stream: true, messages: [{ role: 'user', content: 'hi' }] }, 'k-v1')
+    const chat = await post(
+      user,
+      '/v1/chat/completions',
+      { model: 'service-rag', stream: true, messages: [{ role: 'user', content: 'hi' }] },
+      'k-v1',
+    )
     expect(chat.status).toBe(400)
     expect(chat.body.error.message).toContain('streamed')
   })
 
   test('a route without authentication (sign-up) refuses a key with 400 rather than ignoring it', async () => {
-    const res = await t.json('POST', '/api/auth/sign-up', { body: { email: `idem-${crypto.randomUUID()}@example.com`, password: 'correct horse battery' }, headers: { 'idempotency-key': 'k' } })
+    const res = await t.json('POST', '/api/auth/sign-up', {
+      body: { email: `idem-${crypto.randomUUID()}@example.com`, password: 'correct horse battery' },
+      headers: { 'idempotency-key': 'k' },
+    })
     expect(res.status).toBe(400)
     expect(res.body.error).toContain('authenticated')
   })
@@ -168,7 +186,10 @@ describe('what is remembered', () => {
     const again = await post(user, '/api/billing/checkout', {}, key)
     expect(again.status).toBe(503)
     expect(again.headers.get('idempotent-replayed')).toBeNull()
-    const rows = await t.deps.db.select().from(idempotencyKeys).where(and(eq(idempotencyKeys.user_id, user.id), eq(idempotencyKeys.key, key)))
+    const rows = await t.deps.db
+      .select()
+      .from(idempotencyKeys)
+      .where(and(eq(idempotencyKeys.user_id, user.id), eq(idempotencyKeys.key, key)))
     expect(rows).toEqual([])
   })
 })
@@ -177,7 +198,9 @@ describe('duplicates in flight', () => {
   test('concurrent duplicates wait for the first and replay it: one object, the same answer for all', async () => {
     const user = await t.signUp()
     const key = crypto.randomUUID()
-    const answers = await Promise.all(Array.from({ length: 5 }, () => post(user, '/api/documents', { title: 'Once', body: 'sent five times at once' }, key)))
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, () => post(user, '/api/documents', { title: 'Once', body: 'sent five times at once' }, key)),
+    )
     expect(answers.map((a) => a.status)).toEqual([201, 201, 201, 201, 201])
     expect(new Set(answers.map((a) => a.body.id)).size).toBe(1)
     expect(answers.filter((a) => a.headers.get('idempotent-replayed') === 'true')).toHaveLength(4)
@@ -189,7 +212,16 @@ describe('duplicates in flight', () => {
     const now = t.clock.now()
     // The first request, as another process that is still working on it leaves it.
     const fingerprint = await fingerprintValue({ name: 'Busy' })
-    await t.deps.db.insert(idempotencyKeys).values({ user_id: user.id, key: 'busy', method: 'POST', path: '/api/workspaces', fingerprint, locked_at: now, created_at: now, expires_at: new Date(now.getTime() + KEEP_MS) })
+    await t.deps.db.insert(idempotencyKeys).values({
+      user_id: user.id,
+      key: 'busy',
+      method: 'POST',
+      path: '/api/workspaces',
+      fingerprint,
+      locked_at: now,
+      created_at: now,
+      expires_at: new Date(now.getTime() + KEEP_MS),
+    })
     Object.assign(idempotencyTiming, { waitMs: 50, pollMs: 10 })
     const res = await post(user, '/api/workspaces', { name: 'Busy' }, 'busy')
     expect(res.status).toBe(409)
@@ -201,7 +233,16 @@ describe('duplicates in flight', () => {
     const user = await t.signUp()
     const fingerprint = await fingerprintValue({ name: 'Orphan' })
     const then = new Date(t.clock.now().getTime() - 6 * 60_000)
-    await t.deps.db.insert(idempotencyKeys).values({ user_id: user.id, key: 'orphan', method: 'POST', path: '/api/workspaces', fingerprint, locked_at: then, created_at: then, expires_at: new Date(then.getTime() + KEEP_MS) })
+    await t.deps.db.insert(idempotencyKeys).values({
+      user_id: user.id,
+      key: 'orphan',
+      method: 'POST',
+      path: '/api/workspaces',
+      fingerprint,
+      locked_at: then,
+      created_at: then,
+      expires_at: new Date(then.getTime() + KEEP_MS),
+    })
     const res = await post(user, '/api/workspaces', { name: 'Orphan' }, 'orphan')
     expect(res.status).toBe(201)
     expect(res.headers.get('idempotent-replayed')).toBeNull()
@@ -212,7 +253,13 @@ describe('duplicates in flight', () => {
     const user = await t.signUp()
     const key = crypto.randomUUID()
     const send = (app: { handle(r: Request): Promise<Response> }) =>
-      app.handle(new Request(`${BASE}/api/documents`, { method: 'POST', headers: { authorization: `Bearer ${user.key}`, 'content-type': 'application/json', 'idempotency-key': key }, body: JSON.stringify({ body: 'sent to two processes' }) }))
+      app.handle(
+        new Request(`${BASE}/api/documents`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${user.key}`, 'content-type': 'application/json', 'idempotency-key': key },
+          body: JSON.stringify({ body: 'sent to two processes' }),
+        }),
+      )
     const [a, b] = await Promise.all([send(t.app), send(other)])
     expect([a.status, b.status]).toEqual([201, 201])
     expect(((await a.json()) as { id: string }).id).toBe(((await b.json()) as { id: string }).id)

@@ -12,21 +12,39 @@ setDefaultTimeout(60_000)
 let t: TestApp
 let u: TestUser
 let ids: Ids
-const GENEROUS = Object.fromEntries(['API_KEYS', 'WORKSPACES', 'CONNECTORS', 'SEARCH_PER_MIN', 'ASK_PER_MIN'].map((l) => [`PLAN_FREE_${l}`, '100000']))
+const GENEROUS = Object.fromEntries(
+  ['API_KEYS', 'WORKSPACES', 'CONNECTORS', 'SEARCH_PER_MIN', 'ASK_PER_MIN'].map((l) => [`PLAN_FREE_${l}`, '100000']),
+)
 beforeAll(async () => {
   // Every integration configured (nothing here reaches them), so each route reads its input instead of answering 503.
-  const integrations = { CONFLUENCE_CLIENT_ID: 'confluence-id', CONFLUENCE_CLIENT_SECRET: 'confluence-secret', STRIPE_SECRET_KEY: 'sk_test_x', STRIPE_WEBHOOK_SECRET: 'whsec_x', STRIPE_PRICE_PRO: 'price_x', STRIPE_API_URL: 'http://127.0.0.1:9' }
+  const integrations = {
+    CONFLUENCE_CLIENT_ID: 'confluence-id',
+    CONFLUENCE_CLIENT_SECRET: 'confluence-secret',
+    STRIPE_SECRET_KEY: 'sk_test_x',
+    STRIPE_WEBHOOK_SECRET: 'whsec_x',
+    STRIPE_PRICE_PRO: 'price_x',
+    STRIPE_API_URL: 'http://127.0.0.1:9',
+  }
   t = await createTestApp({ env: { EMBEDDING_PROVIDER: 'hash', ...integrations, ...GENEROUS } })
   u = await t.signUp()
   const workspace = (await t.json('POST', '/api/workspaces', { key: u.key, body: { name: 'Input' } })).body.id
-  const doc = (await t.json('POST', '/api/documents', { key: u.key, body: { workspace_id: workspace, title: 'Quokka gateway', body: 'The quokka gateway fronts every service.' } })).body.id
-  const connector = (await t.json('POST', '/api/connectors', { key: u.key, body: { type: 'confluence', workspace_id: workspace } })).body.connector.id
+  const doc = (
+    await t.json('POST', '/api/documents', {
+      key: u.key,
+      body: { workspace_id: workspace, title: 'Quokka gateway', body: 'The quokka gateway fronts every service.' },
+    })
+  ).body.id
+  const connector = (await t.json('POST', '/api/connectors', { key: u.key, body: { type: 'confluence', workspace_id: workspace } })).body
+    .connector.id
   ids = { workspace, doc, connector }
 })
 afterAll(() => t.close())
 
 const send = (c: ReturnType<typeof stringFieldCases>[number], value: string, encoded: string) =>
-  t.json(c.method, c.path(ids).replace('$', encoded), { key: c.anonymous ? undefined : u.key, body: c.body ? withIds(c.body(value), ids) : undefined })
+  t.json(c.method, c.path(ids).replace('$', encoded), {
+    key: c.anonymous ? undefined : u.key,
+    body: c.body ? withIds(c.body(value), ids) : undefined,
+  })
 
 describe('NUL (U+0000) in a string field or query parameter is refused at the edge, naming the field', () => {
   test.each(stringFieldCases().map((c) => [c.name, c] as const))('%s', async (_, c) => {
@@ -42,13 +60,33 @@ describe('a lone surrogate (JSON "\\udfff", or its bytes in a URL) is refused, n
 
 describe('object-typed fields and bodies take objects only', () => {
   test.each([
-    ['POST /api/documents metadata "abc" (once stored as {"0":"a","1":"b","2":"c"})', '/api/documents', { body: 'x', metadata: 'abc' }, 'metadata'],
+    [
+      'POST /api/documents metadata "abc" (once stored as {"0":"a","1":"b","2":"c"})',
+      '/api/documents',
+      { body: 'x', metadata: 'abc' },
+      'metadata',
+    ],
     ['POST /api/documents metadata ["a"]', '/api/documents', { body: 'x', metadata: ['a'] }, 'metadata'],
-    ['POST /api/memories/batch-draft learnings[0].metadata "abc"', '/api/memories/batch-draft', { workspace_id: '$WS', learnings: [{ kind: 'fact', title: 't', body: 'b', metadata: 'abc' }] }, 'metadata'],
+    [
+      'POST /api/memories/batch-draft learnings[0].metadata "abc"',
+      '/api/memories/batch-draft',
+      { workspace_id: '$WS', learnings: [{ kind: 'fact', title: 't', body: 'b', metadata: 'abc' }] },
+      'metadata',
+    ],
     ['POST /api/connectors config "abc"', '/api/connectors', { type: 'confluence', config: 'abc' }, 'config'],
     ['POST /api/connectors config ["ENG"]', '/api/connectors', { type: 'confluence', config: ['ENG'] }, 'config'],
-    ['POST /v1/chat/completions stream_options "abc"', '/v1/chat/completions', { model: 'service-rag', messages: [{ role: 'user', content: 'hi' }], stream_options: 'abc' }, 'stream_options'],
-    ['POST /v1/chat/completions stream_options [true]', '/v1/chat/completions', { model: 'service-rag', messages: [{ role: 'user', content: 'hi' }], stream_options: [true] }, 'stream_options'],
+    [
+      'POST /v1/chat/completions stream_options "abc"',
+      '/v1/chat/completions',
+      { model: 'service-rag', messages: [{ role: 'user', content: 'hi' }], stream_options: 'abc' },
+      'stream_options',
+    ],
+    [
+      'POST /v1/chat/completions stream_options [true]',
+      '/v1/chat/completions',
+      { model: 'service-rag', messages: [{ role: 'user', content: 'hi' }], stream_options: [true] },
+      'stream_options',
+    ],
   ] as const)('%s → 400', async (_, path, body, field) => {
     expectNamedError(await t.json('POST', path, { key: u.key, body: withIds(body, ids) }), [400], field)
   })
@@ -66,11 +104,30 @@ describe('object-typed fields and bodies take objects only', () => {
     for (const [path, item] of Object.entries(doc.paths)) {
       for (const [method, op] of Object.entries(item)) {
         if (!op.requestBody?.content?.['application/json']) continue
-        const filled = path.replace('{id}', path.startsWith('/api/documents') ? ids.doc : path.startsWith('/api/workspaces') ? ids.workspace : path.startsWith('/api/connectors') ? ids.connector : '0190a000-0000-7000-8000-000000000001')
+        const filled = path.replace(
+          '{id}',
+          path.startsWith('/api/documents')
+            ? ids.doc
+            : path.startsWith('/api/workspaces')
+              ? ids.workspace
+              : path.startsWith('/api/connectors')
+                ? ids.connector
+                : '0190a000-0000-7000-8000-000000000001',
+        )
         for (const body of ['[]', '"x"', '1', 'null']) {
-          const res = await t.request(method.toUpperCase(), filled, { key: op.security ? u.key : undefined, body, headers: { 'content-type': 'application/json' } })
+          const res = await t.request(method.toUpperCase(), filled, {
+            key: op.security ? u.key : undefined,
+            body,
+            headers: { 'content-type': 'application/json' },
+          })
           const text = await res.text()
-          const parsed = (() => { try { return JSON.parse(text) } catch { return null } })()
+          const parsed = (() => {
+            try {
+              return JSON.parse(text)
+            } catch {
+              return null
+            }
+          })()
           // The avatar route reads multipart (the document says JSON); MCP answers in JSON-RPC's own envelope.
           const ok = path === '/api/avatar' ? [400, 415].includes(res.status) : res.status === 400
           const shaped = path === '/mcp' ? parsed?.jsonrpc === '2.0' || typeof parsed?.error === 'string' : Boolean(errorMessageOf(parsed))
@@ -93,7 +150,8 @@ test('integer query parameters take decimal integers only: 0x10, %20 and 1e1 are
         const required = path === '/api/search' ? 'q=quokka&' : path === '/api/graph' ? `workspace_id=${ids.workspace}&` : ''
         for (const value of ['0x10', '%20', '1e1']) {
           const res = await t.json(method.toUpperCase(), `${filled}?${required}${p.name}=${value}`, { key: u.key })
-          if (res.status !== 400 || !String(res.body?.error).includes(p.name)) wrong.push(`${method.toUpperCase()} ${path}?${p.name}=${value} → ${res.status} ${JSON.stringify(res.body).slice(0, 100)}`)
+          if (res.status !== 400 || !String(res.body?.error).includes(p.name))
+            wrong.push(`${method.toUpperCase()} ${path}?${p.name}=${value} → ${res.status} ${JSON.stringify(res.body).slice(0, 100)}`)
         }
       }
     }
@@ -104,10 +162,21 @@ test('integer query parameters take decimal integers only: 0x10, %20 and 1e1 are
 describe('no non-finite number reaches a score, a ranking or a response', () => {
   let punctuation: string
   beforeAll(async () => {
-    punctuation = (await t.json('POST', '/api/documents', { key: u.key, body: { workspace_id: ids.workspace, title: 'Punctuation only', body: '!!! ??? ...' } })).body.id
+    punctuation = (
+      await t.json('POST', '/api/documents', {
+        key: u.key,
+        body: { workspace_id: ids.workspace, title: 'Punctuation only', body: '!!! ??? ...' },
+      })
+    ).body.id
     const tail = 'Gateway retries are logged twice. '.repeat(200) + '!?. '.repeat(3000)
-    await t.json('POST', '/api/documents', { key: u.key, body: { workspace_id: ids.workspace, title: 'Long with a punctuation tail', body: tail } })
-    await t.json('POST', '/api/documents', { key: u.key, body: { workspace_id: ids.workspace, title: 'Gateway runbook', body: 'Restart the quokka gateway when retries pile up.' } })
+    await t.json('POST', '/api/documents', {
+      key: u.key,
+      body: { workspace_id: ids.workspace, title: 'Long with a punctuation tail', body: tail },
+    })
+    await t.json('POST', '/api/documents', {
+      key: u.key,
+      body: { workspace_id: ids.workspace, title: 'Gateway runbook', body: 'Restart the quokka gateway when retries pile up.' },
+    })
     await drainJobs(t.deps)
   })
 
@@ -117,14 +186,21 @@ describe('no non-finite number reaches a score, a ranking or a response', () => 
     for (const score of scoresOf(res.body)) expect(Number.isFinite(score)).toBe(true)
   })
 
-  test.each(["!!! ':* ((((", '?!'].flatMap((q) => ['semantic', 'hybrid', 'keyword'].map((mode) => [q, mode])))('a query with no words (%s, %s) answers 200', async (q, mode) => {
-    const res = await t.json('GET', `/api/search?q=${encodeURIComponent(q)}&mode=${mode}`, { key: u.key })
-    expect(res.status).toBe(200)
-    for (const score of scoresOf(res.body)) expect(Number.isFinite(score)).toBe(true)
-  })
+  test.each(["!!! ':* ((((", '?!'].flatMap((q) => ['semantic', 'hybrid', 'keyword'].map((mode) => [q, mode])))(
+    'a query with no words (%s, %s) answers 200',
+    async (q, mode) => {
+      const res = await t.json('GET', `/api/search?q=${encodeURIComponent(q)}&mode=${mode}`, { key: u.key })
+      expect(res.status).toBe(200)
+      for (const score of scoresOf(res.body)) expect(Number.isFinite(score)).toBe(true)
+    },
+  )
 
   test('graph and link listings stay finite with a zero vector in the workspace', async () => {
-    for (const path of [`/api/graph?workspace_id=${ids.workspace}`, `/api/documents/${ids.doc}/links`, `/api/documents/${punctuation}/links`]) {
+    for (const path of [
+      `/api/graph?workspace_id=${ids.workspace}`,
+      `/api/documents/${ids.doc}/links`,
+      `/api/documents/${punctuation}/links`,
+    ]) {
       const res = await t.json('GET', path, { key: u.key })
       expect({ path, status: res.status }).toEqual({ path, status: 200 })
       for (const score of scoresOf(res.body)) expect(Number.isFinite(score)).toBe(true)
@@ -157,11 +233,21 @@ describe('one user cannot stop the service for everyone (the real entry, a fresh
       const deep = deepObject().text
       const cases: [string, string, string, string][] = [
         ['POST', '/api/documents', `{"body":"x","metadata":{"a":${deepArray().text}}}`, 'metadata'],
-        ['POST', '/api/memories/batch-draft', `{"workspace_id":"${workspace}","learnings":[{"kind":"fact","title":"t","body":"b","metadata":${deep}}]}`, 'metadata'],
+        [
+          'POST',
+          '/api/memories/batch-draft',
+          `{"workspace_id":"${workspace}","learnings":[{"kind":"fact","title":"t","body":"b","metadata":${deep}}]}`,
+          'metadata',
+        ],
         // Once a stack overflow: RangeError: Maximum call stack size exceeded, 500.
         ['POST', '/api/connectors', `{"type":"confluence","config":${deep}}`, 'config'],
         ['PATCH', `/api/connectors/${connector}`, `{"config":${deep}}`, 'config'],
-        ['POST', '/v1/chat/completions', `{"model":"service-rag","messages":[{"role":"user","content":"hi"}],"stream_options":${deep}}`, 'stream_options'],
+        [
+          'POST',
+          '/v1/chat/completions',
+          `{"model":"service-rag","messages":[{"role":"user","content":"hi"}],"stream_options":${deep}}`,
+          'stream_options',
+        ],
       ]
       for (const [method, path, body, field] of cases) {
         expectNamedError(await e.json(method, path, body), [400], field)
@@ -173,7 +259,7 @@ describe('one user cannot stop the service for everyone (the real entry, a fresh
   })
 })
 
-describe("an id that is not an id never changes which route runs (Bun resolves %2e%2e before routing)", () => {
+describe('an id that is not an id never changes which route runs (Bun resolves %2e%2e before routing)', () => {
   test('encoded dot segments in ids answer 400/404 and delete nothing', async () => {
     const e = await startEntry({ PLAN_FREE_API_KEYS: '5', PLAN_FREE_WORKSPACES: '5' })
     try {
@@ -228,7 +314,16 @@ describe("Bun's own refusals carry { error } too (a real listening server)", () 
         // Past the app's 32 KiB and under the 512 KiB `bun start` gives Bun (beyond it, Bun's empty 431: README).
         headers: await e.raw({ method: 'GET', target: '/api/documents', headers: { ...auth, 'x-padding': 'p'.repeat(40 * 1024) } }),
       }
-      const shape = (r: { status: number; body: string }) => ({ status: r.status, error: (() => { try { return typeof JSON.parse(r.body).error } catch { return `not JSON: ${JSON.stringify(r.body.slice(0, 60))}` } })() })
+      const shape = (r: { status: number; body: string }) => ({
+        status: r.status,
+        error: (() => {
+          try {
+            return typeof JSON.parse(r.body).error
+          } catch {
+            return `not JSON: ${JSON.stringify(r.body.slice(0, 60))}`
+          }
+        })(),
+      })
       expect({ chunked: shape(answers.chunked), length: shape(answers.length), headers: shape(answers.headers) }).toEqual({
         chunked: { status: 413, error: 'string' },
         length: { status: 413, error: 'string' },

@@ -35,12 +35,18 @@ describe('405 Method Not Allowed', () => {
         }
         refused++
         // (/mcp answers its own 405 with its own words.)
-        expect(JSON.parse(body), `${method} ${path}`).toEqual(path.startsWith('/v1/') ? { error: expect.objectContaining({ code: 'method_not_allowed' }) } : { error: expect.any(String), code: 'method_not_allowed' })
+        expect(JSON.parse(body), `${method} ${path}`).toEqual(
+          path.startsWith('/v1/')
+            ? { error: expect.objectContaining({ code: 'method_not_allowed' }) }
+            : { error: expect.any(String), code: 'method_not_allowed' },
+        )
         const allow = res.headers.get('allow')!.split(', ')
         expect(allow).not.toContain(method)
         // What Allow offers is routed (never a 405 itself) — except on /mcp, whose GET and DELETE routes exist
         // only to answer their own 405 (the endpoint is stateless).
-        if (pattern !== '/mcp') for (const other of allow.filter((m) => METHODS.includes(m))) expect((await t.request(other, path)).status, `${other} ${path}`).not.toBe(405)
+        if (pattern !== '/mcp')
+          for (const other of allow.filter((m) => METHODS.includes(m)))
+            expect((await t.request(other, path)).status, `${other} ${path}`).not.toBe(405)
       }
     }
     expect(refused).toBeGreaterThan(100)
@@ -70,7 +76,10 @@ describe('405 Method Not Allowed', () => {
 describe('Location on 201', () => {
   /** Each route that can answer 201, and how to make it create something. */
   const cases: Record<string, () => Promise<Response>> = {
-    'POST /api/auth/sign-up': () => t.request('POST', '/api/auth/sign-up', { body: { email: `loc-${crypto.randomUUID()}@example.com`, password: 'correct horse battery' } }),
+    'POST /api/auth/sign-up': () =>
+      t.request('POST', '/api/auth/sign-up', {
+        body: { email: `loc-${crypto.randomUUID()}@example.com`, password: 'correct horse battery' },
+      }),
     'POST /api/keys': () => t.request('POST', '/api/keys', { cookie: user.cookie, body: { label: 'second' } }),
     'POST /api/workspaces': () => t.request('POST', '/api/workspaces', { key: user.key, body: { name: 'Located' } }),
     'POST /api/documents': () => t.request('POST', '/api/documents', { key: user.key, body: { body: `located ${crypto.randomUUID()}` } }),
@@ -81,7 +90,10 @@ describe('Location on 201', () => {
     },
     'POST /api/memories/batch-draft': async () => {
       const ws = (await t.json('GET', '/api/workspaces', { key: user.key })).body.data[0].id
-      return t.request('POST', '/api/memories/batch-draft', { key: user.key, body: { workspace_id: ws, learnings: [{ kind: 'fact', title: 'Located', body: 'a learning' }] } })
+      return t.request('POST', '/api/memories/batch-draft', {
+        key: user.key,
+        body: { workspace_id: ws, learnings: [{ kind: 'fact', title: 'Located', body: 'a learning' }] },
+      })
     },
     'POST /api/connectors': () => t.request('POST', '/api/connectors', { key: user.key, body: { type: 'confluence' } }),
   }
@@ -102,8 +114,12 @@ describe('Location on 201', () => {
     expect(location).toMatch(/^\/api\//)
     const body = (await res.json()) as Record<string, any>
     const id = body.id ?? body.user?.id ?? body.connector?.id
-    if (name !== 'POST /api/auth/sign-up' && name !== 'POST /api/memories/batch-draft' && name !== 'POST /api/documents/:id/link') expect(location).toEndWith(`/${id}`)
-    const follow = await t.request('GET', location, { key: user.key, cookie: name === 'POST /api/auth/sign-up' ? res.headers.get('set-cookie')!.split(';')[0] : undefined })
+    if (name !== 'POST /api/auth/sign-up' && name !== 'POST /api/memories/batch-draft' && name !== 'POST /api/documents/:id/link')
+      expect(location).toEndWith(`/${id}`)
+    const follow = await t.request('GET', location, {
+      key: user.key,
+      cookie: name === 'POST /api/auth/sign-up' ? res.headers.get('set-cookie')!.split(';')[0] : undefined,
+    })
     // Readable where the object has a GET; otherwise a routed path (its DELETE), never "no route".
     expect([200, 405]).toContain(follow.status)
     if (name === 'POST /api/documents' || name === 'POST /api/workspaces') expect(((await follow.json()) as { id: string }).id).toBe(id)

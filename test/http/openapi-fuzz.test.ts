@@ -58,14 +58,18 @@ describe('OpenAPI fuzz', () => {
   test('no operation answers a malformed request with a 5xx, a hang, a dropped connection or a 4xx without { error }', async () => {
     const random = mulberry32(SEED)
     const fuzzed = operations.filter(({ method, path }) => !SKIPPED[`${method.toUpperCase()} ${path}`])
-    const variants = fuzzed.flatMap((op) => sample(variantsOf(f, op), PER_OPERATION, random)).filter((v) => !FILTER || FILTER.test(`${v.op} ${v.cls} ${v.name}`))
+    const variants = fuzzed
+      .flatMap((op) => sample(variantsOf(f, op), PER_OPERATION, random))
+      .filter((v) => !FILTER || FILTER.test(`${v.op} ${v.cls} ${v.name}`))
     expect(fuzzed.length).toBeGreaterThan(60)
 
     const started = performance.now()
     outcomes = await runVariants(f.url, variants, { concurrency: 4, timeoutMs: 10_000, maxTimeouts: 2 })
     const seconds = ((performance.now() - started) / 1000).toFixed(1)
     const failures = failureReport(outcomes)
-    console.log(`openapi fuzz: ${outcomes.length} requests, ${fuzzed.length} operations, ${seconds} s; statuses ${histogram(outcomes)}; ${outcomes.filter((o) => o.problem).length} failures`)
+    console.log(
+      `openapi fuzz: ${outcomes.length} requests, ${fuzzed.length} operations, ${seconds} s; statuses ${histogram(outcomes)}; ${outcomes.filter((o) => o.problem).length} failures`,
+    )
     const exited = server.exited()
     if (exited !== null) failures.unshift(`the server process exited with code ${exited} during the run`)
     if (failures.length) console.log(`openapi fuzz failures (${failures.length} groups):\n${failures.join('\n')}`)
@@ -77,7 +81,10 @@ describe('OpenAPI fuzz', () => {
   test('afterwards the server still answers, ingest and search still work, and no fixture was lost', async () => {
     const api = apiOf(f.url)
     expect((await api('GET', '/')).status).toBe(200)
-    const ingested = await api('POST', '/api/documents', { actor: f.a, body: { workspace_id: f.ids.workspace, title: 'After the fuzz', body: 'The axolotl survived the fuzz run.' } })
+    const ingested = await api('POST', '/api/documents', {
+      actor: f.a,
+      body: { workspace_id: f.ids.workspace, title: 'After the fuzz', body: 'The axolotl survived the fuzz run.' },
+    })
     expect(ingested.status).toBe(201)
     for (const mode of ['keyword', 'hybrid']) {
       const found = await api('GET', `/api/search?q=axolotl&mode=${mode}&workspace_id=${f.ids.workspace}`, { actor: f.a })
@@ -85,7 +92,8 @@ describe('OpenAPI fuzz', () => {
       expect(found.body.results.map((hit: { document: { id: string } }) => hit.document.id)).toContain(ingested.body.id)
     }
     // Data integrity: `DELETE /api/documents/$DOC/links/%2e%2e` once deleted $DOC itself.
-    for (const id of [f.ids.doc, f.ids.linkedDoc]) expect({ id, status: (await api('GET', `/api/documents/${id}`, { actor: f.a })).status }).toEqual({ id, status: 200 })
+    for (const id of [f.ids.doc, f.ids.linkedDoc])
+      expect({ id, status: (await api('GET', `/api/documents/${id}`, { actor: f.a })).status }).toEqual({ id, status: 200 })
     expect((await api('GET', `/api/documents/${f.other.doc}`, { actor: f.b })).status).toBe(200)
     const workspaces = await api('GET', '/api/workspaces', { actor: f.a })
     expect(workspaces.body.data.map((w: { id: string }) => w.id)).toContain(f.ids.workspace)

@@ -13,10 +13,19 @@ import { chunksOf, cosine, EMBED, indexStatus, jobsFor } from './jobs.fixtures'
 
 const missing = realModelMissing()
 
-const TARGET = { title: 'Care of houseplants', body: 'Water a fern sparingly in winter and keep it away from radiators; yellow fronds mean the soil stays soaked.' }
+const TARGET = {
+  title: 'Care of houseplants',
+  body: 'Water a fern sparingly in winter and keep it away from radiators; yellow fronds mean the soil stays soaked.',
+}
 const OTHERS = [
-  { title: 'Harbour tides', body: 'The harbour master publishes tide tables every month. Spring tides bring the highest water to the quay.' },
-  { title: 'Bread', body: `Sourdough needs a lively starter. ${'Knead the dough, let it rise overnight, shape it and bake it hot. '.repeat(30)}` },
+  {
+    title: 'Harbour tides',
+    body: 'The harbour master publishes tide tables every month. Spring tides bring the highest water to the quay.',
+  },
+  {
+    title: 'Bread',
+    body: `Sourdough needs a lively starter. ${'Knead the dough, let it rise overnight, shape it and bake it hot. '.repeat(30)}`,
+  },
   { title: 'Engines', body: 'A diesel engine ignites its fuel by compression alone, without a spark plug.' },
 ]
 const QUESTION = 'how often should I give my indoor greenery a drink during the cold months?'

@@ -24,7 +24,10 @@ afterAll(() => t.close())
 
 /** About `bytes` of varied sentences, so a body chunks into several pieces of differing lengths. */
 const sentences = (bytes: number, topic: string) =>
-  Array.from({ length: Math.ceil(bytes / 60) }, (_, i) => `Note ${i} on ${topic} mentions item ${i * 7}.${i % 7 === 6 ? '\n\n' : ' '}`).join('')
+  Array.from(
+    { length: Math.ceil(bytes / 60) },
+    (_, i) => `Note ${i} on ${topic} mentions item ${i * 7}.${i % 7 === 6 ? '\n\n' : ' '}`,
+  ).join('')
 
 /** deps.embedder replaced by one recording each forward pass's texts; `refuse` makes a pass with such a text fail. */
 function recordingEmbedder(refuse?: (text: string) => boolean) {
@@ -65,7 +68,9 @@ describe('one claim, many documents', () => {
     const chunkCount = (await Promise.all(docs.map((d) => chunksOf(t.deps, d.id)))).reduce((n, rows) => n + rows.length, 0)
     // Full passes over everyone's chunks (the hash embedder takes MODEL_BATCH texts of any length per pass).
     expect(passes.flat()).toHaveLength(chunkCount)
-    expect(passes.map((p) => p.length)).toEqual(Array.from({ length: Math.ceil(chunkCount / MODEL_BATCH) }, (_, i) => Math.min(MODEL_BATCH, chunkCount - i * MODEL_BATCH)))
+    expect(passes.map((p) => p.length)).toEqual(
+      Array.from({ length: Math.ceil(chunkCount / MODEL_BATCH) }, (_, i) => Math.min(MODEL_BATCH, chunkCount - i * MODEL_BATCH)),
+    )
     const topicOf = (text: string) => ['tides', 'harbours', 'lanterns', 'orchards'].find((topic) => text.includes(topic))
     expect(new Set(passes[0]!.map(topicOf)).size).toBeGreaterThan(1)
     // Shortest first, so each pass pads its texts to about their own length.
@@ -76,7 +81,10 @@ describe('one claim, many documents', () => {
 
   test('a document whose text the model refuses fails alone: the others of its passes are written and indexed', async () => {
     const u = await t.signUp()
-    const fine = [await ingest(t, u, { body: `${uniqueBody()} about kettles` }), await ingest(t, u, { body: `${uniqueBody()}\n\n${sentences(3_000, 'copper')}` })]
+    const fine = [
+      await ingest(t, u, { body: `${uniqueBody()} about kettles` }),
+      await ingest(t, u, { body: `${uniqueBody()}\n\n${sentences(3_000, 'copper')}` }),
+    ]
     const poison = await ingest(t, u, { body: `${uniqueBody()} with a poison pill in it` })
     const passes = recordingEmbedder((text) => text.includes('poison pill'))
 
@@ -93,7 +101,10 @@ describe('one claim, many documents', () => {
 
   test('a document deleted while its batch is embedded: nothing is written for it, the others are indexed', async () => {
     const u = await t.signUp()
-    const kept = [await ingest(t, u, { body: `${uniqueBody()} about sails` }), await ingest(t, u, { body: `${uniqueBody()}\n\n${sentences(5_000, 'anchors')}` })]
+    const kept = [
+      await ingest(t, u, { body: `${uniqueBody()} about sails` }),
+      await ingest(t, u, { body: `${uniqueBody()}\n\n${sentences(5_000, 'anchors')}` }),
+    ]
     const gone = await ingest(t, u, { body: `${uniqueBody()}\n\n${sentences(4_000, 'ropes')}` })
     let deleted = false
     t.deps.embedder = withDoEmbed(original, async (values) => {

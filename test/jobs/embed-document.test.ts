@@ -63,7 +63,9 @@ describe('with the hash embedder', () => {
     expect(await drainJobs(t.deps, undefined, EMBED)).toBe(1)
     expectEmbeddedAsContent(await chunksOf(t.deps, doc.id))
     expect(await indexStatus(t.deps, doc.id)).toBe('indexed')
-    expect(await jobsFor(t.deps, doc.id)).toMatchObject([{ status: 'succeeded', attempts: 1, last_error: null, locked_at: null, locked_by: null }])
+    expect(await jobsFor(t.deps, doc.id)).toMatchObject([
+      { status: 'succeeded', attempts: 1, last_error: null, locked_at: null, locked_by: null },
+    ])
     const got = await t.json('GET', `/api/documents/${doc.id}`, { key: u.key })
     expect(got.body.index_status).toBe('indexed')
   })
@@ -107,14 +109,24 @@ describe('with the hash embedder', () => {
     t.deps.embedder = counting.embedder
     try {
       const again = async () => {
-        await enqueue(t.deps.db, { id: t.deps.ids.next(), kind: 'embed-document', payload: { document_id: doc.id }, userId: u.id, runAt: t.clock.now(), maxAttempts: 5 })
+        await enqueue(t.deps.db, {
+          id: t.deps.ids.next(),
+          kind: 'embed-document',
+          payload: { document_id: doc.id },
+          userId: u.id,
+          runAt: t.clock.now(),
+          maxAttempts: 5,
+        })
         expect(await drainJobs(t.deps, undefined, EMBED)).toBe(1)
       }
       await again()
       expect(counting.calls).toBe(0)
 
       const [first] = await chunksOf(t.deps, doc.id)
-      await t.deps.db.update(chunks).set({ embedding_model: 'old-model', embedding: [1, 0, 0] }).where(eq(chunks.id, first!.id))
+      await t.deps.db
+        .update(chunks)
+        .set({ embedding_model: 'old-model', embedding: [1, 0, 0] })
+        .where(eq(chunks.id, first!.id))
       await again()
       expect(counting.calls).toBe(1)
       expectEmbeddedAsContent(await chunksOf(t.deps, doc.id))

@@ -62,7 +62,12 @@ describe('PATCH', () => {
     const doc = await ingest(t, u)
     await drainJobs(t.deps)
 
-    const changes: Record<string, unknown>[] = [{ body: uniqueBody('rewritten') }, { title: 'A new title' }, { excerpt: 'A hand-written excerpt' }, { tags: ['x', 'y'] }]
+    const changes: Record<string, unknown>[] = [
+      { body: uniqueBody('rewritten') },
+      { title: 'A new title' },
+      { excerpt: 'A hand-written excerpt' },
+      { tags: ['x', 'y'] },
+    ]
     for (const [i, change] of changes.entries()) {
       const res = await patch(t, u, doc.id, change)
       expect(res.index_status).toBe('pending')
@@ -128,8 +133,10 @@ describe('the job is written in the same transaction as the document', () => {
       await t.deps.db.execute(sql`alter table jobs drop constraint test_refuse_embed`)
     }
   }
-  const docsOf = async (userId: string) => (await t.deps.db.select({ n: count() }).from(documents).where(eq(documents.user_id, userId)))[0]!.n
-  const chunksOfUser = async (userId: string) => (await t.deps.db.select({ n: count() }).from(chunks).where(eq(chunks.user_id, userId)))[0]!.n
+  const docsOf = async (userId: string) =>
+    (await t.deps.db.select({ n: count() }).from(documents).where(eq(documents.user_id, userId)))[0]!.n
+  const chunksOfUser = async (userId: string) =>
+    (await t.deps.db.select({ n: count() }).from(chunks).where(eq(chunks.user_id, userId)))[0]!.n
   const jobsOfUser = async (userId: string) => (await t.deps.db.select({ n: count() }).from(jobs).where(eq(jobs.user_id, userId)))[0]!.n
 
   test('ingest: no job, no document, no chunks', async () => {
@@ -152,7 +159,9 @@ describe('the job is written in the same transaction as the document', () => {
     expect(res.status).toBe(500)
     const [row] = await t.deps.db.select().from(documents).where(eq(documents.id, doc.id))
     expect(row).toMatchObject({ body, index_status: 'indexed' })
-    expect((await t.deps.db.select({ id: chunks.id }).from(chunks).where(eq(chunks.document_id, doc.id))).map((c) => c.id)).toEqual(chunkIds)
+    expect((await t.deps.db.select({ id: chunks.id }).from(chunks).where(eq(chunks.document_id, doc.id))).map((c) => c.id)).toEqual(
+      chunkIds,
+    )
     expect(await jobsFor(t.deps, doc.id)).toHaveLength(1)
   })
 

@@ -54,7 +54,13 @@ export async function indexStatus(deps: Deps, documentId: string): Promise<strin
 
 export async function chunksOf(deps: Deps, documentId: string) {
   return deps.db
-    .select({ id: chunks.id, content: chunks.content, embedding: chunks.embedding, embedding_model: chunks.embedding_model, ordinal: chunks.ordinal })
+    .select({
+      id: chunks.id,
+      content: chunks.content,
+      embedding: chunks.embedding,
+      embedding_model: chunks.embedding_model,
+      ordinal: chunks.ordinal,
+    })
     .from(chunks)
     .where(eq(chunks.document_id, documentId))
     .orderBy(asc(chunks.ordinal))
@@ -143,7 +149,9 @@ export function withDoEmbed(embedder: Embedder, doEmbed: (values: string[], orig
 
 /** Embeds with the original model. */
 export async function realEmbed(original: EmbeddingModelV4, values: string[]): Promise<number[][]> {
-  const result = await (original as unknown as { doEmbed(o: { values: string[] }): Promise<{ embeddings: number[][] }> }).doEmbed({ values })
+  const result = await (original as unknown as { doEmbed(o: { values: string[] }): Promise<{ embeddings: number[][] }> }).doEmbed({
+    values,
+  })
   return result.embeddings
 }
 
@@ -176,7 +184,10 @@ export const cosine = (a: number[], b: number[]) => a.reduce((s, v, i) => s + v 
 export async function enqueueEmbedJobs(t: TestApp, n: number, runAt: Date = t.deps.clock.now()) {
   const u = await t.signUp()
   const docIds: string[] = []
-  for (let i = 0; i < n; i++) docIds.push((await ingest(t, u, { body: `${uniqueBody(`doc ${i}`)}\n\n${'Paragraph about concurrency and queues. '.repeat(40 + i)}` })).id)
+  for (let i = 0; i < n; i++)
+    docIds.push(
+      (await ingest(t, u, { body: `${uniqueBody(`doc ${i}`)}\n\n${'Paragraph about concurrency and queues. '.repeat(40 + i)}` })).id,
+    )
   await t.deps.db.delete(jobs).where(eq(jobs.user_id, u.id))
   const jobIds: string[] = []
   for (const documentId of docIds) {
@@ -188,7 +199,13 @@ export async function enqueueEmbedJobs(t: TestApp, n: number, runAt: Date = t.de
 }
 
 /** Every job ran exactly once (by the wrapped run), succeeded on its first attempt, and its document is fully embedded. */
-export async function expectEachRanOnce(deps: Deps, jobIds: string[], docIds: string[], runs: { jobId: string; worker: string | null }[], embeddingModel: string) {
+export async function expectEachRanOnce(
+  deps: Deps,
+  jobIds: string[],
+  docIds: string[],
+  runs: { jobId: string; worker: string | null }[],
+  embeddingModel: string,
+) {
   const perJob = new Map<string, number>()
   for (const r of runs) perJob.set(r.jobId, (perJob.get(r.jobId) ?? 0) + 1)
   expect([...perJob.values()].filter((n) => n !== 1)).toEqual([])
@@ -202,7 +219,12 @@ export async function expectEachRanOnce(deps: Deps, jobIds: string[], docIds: st
   const pending = await deps.db
     .select({ id: chunks.id })
     .from(chunks)
-    .where(and(inArray(chunks.document_id, docIds), sql`(${chunks.embedding} is null or ${chunks.embedding_model} is distinct from ${embeddingModel})`))
+    .where(
+      and(
+        inArray(chunks.document_id, docIds),
+        sql`(${chunks.embedding} is null or ${chunks.embedding_model} is distinct from ${embeddingModel})`,
+      ),
+    )
   expect(pending).toEqual([])
 }
 

@@ -49,7 +49,12 @@ async function boot(app: TestApp, stale: number): Promise<void> {
 const health = async (app: TestApp) => (await app.json('GET', '/')).body.embeddings
 const backlog = async (app: TestApp) => (await health(app)).backlog as number | null
 const sweeps = async (app: TestApp) =>
-  (await app.deps.db.select({ id: jobs.id }).from(jobs).where(and(eq(jobs.kind, 'reembed-sweep'), inArray(jobs.status, ['queued', 'running'])))).length
+  (
+    await app.deps.db
+      .select({ id: jobs.id })
+      .from(jobs)
+      .where(and(eq(jobs.kind, 'reembed-sweep'), inArray(jobs.status, ['queued', 'running'])))
+  ).length
 
 async function ingestAll(app: TestApp, u: TestUser, bodies: string[]): Promise<string[]> {
   const ids: string[] = []
@@ -61,7 +66,8 @@ async function ingestAll(app: TestApp, u: TestUser, bodies: string[]): Promise<s
   return ids
 }
 
-const statusOf = async (app: TestApp, u: TestUser, id: string) => (await app.json('GET', `/api/documents/${id}`, { key: u.key })).body.index_status
+const statusOf = async (app: TestApp, u: TestUser, id: string) =>
+  (await app.json('GET', `/api/documents/${id}`, { key: u.key })).body.index_status
 
 /** The models that embedded a document's chunks, and their vectors' widths. */
 async function modelsOf(app: TestApp, ids: string[]) {
@@ -78,7 +84,11 @@ describe('documents stored without a model', () => {
   test('a process started with a model embeds them on its own: pending → indexed, and semantic search finds them', async () => {
     const before = await processOn({ EMBEDDING_PROVIDER: 'none' })
     const u = await before.signUp()
-    const ids = await ingestAll(before, u, TOPICS.map((t) => `Notes on ${t}, written down carefully.`))
+    const ids = await ingestAll(
+      before,
+      u,
+      TOPICS.map((t) => `Notes on ${t}, written down carefully.`),
+    )
     await drainJobs(before.deps)
     expect(await Promise.all(ids.map((id) => statusOf(before, u, id)))).toEqual(ids.map(() => 'indexed'))
     expect(await modelsOf(before, ids)).toEqual(['null/null'])
@@ -86,7 +96,13 @@ describe('documents stored without a model', () => {
 
     const after = await processOn({ EMBEDDING_PROVIDER: 'hash' })
     await boot(after, ids.length)
-    expect((await after.json('GET', '/')).body.embeddings).toMatchObject({ provider: 'hash', model: 'hash-512', available: true, backlog: ids.length, failed: 0 })
+    expect((await after.json('GET', '/')).body.embeddings).toMatchObject({
+      provider: 'hash',
+      model: 'hash-512',
+      available: true,
+      backlog: ids.length,
+      failed: 0,
+    })
     expect(await Promise.all(ids.map((id) => statusOf(after, u, id)))).toEqual(ids.map(() => 'pending'))
     const waiting = await search(after, u, { q: 'glacier retreat', mode: 'semantic' })
     expect(waiting.results).toEqual([])
@@ -108,7 +124,11 @@ describe('a change of model', () => {
   test('hash-256 → hash-512: old vectors are never compared with new ones, and are replaced', async () => {
     const old = await processOn({ EMBEDDING_PROVIDER: 'hash', EMBEDDING_DIMENSIONS: '256' })
     const u = await old.signUp()
-    const ids = await ingestAll(old, u, TOPICS.map((t) => `A second notebook about ${t}.`))
+    const ids = await ingestAll(
+      old,
+      u,
+      TOPICS.map((t) => `A second notebook about ${t}.`),
+    )
     await drainJobs(old.deps)
     expect(await modelsOf(old, ids)).toEqual(['hash-256/256'])
     expect((await search(old, u, { q: 'violin bow', mode: 'semantic' })).results[0]!.document.id).toBe(ids[3]!)
@@ -138,7 +158,11 @@ describe('idempotent across processes and restarts; people’s jobs are not star
   test('two processes booting with the model start one chain; their workers re-embed each document once', async () => {
     const before = await processOn({ EMBEDDING_PROVIDER: 'none' })
     const u = await before.signUp()
-    const ids = await ingestAll(before, u, Array.from({ length: 12 }, (_, i) => `Entry ${i} of the ${TOPICS[i % 4]} log.`))
+    const ids = await ingestAll(
+      before,
+      u,
+      Array.from({ length: 12 }, (_, i) => `Entry ${i} of the ${TOPICS[i % 4]} log.`),
+    )
     await drainJobs(before.deps)
 
     const [a, b] = [await processOn({ EMBEDDING_PROVIDER: 'hash' }), await processOn({ EMBEDDING_PROVIDER: 'hash' })]
@@ -150,7 +174,10 @@ describe('idempotent across processes and restarts; people’s jobs are not star
     } finally {
       counter.restore()
     }
-    const mine = await a.deps.db.select({ id: jobs.id, payload: jobs.payload, status: jobs.status }).from(jobs).where(and(eq(jobs.kind, 'reembed-document'), eq(jobs.user_id, u.id)))
+    const mine = await a.deps.db
+      .select({ id: jobs.id, payload: jobs.payload, status: jobs.status })
+      .from(jobs)
+      .where(and(eq(jobs.kind, 'reembed-document'), eq(jobs.user_id, u.id)))
     expect(mine.map((j) => j.payload.document_id).sort()).toEqual([...ids].sort())
     expect(mine.filter((j) => j.status !== 'succeeded')).toEqual([])
     expect(counter.runs).toHaveLength(ids.length)
@@ -159,14 +186,23 @@ describe('idempotent across processes and restarts; people’s jobs are not star
     const again = await processOn({ EMBEDDING_PROVIDER: 'hash' })
     await boot(again, 0)
     await drainJobs(again.deps)
-    expect(await a.deps.db.select({ id: jobs.id }).from(jobs).where(and(eq(jobs.kind, 'reembed-document'), eq(jobs.user_id, u.id)))).toHaveLength(ids.length)
+    expect(
+      await a.deps.db
+        .select({ id: jobs.id })
+        .from(jobs)
+        .where(and(eq(jobs.kind, 'reembed-document'), eq(jobs.user_id, u.id))),
+    ).toHaveLength(ids.length)
   })
 
   test('a restart half-way resumes the chain; a new document waits for one batch at most, not for the backlog', async () => {
     const before = await processOn({ EMBEDDING_PROVIDER: 'none' })
     const u = await before.signUp()
     const n = SWEEP_BATCH * 2 + 5
-    const ids = await ingestAll(before, u, Array.from({ length: n }, (_, i) => `Log line ${i}: ${TOPICS[i % 4]}.`))
+    const ids = await ingestAll(
+      before,
+      u,
+      Array.from({ length: n }, (_, i) => `Log line ${i}: ${TOPICS[i % 4]}.`),
+    )
     await drainJobs(before.deps)
 
     const first = await processOn({ EMBEDDING_PROVIDER: 'hash' })
@@ -204,7 +240,11 @@ describe('the worker loop, busy with a backlog', () => {
   test('hands the event loop back between jobs: a timer set as it starts fires long before the backlog is done', async () => {
     const before = await processOn({ EMBEDDING_PROVIDER: 'none' })
     const u = await before.signUp()
-    const ids = await ingestAll(before, u, Array.from({ length: 40 }, (_, i) => `Page ${i} of the ${TOPICS[i % 4]} handbook.`))
+    const ids = await ingestAll(
+      before,
+      u,
+      Array.from({ length: 40 }, (_, i) => `Page ${i} of the ${TOPICS[i % 4]} handbook.`),
+    )
     await drainJobs(before.deps)
     const app = await processOn({ EMBEDDING_PROVIDER: 'hash' })
     await boot(app, ids.length)
@@ -214,7 +254,9 @@ describe('the worker loop, busy with a backlog', () => {
     try {
       // On PGlite every query settles as a microtask: without a yield, timers and incoming requests wait for the whole backlog.
       // Jobs are claimed many at a time, so what counts is how many documents were written when the timer fired.
-      const pendingWhenTimerFired = await new Promise<number>((resolve) => setTimeout(() => void backlog(app).then((n) => resolve(n ?? 0)), 0))
+      const pendingWhenTimerFired = await new Promise<number>((resolve) =>
+        setTimeout(() => void backlog(app).then((n) => resolve(n ?? 0)), 0),
+      )
       expect(pendingWhenTimerFired).toBeGreaterThan((ids.length * 3) / 4)
       await until(async () => (await backlog(app)) === 0, 30_000, 'the backlog to be embedded')
     } finally {

@@ -8,7 +8,22 @@ import type { Embedder } from '../../src/ai/embeddings'
 import { backoffMs, claimNext, completeJob, enqueue, failJob } from '../../src/jobs/queue'
 import { drainJobs, runNextJob, STALE_AFTER_MS } from '../../src/jobs/worker'
 import { createTestApp, type TestApp } from '../harness'
-import { chunksOf, deferred, indexStatus, ingest, instrument, jobById, jobsFor, patch, realEmbed, registerKind, uniqueBody, until, withDoEmbed, EMBED } from './jobs.fixtures'
+import {
+  chunksOf,
+  deferred,
+  indexStatus,
+  ingest,
+  instrument,
+  jobById,
+  jobsFor,
+  patch,
+  realEmbed,
+  registerKind,
+  uniqueBody,
+  until,
+  withDoEmbed,
+  EMBED,
+} from './jobs.fixtures'
 
 let t: TestApp
 let original: Embedder
@@ -64,7 +79,13 @@ describe('a failing job', () => {
       const now = t.clock.now()
       expect(await runNextJob(t.deps, 'w')).toBe(true)
       const job = await jobById(t.deps, jobId)
-      expect(job).toMatchObject({ status: 'queued', attempts: attempt, locked_at: null, locked_by: null, last_error: 'embedding service down' })
+      expect(job).toMatchObject({
+        status: 'queued',
+        attempts: attempt,
+        locked_at: null,
+        locked_by: null,
+        last_error: 'embedding service down',
+      })
       const delay = job.run_at.getTime() - now.getTime()
       expect(delay).toBeGreaterThanOrEqual(BASE_MS(attempt) * 0.75)
       expect(delay).toBeLessThanOrEqual(BASE_MS(attempt) * 1.25)
@@ -80,7 +101,14 @@ describe('a failing job', () => {
 
     const lastRunAt = (await jobById(t.deps, jobId)).run_at
     expect(await runNextJob(t.deps, 'w')).toBe(true)
-    expect(await jobById(t.deps, jobId)).toMatchObject({ status: 'failed', attempts: 5, max_attempts: 5, last_error: 'embedding service down', locked_at: null, locked_by: null })
+    expect(await jobById(t.deps, jobId)).toMatchObject({
+      status: 'failed',
+      attempts: 5,
+      max_attempts: 5,
+      last_error: 'embedding service down',
+      locked_at: null,
+      locked_by: null,
+    })
     expect((await jobById(t.deps, jobId)).run_at).toEqual(lastRunAt)
     expect(await indexStatus(t.deps, doc.id)).toBe('failed')
     expect((await t.json('GET', `/api/documents/${doc.id}`, { key: u.key })).body.index_status).toBe('failed')
@@ -171,7 +199,10 @@ describe('a job left running by a crashed worker', () => {
     const doc = await ingest(t, u)
     const [job] = await jobsFor(t.deps, doc.id)
     const lockedAt = new Date(t.clock.now().getTime() - minutesAgo * 60_000)
-    await t.deps.db.update(jobs).set({ status: 'running', attempts, locked_at: lockedAt, locked_by: 'crashed-worker', updated_at: lockedAt }).where(eq(jobs.id, job!.id))
+    await t.deps.db
+      .update(jobs)
+      .set({ status: 'running', attempts, locked_at: lockedAt, locked_by: 'crashed-worker', updated_at: lockedAt })
+      .where(eq(jobs.id, job!.id))
     return { doc, jobId: job!.id }
   }
 

@@ -65,7 +65,7 @@ describe('revocation is immediate', () => {
     expect((await t.request('GET', '/api/workspaces', { key: spare.key })).status).toBe(401)
   })
 
-  test("signing out every session does not matter: a key works without one", async () => {
+  test('signing out every session does not matter: a key works without one', async () => {
     const u = await t.signUp()
     await t.request('POST', '/api/auth/sign-out', { cookie: u.cookie })
     expect((await t.request('GET', '/api/keys', { key: u.key })).status).toBe(200)
@@ -93,7 +93,11 @@ describe('keys are private to their owner', () => {
 describe('CSRF', () => {
   test('a cookie-authenticated create from a foreign origin is 403 and mints no key', async () => {
     const u = await t.signUp({ withKey: false })
-    const res = await t.json('POST', '/api/keys', { cookie: u.cookie, body: { label: 'stolen' }, headers: { origin: 'https://evil.example' } })
+    const res = await t.json('POST', '/api/keys', {
+      cookie: u.cookie,
+      body: { label: 'stolen' },
+      headers: { origin: 'https://evil.example' },
+    })
     expect(res.status).toBe(403)
     expect(res.body.key).toBeUndefined()
     expect((await t.json('GET', '/api/keys', { cookie: u.cookie })).body.data).toEqual([])
@@ -102,7 +106,9 @@ describe('CSRF', () => {
   test('a cookie-authenticated revoke from a foreign origin is 403 and the key keeps working', async () => {
     const u = await t.signUp()
     const [k] = (await t.json('GET', '/api/keys', { key: u.key })).body.data
-    expect((await t.request('DELETE', `/api/keys/${k.id}`, { cookie: u.cookie, headers: { origin: 'https://evil.example' } })).status).toBe(403)
+    expect((await t.request('DELETE', `/api/keys/${k.id}`, { cookie: u.cookie, headers: { origin: 'https://evil.example' } })).status).toBe(
+      403,
+    )
     expect((await t.request('GET', '/api/keys', { key: u.key })).status).toBe(200)
   })
 })

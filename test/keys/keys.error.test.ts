@@ -41,7 +41,9 @@ describe('plan cap', () => {
 
   test('concurrent creates cannot pass the cap', async () => {
     const u = await t.signUp({ withKey: false })
-    const results = await Promise.all(Array.from({ length: 5 }, (_, i) => t.request('POST', '/api/keys', { cookie: u.cookie, body: { label: `race ${i}` } })))
+    const results = await Promise.all(
+      Array.from({ length: 5 }, (_, i) => t.request('POST', '/api/keys', { cookie: u.cookie, body: { label: `race ${i}` } })),
+    )
     expect(results.map((r) => r.status).sort()).toEqual([201, 402, 402, 402, 402])
     expect((await t.json('GET', '/api/keys', { cookie: u.cookie })).body.data).toHaveLength(1)
   })
@@ -62,7 +64,9 @@ describe('plan cap', () => {
 describe('invalid input (400)', () => {
   test('a label over 100 characters', async () => {
     const u = await t.signUp({ withKey: false })
-    expect(await expectError(await t.request('POST', '/api/keys', { cookie: u.cookie, body: { label: 'l'.repeat(101) } }), 400)).toContain('label')
+    expect(await expectError(await t.request('POST', '/api/keys', { cookie: u.cookie, body: { label: 'l'.repeat(101) } }), 400)).toContain(
+      'label',
+    )
     expect((await t.json('GET', '/api/keys', { cookie: u.cookie })).body.data).toEqual([])
   })
 
@@ -75,7 +79,10 @@ describe('invalid input (400)', () => {
 
   test('malformed JSON', async () => {
     const u = await t.signUp({ withKey: false })
-    await expectError(await t.request('POST', '/api/keys', { cookie: u.cookie, body: '{"label":', headers: { 'content-type': 'application/json' } }), 400)
+    await expectError(
+      await t.request('POST', '/api/keys', { cookie: u.cookie, body: '{"label":', headers: { 'content-type': 'application/json' } }),
+      400,
+    )
   })
 
   test('a key id that is not a UUID', async () => {

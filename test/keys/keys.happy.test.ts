@@ -89,7 +89,16 @@ describe('list', () => {
     expect(res.body.data).toHaveLength(2)
     for (const c of created) {
       const listed = res.body.data.find((k: { id: string }) => k.id === c.id)
-      expect(listed).toEqual({ id: c.id, prefix: c.key.slice(0, 16), label: c.label, tier: 'pro', created_at: c.created_at, last_used_at: null, kind: 'api_key', client_name: null })
+      expect(listed).toEqual({
+        id: c.id,
+        prefix: c.key.slice(0, 16),
+        label: c.label,
+        tier: 'pro',
+        created_at: c.created_at,
+        last_used_at: null,
+        kind: 'api_key',
+        client_name: null,
+      })
       expect(listed.key).toBeUndefined()
     }
     const text = JSON.stringify(res.body)

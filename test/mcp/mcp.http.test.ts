@@ -37,7 +37,8 @@ describe('tools over HTTP', () => {
       expect(tool.annotations?.openWorldHint).toBe(false)
     }
     const annotations = Object.fromEntries(tools.map((t) => [t.name, t.annotations]))
-    for (const read of ['search', 'get_document', 'list_workspaces', 'get_workspace_context']) expect(annotations[read]).toMatchObject({ readOnlyHint: true })
+    for (const read of ['search', 'get_document', 'list_workspaces', 'get_workspace_context'])
+      expect(annotations[read]).toMatchObject({ readOnlyHint: true })
     expect(annotations.add_document).toMatchObject({ readOnlyHint: false, destructiveHint: false, idempotentHint: true })
     expect(annotations.add_documents).toMatchObject({ readOnlyHint: false, destructiveHint: false, idempotentHint: true })
     expect(annotations.save_learnings).toMatchObject({ readOnlyHint: false, destructiveHint: false, idempotentHint: false })
@@ -45,12 +46,20 @@ describe('tools over HTTP', () => {
   })
 
   test('add_document stores a document (source mcp) that search finds and get_document reads', async () => {
-    const added = structured(await call(client, 'add_document', { title: 'Zephyr deploys', body: 'We deploy the zephyr service on Tuesdays after standup.', tags: ['ops'] }))
+    const added = structured(
+      await call(client, 'add_document', {
+        title: 'Zephyr deploys',
+        body: 'We deploy the zephyr service on Tuesdays after standup.',
+        tags: ['ops'],
+      }),
+    )
     expect(added).toMatchObject({ title: 'Zephyr deploys', tags: ['ops'], status: 'active', kind: 'document', deduplicated: false })
     const rest = await s.t.json('GET', `/api/documents/${added.id}`, { key: user.key })
     expect(rest.body).toMatchObject({ id: added.id, source: 'mcp', body: 'We deploy the zephyr service on Tuesdays after standup.' })
 
-    const again = structured(await call(client, 'add_document', { title: 'Zephyr deploys', body: 'We deploy the zephyr service on Tuesdays after standup.' }))
+    const again = structured(
+      await call(client, 'add_document', { title: 'Zephyr deploys', body: 'We deploy the zephyr service on Tuesdays after standup.' }),
+    )
     expect(again).toMatchObject({ id: added.id, deduplicated: true })
 
     const found = structured(await call(client, 'search', { query: 'zephyr tuesdays', limit: 5 }))
@@ -59,7 +68,12 @@ describe('tools over HTTP', () => {
     expect(found.results[0].snippet).toContain('zephyr')
 
     const doc = await call(client, 'get_document', { id: added.id })
-    expect(structured(doc)).toMatchObject({ id: added.id, title: 'Zephyr deploys', source: 'mcp', body: 'We deploy the zephyr service on Tuesdays after standup.' })
+    expect(structured(doc)).toMatchObject({
+      id: added.id,
+      title: 'Zephyr deploys',
+      source: 'mcp',
+      body: 'We deploy the zephyr service on Tuesdays after standup.',
+    })
     // The same result as JSON text, for clients that read only text.
     expect(JSON.parse((doc.content[0] as { text: string }).text)).toEqual(doc.structuredContent)
   })
@@ -69,7 +83,13 @@ describe('tools over HTTP', () => {
     const theirs = await defaultWorkspace(stranger)
     const body = 'Kestrels hover over the east meadow at dusk.'
     const done = structured(
-      await call(client, 'add_documents', { documents: [{ title: 'Kestrels', body }, { title: 'Kestrels', body, tags: ['birds'] }, { workspace_id: theirs, body: 'Not yours.' }] }),
+      await call(client, 'add_documents', {
+        documents: [
+          { title: 'Kestrels', body },
+          { title: 'Kestrels', body, tags: ['birds'] },
+          { workspace_id: theirs, body: 'Not yours.' },
+        ],
+      }),
     )
     expect(done).toMatchObject({ created: 1, deduplicated: 1, failed: 1 })
     expect(done.results.map((r: { status: number }) => r.status)).toEqual([201, 200, 404])
@@ -108,7 +128,9 @@ describe('tools over HTTP', () => {
     const c = await httpClient(s.url, u.key)
     try {
       const url = 'https://example.com/style-guide'
-      const added = structured(await call(c, 'add_document', { kind: 'preference', title: 'Tabs', url, body: 'The user indents with tabs.' }))
+      const added = structured(
+        await call(c, 'add_document', { kind: 'preference', title: 'Tabs', url, body: 'The user indents with tabs.' }),
+      )
       expect(added).toMatchObject({ kind: 'preference', status: 'pending_approval', deduplicated: false })
       expect(added.notice).toContain('pending approval')
       expect((await s.t.json('GET', '/api/memories', { key: u.key })).body.data).toEqual([])
@@ -124,7 +146,10 @@ describe('tools over HTTP', () => {
       const changed = structured(await call(c, 'add_document', { url, body: 'The user indents with two spaces.' }))
       expect(changed).toMatchObject({ kind: 'preference', status: 'pending_approval', deduplicated: false })
       expect((await s.t.json('GET', `/api/documents/${changed.id}`, { key: u.key })).body.metadata).toEqual({ supersedes: added.id })
-      expect((await s.t.json('GET', `/api/documents/${added.id}`, { key: u.key })).body).toMatchObject({ status: 'active', body: 'The user indents with tabs.' })
+      expect((await s.t.json('GET', `/api/documents/${added.id}`, { key: u.key })).body).toMatchObject({
+        status: 'active',
+        body: 'The user indents with tabs.',
+      })
     } finally {
       await c.close()
     }
@@ -139,10 +164,20 @@ describe('tools over HTTP', () => {
       const rest = await s.t.json('GET', '/api/workspaces', { key: u.key })
       expect(listed.workspaces.map((w: { id: string }) => w.id)).toEqual(rest.body.data.map((w: { id: string }) => w.id))
       expect(listed.workspaces).toHaveLength(2)
-      expect(listed.workspaces.find((w: { id: string }) => w.id === created.body.id)).toEqual({ id: created.body.id, name: 'Research', description: 'Papers', document_count: 0 })
+      expect(listed.workspaces.find((w: { id: string }) => w.id === created.body.id)).toEqual({
+        id: created.body.id,
+        name: 'Research',
+        description: 'Papers',
+        document_count: 0,
+      })
       expect(listed.next_cursor).toBeNull()
 
-      await call(c, 'add_document', { workspace_id: created.body.id, title: 'Reading list', body: 'Attention is all you need.', pinned: true })
+      await call(c, 'add_document', {
+        workspace_id: created.body.id,
+        title: 'Reading list',
+        body: 'Attention is all you need.',
+        pinned: true,
+      })
       const pack = structured(await call(c, 'get_workspace_context', { workspace_id: created.body.id, max_tokens: 2000 }))
       expect(pack.workspace).toMatchObject({ id: created.body.id, name: 'Research' })
       expect(pack.pinned.map((p: { title: string }) => p.title)).toEqual(['Reading list'])
@@ -154,7 +189,9 @@ describe('tools over HTTP', () => {
 
   test("the API's errors come back as isError results with its message and status", async () => {
     const missing = crypto.randomUUID()
-    expect(errorText(await call(client, 'get_document', { id: missing }))).toBe(`document ${missing} not found (HTTP 404 from GET /api/documents/${missing})`)
+    expect(errorText(await call(client, 'get_document', { id: missing }))).toBe(
+      `document ${missing} not found (HTTP 404 from GET /api/documents/${missing})`,
+    )
     expect(errorText(await call(client, 'get_workspace_context', { workspace_id: missing }))).toContain('HTTP 404')
     // Another user's document is as missing as one that never existed.
     const other = await s.t.signUp()
@@ -162,7 +199,9 @@ describe('tools over HTTP', () => {
     expect(errorText(await call(client, 'get_document', { id: theirs.body.id }))).toContain('HTTP 404')
     // Arguments the tool's schema refuses never reach the API.
     expect(errorText(await call(client, 'search', { query: 'x', limit: 1000 }))).toContain('limit')
-    expect(errorText(await call(client, 'save_learnings', { workspace_id: missing, learnings: [{ kind: 'gossip', title: 't', body: 'b' }] }))).toContain('kind')
+    expect(
+      errorText(await call(client, 'save_learnings', { workspace_id: missing, learnings: [{ kind: 'gossip', title: 't', body: 'b' }] })),
+    ).toContain('kind')
   })
 
   test("tools meet the plan's rate limits like REST: past the search rate, search is isError 429", async () => {
@@ -182,11 +221,22 @@ describe('ask over HTTP', () => {
     const u = await s.t.signUp()
     const c = await httpClient(s.url, u.key)
     try {
-      const doc = structured(await call(c, 'add_document', { title: 'Backup policy', body: 'Backups of the billing database run nightly at 02:00 UTC and are kept for 35 days.' }))
+      const doc = structured(
+        await call(c, 'add_document', {
+          title: 'Backup policy',
+          body: 'Backups of the billing database run nightly at 02:00 UTC and are kept for 35 days.',
+        }),
+      )
       const first = structured(await call(c, 'ask', { question: 'How long are billing database backups kept?' }))
       expect(first.answer.trim().length).toBeGreaterThan(0)
       expect(first.sources.map((src: { document_id: string }) => src.document_id)).toContain(doc.id)
-      expect(first.sources[0]).toEqual({ index: 1, document_id: expect.any(String), title: expect.any(String), url: null, excerpt: expect.any(String) })
+      expect(first.sources[0]).toEqual({
+        index: 1,
+        document_id: expect.any(String),
+        title: expect.any(String),
+        url: null,
+        excerpt: expect.any(String),
+      })
       const conversation = await s.t.json('GET', `/api/conversations/${first.conversation_id}`, { key: u.key })
       expect(conversation.status).toBe(200)
       expect(conversation.body.messages.map((m: { role: string }) => m.role)).toEqual(['user', 'assistant'])
@@ -210,7 +260,9 @@ describe('ask over HTTP', () => {
     s.t.deps.chat = { ...chat, model: failingModel() }
     try {
       await call(c, 'add_document', { title: 'Fleet', body: 'The fleet has twelve vans.' })
-      expect(errorText(await call(c, 'ask', { question: 'How many vans?' }))).toBe('ask failed: the answer could not be completed: model went away')
+      expect(errorText(await call(c, 'ask', { question: 'How many vans?' }))).toBe(
+        'ask failed: the answer could not be completed: model went away',
+      )
     } finally {
       s.t.deps.chat = chat
       await c.close()
@@ -239,12 +291,26 @@ function failingModel() {
 }
 
 describe('/mcp auth', () => {
-  const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'curl', version: '1' } } }
+  const initialize = {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'curl', version: '1' } },
+  }
   const post = (headers: Record<string, string>) =>
-    fetch(`${s.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, body: JSON.stringify(initialize) })
+    fetch(`${s.url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+      body: JSON.stringify(initialize),
+    })
 
   test('no key, a malformed header, an unknown key and a session cookie alone are 401 { error }', async () => {
-    const cases: Record<string, string>[] = [{}, { authorization: 'Basic abc' }, { authorization: 'Bearer svc_nope' }, { cookie: user.cookie }]
+    const cases: Record<string, string>[] = [
+      {},
+      { authorization: 'Basic abc' },
+      { authorization: 'Bearer svc_nope' },
+      { cookie: user.cookie },
+    ]
     for (const headers of cases) {
       const res = await post(headers)
       expect({ headers, status: res.status }).toEqual({ headers, status: 401 })

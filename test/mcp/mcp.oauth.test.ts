@@ -20,7 +20,8 @@ afterAll(async () => {
   await s.stop()
 })
 
-const transportFor = (provider: MemoryOAuthProvider) => new StreamableHTTPClientTransport(new URL('/mcp', s.url), { authProvider: provider })
+const transportFor = (provider: MemoryOAuthProvider) =>
+  new StreamableHTTPClientTransport(new URL('/mcp', s.url), { authProvider: provider })
 
 /** The host's first connection: the SDK runs discovery, registration and authorization, the person consents,
  * the host hands the code back (finishAuth), and a second connection works with the token. */
@@ -40,16 +41,29 @@ describe('the SDK client connects by URL alone', () => {
     try {
       // What the dance produced: a registered public client, a code delivered with the state, audience-bound tokens.
       // (Copies: bun's toMatchObject writes its matchers into the object it checks.)
-      expect(structuredClone(provider.client)).toMatchObject({ client_id: expect.stringMatching(/^mcpc_/), token_endpoint_auth_method: 'none' })
+      expect(structuredClone(provider.client)).toMatchObject({
+        client_id: expect.stringMatching(/^mcpc_/),
+        token_endpoint_auth_method: 'none',
+      })
       expect(provider.lastRedirect!.searchParams.get('state')).toBe('state-0')
       expect(provider.lastRedirect!.searchParams.get('iss')).toBe(s.url)
-      expect(structuredClone(provider.saved)).toMatchObject({ token_type: 'Bearer', expires_in: 3600, scope: 'mcp', access_token: expect.stringMatching(/^mcpat_/), refresh_token: expect.stringMatching(/^mcprt_/) })
+      expect(structuredClone(provider.saved)).toMatchObject({
+        token_type: 'Bearer',
+        expires_in: 3600,
+        scope: 'mcp',
+        access_token: expect.stringMatching(/^mcpat_/),
+        refresh_token: expect.stringMatching(/^mcprt_/),
+      })
 
       expect((await client.listTools()).tools).toHaveLength(8)
-      const added = structured(await call(client, 'add_document', { title: 'Heron notes', body: 'Herons nest in the alder grove by the weir.' }))
+      const added = structured(
+        await call(client, 'add_document', { title: 'Heron notes', body: 'Herons nest in the alder grove by the weir.' }),
+      )
       // The document is the consenting user's, written as an agent (source mcp), readable with their key.
       expect((await s.t.json('GET', `/api/documents/${added.id}`, { key: user.key })).body).toMatchObject({ id: added.id, source: 'mcp' })
-      expect(structured(await call(client, 'search', { query: 'herons alder' })).results.map((r: { id: string }) => r.id)).toEqual([added.id])
+      expect(structured(await call(client, 'search', { query: 'herons alder' })).results.map((r: { id: string }) => r.id)).toEqual([
+        added.id,
+      ])
     } finally {
       await client.close()
     }
@@ -90,7 +104,11 @@ describe('the SDK client connects by URL alone', () => {
 
   test('the grant is listed with the keys (kind oauth) and deleting it there makes the next call 401', async () => {
     const u = await s.t.signUp()
-    const provider = new MemoryOAuthProvider(s.url, u.cookie, { client_name: 'Claude (test)', redirect_uris: ['http://localhost:33418/cb'], token_endpoint_auth_method: 'none' })
+    const provider = new MemoryOAuthProvider(s.url, u.cookie, {
+      client_name: 'Claude (test)',
+      redirect_uris: ['http://localhost:33418/cb'],
+      token_endpoint_auth_method: 'none',
+    })
     const client = await connectByUrl(provider)
     try {
       const listed = await s.t.json('GET', '/api/keys', { cookie: u.cookie })
@@ -140,5 +158,14 @@ describe('the SDK client connects by URL alone', () => {
   })
 })
 
-const INITIALIZE = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'curl', version: '1' } } })
-const mcpHeaders = (token: string) => ({ authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' })
+const INITIALIZE = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'curl', version: '1' } },
+})
+const mcpHeaders = (token: string) => ({
+  authorization: `Bearer ${token}`,
+  'content-type': 'application/json',
+  accept: 'application/json, text/event-stream',
+})

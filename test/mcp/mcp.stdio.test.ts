@@ -23,7 +23,10 @@ describe('stdio', () => {
       expect(tools.map((t) => t.name).sort()).toEqual([...MCP_TOOLS].sort())
 
       const added = structured(await call(client, 'add_document', { title: 'Quokka facts', body: 'Quokkas live on Rottnest Island.' }))
-      expect((await s.t.json('GET', `/api/documents/${added.id}`, { key: user.key })).body).toMatchObject({ source: 'mcp', title: 'Quokka facts' })
+      expect((await s.t.json('GET', `/api/documents/${added.id}`, { key: user.key })).body).toMatchObject({
+        source: 'mcp',
+        title: 'Quokka facts',
+      })
       const found = structured(await call(client, 'search', { query: 'quokkas rottnest' }))
       expect(found.results.map((r: { id: string }) => r.id)).toEqual([added.id])
 
@@ -40,11 +43,15 @@ describe('stdio', () => {
     const u = await s.t.signUp()
     const { client, protocolErrors } = await stdioClient(['--url', s.url, '--token', u.key])
     try {
-      const added = structured(await call(client, 'add_document', { kind: 'lesson', title: 'Small PRs', body: 'Small pull requests merge faster.' }))
+      const added = structured(
+        await call(client, 'add_document', { kind: 'lesson', title: 'Small PRs', body: 'Small pull requests merge faster.' }),
+      )
       expect(added).toMatchObject({ kind: 'lesson', status: 'pending_approval' })
       expect(added.notice).toContain('pending approval')
       expect((await s.t.json('GET', '/api/memories', { key: u.key })).body.data).toEqual([])
-      expect((await s.t.json('GET', '/api/memories?status=pending_approval', { key: u.key })).body.data.map((d: { id: string }) => d.id)).toEqual([added.id])
+      expect(
+        (await s.t.json('GET', '/api/memories?status=pending_approval', { key: u.key })).body.data.map((d: { id: string }) => d.id),
+      ).toEqual([added.id])
       expect(protocolErrors()).toEqual([])
     } finally {
       await client.close()

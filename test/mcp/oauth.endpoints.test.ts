@@ -18,19 +18,40 @@ afterAll(async () => {
   await s.stop()
 })
 
-const INITIALIZE = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'curl', version: '1' } } })
+const INITIALIZE = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'curl', version: '1' } },
+})
 const postMcp = (headers: Record<string, string>) =>
-  fetch(`${s.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, body: INITIALIZE })
+  fetch(`${s.url}/mcp`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+    body: INITIALIZE,
+  })
 
 /** A registered public client, a consented code for it and the verifier. */
 async function codeFor(params: Record<string, string> = {}, metadata: Record<string, unknown> = {}) {
   const client = (await register(s.url, metadata)).body
   const { verifier, challenge } = await pkce()
-  const location = await consent(s.url, authorizeUrl(s.url, { client_id: client.client_id, code_challenge: challenge, ...params }), user.cookie)
+  const location = await consent(
+    s.url,
+    authorizeUrl(s.url, { client_id: client.client_id, code_challenge: challenge, ...params }),
+    user.cookie,
+  )
   return { client, verifier, code: location.searchParams.get('code')!, location }
 }
 const exchange = (c: { client: Record<string, any>; verifier: string; code: string }, extra: Record<string, string> = {}) =>
-  token(s.url, { grant_type: 'authorization_code', client_id: c.client.client_id, code: c.code, code_verifier: c.verifier, redirect_uri: REDIRECT_URI, resource: `${s.url}/mcp`, ...extra })
+  token(s.url, {
+    grant_type: 'authorization_code',
+    client_id: c.client.client_id,
+    code: c.code,
+    code_verifier: c.verifier,
+    redirect_uri: REDIRECT_URI,
+    resource: `${s.url}/mcp`,
+    ...extra,
+  })
 
 describe('discovery', () => {
   test('/mcp without credentials is 401 with the resource metadata URL; a bad token adds error="invalid_token"', async () => {
@@ -41,7 +62,9 @@ describe('discovery', () => {
     for (const bad of ['mcpat_nope', 'svc_nope']) {
       const res = await postMcp({ authorization: `Bearer ${bad}` })
       expect(res.status).toBe(401)
-      expect(res.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${s.url}/.well-known/oauth-protected-resource/mcp", error="invalid_token"`)
+      expect(res.headers.get('www-authenticate')).toBe(
+        `Bearer resource_metadata="${s.url}/.well-known/oauth-protected-resource/mcp", error="invalid_token"`,
+      )
     }
   })
 
@@ -49,7 +72,12 @@ describe('discovery', () => {
     for (const path of ['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp']) {
       const res = await fetch(s.url + path)
       expect(res.headers.get('access-control-allow-origin')).toBe('*')
-      expect(await res.json()).toMatchObject({ resource: `${s.url}/mcp`, authorization_servers: [s.url], scopes_supported: ['mcp'], bearer_methods_supported: ['header'] })
+      expect(await res.json()).toMatchObject({
+        resource: `${s.url}/mcp`,
+        authorization_servers: [s.url],
+        scopes_supported: ['mcp'],
+        bearer_methods_supported: ['header'],
+      })
     }
   })
 
@@ -71,7 +99,12 @@ describe('discovery', () => {
 
 describe('registration (RFC 7591)', () => {
   test('accepts https, loopback http and private-use schemes; refuses http elsewhere, javascript: and fragments', async () => {
-    for (const uri of ['https://claude.ai/api/mcp/auth_callback', 'http://localhost:6274/oauth/callback', 'http://[::1]:8080/cb', 'cursor://anysphere.cursor-mcp/oauth/callback']) {
+    for (const uri of [
+      'https://claude.ai/api/mcp/auth_callback',
+      'http://localhost:6274/oauth/callback',
+      'http://[::1]:8080/cb',
+      'cursor://anysphere.cursor-mcp/oauth/callback',
+    ]) {
       const { status, body } = await register(s.url, { redirect_uris: [uri] })
       expect({ uri, status }).toEqual({ uri, status: 201 })
       expect(body).toMatchObject({ client_id: expect.stringMatching(/^mcpc_/), redirect_uris: [uri], token_endpoint_auth_method: 'none' })
@@ -90,7 +123,11 @@ describe('registration (RFC 7591)', () => {
     const limited = await startMcpServer({ OAUTH_REGISTRATIONS_PER_HOUR: '3' }, { listeningBase: true })
     try {
       for (let i = 0; i < 3; i++) expect((await register(limited.url)).status).toBe(201)
-      const res = await fetch(`${limited.url}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ redirect_uris: [REDIRECT_URI] }) })
+      const res = await fetch(`${limited.url}/oauth/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ redirect_uris: [REDIRECT_URI] }),
+      })
       expect(res.status).toBe(429)
       expect(res.headers.get('retry-after')).toBeString()
       expect((await res.json()).error_description).toContain('at most 3')
@@ -146,7 +183,12 @@ describe('authorization endpoint', () => {
     const url = authorizeUrl(s.url, { client_id: client.client_id, code_challenge: (await pkce()).challenge })
     const fields = consentFields(await (await fetch(url, { headers: { cookie: user.cookie } })).text())
     const post = (cookie: string, origin: string, body: Record<string, string>) =>
-      fetch(`${s.url}/oauth/authorize`, { method: 'POST', redirect: 'manual', headers: { cookie, origin, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ ...body, decision: 'approve' }) })
+      fetch(`${s.url}/oauth/authorize`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { cookie, origin, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ ...body, decision: 'approve' }),
+      })
     expect((await post(user.cookie, 'https://evil.example', fields)).status).toBe(403)
     const other = await s.t.signUp({ withKey: false })
     expect((await post(other.cookie, s.url, fields)).status).toBe(403)
@@ -156,16 +198,25 @@ describe('authorization endpoint', () => {
 
   test('an unknown client or unregistered redirect_uri is an error page, never a redirect; other errors go back to the client', async () => {
     const { challenge } = await pkce()
-    const unknown = await fetch(authorizeUrl(s.url, { client_id: 'mcpc_nope', code_challenge: challenge }), { headers: { cookie: user.cookie }, redirect: 'manual' })
+    const unknown = await fetch(authorizeUrl(s.url, { client_id: 'mcpc_nope', code_challenge: challenge }), {
+      headers: { cookie: user.cookie },
+      redirect: 'manual',
+    })
     expect(unknown.status).toBe(400)
     expect(unknown.headers.get('location')).toBeNull()
     const client = (await register(s.url)).body
-    const elsewhere = await fetch(authorizeUrl(s.url, { client_id: client.client_id, code_challenge: challenge, redirect_uri: 'https://evil.example/cb' }), { headers: { cookie: user.cookie }, redirect: 'manual' })
+    const elsewhere = await fetch(
+      authorizeUrl(s.url, { client_id: client.client_id, code_challenge: challenge, redirect_uri: 'https://evil.example/cb' }),
+      { headers: { cookie: user.cookie }, redirect: 'manual' },
+    )
     expect(elsewhere.status).toBe(400)
     expect(elsewhere.headers.get('location')).toBeNull()
 
     const back = async (params: Record<string, string>) => {
-      const res = await fetch(authorizeUrl(s.url, { client_id: client.client_id, code_challenge: challenge, ...params }), { headers: { cookie: user.cookie }, redirect: 'manual' })
+      const res = await fetch(authorizeUrl(s.url, { client_id: client.client_id, code_challenge: challenge, ...params }), {
+        headers: { cookie: user.cookie },
+        redirect: 'manual',
+      })
       expect(res.status).toBe(302)
       const location = new URL(res.headers.get('location')!)
       expect(location.origin + location.pathname).toBe(REDIRECT_URI)
@@ -177,7 +228,10 @@ describe('authorization endpoint', () => {
     expect(await back({ response_type: 'token' })).toBe('unsupported_response_type')
     expect(await back({ resource: 'https://other.example/mcp' })).toBe('invalid_target')
     // A loopback redirect URI may use any port (RFC 8252 §7.3).
-    const loopback = await fetch(authorizeUrl(s.url, { client_id: client.client_id, code_challenge: challenge, redirect_uri: 'http://127.0.0.1:40000/callback' }), { headers: { cookie: user.cookie } })
+    const loopback = await fetch(
+      authorizeUrl(s.url, { client_id: client.client_id, code_challenge: challenge, redirect_uri: 'http://127.0.0.1:40000/callback' }),
+      { headers: { cookie: user.cookie } },
+    )
     expect(loopback.status).toBe(200)
   })
 })
@@ -192,7 +246,13 @@ describe('token endpoint (RFC 6749 §5.2 errors)', () => {
     const res = await exchange(await codeFor())
     expect(res.status).toBe(200)
     expect(res.headers.get('cache-control')).toBe('no-store')
-    expect(res.body).toEqual({ access_token: expect.stringMatching(/^mcpat_/), token_type: 'Bearer', expires_in: 3600, refresh_token: expect.stringMatching(/^mcprt_/), scope: 'mcp' })
+    expect(res.body).toEqual({
+      access_token: expect.stringMatching(/^mcpat_/),
+      token_type: 'Bearer',
+      expires_in: 3600,
+      refresh_token: expect.stringMatching(/^mcprt_/),
+      scope: 'mcp',
+    })
     expect((await postMcp({ authorization: `Bearer ${res.body.access_token}` })).status).toBe(200)
   })
 
@@ -205,7 +265,12 @@ describe('token endpoint (RFC 6749 §5.2 errors)', () => {
     oauthError(await exchange(c, { client_id: stranger.client_id }), 'invalid_grant')
     oauthError(await token(s.url, { client_id: c.client.client_id, code: c.code }), 'invalid_request')
     oauthError(await token(s.url, { grant_type: 'password', client_id: c.client.client_id }), 'unsupported_grant_type')
-    const unknown = await token(s.url, { grant_type: 'authorization_code', client_id: 'mcpc_nope', code: c.code, code_verifier: c.verifier })
+    const unknown = await token(s.url, {
+      grant_type: 'authorization_code',
+      client_id: 'mcpc_nope',
+      code: c.code,
+      code_verifier: c.verifier,
+    })
     expect({ status: unknown.status, error: unknown.body.error }).toEqual({ status: 401, error: 'invalid_client' })
     // None of that used the code up.
     expect((await exchange(c)).status).toBe(200)
@@ -217,7 +282,10 @@ describe('token endpoint (RFC 6749 §5.2 errors)', () => {
     expect(first.status).toBe(200)
     oauthError(await exchange(c), 'invalid_grant')
     expect((await postMcp({ authorization: `Bearer ${first.body.access_token}` })).status).toBe(401)
-    oauthError(await token(s.url, { grant_type: 'refresh_token', client_id: c.client.client_id, refresh_token: first.body.refresh_token }), 'invalid_grant')
+    oauthError(
+      await token(s.url, { grant_type: 'refresh_token', client_id: c.client.client_id, refresh_token: first.body.refresh_token }),
+      'invalid_grant',
+    )
   })
 
   test('a code expires after five minutes', async () => {
@@ -229,7 +297,8 @@ describe('token endpoint (RFC 6749 §5.2 errors)', () => {
   test('refresh rotates the refresh token; presenting the old one again revokes the whole grant', async () => {
     const c = await codeFor()
     const first = (await exchange(c)).body
-    const refresh = (rt: string) => token(s.url, { grant_type: 'refresh_token', client_id: c.client.client_id, refresh_token: rt, resource: `${s.url}/mcp` })
+    const refresh = (rt: string) =>
+      token(s.url, { grant_type: 'refresh_token', client_id: c.client.client_id, refresh_token: rt, resource: `${s.url}/mcp` })
     const second = await refresh(first.refresh_token)
     expect(second.status).toBe(200)
     expect(second.body.refresh_token).not.toBe(first.refresh_token)
@@ -250,14 +319,24 @@ describe('token endpoint (RFC 6749 §5.2 errors)', () => {
     expect((await token(s.url, { ...params, client_id: c.client.client_id })).body.error).toBe('invalid_client')
     const ok = await token(s.url, params, basic(c.client.client_secret))
     expect(ok.status).toBe(200)
-    const viaForm = await token(s.url, { grant_type: 'refresh_token', refresh_token: ok.body.refresh_token, client_id: c.client.client_id, client_secret: c.client.client_secret })
+    const viaForm = await token(s.url, {
+      grant_type: 'refresh_token',
+      refresh_token: ok.body.refresh_token,
+      client_id: c.client.client_id,
+      client_secret: c.client.client_secret,
+    })
     expect(viaForm.status).toBe(200)
   })
 
   test('revocation (RFC 7009): a refresh token takes its grant with it; unknown tokens answer 200 too', async () => {
     const c = await codeFor()
     const tokens = (await exchange(c)).body
-    const revoke = (t: string) => fetch(`${s.url}/oauth/revoke`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ token: t, client_id: c.client.client_id }) })
+    const revoke = (t: string) =>
+      fetch(`${s.url}/oauth/revoke`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ token: t, client_id: c.client.client_id }),
+      })
     expect((await revoke('mcprt_unknown')).status).toBe(200)
     expect((await postMcp({ authorization: `Bearer ${tokens.access_token}` })).status).toBe(200)
     expect((await revoke(tokens.refresh_token)).status).toBe(200)

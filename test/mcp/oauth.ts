@@ -16,7 +16,12 @@ export function consentFields(html: string): Record<string, string> {
 }
 
 /** GET the authorization URL as the signed-in person, then press Allow (or Deny): the redirect's Location. */
-export async function consent(serverUrl: string, authorizationUrl: URL | string, cookie: string, decision: 'approve' | 'deny' = 'approve'): Promise<URL> {
+export async function consent(
+  serverUrl: string,
+  authorizationUrl: URL | string,
+  cookie: string,
+  decision: 'approve' | 'deny' = 'approve',
+): Promise<URL> {
   const page = await fetch(authorizationUrl, { headers: { cookie }, redirect: 'manual' })
   if (page.status !== 200) throw new Error(`consent page: ${page.status} ${page.headers.get('location') ?? (await page.text())}`)
   const fields = consentFields(await page.text())
@@ -46,7 +51,13 @@ export class MemoryOAuthProvider implements OAuthClientProvider {
   constructor(
     private readonly serverUrl: string,
     private readonly cookie: string,
-    readonly clientMetadata: OAuthClientMetadata = { client_name: 'Test MCP host', redirect_uris: [REDIRECT_URI], token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'] },
+    readonly clientMetadata: OAuthClientMetadata = {
+      client_name: 'Test MCP host',
+      redirect_uris: [REDIRECT_URI],
+      token_endpoint_auth_method: 'none',
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+    },
   ) {}
 
   get redirectUrl() {
@@ -93,7 +104,12 @@ export async function register(serverUrl: string, metadata: Record<string, unkno
   const res = await fetch(`${serverUrl}/oauth/register`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ client_name: 'Hand-made client', redirect_uris: [REDIRECT_URI], token_endpoint_auth_method: 'none', ...metadata }),
+    body: JSON.stringify({
+      client_name: 'Hand-made client',
+      redirect_uris: [REDIRECT_URI],
+      token_endpoint_auth_method: 'none',
+      ...metadata,
+    }),
   })
   return { status: res.status, body: (await res.json()) as Record<string, any> }
 }
@@ -109,6 +125,10 @@ export function authorizeUrl(serverUrl: string, params: Record<string, string>):
 }
 
 export async function token(serverUrl: string, params: Record<string, string>, headers: Record<string, string> = {}) {
-  const res = await fetch(`${serverUrl}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(params) })
+  const res = await fetch(`${serverUrl}/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    body: new URLSearchParams(params),
+  })
   return { status: res.status, headers: res.headers, body: (await res.json()) as Record<string, any> }
 }

@@ -38,7 +38,9 @@ const ROOT = new URL('../..', import.meta.url).pathname
 
 export async function httpClient(url: string, key: string): Promise<Client> {
   const client = new Client({ name: 'mcp-test', version: '1.0.0' })
-  await client.connect(new StreamableHTTPClientTransport(new URL('/mcp', url), { requestInit: { headers: { authorization: `Bearer ${key}` } } }))
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL('/mcp', url), { requestInit: { headers: { authorization: `Bearer ${key}` } } }),
+  )
   return client
 }
 

@@ -20,7 +20,12 @@ const byKey = (u: TestUser, body: Record<string, unknown>) => t.json('POST', '/a
 const bySession = (u: TestUser, body: Record<string, unknown>) => t.json('POST', '/api/documents', { cookie: u.cookie, body })
 const getDoc = async (u: TestUser, id: string) => (await t.json('GET', `/api/documents/${id}`, { key: u.key })).body
 const embedJobs = async (id: string) =>
-  (await t.deps.db.select().from(jobs).where(and(eq(jobs.kind, 'embed-document'), sql`${jobs.payload}->>'document_id' = ${id}`))).length
+  (
+    await t.deps.db
+      .select()
+      .from(jobs)
+      .where(and(eq(jobs.kind, 'embed-document'), sql`${jobs.payload}->>'document_id' = ${id}`))
+  ).length
 
 describe('a memory kind written with an API key', () => {
   test('every memory kind becomes a pending_approval draft, with status and notice saying so', async () => {
@@ -39,7 +44,13 @@ describe('a memory kind written with an API key', () => {
   test('the draft is the one batch-draft makes: same fields, same index job, invisible to search until a person approves it', async () => {
     const u = await t.signUp()
     const ws = await defaultWorkspaceId(t, u)
-    const learning = { kind: 'decision', title: 'Ledger on Postgres', body: 'The ledger service moves to Postgres.', tags: ['db'], metadata: { topic: 'stack', confidence: 0.8, conversation_id: 'c-42' } }
+    const learning = {
+      kind: 'decision',
+      title: 'Ledger on Postgres',
+      body: 'The ledger service moves to Postgres.',
+      tags: ['db'],
+      metadata: { topic: 'stack', confidence: 0.8, conversation_id: 'c-42' },
+    }
     const [viaBatch] = await saveDrafts(t, u, ws, [learning])
     await t.request('DELETE', `/api/documents/${viaBatch.id}`, { key: u.key })
     const viaIngest = await byKey(u, { ...learning, workspace_id: ws })
@@ -107,7 +118,12 @@ describe('ingest that lands on an existing document, with a key', () => {
     for (const kind of ['routine', undefined]) {
       // With the memory kind or none at all: either way a key is proposing a change to an approved memory.
       const res = await byKey(u, { url, body: 'Restart the API first.', ...(kind ? { kind } : {}) })
-      expect(res.body).toMatchObject({ kind: 'routine', status: 'pending_approval', body: 'Restart the API first.', metadata: { supersedes: memory.id } })
+      expect(res.body).toMatchObject({
+        kind: 'routine',
+        status: 'pending_approval',
+        body: 'Restart the API first.',
+        metadata: { supersedes: memory.id },
+      })
     }
     expect(await getDoc(u, memory.id)).toMatchObject({ status: 'active', body: 'Restart the worker first.' })
     // The second proposal updated the first draft instead of adding another.

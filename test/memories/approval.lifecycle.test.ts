@@ -43,13 +43,20 @@ describe('approving', () => {
 })
 
 describe('editing an approved memory (PATCH)', () => {
-  test("with a key, a content change is a new draft superseding the memory (202); the memory is unchanged until approval", async () => {
+  test('with a key, a content change is a new draft superseding the memory (202); the memory is unchanged until approval', async () => {
     const u = await t.signUp()
     const m = await memory(u, { title: 'Standup', body: 'Standup is at nine.', tags: ['team'] })
     const res = await t.json('PATCH', `/api/documents/${m.id}`, { key: u.key, body: { body: 'Standup is at ten.' } })
     expect(res.status).toBe(202)
     expect(res.body.id).not.toBe(m.id)
-    expect(res.body).toMatchObject({ title: 'Standup', body: 'Standup is at ten.', kind: m.kind, tags: ['team'], status: 'pending_approval', metadata: { supersedes: m.id } })
+    expect(res.body).toMatchObject({
+      title: 'Standup',
+      body: 'Standup is at ten.',
+      kind: m.kind,
+      tags: ['team'],
+      status: 'pending_approval',
+      metadata: { supersedes: m.id },
+    })
     expect(res.body.notice).toContain('pending approval')
     expect(await getDoc(u, m.id)).toMatchObject({ status: 'active', body: 'Standup is at nine.' })
 
@@ -137,7 +144,9 @@ describe('restoring', () => {
   test('a memory superseded on approval comes back active for a person', async () => {
     const u = await t.signUp()
     const old = await memory(u, { title: 'Use MySQL' })
-    const [replacement] = await saveDrafts(t, u, await defaultWorkspaceId(t, u), [learning({ title: 'Use Postgres', metadata: { supersedes: old.id } })])
+    const [replacement] = await saveDrafts(t, u, await defaultWorkspaceId(t, u), [
+      learning({ title: 'Use Postgres', metadata: { supersedes: old.id } }),
+    ])
     await approve(t, u, replacement.id)
     expect((await getDoc(u, old.id)).status).toBe('archived')
     expect((await post(asPerson(u), `/api/documents/${old.id}/restore`)).body.status).toBe('active')

@@ -33,7 +33,10 @@ describe('without valid credentials', () => {
     await saveDrafts(t, agent, space, [learning()])
     const keys = await t.json('GET', '/api/keys', { cookie: agent.cookie })
     expect((await t.request('DELETE', `/api/keys/${keys.body.data[0].id}`, { cookie: agent.cookie })).status).toBe(204)
-    const res = await t.json('POST', '/api/memories/batch-draft', { key: agent.key, body: { workspace_id: space, learnings: [learning()] } })
+    const res = await t.json('POST', '/api/memories/batch-draft', {
+      key: agent.key,
+      body: { workspace_id: space, learnings: [learning()] },
+    })
     expect(res.status).toBe(401)
     expect((await t.json('GET', '/api/memories?status=pending_approval', { key: agent.key })).status).toBe(401)
     expect(await storedCount(t, agent)).toBe(1)
@@ -43,7 +46,11 @@ describe('without valid credentials', () => {
 describe('cookie callers and the Origin rule', () => {
   test('a batch from a foreign Origin is 403 and stores nothing', async () => {
     const before = await storedCount(t, u)
-    const res = await t.json('POST', '/api/memories/batch-draft', { cookie: u.cookie, headers: { origin: 'https://evil.example' }, body: { workspace_id: ws, learnings: [learning()] } })
+    const res = await t.json('POST', '/api/memories/batch-draft', {
+      cookie: u.cookie,
+      headers: { origin: 'https://evil.example' },
+      body: { workspace_id: ws, learnings: [learning()] },
+    })
     expect(res.status).toBe(403)
     expect(typeof res.body.error).toBe('string')
     expect(await storedCount(t, u)).toBe(before)
@@ -64,7 +71,10 @@ describe('cookie callers and the Origin rule', () => {
 
   test('approving by cookie from a foreign Origin is 403 and the draft stays pending', async () => {
     const [draft] = await saveDrafts(t, u, ws, [learning()])
-    const res = await t.json('POST', `/api/documents/${draft.id}/approve`, { cookie: u.cookie, headers: { origin: 'https://evil.example' } })
+    const res = await t.json('POST', `/api/documents/${draft.id}/approve`, {
+      cookie: u.cookie,
+      headers: { origin: 'https://evil.example' },
+    })
     expect(res.status).toBe(403)
     expect((await t.json('GET', `/api/documents/${draft.id}`, { key: u.key })).body.status).toBe('pending_approval')
   })

@@ -71,7 +71,11 @@ describe('one bad learning rejects the whole batch and names it', () => {
   })
 
   test('metadata over 16 KiB on learnings[2] is 400', async () => {
-    await expectRejected({ workspace_id: ws, learnings: withBad(2, { metadata: { evidence: 'short', blob: 'x'.repeat(17 * 1024) } }) }, 400, 'learnings[2]')
+    await expectRejected(
+      { workspace_id: ws, learnings: withBad(2, { metadata: { evidence: 'short', blob: 'x'.repeat(17 * 1024) } }) },
+      400,
+      'learnings[2]',
+    )
   })
 
   test('a body over 1 MiB on learnings[4] is 413', async () => {
@@ -110,7 +114,10 @@ describe('plan limits', () => {
       expect(error).toContain('document')
       expect(await storedCount(capped, user)).toBe(2)
       // A batch that fits is accepted.
-      const ok = await capped.json('POST', '/api/memories/batch-draft', { key: user.key, body: { workspace_id: space, learnings: batch(2) } })
+      const ok = await capped.json('POST', '/api/memories/batch-draft', {
+        key: user.key,
+        body: { workspace_id: space, learnings: batch(2) },
+      })
       expect(ok.status).toBe(201)
     } finally {
       await capped.close()
@@ -133,7 +140,13 @@ describe('plan limits', () => {
 
 describe('listing memories with bad parameters', () => {
   test('a kind that is not a memory kind, a bad status or a bad limit is 400', async () => {
-    for (const [q, field] of [['kind=note', 'kind'], ['kind=poem', 'kind'], ['status=gone', 'status'], ['limit=500', 'limit'], ['cursor=xyz', 'cursor']]) {
+    for (const [q, field] of [
+      ['kind=note', 'kind'],
+      ['kind=poem', 'kind'],
+      ['status=gone', 'status'],
+      ['limit=500', 'limit'],
+      ['cursor=xyz', 'cursor'],
+    ]) {
       const res = await t.json('GET', `/api/memories?${q}`, { key: u.key })
       expect(res.status).toBe(400)
       expect(res.body.error).toContain(field!)

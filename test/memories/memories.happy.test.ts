@@ -29,7 +29,18 @@ describe('saving learnings as drafts', () => {
     const { u, ws } = await newUser()
     const res = await t.json('POST', '/api/memories/batch-draft', {
       key: u.key,
-      body: { workspace_id: ws, learnings: [{ kind: 'preference', title: 'Prefers tabs', body: 'The user indents with tabs.', tags: ['style'], metadata: { topic: 'code style', confidence: 0.9, evidence: 'said so', custom: 'kept' } }] },
+      body: {
+        workspace_id: ws,
+        learnings: [
+          {
+            kind: 'preference',
+            title: 'Prefers tabs',
+            body: 'The user indents with tabs.',
+            tags: ['style'],
+            metadata: { topic: 'code style', confidence: 0.9, evidence: 'said so', custom: 'kept' },
+          },
+        ],
+      },
     })
     expect(res.status).toBe(201)
     expect(res.body.data).toHaveLength(1)
@@ -104,7 +115,9 @@ describe('superseding a memory', () => {
     const { u, ws } = await newUser()
     const [old] = await saveDrafts(t, u, ws, [learning({ kind: 'decision', title: 'Use MySQL' })])
     await approve(t, u, old.id)
-    const [replacement] = await saveDrafts(t, u, ws, [learning({ kind: 'decision', title: 'Use Postgres', metadata: { supersedes: old.id } })])
+    const [replacement] = await saveDrafts(t, u, ws, [
+      learning({ kind: 'decision', title: 'Use Postgres', metadata: { supersedes: old.id } }),
+    ])
 
     // Until the replacement is approved, the old memory stays in force.
     expect(await listIds(t, u, '/api/memories')).toEqual([old.id])
@@ -131,7 +144,12 @@ describe('listing memories', () => {
     const { u, ws } = await newUser()
     await t.json('POST', '/api/documents', { key: u.key, body: { body: 'a plain document', kind: 'note' } })
     const kinds = ['fact', 'lesson', 'fact', 'routine', 'fact', 'decision', 'preference']
-    const drafts = await saveDrafts(t, u, ws, kinds.map((kind) => learning({ kind })))
+    const drafts = await saveDrafts(
+      t,
+      u,
+      ws,
+      kinds.map((kind) => learning({ kind })),
+    )
     for (const d of drafts) await approve(t, u, d.id)
 
     const facts = await listIds(t, u, '/api/memories?kind=fact')
@@ -142,7 +160,11 @@ describe('listing memories', () => {
     let cursor: string | null = null
     let pages = 0
     do {
-      const res: { status: number; body: any } = await t.json('GET', `/api/memories?limit=3${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { key: u.key })
+      const res: { status: number; body: any } = await t.json(
+        'GET',
+        `/api/memories?limit=3${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+        { key: u.key },
+      )
       expect(res.status).toBe(200)
       expect(res.body.data.length).toBeLessThanOrEqual(3)
       seen.push(...res.body.data.map((d: any) => d.id))

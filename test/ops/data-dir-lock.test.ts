@@ -83,7 +83,10 @@ describe('stale locks are taken over', () => {
 
     const next = await startService({ DATA_DIR: dir })
     try {
-      const warning = next.lines().map((l) => JSON.parse(l)).find((l) => l.message === 'took over the lock of a process that is gone')
+      const warning = next
+        .lines()
+        .map((l) => JSON.parse(l))
+        .find((l) => l.message === 'took over the lock of a process that is gone')
       expect(warning).toMatchObject({ level: 'warn', pid: killed.pid })
       expect(lockOf(dir).pid).toBe(next.pid)
       expect(await signIn(next.port, 'ada@example.com')).toBe(200)
@@ -95,7 +98,10 @@ describe('stale locks are taken over', () => {
 
   test('a lock naming a live PID that is another process (its start time differs: a reused PID) is taken over', async () => {
     const dir = tempDataDir()
-    writeFileSync(join(dir, LOCK_FILE), JSON.stringify({ pid: process.pid, start: '1', command: 'bun src/index.ts', started_at: '2020-01-01T00:00:00.000Z' }))
+    writeFileSync(
+      join(dir, LOCK_FILE),
+      JSON.stringify({ pid: process.pid, start: '1', command: 'bun src/index.ts', started_at: '2020-01-01T00:00:00.000Z' }),
+    )
     const next = await startService({ DATA_DIR: dir })
     try {
       expect(lockOf(dir).pid).toBe(next.pid)

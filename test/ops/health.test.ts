@@ -30,7 +30,13 @@ describe('GET /', () => {
     await t.close()
     const res = await t.json('GET', '/')
     expect(res.status).toBe(503)
-    expect(res.body).toEqual({ error: expect.stringMatching(/^database error: .*closed/i), code: 'service_unavailable', status: 'unavailable', version: t.config.version, database: 'pglite' })
+    expect(res.body).toEqual({
+      error: expect.stringMatching(/^database error: .*closed/i),
+      code: 'service_unavailable',
+      status: 'unavailable',
+      version: t.config.version,
+      database: 'pglite',
+    })
   })
 
   test('503 "did not answer within 2 s" while the database is held by a transaction that never ends', async () => {

@@ -21,7 +21,7 @@ afterAll(() => t.close())
 
 const LISTS = ['/api/conversations', '/api/documents', '/api/memories', '/api/search?q=anything', '/api/graph', '/api/documents/check']
 
-test.each(LISTS)('%s with another user\'s or a missing workspace_id is 404 { error }', async (path) => {
+test.each(LISTS)("%s with another user's or a missing workspace_id is 404 { error }", async (path) => {
   const sep = path.includes('?') ? '&' : '?'
   for (const workspace of [theirs, crypto.randomUUID()]) {
     const res = await t.json('GET', `${path}${sep}workspace_id=${workspace}`, { key: me.key })

@@ -15,9 +15,17 @@ test.each(['busy', 'idle'])('a database that stops answering (%s): one error lin
     await server.waitFor(/"message":"worker started"/)
     server.proc.kill('SIGUSR2')
     expect(await server.exited).toBe(70)
-    const errors = server.lines().map((l) => JSON.parse(l)).filter((l) => l.level === 'error')
+    const errors = server
+      .lines()
+      .map((l) => JSON.parse(l))
+      .filter((l) => l.level === 'error')
     expect(errors).toHaveLength(1)
-    expect(errors[0]).toMatchObject({ message: expect.stringMatching(/^database has not answered for \d+ s: exiting so a supervisor can restart the service$/), role: 'server', database: 'pglite', pid: server.pid })
+    expect(errors[0]).toMatchObject({
+      message: expect.stringMatching(/^database has not answered for \d+ s: exiting so a supervisor can restart the service$/),
+      role: 'server',
+      database: 'pglite',
+      pid: server.pid,
+    })
   } finally {
     server.proc.kill('SIGKILL')
   }

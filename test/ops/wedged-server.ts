@@ -17,6 +17,7 @@ function wedge() {
   const { deps } = running
   deps.log.info('wedging the database', { how: process.env.WEDGE })
   // drizzle runs a query only once it is awaited (then/catch): `void` alone would never send it.
-  if (process.env.WEDGE === 'busy') deps.db.execute(sql`select pg_sleep(3600)`).catch((error) => deps.log.error('wedge failed', { error: String(error) }))
+  if (process.env.WEDGE === 'busy')
+    deps.db.execute(sql`select pg_sleep(3600)`).catch((error) => deps.log.error('wedge failed', { error: String(error) }))
   else void (deps.db as unknown as { $client: PGlite }).$client.transaction(() => new Promise(() => {}))
 }

@@ -62,7 +62,10 @@ describe.skipIf(reason !== null)(`two sign-ups with one email${reason ? ` (skipp
     commit()
     await other
     const res = await pending
-    expect({ status: res.status, body: res.body }).toEqual({ status: 409, body: { error: 'an account with this email already exists', code: 'conflict' } })
+    expect({ status: res.status, body: res.body }).toEqual({
+      status: 409,
+      body: { error: 'an account with this email already exists', code: 'conflict' },
+    })
   })
 })
 
@@ -71,7 +74,8 @@ async function waitForLockWait(): Promise<void> {
   const admin = postgres(t.config.databaseUrl!, { max: 1, onnotice: () => {} })
   try {
     for (let i = 0; i < 200; i++) {
-      const [row] = await admin`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`
+      const [row] =
+        await admin`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`
       if (row!.n > 0) return
       await Bun.sleep(10)
     }

@@ -25,7 +25,9 @@ export function testServer(): Promise<Server> {
     if (given) await dropStale(admin)
     return { urlFor, admin }
   })().catch((error) => {
-    throw new Error(`the real PostgreSQL for tests (${WHEEL}==${WHEEL_VERSION}, see test/pg/server.ts) is not available: ${error instanceof Error ? error.message : error}`)
+    throw new Error(
+      `the real PostgreSQL for tests (${WHEEL}==${WHEEL_VERSION}, see test/pg/server.ts) is not available: ${error instanceof Error ? error.message : error}`,
+    )
   })
   return server
 }

@@ -22,7 +22,8 @@ describe.skipIf(reason !== null)(`linking a pair that is being linked${reason ? 
   test('a link request meeting an uncommitted suggestion for the same pair completes that link', async () => {
     const u = await t.signUp()
     const ids: string[] = []
-    for (const body of ['tides and lighthouses', 'keepers and lamps']) ids.push((await t.json('POST', '/api/documents', { key: u.key, body: { body } })).body.id)
+    for (const body of ['tides and lighthouses', 'keepers and lamps'])
+      ids.push((await t.json('POST', '/api/documents', { key: u.key, body: { body } })).body.id)
     const [a, b] = ids as [string, string]
     // The suggestion job has inserted the pair and not committed yet: the request finds no link, then its
     // insert waits on the pair's unique key.
@@ -40,7 +41,8 @@ describe.skipIf(reason !== null)(`linking a pair that is being linked${reason ? 
     await started
     const pending = t.json('POST', `/api/documents/${a}/link`, { key: u.key, body: { target_id: b } })
     for (let i = 0; i < 500; i++) {
-      const [row] = await sql`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`
+      const [row] =
+        await sql`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`
       if (row!.n > 0) break
       await Bun.sleep(10)
     }

@@ -28,7 +28,10 @@ describe.skipIf(reason !== null)(`lock order${reason ? ` (skipped: ${reason})` :
     ['an archive', (id: string) => ({ path: `/api/documents/${id}/archive`, body: undefined as unknown })],
   ] as const)('%s request racing the embedding job of its document: both succeed, neither deadlocks', async (_, call) => {
     const u = await t.signUp()
-    const created = await t.json('POST', '/api/documents', { key: u.key, body: { body: `gardens, rivers and bread ${crypto.randomUUID()}` } })
+    const created = await t.json('POST', '/api/documents', {
+      key: u.key,
+      body: { body: `gardens, rivers and bread ${crypto.randomUUID()}` },
+    })
     expect(created.status).toBe(201)
     const id: string = created.body.id
     // Someone holds the document's row; the request queues for it first, then the job.
@@ -53,7 +56,9 @@ describe.skipIf(reason !== null)(`lock order${reason ? ` (skipped: ${reason})` :
     expect({ status: res.status, error: res.body.error }).toEqual({ status: 200, error: undefined })
     expect(ran).toBe(1)
     expect(await indexStatus(t.deps, id)).toBe('indexed')
-    expect((await jobsFor(t.deps, id)).map((j) => ({ status: j.status, last_error: j.last_error }))).toEqual([{ status: 'succeeded', last_error: null }])
+    expect((await jobsFor(t.deps, id)).map((j) => ({ status: j.status, last_error: j.last_error }))).toEqual([
+      { status: 'succeeded', last_error: null },
+    ])
   })
 })
 

@@ -20,7 +20,13 @@ beforeAll(async () => {
   database = await createTestDatabase()
   sql = postgres(database.url, { max: 2, onnotice: () => {} })
   // Every user's keyword copy is held in memory (from one document on), and its loading is logged (debug).
-  const env = { WORKER_IN_PROCESS: 'false', PLAN_FREE_DOCUMENTS: String(DOCUMENTS), PLAN_FREE_SEARCH_PER_MIN: String(SEARCHES), KEYWORD_MEMORY_MIN_DOCUMENTS: '1', LOG_LEVEL: 'debug' }
+  const env = {
+    WORKER_IN_PROCESS: 'false',
+    PLAN_FREE_DOCUMENTS: String(DOCUMENTS),
+    PLAN_FREE_SEARCH_PER_MIN: String(SEARCHES),
+    KEYWORD_MEMORY_MIN_DOCUMENTS: '1',
+    LOG_LEVEL: 'debug',
+  }
   ;[a, b] = await Promise.all([startApi(database.url, env), startApi(database.url, env)])
   workers = [startWorkerProcess(database.url), startWorkerProcess(database.url)]
 }, 60_000)
@@ -63,7 +69,8 @@ async function signUp(on: ServiceProcess) {
 }
 
 /** Half of the calls through a, half through b, all at once. */
-const raced = <T>(n: number, make: (on: ServiceProcess, i: number) => Promise<T>) => Promise.all(Array.from({ length: n }, (_, i) => make(i % 2 ? b : a, i)))
+const raced = <T>(n: number, make: (on: ServiceProcess, i: number) => Promise<T>) =>
+  Promise.all(Array.from({ length: n }, (_, i) => make(i % 2 ? b : a, i)))
 const sortedStatuses = (results: { status: number }[]) => results.map((r) => r.status).sort()
 
 describe.skipIf(reason !== null)(`two API processes and two workers on one server${reason ? ` (skipped: ${reason})` : ''}`, () => {
@@ -78,17 +85,21 @@ describe.skipIf(reason !== null)(`two API processes and two workers on one serve
     expect((await call(b, 'GET', '/api/auth/session', { cookie: u.cookie })).status).toBe(401)
   })
 
-  test("an account deleted through one process is refused on the other at once, by key and by session", async () => {
+  test('an account deleted through one process is refused on the other at once, by key and by session', async () => {
     const u = await signUp(a)
     // Both processes have served the credentials just before, so anything they kept of them would still be warm.
     for (const on of [a, b]) expect((await call(on, 'GET', '/api/usage', { key: u.key })).status).toBe(200)
     expect((await call(b, 'GET', '/api/auth/session', { cookie: u.cookie })).status).toBe(200)
     expect((await call(a, 'DELETE', '/api/account', { key: u.key, body: { confirm: 'DELETE' } })).status).toBe(204)
-    const after = await Promise.all([call(a, 'GET', '/api/usage', { key: u.key }), call(b, 'GET', '/api/usage', { key: u.key }), call(b, 'GET', '/api/auth/session', { cookie: u.cookie })])
+    const after = await Promise.all([
+      call(a, 'GET', '/api/usage', { key: u.key }),
+      call(b, 'GET', '/api/usage', { key: u.key }),
+      call(b, 'GET', '/api/auth/session', { cookie: u.cookie }),
+    ])
     expect(after.map((r) => r.status)).toEqual([401, 401, 401])
   })
 
-  test("a plan change (a subscription the billing webhook stores) holds on both processes at once: limits and key tier", async () => {
+  test('a plan change (a subscription the billing webhook stores) holds on both processes at once: limits and key tier', async () => {
     const u = await signUp(b)
     for (const on of [a, b]) expect((await call(on, 'GET', '/api/usage', { key: u.key })).body.plan).toBe('free')
     await sql`insert into subscriptions (user_id, plan, status, stripe_customer_id, stripe_subscription_id) values (${u.id}, 'pro', 'active', ${`cus_${u.id}`}, ${`sub_${u.id}`})`
@@ -99,7 +110,9 @@ describe.skipIf(reason !== null)(`two API processes and two workers on one serve
 
   test(`a ${DOCUMENTS}-document plan raced through both processes stores exactly ${DOCUMENTS}`, async () => {
     const u = await signUp(b)
-    const results = await raced(DOCUMENTS + 6, (on, i) => call(on, 'POST', '/api/documents', { key: u.key, body: { body: `raced document ${i} ${crypto.randomUUID()}` } }))
+    const results = await raced(DOCUMENTS + 6, (on, i) =>
+      call(on, 'POST', '/api/documents', { key: u.key, body: { body: `raced document ${i} ${crypto.randomUUID()}` } }),
+    )
     expect(sortedStatuses(results)).toEqual([...Array(DOCUMENTS).fill(201), ...Array(6).fill(402)])
     const [stored] = await sql`select count(*)::int as n from documents where user_id = ${u.id}`
     expect(stored!.n).toBe(DOCUMENTS)
@@ -122,14 +135,22 @@ describe.skipIf(reason !== null)(`two API processes and two workers on one serve
 
   test('each embedding job runs once with two workers on the queue, and every document ends indexed', async () => {
     const u = await signUp(b)
-    const ids = (await raced(DOCUMENTS, (on, i) => call(on, 'POST', '/api/documents', { key: u.key, body: { body: `queued document ${i} ${crypto.randomUUID()}` } }))).map((r) => {
+    const ids = (
+      await raced(DOCUMENTS, (on, i) =>
+        call(on, 'POST', '/api/documents', { key: u.key, body: { body: `queued document ${i} ${crypto.randomUUID()}` } }),
+      )
+    ).map((r) => {
       expect(r.status).toBe(201)
       return r.body.id as string
     })
     const deadline = Date.now() + 30_000
     let jobs: { status: string; attempts: number; document_id: string }[] = []
     while (Date.now() < deadline) {
-      jobs = [...(await sql<typeof jobs>`select status, attempts, payload->>'document_id' as document_id from jobs where user_id = ${u.id} and kind = 'embed-document'`)]
+      jobs = [
+        ...(await sql<
+          typeof jobs
+        >`select status, attempts, payload->>'document_id' as document_id from jobs where user_id = ${u.id} and kind = 'embed-document'`),
+      ]
       if (jobs.length === ids.length && jobs.every((j) => j.status === 'succeeded')) break
       await Bun.sleep(100)
     }

@@ -32,12 +32,19 @@ export function serviceEnv(databaseUrl: string, env: Record<string, string> = {}
 export async function startApi(databaseUrl: string, env: Record<string, string> = {}): Promise<ServiceProcess> {
   const port = await freePort()
   const url = `http://127.0.0.1:${port}`
-  const proc = Bun.spawn(['bun', 'src/index.ts'], { cwd: ROOT, env: serviceEnv(databaseUrl, { PORT: String(port), BASE_URL: url, ...env }), stdout: 'pipe', stderr: 'pipe' })
+  const proc = Bun.spawn(['bun', 'src/index.ts'], {
+    cwd: ROOT,
+    env: serviceEnv(databaseUrl, { PORT: String(port), BASE_URL: url, ...env }),
+    stdout: 'pipe',
+    stderr: 'pipe',
+  })
   const service = track(proc, url)
   const deadline = Date.now() + 30_000
   while (Date.now() < deadline) {
     if (proc.exitCode !== null) break
-    const health = await fetch(url).then((r) => (r.ok ? r.json() : null)).catch(() => null)
+    const health = await fetch(url)
+      .then((r) => (r.ok ? r.json() : null))
+      .catch(() => null)
     if ((health as { database?: string } | null)?.database === 'postgres') return service
     await Bun.sleep(100)
   }

@@ -30,7 +30,18 @@ export function installPostgres(): string {
   const tried: string[] = []
   try {
     for (const python of ['python3', 'python']) {
-      const args = [python, '-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '--no-deps', '--target', scratch, `${WHEEL}==${WHEEL_VERSION}`]
+      const args = [
+        python,
+        '-m',
+        'pip',
+        'install',
+        '--quiet',
+        '--disable-pip-version-check',
+        '--no-deps',
+        '--target',
+        scratch,
+        `${WHEEL}==${WHEEL_VERSION}`,
+      ]
       const run = spawnSync(args, { stdout: 'pipe', stderr: 'pipe', env: { ...process.env, PIP_ROOT_USER_ACTION: 'ignore' } })
       if (run.exitCode === 0 && existsSync(join(scratch, 'pgserver', 'pginstall', 'bin', 'postgres'))) {
         // The server runs as another user: it must read and execute every file.
@@ -39,7 +50,9 @@ export function installPostgres(): string {
         renameSync(scratch, target)
         return bin
       }
-      tried.push(`${python}: ${run.exitCode === null ? 'not found' : (run.stderr.toString().trim().split('\n').pop() ?? `exit ${run.exitCode}`)}`)
+      tried.push(
+        `${python}: ${run.exitCode === null ? 'not found' : (run.stderr.toString().trim().split('\n').pop() ?? `exit ${run.exitCode}`)}`,
+      )
     }
   } finally {
     rmSync(scratch, { recursive: true, force: true })
@@ -54,7 +67,8 @@ function serverUser(): { uid: number; gid: number; prefix: string[] } | null {
   const id = (flag: string) => Number(spawnSync(['id', flag, name]).stdout.toString().trim())
   const uid = id('-u')
   const gid = id('-g')
-  if (!Number.isInteger(uid) || uid <= 0 || !Number.isInteger(gid)) throw new Error(`no user ${name} to run PostgreSQL as (set MEMORY_PG_USER)`)
+  if (!Number.isInteger(uid) || uid <= 0 || !Number.isInteger(gid))
+    throw new Error(`no user ${name} to run PostgreSQL as (set MEMORY_PG_USER)`)
   return { uid, gid, prefix: ['setpriv', `--reuid=${uid}`, `--regid=${gid}`, '--clear-groups', '--'] }
 }
 
@@ -102,16 +116,22 @@ export async function startPostgres(options: StartOptions = {}): Promise<PgServe
   mkdirSync(dataDir, { recursive: true, mode: 0o700 })
   if (user) chownSync(dataDir, user.uid, user.gid)
   if (!existsSync(join(dataDir, 'PG_VERSION'))) {
-    const init = spawnSync([...(user?.prefix ?? []), join(bin, 'initdb'), '-D', dataDir, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', ...LOCALE, '--no-sync'], { stdout: 'pipe', stderr: 'pipe' })
+    const init = spawnSync(
+      [...(user?.prefix ?? []), join(bin, 'initdb'), '-D', dataDir, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', ...LOCALE, '--no-sync'],
+      { stdout: 'pipe', stderr: 'pipe' },
+    )
     if (init.exitCode !== 0) throw new Error(`initdb failed in ${dataDir}: ${init.stderr.toString().trim()}`)
   }
   const port = options.port ?? (await freePort())
   const flags = SETTINGS.flatMap((s) => ['-c', s])
-  const proc = Bun.spawn([...(user?.prefix ?? []), 'sh', '-c', WATCHDOG, 'pg-watchdog', bin, dataDir, String(port), temporary ? '1' : '0', ...flags], {
-    stdin: 'pipe',
-    stdout: 'ignore',
-    stderr: 'ignore',
-  })
+  const proc = Bun.spawn(
+    [...(user?.prefix ?? []), 'sh', '-c', WATCHDOG, 'pg-watchdog', bin, dataDir, String(port), temporary ? '1' : '0', ...flags],
+    {
+      stdin: 'pipe',
+      stdout: 'ignore',
+      stderr: 'ignore',
+    },
+  )
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`
   const stop = async () => {
     try {

@@ -15,7 +15,8 @@ let small: TestUser
 let other: TestUser
 
 const WORDS = ['vaccine', 'immune', 'response', 'protein', 'tumor', 'growth', 'signal', 'pathway', 'mouse', 'patient', 'trial', 'dose']
-const text = (i: number, n: number) => Array.from({ length: n }, (_, k) => `${WORDS[(i * 7 + k * 3) % WORDS.length]} word${i}x${k}`).join(' ')
+const text = (i: number, n: number) =>
+  Array.from({ length: n }, (_, k) => `${WORDS[(i * 7 + k * 3) % WORDS.length]} word${i}x${k}`).join(' ')
 
 async function ingest(user: TestUser, count: number, words: number) {
   for (let i = 0; i < count; i++) {
@@ -25,7 +26,8 @@ async function ingest(user: TestUser, count: number, words: number) {
 }
 const version = async (userId: string) =>
   Number((await queryRows<{ v: number }>(t.deps.db, sql`select version::float8 as v from keyword_stats where user_id = ${userId}`))[0]!.v)
-const search = (user: TestUser, q: string) => t.json('GET', `/api/search?${new URLSearchParams({ q, mode: 'keyword', limit: '5' })}`, { key: user.key })
+const search = (user: TestUser, q: string) =>
+  t.json('GET', `/api/search?${new URLSearchParams({ q, mode: 'keyword', limit: '5' })}`, { key: user.key })
 
 beforeAll(async () => {
   t = await createTestApp({ env: { KEYWORD_MEMORY_MIN_DOCUMENTS: '1', KEYWORD_MEMORY_MAX_BYTES: String(BUDGET), DEFAULT_PLAN: 'pro' } })

@@ -18,7 +18,35 @@ const docs: Record<string, string> = {}
 // A small vocabulary, so documents share words (real document frequencies) and queries match many of them.
 // Several share a prefix ("ops", "options", "operators", "opsgenie"…), so a prefix expands to many terms of one
 // document, exactly and not.
-const WORDS = ['vaccine', 'vaccination', 'immune', 'response', 'protein', 'cell', 'tumor', 'growth', 'signal', 'pathway', 'mouse', 'patient', 'trial', 'dose', 'risk', 'gene', 'expression', 'receptor', 'binding', 'kinase', 'ops', 'options', 'operators', 'opsgenie', 'optimal', 'rec', 'recall']
+const WORDS = [
+  'vaccine',
+  'vaccination',
+  'immune',
+  'response',
+  'protein',
+  'cell',
+  'tumor',
+  'growth',
+  'signal',
+  'pathway',
+  'mouse',
+  'patient',
+  'trial',
+  'dose',
+  'risk',
+  'gene',
+  'expression',
+  'receptor',
+  'binding',
+  'kinase',
+  'ops',
+  'options',
+  'operators',
+  'opsgenie',
+  'optimal',
+  'rec',
+  'recall',
+]
 function text(seed: number, length: number): string {
   let x = seed
   const out: string[] = []
@@ -49,18 +77,44 @@ beforeAll(async () => {
   await t.json('POST', `/api/documents/${docs[7]}/archive`, { key: u.key })
   await t.json('POST', `/api/documents/${docs[8]}/rate`, { key: u.key, body: { rating: 1 } })
   await t.json('POST', `/api/documents/${docs[9]}/rate`, { key: u.key, body: { rating: -1 } })
-  await t.json('POST', '/api/memories/batch-draft', { key: u.key, body: { learnings: [{ kind: 'fact', title: 'Draft', body: text(77, 40) }] } })
+  await t.json('POST', '/api/memories/batch-draft', {
+    key: u.key,
+    body: { learnings: [{ kind: 'fact', title: 'Draft', body: text(77, 40) }] },
+  })
 })
 afterAll(() => t.close())
 
 const QUERIES = [
-  'vaccine immune response', 'tumor growth signal pathway kinase', 'mouse', 'patient trial dose risk', 'vacc', 'gene expression recep',
-  'protein cell binding receptor immune tumor', 'study', 'nothingmatches here',
+  'vaccine immune response',
+  'tumor growth signal pathway kinase',
+  'mouse',
+  'patient trial dose risk',
+  'vacc',
+  'gene expression recep',
+  'protein cell binding receptor immune tumor',
+  'study',
+  'nothingmatches here',
   // Prefixes with an exact term and many expansions; an expansion another word has exactly; a prefix-only word.
-  'ops', 'op', 'opt', 'kinase ops', 'operators ops', 'rec', 'recall rec', 'dose opsg',
+  'ops',
+  'op',
+  'opt',
+  'kinase ops',
+  'operators ops',
+  'rec',
+  'recall rec',
+  'dose opsg',
 ]
 // '' stands for an id known once the corpus exists: the other workspace, a document to leave out, the archived one alone.
-const FILTERS: MemoryFilter[] = [{}, { workspaceId: '' }, { kind: 'note' }, { tag: 'lab' }, { source: 'api' }, { source: 'extension' }, { excludeDocument: '' }, { onlyDocument: '' }]
+const FILTERS: MemoryFilter[] = [
+  {},
+  { workspaceId: '' },
+  { kind: 'note' },
+  { tag: 'lab' },
+  { source: 'api' },
+  { source: 'extension' },
+  { excludeDocument: '' },
+  { onlyDocument: '' },
+]
 
 function sqlFilter(f: MemoryFilter) {
   if (f.onlyDocument) return sql`d.id = ${f.onlyDocument}`
@@ -81,7 +135,14 @@ describe('the in-memory copy of the keyword index', () => {
     for (const q of QUERIES) {
       const terms = await analyzeQuery(t.deps.db, q)
       for (const base of FILTERS) {
-        const f = base.workspaceId === '' ? { workspaceId: other } : base.excludeDocument === '' ? { excludeDocument: docs[3] } : base.onlyDocument === '' ? { onlyDocument: docs[7] } : base
+        const f =
+          base.workspaceId === ''
+            ? { workspaceId: other }
+            : base.excludeDocument === ''
+              ? { excludeDocument: docs[3] }
+              : base.onlyDocument === ''
+                ? { onlyDocument: docs[7] }
+                : base
         for (const limit of [5, 50]) {
           const fromSql = (await keywordSearch(t.deps.db, u.id, terms, sqlFilter(f), limit)).hits
           const fromMemory = searchUserIndex(copy!, terms, f, limit)
@@ -102,7 +163,11 @@ describe('the in-memory copy of the keyword index', () => {
   test('is used only while current: any write makes search rank in SQL until a fresh copy is loaded', async () => {
     const memory = t.deps.keywordMemory
     await memory.load(t.deps.db, u.id)
-    const version = async () => Number((await queryRows<{ v: number }>(t.deps.db, sql`select version::float8 as v from keyword_stats where user_id = ${u.id}`))[0]?.v ?? NaN)
+    const version = async () =>
+      Number(
+        (await queryRows<{ v: number }>(t.deps.db, sql`select version::float8 as v from keyword_stats where user_id = ${u.id}`))[0]?.v ??
+          NaN,
+      )
     const [docs0] = [await t.json('GET', '/api/search?q=vaccine&mode=keyword&limit=3', { key: u.key })]
     expect(docs0.body.results.length).toBe(3)
     expect(memory.lookup(t.deps.db, u.id, await version(), 1000)).not.toBeNull()

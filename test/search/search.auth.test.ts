@@ -77,7 +77,9 @@ describe('tenant isolation', () => {
     }
     const missing = await searchRaw(t, stranger, { q: 'xylophone', workspace_id: crypto.randomUUID() })
     expect(missing.status).toBe(404)
-    expect(Object.keys(missing.body)).toEqual(Object.keys((await searchRaw(t, stranger, { q: 'xylophone', workspace_id: ownersDefault })).body))
+    expect(Object.keys(missing.body)).toEqual(
+      Object.keys((await searchRaw(t, stranger, { q: 'xylophone', workspace_id: ownersDefault })).body),
+    )
   })
 
   test("one user's corpus does not move another user's scores (statistics are per user)", async () => {
@@ -86,7 +88,8 @@ describe('tenant isolation', () => {
     await add(t, b, { title: 'Garden', body: 'The heliotrope blooms in July.' })
     await add(t, b, { title: 'Garden', body: 'Roses and heliotrope by the fence, near the shed.' })
     await add(t, b, { title: 'Kitchen', body: 'Bread rises overnight.' })
-    const scores = async () => (await search(t, b, { q: 'heliotrope blooms', limit: 100 })).results.map((r) => [r.document.id, r.score, r.signals])
+    const scores = async () =>
+      (await search(t, b, { q: 'heliotrope blooms', limit: 100 })).results.map((r) => [r.document.id, r.score, r.signals])
     const before = await scores()
     expect(before).toHaveLength(2)
 
@@ -113,7 +116,8 @@ describe('tenant isolation', () => {
     for (const d of corpus) await add(t, x, d)
     for (let i = 0; i < 10; i++) await add(t, z, { title: 'Tide', body: `tide tide tide ${i}` })
     for (const d of corpus) await add(t, y, d)
-    const view = async (u: TestUser) => (await search(t, u, 'high tide')).results.map((r) => [r.document.title, r.score, r.signals.matched_terms])
+    const view = async (u: TestUser) =>
+      (await search(t, u, 'high tide')).results.map((r) => [r.document.title, r.score, r.signals.matched_terms])
     expect(await view(y)).toEqual(await view(x))
   })
 })

@@ -18,7 +18,10 @@ beforeAll(async () => {
     title: 'Odd tokens',
     body: "Mail o'brien@example.com, open https://example.com/a:b?x=1&y=2 or C:\\Users\\me\\file.txt; version 1.2.3-beta; 50% off_sale; x-ray; back\\slash.",
   })
-  unicode = await add(t, u, { title: 'Zürich café', body: 'Ein Café in Zürich. 東京タワー の 夜景. Rocket launch 🚀 tonight. Ärger über Straße.' })
+  unicode = await add(t, u, {
+    title: 'Zürich café',
+    body: 'Ein Café in Zürich. 東京タワー の 夜景. Rocket launch 🚀 tonight. Ärger über Straße.',
+  })
 })
 afterAll(() => t.close())
 
@@ -30,7 +33,8 @@ const expectOk = async (params: SearchParams) => {
 }
 
 const expect400 = async (params: SearchParams | string, mentions: string) => {
-  const path = typeof params === 'string' ? params : `/api/search?${new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)]))}`
+  const path =
+    typeof params === 'string' ? params : `/api/search?${new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)]))}`
   const res = await t.json('GET', path, { key: u.key })
   expect({ path, status: res.status }).toEqual({ path, status: 400 })
   expect(res.body.error).toBeString()
@@ -39,10 +43,37 @@ const expect400 = async (params: SearchParams | string, mentions: string) => {
 
 describe('query cleansing: operators and punctuation are never syntax', () => {
   test('queries made only of operators, quotes, wildcards or backslashes answer 200 with no results and a notice saying why', async () => {
-    for (const q of ['&|!():*<->', "'", "''''", '"', '\\', '\\\\\\', '%_', '%', '_', '*', ':*', '!', '-', '()', '<->', '[]{}', ';', '--', '/* */', '`', '^~', '&&||', ':*:*'.repeat(200)]) {
+    for (const q of [
+      '&|!():*<->',
+      "'",
+      "''''",
+      '"',
+      '\\',
+      '\\\\\\',
+      '%_',
+      '%',
+      '_',
+      '*',
+      ':*',
+      '!',
+      '-',
+      '()',
+      '<->',
+      '[]{}',
+      ';',
+      '--',
+      '/* */',
+      '`',
+      '^~',
+      '&&||',
+      ':*:*'.repeat(200),
+    ]) {
       const body = await expectOk({ q, mode: 'keyword' })
       expect({ q, results: body.results, matched: body.matched, notice: body.notice }).toEqual({
-        q, results: [], matched: 'none', notice: 'the query has no letters or digits: there is nothing to search for',
+        q,
+        results: [],
+        matched: 'none',
+        notice: 'the query has no letters or digits: there is nothing to search for',
       })
     }
   })
@@ -70,7 +101,16 @@ describe('query cleansing: operators and punctuation are never syntax', () => {
   })
 
   test('addresses, paths and versions are searchable as written', async () => {
-    for (const q of ["o'brien@example.com", 'https://example.com/a:b?x=1&y=2', 'C:\\Users\\me\\file.txt', '1.2.3-beta', 'x-ray', 'back\\slash', 'o\'', 'off_sale']) {
+    for (const q of [
+      "o'brien@example.com",
+      'https://example.com/a:b?x=1&y=2',
+      'C:\\Users\\me\\file.txt',
+      '1.2.3-beta',
+      'x-ray',
+      'back\\slash',
+      "o'",
+      'off_sale',
+    ]) {
       const body = await expectOk({ q })
       expect({ q, ids: body.results.map((r) => r.document.id) }).toEqual({ q, ids: [tokens.id] })
     }
@@ -101,7 +141,11 @@ describe('query cleansing: operators and punctuation are never syntax', () => {
     }
     for (const qs of ['q=%E0%A4%A', 'q=%FF', 'q=%ED%BF%BF']) {
       const res = await t.json('GET', `/api/search?${qs}`, { key: u.key })
-      expect({ qs, status: res.status, error: res.body.error }).toEqual({ qs, status: 400, error: 'query.q is not valid percent-encoded UTF-8' })
+      expect({ qs, status: res.status, error: res.body.error }).toEqual({
+        qs,
+        status: 400,
+        error: 'query.q is not valid percent-encoded UTF-8',
+      })
     }
     expect((await t.json('GET', '/api/search?q=lighthouse+keeper', { key: u.key })).body.query).toBe('lighthouse keeper')
   })
@@ -151,7 +195,8 @@ describe('length', () => {
   })
 
   test('a 1990-character query works, hostile or not, and still finds its words', async () => {
-    for (const q of ['x'.repeat(1990), "a'".repeat(995), '\\'.repeat(1990), ':*'.repeat(995), 'é'.repeat(1990), '🚀'.repeat(995)]) await expectOk({ q })
+    for (const q of ['x'.repeat(1990), "a'".repeat(995), '\\'.repeat(1990), ':*'.repeat(995), 'é'.repeat(1990), '🚀'.repeat(995)])
+      await expectOk({ q })
     const long = `lighthouse keeper ${'and the '.repeat(250)}`.slice(0, 1990)
     expect(long).toHaveLength(1990)
     expect(await searchIds(t, u, long)).toEqual([keeper.id])

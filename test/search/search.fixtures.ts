@@ -14,7 +14,17 @@ export interface SearchParams {
 }
 
 export interface SearchResult {
-  document: { id: string; title: string; workspace_id: string; kind: string; tags: string[]; source: string; status: string; pinned: boolean; rating: number }
+  document: {
+    id: string
+    title: string
+    workspace_id: string
+    kind: string
+    tags: string[]
+    source: string
+    status: string
+    pinned: boolean
+    rating: number
+  }
   score: number
   snippet: string
   signals: {
@@ -53,11 +63,19 @@ export async function search(t: TestApp, user: TestUser, params: SearchParams | 
 }
 
 /** Ids of the results of a search, in rank order. */
-export const searchIds = async (t: TestApp, user: TestUser, params: SearchParams | string) => (await search(t, user, params)).results.map((r) => r.document.id)
+export const searchIds = async (t: TestApp, user: TestUser, params: SearchParams | string) =>
+  (await search(t, user, params)).results.map((r) => r.document.id)
 
 /** Ingests a hand-made document with the user's key (a memory as the person signed in, so it is active) and expects a new one (201). */
-export async function add(t: TestApp, user: TestUser, doc: { title: string; body: string } & Record<string, unknown>): Promise<{ id: string } & Record<string, any>> {
-  const res = await t.json('POST', '/api/documents', { ...(isMemoryKind(String(doc.kind)) ? { cookie: user.cookie } : { key: user.key }), body: { source: 'api', ...doc } })
+export async function add(
+  t: TestApp,
+  user: TestUser,
+  doc: { title: string; body: string } & Record<string, unknown>,
+): Promise<{ id: string } & Record<string, any>> {
+  const res = await t.json('POST', '/api/documents', {
+    ...(isMemoryKind(String(doc.kind)) ? { cookie: user.cookie } : { key: user.key }),
+    body: { source: 'api', ...doc },
+  })
   expect({ status: res.status, error: res.body?.error }).toEqual({ status: 201, error: undefined })
   return res.body
 }

@@ -17,7 +17,10 @@ describe('ranking', () => {
   test('the document with the exact words beats one that only shares a vaguer, related word', async () => {
     const u = await t.signUp()
     const exact = await add(t, u, { title: 'Hypertension guide', body: 'First-line treatment of hypertension is a change of lifestyle.' })
-    const vague = await add(t, u, { title: 'Blood pressure guide', body: 'Treatment of high blood pressure starts with diet and exercise.' })
+    const vague = await add(t, u, {
+      title: 'Blood pressure guide',
+      body: 'Treatment of high blood pressure starts with diet and exercise.',
+    })
     await add(t, u, { title: 'Unrelated', body: 'A recipe for lemon cake with a crisp sugar glaze.' })
 
     const res = await search(t, u, 'hypertension treatment')
@@ -48,7 +51,8 @@ describe('ranking', () => {
     const u = await t.signUp()
     const rare = await add(t, u, { title: 'Log', body: 'Notes: zeppelin hangar inspection zero.' })
     const common = []
-    for (const n of ['one', 'two', 'three', 'four', 'five']) common.push(await add(t, u, { title: 'Log', body: `Notes: meeting hangar inspection ${n}.` }))
+    for (const n of ['one', 'two', 'three', 'four', 'five'])
+      common.push(await add(t, u, { title: 'Log', body: `Notes: meeting hangar inspection ${n}.` }))
 
     const res = await search(t, u, { q: 'zeppelin meeting', limit: 20 })
     expect(res.results).toHaveLength(6)
@@ -109,7 +113,10 @@ describe('prefix matching of the last word', () => {
     expect(res.results.map((r) => r.document.id)).toEqual([exact.id, prefixed.id])
     // BM25 idf of 2 documents: "dock" exactly is in 1, the word "dock…" in any form in both (same length, same tf).
     const idf = (df: number) => Math.log(1 + (2 - df + 0.5) / (df + 0.5))
-    expect(byId(res.results, prefixed.id).signals.keyword_score!).toBeCloseTo((byId(res.results, exact.id).signals.keyword_score! * 0.5 * idf(2)) / idf(1), 6)
+    expect(byId(res.results, prefixed.id).signals.keyword_score!).toBeCloseTo(
+      (byId(res.results, exact.id).signals.keyword_score! * 0.5 * idf(2)) / idf(1),
+      6,
+    )
   })
 })
 
@@ -119,7 +126,10 @@ describe('AND first, OR to fill', () => {
     // The one-word document repeats its word: a higher raw score must still not put it before the AND match.
     const walrus = await add(t, u, { title: 'Walrus walrus', body: 'Walrus, walrus, walrus on the ice.' })
     const tundra = await add(t, u, { title: 'Spring', body: 'The tundra in spring.' })
-    const both = await add(t, u, { title: 'Field trip', body: `A long report. ${'We walked and talked for hours. '.repeat(20)} A walrus crossing the tundra.` })
+    const both = await add(t, u, {
+      title: 'Field trip',
+      body: `A long report. ${'We walked and talked for hours. '.repeat(20)} A walrus crossing the tundra.`,
+    })
 
     const res = await search(t, u, { q: 'walrus tundra', limit: 10 })
     expect(res.matched).toBe('any')
@@ -246,7 +256,15 @@ describe('the response', () => {
     expect(res.took_ms).toBeGreaterThanOrEqual(0)
     expect(res.results).toHaveLength(1)
     const [hit] = res.results
-    expect(hit!.document).toMatchObject({ id: doc.id, title: 'Garden', tags: ['plants'], kind: 'document', status: 'active', source: 'api', workspace_id: doc.workspace_id })
+    expect(hit!.document).toMatchObject({
+      id: doc.id,
+      title: 'Garden',
+      tags: ['plants'],
+      kind: 'document',
+      status: 'active',
+      source: 'api',
+      workspace_id: doc.workspace_id,
+    })
     expect(hit!.document).not.toHaveProperty('body')
     expect(hit!.snippet).toContain('Tomatoes')
   })
@@ -265,7 +283,8 @@ describe('the response', () => {
 
   test('limit defaults to 10 and caps the list; limit 100 returns every match', async () => {
     const u = await t.signUp()
-    for (let i = 0; i < 12; i++) await add(t, u, { title: `Beacon ${i}`, body: `Beacon number ${i} is lit at dusk (${crypto.randomUUID()}).` })
+    for (let i = 0; i < 12; i++)
+      await add(t, u, { title: `Beacon ${i}`, body: `Beacon number ${i} is lit at dusk (${crypto.randomUUID()}).` })
     expect((await search(t, u, 'beacon')).results).toHaveLength(10)
     expect((await search(t, u, { q: 'beacon', limit: 3 })).results).toHaveLength(3)
     const all = await search(t, u, { q: 'beacon', limit: 100 })

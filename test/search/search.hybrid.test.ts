@@ -85,7 +85,13 @@ describe('hybrid fusion', () => {
 
     // Both rankings explain the keyword matches; the neighbour has semantic signals only.
     for (const id of [doc.keyword, doc.keyword2]) {
-      expect(byId(res.results, id)!.signals).toMatchObject({ keyword_rank: expect.any(Number), keyword_score: expect.any(Number), semantic_rank: expect.any(Number), semantic_score: expect.any(Number), matched_terms: 1 })
+      expect(byId(res.results, id)!.signals).toMatchObject({
+        keyword_rank: expect.any(Number),
+        keyword_score: expect.any(Number),
+        semantic_rank: expect.any(Number),
+        semantic_score: expect.any(Number),
+        matched_terms: 1,
+      })
     }
     const neighbour = byId(res.results, doc.neighbour)!
     expect(neighbour.signals).toMatchObject({ keyword_rank: null, keyword_score: null, semantic_rank: 1, matched_terms: 0 })
@@ -112,7 +118,11 @@ describe('hybrid fusion', () => {
       expect(res.mode).toBe('hybrid')
       expect(res.results.length).toBeGreaterThan(0)
       for (const r of res.results) {
-        expect({ query, id: r.document.id, inRange: r.score >= 0 && r.score <= 1 + 1e-9 && r.score <= 1 + r.signals.boost }).toEqual({ query, id: r.document.id, inRange: true })
+        expect({ query, id: r.document.id, inRange: r.score >= 0 && r.score <= 1 + 1e-9 && r.score <= 1 + r.signals.boost }).toEqual({
+          query,
+          id: r.document.id,
+          inRange: true,
+        })
       }
       const scores = res.results.map((r) => r.score)
       expect(scores).toEqual([...scores].sort((a, b) => b - a))
@@ -133,8 +143,14 @@ describe('without an embedding model (default env: the local model cannot be dow
     expect(res.status).toBe(200)
     // The provider is what is loaded (none), beside what was configured; no model, so no backlog to report.
     expect(res.body.embeddings).toEqual({
-      provider: 'none', model: null, dtype: null, configured: { provider: 'local', model: 'Xenova/bge-small-en-v1.5' },
-      available: false, reason: expect.any(String), backlog: null, failed: null,
+      provider: 'none',
+      model: null,
+      dtype: null,
+      configured: { provider: 'local', model: 'Xenova/bge-small-en-v1.5' },
+      available: false,
+      reason: expect.any(String),
+      backlog: null,
+      failed: null,
     })
     expect(res.body.embeddings.reason).toContain('DATA_DIR is in memory')
     expect(plain.deps.embedder).toBeNull()
@@ -173,7 +189,13 @@ describe('without an embedding model (default env: the local model cannot be dow
     const none = await createTestApp({ env: { EMBEDDING_PROVIDER: 'none' } })
     try {
       const res = await none.json('GET', '/')
-      expect(res.body.embeddings).toMatchObject({ provider: 'none', model: null, configured: { provider: 'none' }, available: false, reason: 'EMBEDDING_PROVIDER=none' })
+      expect(res.body.embeddings).toMatchObject({
+        provider: 'none',
+        model: null,
+        configured: { provider: 'none' },
+        available: false,
+        reason: 'EMBEDDING_PROVIDER=none',
+      })
       const u = await none.signUp()
       const s = await search(none, u, { q: 'anything', mode: 'semantic' })
       expect(s).toMatchObject({ mode: 'keyword', results: [] })

@@ -27,7 +27,10 @@ describe('filters', () => {
     const elsewhere = await add(t, u, { title: 'Lighthouse C', body: 'The lighthouse on the cliff.', workspace_id: other, tags: ['coast'] })
     const viaMcp = await add(t, u, { title: 'Lighthouse D', body: 'An agent saved this lighthouse fact.', source: 'mcp' })
     const memory = await add(t, u, { title: 'Lighthouse E', body: 'The lighthouse was built in 1850.', kind: 'fact' })
-    const clip = await t.json('POST', '/api/documents', { cookie: u.cookie, body: { title: 'Lighthouse F', body: 'A clipped lighthouse page.', url: 'https://example.com/lighthouse' } })
+    const clip = await t.json('POST', '/api/documents', {
+      cookie: u.cookie,
+      body: { title: 'Lighthouse F', body: 'A clipped lighthouse page.', url: 'https://example.com/lighthouse' },
+    })
     expect(clip.status).toBe(201)
     await add(t, u, { title: 'Harbour', body: 'Boats in the harbour.', tags: ['coast'] })
 
@@ -51,7 +54,12 @@ describe('filters', () => {
     const u = await t.signUp()
     const other = await createWorkspace(t, u, 'Far')
     for (let i = 0; i < 3; i++) await add(t, u, { title: 'Compass compass', body: `Compass and compass again, copy ${i}.` })
-    const weak = await add(t, u, { title: 'Travel', body: `${'We walked for a long time. '.repeat(30)} A compass helped.`, workspace_id: other, tags: ['far'] })
+    const weak = await add(t, u, {
+      title: 'Travel',
+      body: `${'We walked for a long time. '.repeat(30)} A compass helped.`,
+      workspace_id: other,
+      tags: ['far'],
+    })
     expect(await searchIds(t, u, { q: 'compass', workspace_id: other, limit: 1 })).toEqual([weak.id])
     expect(await searchIds(t, u, { q: 'compass', tag: 'far', limit: 1 })).toEqual([weak.id])
   })
@@ -99,7 +107,9 @@ describe('only active documents are searchable', () => {
     const u = await t.signUp()
     const ws = await defaultWorkspaceId(t, u)
     const old = await add(t, u, { title: 'Standup time', body: 'The standup is at nine.', kind: 'fact' })
-    const [draft] = await saveDrafts(t, u, ws, [{ kind: 'fact', title: 'Standup time', body: 'The standup moved to ten.', metadata: { supersedes: old.id } }])
+    const [draft] = await saveDrafts(t, u, ws, [
+      { kind: 'fact', title: 'Standup time', body: 'The standup moved to ten.', metadata: { supersedes: old.id } },
+    ])
     expect(await searchIds(t, u, 'standup')).toEqual([old.id])
     await approve(t, u, draft!.id)
     expect(await searchIds(t, u, 'standup')).toEqual([draft!.id])
@@ -191,7 +201,10 @@ describe('snippets', () => {
   test('a word deep in a ~300 KB document is found, and the snippet is the passage that holds it', async () => {
     const u = await t.signUp()
     const filler = (from: number, count: number) =>
-      Array.from({ length: count }, (_, i) => `Paragraph ${from + i}: the committee reviewed the quarterly budget and agreed on minor changes.`).join('\n')
+      Array.from(
+        { length: count },
+        (_, i) => `Paragraph ${from + i}: the committee reviewed the quarterly budget and agreed on minor changes.`,
+      ).join('\n')
     const head = filler(0, 1700)
     const tail = filler(1700, 1700)
     const body = `${head}\nDeep inside, the field team finally photographed a quetzalcoatlus skeleton in the quarry.\n${tail}`

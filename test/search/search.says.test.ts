@@ -24,8 +24,12 @@ describe('an exact word outranks prefix expansions of it', () => {
       await add(t, u, { title: 'Pager rotation', body: 'Who is on call each week, and how to hand over.', tags: ['ops'] }),
       await add(t, u, { title: 'Backups', body: 'Nightly snapshots are kept for thirty days.', tags: ['ops'] }),
     ]
-    const expansions = await add(t, u, { title: 'Alerting tools', body: 'Options, operators, Opsgenie: what we compared for alert routing.' })
-    for (const n of ['one', 'two', 'three', 'four']) await add(t, u, { title: `Meeting ${n}`, body: `Notes of meeting ${n} about the roadmap.` })
+    const expansions = await add(t, u, {
+      title: 'Alerting tools',
+      body: 'Options, operators, Opsgenie: what we compared for alert routing.',
+    })
+    for (const n of ['one', 'two', 'three', 'four'])
+      await add(t, u, { title: `Meeting ${n}`, body: `Notes of meeting ${n} about the roadmap.` })
 
     for (const mode of ['keyword', 'hybrid'] as const) {
       const res = await search(t, u, { q: 'ops', mode })
@@ -60,7 +64,12 @@ describe('a query with no letters or digits', () => {
         const res = await searchRaw(t, u, { q, mode })
         expect({ q, mode, status: res.status }).toEqual({ q, mode, status: 200 })
         expect({ q, mode, ran: res.body.mode, results: res.body.results, matched: res.body.matched, notice: res.body.notice }).toEqual({
-          q, mode, ran: mode, results: [], matched: 'none', notice: 'the query has no letters or digits: there is nothing to search for',
+          q,
+          mode,
+          ran: mode,
+          results: [],
+          matched: 'none',
+          notice: 'the query has no letters or digits: there is nothing to search for',
         })
       }
     }

@@ -28,7 +28,10 @@ const cosine = (a: number[], b: number[]) => a.reduce((s, v, i) => s + v * b[i]!
 /** The similarity semantic search should give each document: its best chunk's cosine with the query. */
 async function expectedSimilarity(deps: Deps, documentIds: string[], query: string, dims = DIMS): Promise<Map<string, number>> {
   const q = hashEmbed(query, dims)
-  const rows = await deps.db.select({ document_id: chunks.document_id, content: chunks.content }).from(chunks).where(inArray(chunks.document_id, documentIds))
+  const rows = await deps.db
+    .select({ document_id: chunks.document_id, content: chunks.content })
+    .from(chunks)
+    .where(inArray(chunks.document_id, documentIds))
   const best = new Map<string, number>()
   for (const r of rows) best.set(r.document_id, Math.max(best.get(r.document_id) ?? -Infinity, cosine(hashEmbed(r.content, dims), q)))
   return best
@@ -51,7 +54,10 @@ describe('semantic mode follows the embed job', () => {
     await drainJobs(t.deps)
 
     const q = 'spring tides and neap tides follow the phases of the moon'
-    const doc = await add(t, u, { title: 'Tide tables', body: 'Spring tides and neap tides follow the phases of the moon over the harbour.' })
+    const doc = await add(t, u, {
+      title: 'Tide tables',
+      body: 'Spring tides and neap tides follow the phases of the moon over the harbour.',
+    })
     expect(doc.index_status).toBe('pending')
     expect(await indexStatusOf(t, u, doc.id)).toBe('pending')
     const before = await semantic(t, u, { q })
@@ -71,7 +77,12 @@ describe('semantic mode follows the embed job', () => {
     // Ranked by meaning only, and matched_terms still says which words each holds: the tide table all six
     // (spring, tide, neap, follow, phase, moon), the bread none — so `matched` is "any".
     expect(top.signals).toEqual({
-      keyword_rank: null, keyword_score: null, semantic_rank: 1, semantic_score: expect.any(Number), matched_terms: 6, boost: 1,
+      keyword_rank: null,
+      keyword_score: null,
+      semantic_rank: 1,
+      semantic_score: expect.any(Number),
+      matched_terms: 6,
+      boost: 1,
     })
     expect(second.signals).toMatchObject({ keyword_rank: null, keyword_score: null, semantic_rank: 2, matched_terms: 0 })
     expect(after.matched).toBe('any')
@@ -122,7 +133,9 @@ describe('semantic mode follows the embed job', () => {
     const q = 'pelicans scoop fish with their large bills'
     const active = await add(t, u, { title: 'Gulls', body: 'Gulls follow the fishing boats back to port.' })
     const archived = await add(t, u, { title: 'Pelicans', body: 'Pelicans scoop fish with their large bills.' })
-    const [draft] = await saveDrafts(t, u, ws, [learning({ title: 'Pelican fact', body: 'Pelicans scoop fish with their large bills, said the agent.' })])
+    const [draft] = await saveDrafts(t, u, ws, [
+      learning({ title: 'Pelican fact', body: 'Pelicans scoop fish with their large bills, said the agent.' }),
+    ])
     await act(t, u, 'POST', `/api/documents/${archived.id}/archive`, 200)
     await drainJobs(t.deps)
     // Both have vectors of the current model: only their status keeps them out.
@@ -151,7 +164,12 @@ describe('semantic mode follows the embed job', () => {
     const q = 'the lighthouse keeper logs the weather'
     const plain = await add(t, u, { title: 'A', body: 'The lighthouse keeper logs the weather every hour.', tags: ['coast'] })
     const note = await add(t, u, { title: 'B', body: 'The lighthouse keeper logs the weather at dawn.', kind: 'note', tags: ['inland'] })
-    const elsewhere = await add(t, u, { title: 'C', body: 'Sheep graze on the hills behind the old mill.', workspace_id: far, tags: ['coast'] })
+    const elsewhere = await add(t, u, {
+      title: 'C',
+      body: 'Sheep graze on the hills behind the old mill.',
+      workspace_id: far,
+      tags: ['coast'],
+    })
     const viaMcp = await add(t, u, { title: 'D', body: 'An agent noted the lighthouse keeper and the weather.', source: 'mcp' })
     const fact = await add(t, u, { title: 'E', body: 'The lighthouse was built in 1850 of granite.', kind: 'fact' })
     await drainJobs(t.deps)
@@ -261,11 +279,19 @@ describe('exact top-k under tenant filters', () => {
       const aBodies = Array.from({ length: 12 }, (_, i) => {
         const picked = words.filter((_, j) => (i * 7 + j * 3) % 5 < 2 + (i % 3))
         const sentence = `Entry ${i}: the ${picked.join(' and the ')} at sea.`
-        return i % 6 === 5 ? `${'The ferry crossed the bay in fog and rain, with the rope coiled on deck. '.repeat(30)}\n\n${sentence}` : sentence
+        return i % 6 === 5
+          ? `${'The ferry crossed the bay in fog and rain, with the rope coiled on deck. '.repeat(30)}\n\n${sentence}`
+          : sentence
       })
       const tasks: { user: TestUser; body: string; mine: boolean }[] = [
         ...aBodies.map((body) => ({ user: a, body, mine: true })),
-        ...others.flatMap((user, k) => Array.from({ length: 60 }, (_, i) => ({ user, body: `The lighthouse keeper logs the storm at night, entry ${i} of tenant ${k}.`, mine: false }))),
+        ...others.flatMap((user, k) =>
+          Array.from({ length: 60 }, (_, i) => ({
+            user,
+            body: `The lighthouse keeper logs the storm at night, entry ${i} of tenant ${k}.`,
+            mine: false,
+          })),
+        ),
       ]
       const mine: string[] = []
       const theirs = new Set<string>()
@@ -286,8 +312,14 @@ describe('exact top-k under tenant filters', () => {
       await drainJobs(app.deps, undefined, ['embed-document'])
 
       // Every chunk went through the embed job; A holds ~1% of them.
-      const [total] = await app.deps.db.select({ n: count() }).from(chunks).where(eq(chunks.embedding_model, `hash-${DIMS}`))
-      const [ofA] = await app.deps.db.select({ n: count() }).from(chunks).where(and(eq(chunks.user_id, a.id), isNotNull(chunks.embedding)))
+      const [total] = await app.deps.db
+        .select({ n: count() })
+        .from(chunks)
+        .where(eq(chunks.embedding_model, `hash-${DIMS}`))
+      const [ofA] = await app.deps.db
+        .select({ n: count() })
+        .from(chunks)
+        .where(and(eq(chunks.user_id, a.id), isNotNull(chunks.embedding)))
       const [unembedded] = await app.deps.db.select({ n: count() }).from(chunks).where(sql`${chunks.embedding} is null`)
       expect(unembedded!.n).toBe(0)
       expect(ofA!.n).toBeGreaterThan(12)
@@ -329,7 +361,9 @@ describe('vectors never mix models', () => {
       const apples = await add(app64, u, { title: 'Orchard', body: 'The orchard apples ripen in October, before the frost.' })
       const pears = await add(app64, u, { title: 'Pears', body: 'Pears from the orchard keep for weeks in a cool cellar.' })
       await drainJobs(app64.deps)
-      for (const id of [apples.id, pears.id]) for (const c of await chunksOf(app64.deps, id)) expect({ model: c.embedding_model, dims: c.embedding?.length }).toEqual({ model: 'hash-64', dims: 64 })
+      for (const id of [apples.id, pears.id])
+        for (const c of await chunksOf(app64.deps, id))
+          expect({ model: c.embedding_model, dims: c.embedding?.length }).toEqual({ model: 'hash-64', dims: 64 })
       expect(ids((await semantic(app64, u, { q })).results)).toEqual([apples.id, pears.id])
 
       // A second app over the same database, configured with 128 dimensions (another model id).
@@ -339,7 +373,12 @@ describe('vectors never mix models', () => {
       const app128 = await createTestApp({ deps: { ...app64.deps, config: config128, embedder, embeddingStatus: status } })
       // (not closed: it shares app64's database)
       const health = await app128.json('GET', '/')
-      expect(health.body.embeddings).toMatchObject({ provider: 'hash', model: 'hash-128', available: true, configured: { provider: 'hash', model: 'hash' } })
+      expect(health.body.embeddings).toMatchObject({
+        provider: 'hash',
+        model: 'hash-128',
+        available: true,
+        configured: { provider: 'hash', model: 'hash' },
+      })
 
       const sem = await searchRaw(app128, u, { q, mode: 'semantic' })
       expect(sem.status).toBe(200)
@@ -354,7 +393,8 @@ describe('vectors never mix models', () => {
       // Re-embedding (what `bun run reindex` does): one document first, then the other.
       await enqueueJob(app128.deps.db, app128.deps, 'embed-document', { document_id: pears.id }, u.id)
       await drainJobs(app128.deps)
-      for (const c of await chunksOf(app128.deps, pears.id)) expect({ model: c.embedding_model, dims: c.embedding?.length }).toEqual({ model: 'hash-128', dims: 128 })
+      for (const c of await chunksOf(app128.deps, pears.id))
+        expect({ model: c.embedding_model, dims: c.embedding?.length }).toEqual({ model: 'hash-128', dims: 128 })
       expect(ids((await semantic(app128, u, { q })).results)).toEqual([pears.id])
       expect(ids((await semantic(app64, u, { q })).results)).toEqual([apples.id])
 

@@ -72,7 +72,12 @@ describe('a document or chunk with nothing to embed', () => {
     for (const mode of ['semantic', 'hybrid']) {
       const body = (await expectFinite(searchPath({ q: 'measles vaccination of children', mode, limit: 100 }), u)) as SearchBody
       expect(body.mode).toBe(mode)
-      expect(body.results.slice(0, 2).map((r) => r.document.id).sort()).toEqual([a.id, b.id].sort())
+      expect(
+        body.results
+          .slice(0, 2)
+          .map((r) => r.document.id)
+          .sort(),
+      ).toEqual([a.id, b.id].sort())
       const keeper = (await expectFinite(searchPath({ q: 'lighthouse keeper storm', mode }), u)) as SearchBody
       expect(keeper.results[0]!.document.id).toBe(long.id)
     }
@@ -108,16 +113,35 @@ describe('zero vectors and NaN scores stored by earlier versions', () => {
     const { u, punct, long, a, b } = await userWithPunctuation()
     // What earlier versions stored: the punctuation chunks' zero vectors, and NaN suggestions from them.
     const zero = `[${new Array(512).fill(0).join(',')}]`
-    await t.deps.db.execute(sql`update chunks set embedding = ${zero}::vector where document_id in (${punct.id}, ${long.id}) and embedding is null`)
-    await t.deps.db.insert(links).values({ id: t.deps.ids.next(), user_id: u.id, source_id: punct.id, target_id: a.id, score: Number.NaN, status: 'pending', origin: 'suggested', created_at: t.clock.now() })
+    await t.deps.db.execute(
+      sql`update chunks set embedding = ${zero}::vector where document_id in (${punct.id}, ${long.id}) and embedding is null`,
+    )
+    await t.deps.db.insert(links).values({
+      id: t.deps.ids.next(),
+      user_id: u.id,
+      source_id: punct.id,
+      target_id: a.id,
+      score: Number.NaN,
+      status: 'pending',
+      origin: 'suggested',
+      created_at: t.clock.now(),
+    })
 
     for (const mode of ['semantic', 'hybrid']) {
       const body = (await expectFinite(searchPath({ q: 'measles vaccination of children', mode, limit: 100 }), u)) as SearchBody
-      expect(body.results.slice(0, 2).map((r) => r.document.id).sort()).toEqual([a.id, b.id].sort())
+      expect(
+        body.results
+          .slice(0, 2)
+          .map((r) => r.document.id)
+          .sort(),
+      ).toEqual([a.id, b.id].sort())
       expect(body.results.map((r) => r.document.id)).not.toContain(punct.id)
     }
     const fromA = (await expectFinite(`/api/documents/${a.id}/links`, u)).data as { score: number; document: { id: string } }[]
-    expect(fromA.map((l) => [l.document.id, l.score > 0])).toEqual([[b.id, true], [punct.id, false]])
+    expect(fromA.map((l) => [l.document.id, l.score > 0])).toEqual([
+      [b.id, true],
+      [punct.id, false],
+    ])
     const graph = await expectFinite(`/api/graph?workspace_id=${await defaultWorkspaceId(t, u)}`, u)
     expect(graph.edges.map((e: { score: number }) => e.score > 0)).toEqual([true, true, false])
 
@@ -134,7 +158,10 @@ describe('POST /v1/embeddings', () => {
   test('an input with nothing to embed is a 400 naming it, never a zero vector', async () => {
     const u = await t.signUp()
     const one = await t.json('POST', '/v1/embeddings', { key: u.key, body: { model: 'service-embed', input: '!!! ??? ...' } })
-    expect(one).toMatchObject({ status: 400, body: { error: { message: expect.stringContaining('input has nothing to embed'), code: 'invalid_request' } } })
+    expect(one).toMatchObject({
+      status: 400,
+      body: { error: { message: expect.stringContaining('input has nothing to embed'), code: 'invalid_request' } },
+    })
     const many = await t.json('POST', '/v1/embeddings', { key: u.key, body: { model: 'service-embed', input: ['a lighthouse', '?!'] } })
     expect(many).toMatchObject({ status: 400, body: { error: { message: expect.stringContaining('input[1]'), code: 'invalid_request' } } })
     const fine = await t.json('POST', '/v1/embeddings', { key: u.key, body: { model: 'service-embed', input: ['a lighthouse'] } })

@@ -36,7 +36,10 @@ function copyOf(rows: number[][], chunkDoc: number[], simd: boolean): UserVector
   for (const d of chunkDoc) docStart[d + 1]!++
   for (let d = 0; d < docs; d++) docStart[d + 1]! += docStart[d]!
   return {
-    version: 1, embeddingVersion: 1, model: 'test', dim,
+    version: 1,
+    embeddingVersion: 1,
+    model: 'test',
+    dim,
     ids: Array.from({ length: docs }, (_, d) => `doc-${String(d).padStart(5, '0')}`),
     active: new Uint8Array(docs).fill(1),
     boost: Float64Array.from({ length: docs }, (_, d) => (d % 7 === 0 ? 1.1 : 1) * (1 + 0.05 * ((d % 3) - 1))),
@@ -77,7 +80,7 @@ function bruteForce(copy: UserVectors, queries: Float32Array[], filter: MemoryFi
 }
 
 describe('int8 codes of the in-memory vector copy', () => {
-  test('an error bound that holds when a chunk\'s rounding lines up with the query', () => {
+  test("an error bound that holds when a chunk's rounding lines up with the query", () => {
     // A's every code is off by 0.49 of a step towards the query, so its codes misjudge its score by ~97 % of the
     // bound and put it below B, though A is the nearer. A bound any tighter (its chunk term left out or halved)
     // cuts A and ranks B first. (The query's own term is ~1/250 of it: int16 codes.)
@@ -112,12 +115,18 @@ describe('int8 codes of the in-memory vector copy', () => {
       let compared = 0
       for (let k = 0; k < 12; k++) {
         // Half the queries sit right on a centre, where ~30 near-duplicates differ by far less than an int8 step.
-        const base = k % 2 ? Array.from({ length: dim }, gaussian) : Array.from(copy.vectors.subarray(0, dim)).map((v) => v + 1e-5 * gaussian())
+        const base =
+          k % 2 ? Array.from({ length: dim }, gaussian) : Array.from(copy.vectors.subarray(0, dim)).map((v) => v + 1e-5 * gaussian())
         const queries = k % 3 === 0 ? [Float32Array.from(base), Float32Array.from({ length: dim }, gaussian)] : [Float32Array.from(base)]
         for (const filter of [{}, { workspaceId: 'w2' }, { excludeDocument: 'doc-00000' }] as MemoryFilter[]) {
           for (const limit of [1, 5, 10, 50]) {
             for (const boost of [true, false]) {
-              const got = rankDocuments(copy, queries, filter, limit, { boost }).map(({ d, chunk, similarity, ranked }) => ({ id: copy.ids[d]!, chunk: copy.chunkIds[chunk]!, similarity, ranked }))
+              const got = rankDocuments(copy, queries, filter, limit, { boost }).map(({ d, chunk, similarity, ranked }) => ({
+                id: copy.ids[d]!,
+                chunk: copy.chunkIds[chunk]!,
+                similarity,
+                ranked,
+              }))
               expect(got).toEqual(bruteForce(copy, queries, filter, limit, boost))
               compared += got.length
             }

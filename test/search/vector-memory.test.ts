@@ -21,7 +21,28 @@ let t: TestApp
 let u: TestUser
 let other: string
 const docs: Record<number, string> = {}
-const WORDS = ['vaccine', 'vaccination', 'immune', 'response', 'protein', 'cell', 'tumor', 'growth', 'signal', 'pathway', 'mouse', 'patient', 'trial', 'dose', 'risk', 'gene', 'expression', 'receptor', 'binding', 'kinase']
+const WORDS = [
+  'vaccine',
+  'vaccination',
+  'immune',
+  'response',
+  'protein',
+  'cell',
+  'tumor',
+  'growth',
+  'signal',
+  'pathway',
+  'mouse',
+  'patient',
+  'trial',
+  'dose',
+  'risk',
+  'gene',
+  'expression',
+  'receptor',
+  'binding',
+  'kinase',
+]
 function text(seed: number, length: number): string {
   let x = seed
   const out: string[] = []
@@ -63,9 +84,25 @@ beforeAll(async () => {
 })
 afterAll(() => t.close())
 
-const QUERIES = ['vaccine immune response', 'tumor growth signal pathway kinase', 'mouse', 'patient trial dose risk', 'gene expression receptor', 'study']
+const QUERIES = [
+  'vaccine immune response',
+  'tumor growth signal pathway kinase',
+  'mouse',
+  'patient trial dose risk',
+  'gene expression receptor',
+  'study',
+]
 // '' stands for an id known once the corpus exists: the other workspace, a document to leave out, the archived one alone.
-const FILTERS: MemoryFilter[] = [{}, { workspaceId: '' }, { kind: 'note' }, { tag: 'lab' }, { source: 'api' }, { source: 'extension' }, { excludeDocument: '' }, { onlyDocument: '' }]
+const FILTERS: MemoryFilter[] = [
+  {},
+  { workspaceId: '' },
+  { kind: 'note' },
+  { tag: 'lab' },
+  { source: 'api' },
+  { source: 'extension' },
+  { excludeDocument: '' },
+  { onlyDocument: '' },
+]
 
 function sqlFilter(f: MemoryFilter) {
   if (f.onlyDocument) return sql`d.id = ${f.onlyDocument}`
@@ -91,7 +128,14 @@ describe('the in-memory copy of the chunk vectors', () => {
     for (const q of QUERIES) {
       const vector = await vectorOf(q)
       for (const base of FILTERS) {
-        const f = base.workspaceId === '' ? { workspaceId: other } : base.excludeDocument === '' ? { excludeDocument: docs[3] } : base.onlyDocument === '' ? { onlyDocument: docs[7] } : base
+        const f =
+          base.workspaceId === ''
+            ? { workspaceId: other }
+            : base.excludeDocument === ''
+              ? { excludeDocument: docs[3] }
+              : base.onlyDocument === ''
+                ? { onlyDocument: docs[7] }
+                : base
         for (const limit of [1, 5, 50]) {
           const fromSql = await semanticSearch(t.deps.db, u.id, model(), vector, sqlFilter(f), limit)
           const fromMemory = searchUserVectors(copy!, vector, f, limit)!
@@ -109,7 +153,7 @@ describe('the in-memory copy of the chunk vectors', () => {
     expect(searchUserVectors(copy!, new Array(copy!.dim).fill(0), {}, 10)).toEqual([])
   })
 
-  test('link suggestions\' neighbour query ranks in the copy exactly as over the whole workspace in SQL', async () => {
+  test("link suggestions' neighbour query ranks in the copy exactly as over the whole workspace in SQL", async () => {
     const copy = await t.deps.vectorMemory.load(t.deps.db, u.id, model())
     expect(copy).not.toBeNull()
     let compared = 0
@@ -148,7 +192,10 @@ describe('the in-memory copy of the chunk vectors', () => {
 
     // A new document, once embedded: found at once by semantic search, though the copy predates it.
     await memory.load(t.deps.db, u.id, model())
-    const added = await t.json('POST', '/api/documents', { key: u.key, body: { title: 'Quokka', body: 'quokka wallaby marsupial island census' } })
+    const added = await t.json('POST', '/api/documents', {
+      key: u.key,
+      body: { title: 'Quokka', body: 'quokka wallaby marsupial island census' },
+    })
     await drainJobs(t.deps)
     expect(await isCurrent()).toBe(false)
     const found = await search(t, u, { q: 'quokka wallaby marsupial island census', mode: 'semantic', limit: 1 })
@@ -158,7 +205,9 @@ describe('the in-memory copy of the chunk vectors', () => {
     await memory.load(t.deps.db, u.id, model())
     await t.json('POST', `/api/documents/${added.body.id}/archive`, { key: u.key })
     expect(await isCurrent()).toBe(false)
-    expect((await search(t, u, { q: 'quokka wallaby marsupial island census', mode: 'semantic', limit: 1 })).results.map((r) => r.document.id)).not.toContain(added.body.id)
+    expect(
+      (await search(t, u, { q: 'quokka wallaby marsupial island census', mode: 'semantic', limit: 1 })).results.map((r) => r.document.id),
+    ).not.toContain(added.body.id)
 
     // A vector rewritten in place (a re-embedding) makes it stale; marking documents indexed does not.
     await memory.load(t.deps.db, u.id, model())
@@ -166,13 +215,18 @@ describe('the in-memory copy of the chunk vectors', () => {
     expect(await isCurrent()).toBe(true)
     await t.deps.db.execute(sql`update chunks set embedding = embedding where document_id = ${docs[1]}`) // same vector: nothing changed
     expect(await isCurrent()).toBe(true)
-    await t.deps.db.execute(sql`update chunks set embedding = (select embedding from chunks where document_id = ${docs[2]} limit 1) where document_id = ${docs[1]}`)
+    await t.deps.db.execute(
+      sql`update chunks set embedding = (select embedding from chunks where document_id = ${docs[2]} limit 1) where document_id = ${docs[1]}`,
+    )
     expect(await isCurrent()).toBe(false)
     // Deleting a document deletes its chunks: stale.
     await memory.load(t.deps.db, u.id, model())
     await t.json('DELETE', `/api/documents/${docs[1]}`, { key: u.key })
     expect(await isCurrent()).toBe(false)
-    const [{ n }] = await queryRows<{ n: number }>(t.deps.db, sql`select count(*)::int as n from chunks where document_id = ${docs[1]}`) as [{ n: number }]
+    const [{ n }] = (await queryRows<{ n: number }>(
+      t.deps.db,
+      sql`select count(*)::int as n from chunks where document_id = ${docs[1]}`,
+    )) as [{ n: number }]
     expect(n).toBe(0)
   })
 })

@@ -50,7 +50,11 @@ const fixtures = () => ({
 async function askConversation(user: TestUser, question: string): Promise<string> {
   const res = await t.request('POST', '/api/ask', { key: user.key, body: { question } })
   const text = await res.text()
-  const saved = text.split('\n').filter((l) => l.startsWith('data: ')).map((l) => JSON.parse(l.slice(6))).find((e) => e.type === 'saved')
+  const saved = text
+    .split('\n')
+    .filter((l) => l.startsWith('data: '))
+    .map((l) => JSON.parse(l.slice(6)))
+    .find((e) => e.type === 'saved')
   if (!saved) throw new Error(`ask: ${res.status} ${text.slice(0, 200)}`)
   return saved.conversation.id
 }
@@ -80,17 +84,32 @@ async function snapshotA() {
   const conversations: Record<string, unknown> = {}
   for (const id of a.conversations) conversations[id] = await ok('GET', `/api/conversations/${id}`, as)
   return {
-    docs, links, lists, contexts, conversations,
-    workspaces: await ok('GET', '/api/workspaces', as), keys: await ok('GET', '/api/keys', as),
-    profile: await ok('GET', '/api/profile', as), sources: await ok('GET', '/api/sources', as),
-    connectors: await ok('GET', '/api/connectors', as), connections: await ok('GET', '/api/connectors/connections', as),
+    docs,
+    links,
+    lists,
+    contexts,
+    conversations,
+    workspaces: await ok('GET', '/api/workspaces', as),
+    keys: await ok('GET', '/api/keys', as),
+    profile: await ok('GET', '/api/profile', as),
+    sources: await ok('GET', '/api/sources', as),
+    connectors: await ok('GET', '/api/connectors', as),
+    connections: await ok('GET', '/api/connectors/connections', as),
     connectorDetails: await Promise.all(a.connectors.map((id) => ok('GET', `/api/connectors/${id}`, as))),
   }
 }
 
 beforeAll(async () => {
   // Connector apps configured (never contacted: B's requests must stop before any provider call).
-  t = await createTestApp({ env: { DEFAULT_PLAN: 'pro', NOTION_CLIENT_ID: 'n-id', NOTION_CLIENT_SECRET: 'n-secret', CONFLUENCE_CLIENT_ID: 'c-id', CONFLUENCE_CLIENT_SECRET: 'c-secret' } })
+  t = await createTestApp({
+    env: {
+      DEFAULT_PLAN: 'pro',
+      NOTION_CLIENT_ID: 'n-id',
+      NOTION_CLIENT_SECRET: 'n-secret',
+      CONFLUENCE_CLIENT_ID: 'c-id',
+      CONFLUENCE_CLIENT_SECRET: 'c-secret',
+    },
+  })
   A = await t.signUp()
   B = await t.signUp()
 
@@ -105,14 +124,29 @@ beforeAll(async () => {
   }
   a.docs.active = await ingest({ workspace_id: ws2, title: 'A secret plan', body: 'The secret plan of user A.', tags: ['secret'] })
   a.docs.target = await ingest({ workspace_id: ws2, title: 'A linked note', body: 'Linked to the plan.', kind: 'note' })
-  a.docs.pinned = await ingest({ workspace_id: ws1, title: 'A pinned rule', body: 'Pinned by A.', pinned: true, url: 'https://a.example/rule' })
-  a.docs.memory = await ingest({ workspace_id: ws1, title: 'A fact', body: 'A knows this fact.', kind: 'fact', metadata: { topic: 'private' } })
+  a.docs.pinned = await ingest({
+    workspace_id: ws1,
+    title: 'A pinned rule',
+    body: 'Pinned by A.',
+    pinned: true,
+    url: 'https://a.example/rule',
+  })
+  a.docs.memory = await ingest({
+    workspace_id: ws1,
+    title: 'A fact',
+    body: 'A knows this fact.',
+    kind: 'fact',
+    metadata: { topic: 'private' },
+  })
   a.docs.archived = await ingest({ workspace_id: ws2, title: 'A archived', body: 'Archived by A.' })
   await ok('POST', `/api/documents/${a.docs.archived}/archive`, { key: A.key })
   await ok('POST', `/api/documents/${a.docs.active}/link`, { key: A.key, body: { target_id: a.docs.target } })
   const drafts = await ok('POST', '/api/memories/batch-draft', {
     key: A.key,
-    body: { workspace_id: ws2, learnings: [{ kind: 'preference', title: 'A draft', body: 'A pending learning.', metadata: { topic: 'private' } }] },
+    body: {
+      workspace_id: ws2,
+      learnings: [{ kind: 'preference', title: 'A draft', body: 'A pending learning.', metadata: { topic: 'private' } }],
+    },
   })
   a.docs.draft = drafts.data[0].id
   a.titles.push('A draft', 'A secret workspace')
@@ -120,10 +154,13 @@ beforeAll(async () => {
   const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0])
   const form = new FormData()
   form.append('file', new Blob([png], { type: 'image/png' }), 'a.png')
-  const uploaded = await t.app.handle(new Request('http://localhost/api/avatar', { method: 'POST', headers: { authorization: `Bearer ${A.key}` }, body: form }))
+  const uploaded = await t.app.handle(
+    new Request('http://localhost/api/avatar', { method: 'POST', headers: { authorization: `Bearer ${A.key}` }, body: form }),
+  )
   if (uploaded.status !== 200) throw new Error(`avatar: ${uploaded.status}`)
 
-  for (const type of ['confluence', 'notion']) a.connectors.push((await ok('POST', '/api/connectors', { key: A.key, body: { type, label: `A ${type} wiki` } })).connector.id)
+  for (const type of ['confluence', 'notion'])
+    a.connectors.push((await ok('POST', '/api/connectors', { key: A.key, body: { type, label: `A ${type} wiki` } })).connector.id)
   a.titles.push('A confluence wiki', 'A notion wiki')
   a.connections.push(await connectDirectly(A.id, a.connectors[0]!))
 
@@ -141,8 +178,15 @@ async function connectDirectly(userId: string, connectorId: string): Promise<str
   const id = crypto.randomUUID()
   const now = new Date()
   await t.deps.db.insert(connections).values({
-    id, user_id: userId, provider: 'confluence', external_account_id: `site-${id}`, account_name: 'A site',
-    access_token_enc: sealSecret(t.deps.config.encryptionKey, 'tok', `connection:${id}:access`), meta: { cloudId: 'c1', siteUrl: 'https://a.atlassian.net' }, created_at: now, updated_at: now,
+    id,
+    user_id: userId,
+    provider: 'confluence',
+    external_account_id: `site-${id}`,
+    account_name: 'A site',
+    access_token_enc: sealSecret(t.deps.config.encryptionKey, 'tok', `connection:${id}:access`),
+    meta: { cloudId: 'c1', siteUrl: 'https://a.atlassian.net' },
+    created_at: now,
+    updated_at: now,
   })
   await t.deps.db.update(connectors).set({ connection_id: id, status: 'active' }).where(eq(connectors.id, connectorId))
   return id
@@ -164,7 +208,15 @@ async function idOperations(): Promise<{ ops: Operation[]; resolve: (s: Schema) 
   const res = await t.json('GET', '/openapi/json')
   expect(res.status).toBe(200)
   const doc = res.body
-  const resolve = (s: Schema): Schema => (s?.$ref ? resolve(s.$ref.split('/').slice(1).reduce((o: any, k: string) => o[k], doc)) : s)
+  const resolve = (s: Schema): Schema =>
+    s?.$ref
+      ? resolve(
+          s.$ref
+            .split('/')
+            .slice(1)
+            .reduce((o: any, k: string) => o[k], doc),
+        )
+      : s
   const ops: Operation[] = []
   for (const [path, item] of Object.entries<Record<string, any>>(doc.paths)) {
     if (!path.includes('{')) continue
@@ -295,8 +347,19 @@ describe("B holding A's ids", () => {
           const control = await t.request(op.method, fill(op.path, controlValues), { ...as(cred), body })
           const controlText = await control.text()
           const leaks = a.titles.filter((title) => text.includes(title))
-          if (res.status !== 404 || control.status !== 404 || mask(text, foreignIds) !== mask(controlText, Object.values(controlValues).filter((v) => v !== own)) || leaks.length) {
-            failures.push(`${op.method} ${path} via ${cred} → ${res.status} ${text.slice(0, 200)} (missing id → ${control.status} ${controlText.slice(0, 120)})`)
+          if (
+            res.status !== 404 ||
+            control.status !== 404 ||
+            mask(text, foreignIds) !==
+              mask(
+                controlText,
+                Object.values(controlValues).filter((v) => v !== own),
+              ) ||
+            leaks.length
+          ) {
+            failures.push(
+              `${op.method} ${path} via ${cred} → ${res.status} ${text.slice(0, 200)} (missing id → ${control.status} ${controlText.slice(0, 120)})`,
+            )
           }
         }
       }
@@ -309,14 +372,31 @@ describe("B holding A's ids", () => {
     expect((await t.request('GET', '/api/keys', { key: A.key })).status).toBe(200)
   })
 
-  test('POST /api/documents into A\'s workspace is 404 and stores nothing; so is GET /check', async () => {
+  test("POST /api/documents into A's workspace is 404 and stores nothing; so is GET /check", async () => {
     const before = await snapshotA()
     for (const ws of a.workspaces) {
       for (const cred of ['key', 'cookie'] as const) {
-        expect((await t.request('POST', '/api/documents', { ...as(cred), body: { workspace_id: ws, title: 'planted by B', body: `planted by B into ${ws}` } })).status).toBe(404)
-        expect((await t.request('POST', '/api/documents', { ...as(cred), body: { workspace_id: ws, url: 'https://a.example/rule', body: 'Pinned by A.' } })).status).toBe(404)
+        expect(
+          (
+            await t.request('POST', '/api/documents', {
+              ...as(cred),
+              body: { workspace_id: ws, title: 'planted by B', body: `planted by B into ${ws}` },
+            })
+          ).status,
+        ).toBe(404)
+        expect(
+          (
+            await t.request('POST', '/api/documents', {
+              ...as(cred),
+              body: { workspace_id: ws, url: 'https://a.example/rule', body: 'Pinned by A.' },
+            })
+          ).status,
+        ).toBe(404)
         expect((await t.request('GET', `/api/documents/check?workspace_id=${ws}&size_bytes=10`, as(cred))).status).toBe(404)
-        expect((await t.request('GET', `/api/documents/check?workspace_id=${ws}&url=${encodeURIComponent('https://a.example/rule')}`, as(cred))).status).toBe(404)
+        expect(
+          (await t.request('GET', `/api/documents/check?workspace_id=${ws}&url=${encodeURIComponent('https://a.example/rule')}`, as(cred)))
+            .status,
+        ).toBe(404)
       }
     }
     expect(await snapshotA()).toEqual(before)
@@ -329,7 +409,10 @@ describe("B holding A's ids", () => {
     for (const ws of a.workspaces) {
       const res = await t.json('POST', '/api/memories/batch-draft', {
         key: B.key,
-        body: { workspace_id: ws, learnings: [{ kind: 'fact', title: 'planted draft', body: 'B plants a draft', metadata: { supersedes: a.docs.memory } }] },
+        body: {
+          workspace_id: ws,
+          learnings: [{ kind: 'fact', title: 'planted draft', body: 'B plants a draft', metadata: { supersedes: a.docs.memory } }],
+        },
       })
       expect(res.status).toBe(404)
     }

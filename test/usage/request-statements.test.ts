@@ -29,12 +29,15 @@ async function statementsOf(fn: () => Promise<unknown>): Promise<string[]> {
 }
 
 const AUTH_TABLES = ['api_keys', 'sessions', 'usage_counters', 'settings', 'rate_limit_counters', 'events']
-const touching = (statements: string[]) => statements.filter((s) => AUTH_TABLES.some((table) => s.includes(`"${table}"`) || s.includes(` ${table} `)))
+const touching = (statements: string[]) =>
+  statements.filter((s) => AUTH_TABLES.some((table) => s.includes(`"${table}"`) || s.includes(` ${table} `)))
 
 beforeAll(async () => {
   t = await createTestApp()
   u = await t.signUp()
-  docId = (await t.json('POST', '/api/documents', { key: u.key, body: { title: 'Lighthouses', body: 'the keeper lights the lamp at dusk' } })).body.id
+  docId = (
+    await t.json('POST', '/api/documents', { key: u.key, body: { title: 'Lighthouses', body: 'the keeper lights the lamp at dusk' } })
+  ).body.id
   // The key's last-used stamp is written on its first use; these tests look at the requests after it.
   await t.request('GET', '/api/documents', { key: u.key })
 })
@@ -42,7 +45,9 @@ afterAll(() => t.close())
 
 describe('statements of an authenticated request', () => {
   test('reading a document by key: one statement for the key, the usage count and the settings, one for the document', async () => {
-    const statements = await statementsOf(async () => expect((await t.request('GET', `/api/documents/${docId}`, { key: u.key })).status).toBe(200))
+    const statements = await statementsOf(async () =>
+      expect((await t.request('GET', `/api/documents/${docId}`, { key: u.key })).status).toBe(200),
+    )
     expect(statements).toHaveLength(2)
     const [auth] = touching(statements)
     expect(auth).toContain('"api_keys"')
@@ -51,13 +56,17 @@ describe('statements of an authenticated request', () => {
   })
 
   test('the same by session cookie', async () => {
-    const statements = await statementsOf(async () => expect((await t.request('GET', `/api/documents/${docId}`, { cookie: u.cookie })).status).toBe(200))
+    const statements = await statementsOf(async () =>
+      expect((await t.request('GET', `/api/documents/${docId}`, { cookie: u.cookie })).status).toBe(200),
+    )
     expect(statements).toHaveLength(2)
     expect(touching(statements)[0]).toContain('"sessions"')
   })
 
   test('a search: the credential with usage and settings, then the search rate; its event is not written by the request', async () => {
-    const statements = await statementsOf(async () => expect((await t.request('GET', '/api/search?q=keeper', { key: u.key })).status).toBe(200))
+    const statements = await statementsOf(async () =>
+      expect((await t.request('GET', '/api/search?q=keeper', { key: u.key })).status).toBe(200),
+    )
     const own = touching(statements)
     expect(own).toHaveLength(2)
     expect(own[1]).toContain('"rate_limit_counters"')
@@ -69,7 +78,10 @@ describe('statements of an authenticated request', () => {
     await Promise.all(Array.from({ length: 8 }, () => t.request('GET', `/api/documents/${docId}`, { key: u.key })))
     expect((await t.request('GET', '/api/documents', { key: 'svc_' + 'x'.repeat(40) })).status).toBe(401)
     // A cookie write from a foreign origin is refused (403) before anything is counted.
-    expect((await t.request('POST', '/api/documents', { cookie: u.cookie, headers: { origin: 'https://evil.example' }, body: { body: 'x' } })).status).toBe(403)
+    expect(
+      (await t.request('POST', '/api/documents', { cookie: u.cookie, headers: { origin: 'https://evil.example' }, body: { body: 'x' } }))
+        .status,
+    ).toBe(403)
     expect((await t.json('GET', '/api/usage', { key: u.key })).body.api_calls.used).toBe(before + 8 + 1)
   })
 })
@@ -89,7 +101,10 @@ describe('statistics events written behind the request', () => {
     await t.request('GET', '/api/search?q=lamp', { key: stays.key })
     expect((await t.request('DELETE', '/api/account', { key: gone.key, body: { confirm: 'DELETE' } })).status).toBe(204)
     await flushEvents(t.deps)
-    const rows = await queryRows<{ user_id: string }>(t.deps.db, sql`select user_id from events where type = 'search' and user_id in (${gone.id}, ${stays.id})`)
+    const rows = await queryRows<{ user_id: string }>(
+      t.deps.db,
+      sql`select user_id from events where type = 'search' and user_id in (${gone.id}, ${stays.id})`,
+    )
     expect(rows.map((r) => r.user_id)).toEqual([stays.id])
   })
 })

@@ -56,7 +56,8 @@ describe('generateText and streamText', () => {
     const model = models(s, user.key)[0]![1]
     const result = await generateText({ model, prompt: QUESTION })
     expect(result.sources.length).toBeGreaterThan(0)
-    for (const source of result.sources) expect(source).toMatchObject({ sourceType: 'document', title: 'Backup policy', providerMetadata: { openai: { fileId: doc.id } } })
+    for (const source of result.sources)
+      expect(source).toMatchObject({ sourceType: 'document', title: 'Backup policy', providerMetadata: { openai: { fileId: doc.id } } })
     const streamed = streamText({ model, prompt: QUESTION })
     expect((await streamed.sources).map((x) => (x as { providerMetadata?: any }).providerMetadata?.openai?.fileId)).toContain(doc.id)
   })
@@ -65,16 +66,32 @@ describe('generateText and streamText', () => {
     const { user } = await userWithBackups(s)
     // Only to watch what the SDK sends: the same fetch, recording each request body.
     const sent: any[] = []
-    const model = createOpenAI({ baseURL: s.baseURL, apiKey: user.key, fetch: ((input: RequestInfo | URL, init?: RequestInit) => (sent.push(JSON.parse(String(init?.body))), fetch(input, init))) as typeof fetch })('service-rag')
+    const model = createOpenAI({
+      baseURL: s.baseURL,
+      apiKey: user.key,
+      fetch: ((input: RequestInfo | URL, init?: RequestInit) => (
+        sent.push(JSON.parse(String(init?.body))), fetch(input, init)
+      )) as typeof fetch,
+    })('service-rag')
     const first = await generateText({ model, prompt: 'When do billing database backups run?' })
-    const second = await generateText({ model, messages: [{ role: 'user', content: 'When do billing database backups run?' }, ...first.response.messages, { role: 'user', content: QUESTION }] })
+    const second = await generateText({
+      model,
+      messages: [
+        { role: 'user', content: 'When do billing database backups run?' },
+        ...first.response.messages,
+        { role: 'user', content: QUESTION },
+      ],
+    })
     expect(second.text).toContain('35 days')
-    expect(sent[1].input.filter((item: { type?: string }) => item.type === 'item_reference')).toEqual([{ type: 'item_reference', id: expect.stringMatching(/^msg_/) }])
+    expect(sent[1].input.filter((item: { type?: string }) => item.type === 'item_reference')).toEqual([
+      { type: 'item_reference', id: expect.stringMatching(/^msg_/) },
+    ])
   })
 
   test('maxOutputTokens is honoured in every mode: finish reason length', async () => {
     const { user } = await userWithBackups(s)
-    for (const [mode, model] of models(s, user.key)) expect((await generateText({ model, prompt: QUESTION, maxOutputTokens: 16 })).finishReason, mode).toBe('length')
+    for (const [mode, model] of models(s, user.key))
+      expect((await generateText({ model, prompt: QUESTION, maxOutputTokens: 16 })).finishReason, mode).toBe('length')
   })
 })
 
@@ -97,20 +114,33 @@ describe('tools through service-rag on a configured chat model', () => {
   test('each mode: the provider asks for the tool, the SDK runs it, the result goes back, the final answer arrives', async () => {
     const { user } = await userWithBackups(p)
     for (const [mode, model] of models(p, user.key)) {
-      p.fake!.script(reply.toolCall('get_weather', { city: 'Oslo' }, { id: `call_${mode.length}` }), reply.text('Sunny in Oslo; backups are kept 35 days [1].'))
+      p.fake!.script(
+        reply.toolCall('get_weather', { city: 'Oslo' }, { id: `call_${mode.length}` }),
+        reply.text('Sunny in Oslo; backups are kept 35 days [1].'),
+      )
       const before = p.fake!.chatRequests().length
       const ran: unknown[] = []
       const result = await generateText({
         model,
         prompt: QUESTION,
         stopWhen: stepCountIs(3),
-        tools: { get_weather: tool({ description: 'Weather of a city', inputSchema: jsonSchema<{ city: string }>({ type: 'object', properties: { city: { type: 'string' } }, required: ['city'] }), execute: async (input) => (ran.push(input), 'sunny') }) },
+        tools: {
+          get_weather: tool({
+            description: 'Weather of a city',
+            inputSchema: jsonSchema<{ city: string }>({ type: 'object', properties: { city: { type: 'string' } }, required: ['city'] }),
+            execute: async (input) => (ran.push(input), 'sunny'),
+          }),
+        },
       })
       expect(ran, mode).toEqual([{ city: 'Oslo' }])
       expect(result.steps[0]!.finishReason, mode).toBe('tool-calls')
       expect(result.text, mode).toBe('Sunny in Oslo; backups are kept 35 days [1].')
       const [, second] = p.fake!.chatRequests().slice(before)
-      expect(second!.body.messages.at(-1), mode).toEqual({ role: 'tool', tool_call_id: `call_${mode.length}`, content: expect.stringContaining('sunny') })
+      expect(second!.body.messages.at(-1), mode).toEqual({
+        role: 'tool',
+        tool_call_id: `call_${mode.length}`,
+        content: expect.stringContaining('sunny'),
+      })
     }
   })
 })

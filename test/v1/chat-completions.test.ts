@@ -50,9 +50,13 @@ afterAll(async () => {
   await limited?.stop()
 })
 
-const clientOf = (server: Listening, apiKey: string, options: { maxRetries?: number } = {}) => new OpenAI({ baseURL: `${server.url}/v1`, apiKey, ...options })
+const clientOf = (server: Listening, apiKey: string, options: { maxRetries?: number } = {}) =>
+  new OpenAI({ baseURL: `${server.url}/v1`, apiKey, ...options })
 
-const BACKUPS = { title: 'Backup policy', body: 'Backups of the billing database run nightly at 02:00 UTC. They are kept for 35 days in cold storage.' }
+const BACKUPS = {
+  title: 'Backup policy',
+  body: 'Backups of the billing database run nightly at 02:00 UTC. They are kept for 35 days in cold storage.',
+}
 const QUESTION = 'How long are billing database backups kept?'
 const ask = (content = QUESTION): ChatCompletionMessageParam[] => [{ role: 'user', content }]
 
@@ -97,7 +101,13 @@ describe('grounded chat completions', () => {
     expect(choice!.finish_reason).toBe('stop')
     expect(choice!.message.content).toContain('35 days')
     expect(choice!.message.content).toContain('[1]')
-    expect(completion.citations[0]).toEqual({ index: 1, document_id: doc.id, title: BACKUPS.title, url: null, excerpt: expect.stringContaining('35 days') })
+    expect(completion.citations[0]).toEqual({
+      index: 1,
+      document_id: doc.id,
+      title: BACKUPS.title,
+      url: null,
+      excerpt: expect.stringContaining('35 days'),
+    })
     // Only what the content cites is listed: the lunch note is not.
     expect(completion.citations).toHaveLength(1)
     expect(completion.usage!.prompt_tokens).toBeGreaterThan(0)
@@ -108,7 +118,12 @@ describe('grounded chat completions', () => {
   test('streaming: the chunks add up to the same answer, the finish chunk carries the citations, include_usage adds a usage chunk, the stream ends', async () => {
     const { doc, client } = await userWithBackups()
     const whole = (await client.chat.completions.create({ model: 'service-rag', messages: ask() })) as GroundedCompletion
-    const stream = await client.chat.completions.create({ model: 'service-rag', messages: ask(), stream: true, stream_options: { include_usage: true } })
+    const stream = await client.chat.completions.create({
+      model: 'service-rag',
+      messages: ask(),
+      stream: true,
+      stream_options: { include_usage: true },
+    })
     const { chunks, content, finish, usage } = await readStream(stream)
 
     expect(content).toBe(whole.choices[0]!.message.content!)
@@ -235,7 +250,13 @@ describe('errors the client understands', () => {
     const theirs: string = body.data[0].id
     for (const workspace_id of [theirs, crypto.randomUUID()]) {
       // workspace_id is this service's extension of the request; the client sends extra fields as given.
-      const error = await rejection(client.chat.completions.create({ model: 'service-rag', messages: ask(), workspace_id } as OpenAI.ChatCompletionCreateParamsNonStreaming))
+      const error = await rejection(
+        client.chat.completions.create({
+          model: 'service-rag',
+          messages: ask(),
+          workspace_id,
+        } as OpenAI.ChatCompletionCreateParamsNonStreaming),
+      )
       expect(error).toBeInstanceOf(OpenAI.NotFoundError)
       expect((error as Error).message).toContain(workspace_id)
     }
@@ -270,7 +291,10 @@ describe('only the caller’s documents', () => {
   async function twoUsers(): Promise<{ a: TestUser; b: TestUser; aDoc: { id: string }; bDoc: { id: string } }> {
     const a = await s.t.signUp()
     const b = await s.t.signUp()
-    const aDoc = await add(s.t, a, { title: 'Mill visit', body: 'We visited the old mill on Tuesday; the vault there is closed to visitors.' })
+    const aDoc = await add(s.t, a, {
+      title: 'Mill visit',
+      body: 'We visited the old mill on Tuesday; the vault there is closed to visitors.',
+    })
     const bDoc = await add(s.t, b, SECRET)
     return { a, b, aDoc, bDoc }
   }
@@ -291,7 +315,10 @@ describe('only the caller’s documents', () => {
   test('a user with no documents gets an answer that says nothing was found, with no citations — not the other user’s', async () => {
     await twoUsers()
     const empty = await s.t.signUp()
-    const whole = (await clientOf(s, empty.key).chat.completions.create({ model: 'service-rag', messages: ask('What code opens the vault under the old mill?') })) as GroundedCompletion
+    const whole = (await clientOf(s, empty.key).chat.completions.create({
+      model: 'service-rag',
+      messages: ask('What code opens the vault under the old mill?'),
+    })) as GroundedCompletion
     expect(whole.citations).toEqual([])
     expect(whole.choices[0]!.message.content).not.toContain('7341')
     expect(whole.choices[0]!.message.content).toContain('nothing')

@@ -38,7 +38,11 @@ test('a model that breaks mid-stream: the client reads the words so far, then th
   await addDocuments(s.t, u, [BACKUPS])
   const client = new OpenAI({ baseURL: `${s.url}/v1`, apiKey: u.key, maxRetries: 0 })
   const { result, lines } = await withLogCapture(s.t, () =>
-    withModel(s.t, breaksMidStream().model, async () => readUntilFailure(await client.chat.completions.create({ model: 'service-rag', messages: [{ role: 'user', content: QUESTION }], stream: true }))),
+    withModel(s.t, breaksMidStream().model, async () =>
+      readUntilFailure(
+        await client.chat.completions.create({ model: 'service-rag', messages: [{ role: 'user', content: QUESTION }], stream: true }),
+      ),
+    ),
   )
   const { chunks, error } = result
   expect(chunks.map((c) => c.choices[0]?.delta.content ?? '').join('')).toBe('Backups are kept for')
@@ -46,21 +50,33 @@ test('a model that breaks mid-stream: the client reads the words so far, then th
   expect(error).toBeInstanceOf(OpenAI.APIError)
   const e = error as InstanceType<typeof OpenAI.APIError>
   expect(e.message).toBe('the completion could not be finished: upstream connection reset')
-  expect(e.error).toEqual({ message: 'the completion could not be finished: upstream connection reset', type: 'server_error', param: null, code: 'provider_error' })
+  expect(e.error).toEqual({
+    message: 'the completion could not be finished: upstream connection reset',
+    type: 'server_error',
+    param: null,
+    code: 'provider_error',
+  })
   expect(e.requestID).toBeTruthy()
-  expect(lines.filter((l) => l.message === 'stream failed').map((l) => [l.level, l.request_id, l.path])).toEqual([['error', e.requestID, '/v1/chat/completions']])
+  expect(lines.filter((l) => l.message === 'stream failed').map((l) => [l.level, l.request_id, l.path])).toEqual([
+    ['error', e.requestID, '/v1/chat/completions'],
+  ])
 })
 
 test('on the wire: the last event is the error object, and no data: [DONE] follows it', async () => {
   const u = await s.t.signUp()
   await addDocuments(s.t, u, [BACKUPS])
   const text = await withModel(s.t, breaksMidStream().model, async () => {
-    const res = await s.post('/v1/chat/completions', { model: 'service-rag', messages: [{ role: 'user', content: QUESTION }], stream: true }, u.key)
+    const res = await s.post(
+      '/v1/chat/completions',
+      { model: 'service-rag', messages: [{ role: 'user', content: QUESTION }], stream: true },
+      u.key,
+    )
     expect(res.status).toBe(200)
     return res.text()
   })
   const events = text.split('\n\n').filter(Boolean)
-  expect(events.at(-1)).toBe(`data: ${JSON.stringify({ error: { message: 'the completion could not be finished: upstream connection reset', type: 'server_error', param: null, code: 'provider_error' } })}`)
+  expect(events.at(-1)).toBe(
+    `data: ${JSON.stringify({ error: { message: 'the completion could not be finished: upstream connection reset', type: 'server_error', param: null, code: 'provider_error' } })}`,
+  )
   expect(text).not.toContain('[DONE]')
 })
-

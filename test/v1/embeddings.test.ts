@@ -43,8 +43,18 @@ describe('POST /v1/embeddings', () => {
     const u = await t.signUp()
     const unknown = await t.json('POST', '/v1/embeddings', { key: u.key, body: { model: 'gpt-4', input: 'x' } })
     expect(unknown.status).toBe(404)
-    expect(unknown.body.error).toEqual({ message: expect.stringContaining('gpt-4'), type: 'invalid_request_error', param: null, code: 'not_found' })
-    for (const body of [{ model: 'service-embed' }, { model: 'service-embed', input: [] }, { model: 'service-embed', input: [1, 2] }, { model: 'service-embed', input: [''] }]) {
+    expect(unknown.body.error).toEqual({
+      message: expect.stringContaining('gpt-4'),
+      type: 'invalid_request_error',
+      param: null,
+      code: 'not_found',
+    })
+    for (const body of [
+      { model: 'service-embed' },
+      { model: 'service-embed', input: [] },
+      { model: 'service-embed', input: [1, 2] },
+      { model: 'service-embed', input: [''] },
+    ]) {
       const res = await t.json('POST', '/v1/embeddings', { key: u.key, body })
       expect(res.status).toBe(400)
       expect(res.body.error).toEqual({ message: expect.any(String), type: 'invalid_request_error', param: null, code: 'invalid_request' })
@@ -69,7 +79,12 @@ describe('POST /v1/embeddings', () => {
     const u = await noModel.signUp()
     const res = await noModel.json('POST', '/v1/embeddings', { key: u.key, body: { model: 'service-embed', input: 'x' } })
     expect(res.status).toBe(503)
-    expect(res.body.error).toEqual({ message: expect.stringContaining('no embedding model'), type: 'server_error', param: null, code: 'model_unavailable' })
+    expect(res.body.error).toEqual({
+      message: expect.stringContaining('no embedding model'),
+      type: 'server_error',
+      param: null,
+      code: 'model_unavailable',
+    })
     const models = await noModel.json('GET', '/v1/models', { key: u.key })
     expect(models.body.data).toEqual([
       expect.objectContaining({ id: 'service-rag', object: 'model', available: true }),
@@ -90,7 +105,12 @@ describe('GET /v1/models', () => {
     expect(res.status).toBe(200)
     expect(res.body.object).toBe('list')
     expect(res.body.data).toEqual([
-      expect.objectContaining({ id: 'service-rag', object: 'model', available: true, description: 'grounded answers by the built-in extractive answerer' }),
+      expect.objectContaining({
+        id: 'service-rag',
+        object: 'model',
+        available: true,
+        description: 'grounded answers by the built-in extractive answerer',
+      }),
       expect.objectContaining({ id: 'service-embed', object: 'model', available: true, description: 'embeddings by hash-64' }),
     ])
   })

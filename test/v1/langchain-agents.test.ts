@@ -25,9 +25,11 @@ afterAll(async () => {
 })
 
 /** The SDK resolves its default client once per process; later tests name theirs through a runner. */
-const runnerFor = (server: Listening, apiKey: string) => new Runner({ modelProvider: new OpenAIProvider({ openAIClient: new OpenAI({ baseURL: server.baseURL, apiKey, maxRetries: 0 }) }) })
+const runnerFor = (server: Listening, apiKey: string) =>
+  new Runner({ modelProvider: new OpenAIProvider({ openAIClient: new OpenAI({ baseURL: server.baseURL, apiKey, maxRetries: 0 }) }) })
 
-const chat = (server: Listening, apiKey: string, model = 'service-rag') => new ChatOpenAI({ model, apiKey, configuration: { baseURL: server.baseURL }, maxRetries: 0 })
+const chat = (server: Listening, apiKey: string, model = 'service-rag') =>
+  new ChatOpenAI({ model, apiKey, configuration: { baseURL: server.baseURL }, maxRetries: 0 })
 
 describe('LangChain', () => {
   test('ChatOpenAI.invoke answers from the document with [1] and usage; .stream gives the same text in several chunks', async () => {
@@ -78,9 +80,17 @@ describe('OpenAI Agents SDK', () => {
 
   test('an agent with a function tool, on a configured chat model: the SDK runs the tool and gets the final answer', async () => {
     const { user } = await userWithBackups(p)
-    p.fake!.script(reply.toolCall('get_weather', { city: 'Oslo' }, { id: 'call_agent1' }), reply.text('Sunny; backups are kept 35 days [1].'))
+    p.fake!.script(
+      reply.toolCall('get_weather', { city: 'Oslo' }, { id: 'call_agent1' }),
+      reply.text('Sunny; backups are kept 35 days [1].'),
+    )
     const ran: string[] = []
-    const weather = tool({ name: 'get_weather', description: 'Weather of a city', parameters: z.object({ city: z.string() }), execute: async ({ city }) => (ran.push(city), 'sunny') })
+    const weather = tool({
+      name: 'get_weather',
+      description: 'Weather of a city',
+      parameters: z.object({ city: z.string() }),
+      execute: async ({ city }) => (ran.push(city), 'sunny'),
+    })
     const agent = new Agent({ name: 'Memory', instructions: 'Answer from my documents.', model: 'service-rag', tools: [weather] })
     const result = await runnerFor(p, user.key).run(agent, QUESTION)
     expect(ran).toEqual(['Oslo'])

@@ -15,7 +15,14 @@ beforeAll(async () => {
 afterEach(() => s.fake!.reset())
 afterAll(() => s?.stop())
 
-const WEATHER = { type: 'function' as const, function: { name: 'get_weather', description: 'Weather of a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } }
+const WEATHER = {
+  type: 'function' as const,
+  function: {
+    name: 'get_weather',
+    description: 'Weather of a city',
+    parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+  },
+}
 const lastSent = () => s.fake!.chatRequests().at(-1)!.body
 
 async function client() {
@@ -27,22 +34,37 @@ describe('chat completions on the provider', () => {
   test('tools and tool_choice reach the provider; its call comes back as tool_calls with finish_reason tool_calls; the tool result turn goes back tied by id', async () => {
     const { client: c } = await client()
     s.fake!.script(reply.toolCall('get_weather', { city: 'Oslo' }, { id: 'call_w1' }))
-    const first = await c.chat.completions.create({ model: 'service-rag', messages: [{ role: 'user', content: QUESTION }], tools: [WEATHER], tool_choice: 'required' })
+    const first = await c.chat.completions.create({
+      model: 'service-rag',
+      messages: [{ role: 'user', content: QUESTION }],
+      tools: [WEATHER],
+      tool_choice: 'required',
+    })
     expect(first.choices[0]!.finish_reason).toBe('tool_calls')
-    expect(first.choices[0]!.message.tool_calls).toEqual([{ id: 'call_w1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } }])
+    expect(first.choices[0]!.message.tool_calls).toEqual([
+      { id: 'call_w1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } },
+    ])
     expect(first.choices[0]!.message.content).toBeNull()
-    expect(lastSent().tools).toEqual([{ type: 'function', function: { name: 'get_weather', description: 'Weather of a city', parameters: WEATHER.function.parameters } }])
+    expect(lastSent().tools).toEqual([
+      { type: 'function', function: { name: 'get_weather', description: 'Weather of a city', parameters: WEATHER.function.parameters } },
+    ])
     expect(lastSent().tool_choice).toBe('required')
 
     s.fake!.script(reply.text('It is sunny in Oslo; backups are kept 35 days [1].'))
     const second = await c.chat.completions.create({
       model: 'service-rag',
       tools: [WEATHER],
-      messages: [{ role: 'user', content: QUESTION }, first.choices[0]!.message, { role: 'tool', tool_call_id: 'call_w1', content: 'sunny' }],
+      messages: [
+        { role: 'user', content: QUESTION },
+        first.choices[0]!.message,
+        { role: 'tool', tool_call_id: 'call_w1', content: 'sunny' },
+      ],
     })
     expect(second.choices[0]!.message.content).toBe('It is sunny in Oslo; backups are kept 35 days [1].')
     const sent = lastSent().messages
-    expect(sent.find((m: any) => m.role === 'assistant').tool_calls).toEqual([{ id: 'call_w1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } }])
+    expect(sent.find((m: any) => m.role === 'assistant').tool_calls).toEqual([
+      { id: 'call_w1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } },
+    ])
     expect(sent.at(-1)).toEqual({ role: 'tool', tool_call_id: 'call_w1', content: 'sunny' })
   })
 
@@ -50,7 +72,12 @@ describe('chat completions on the provider', () => {
     const { client: c } = await client()
     const before = s.fake!.chatRequests().length
     const error = (await c.chat.completions
-      .create({ model: 'service-rag', messages: [{ role: 'user', content: QUESTION }], tools: [WEATHER], tool_choice: { type: 'function', function: { name: 'get_time' } } })
+      .create({
+        model: 'service-rag',
+        messages: [{ role: 'user', content: QUESTION }],
+        tools: [WEATHER],
+        tool_choice: { type: 'function', function: { name: 'get_time' } },
+      })
       .catch((e: unknown) => e)) as InstanceType<typeof OpenAI.BadRequestError>
     expect(error).toBeInstanceOf(OpenAI.BadRequestError)
     expect(error.message).toContain('tool_choice: names get_time')
@@ -61,9 +88,17 @@ describe('chat completions on the provider', () => {
     const { client: c } = await client()
     s.fake!.script(reply.toolCall('get_weather', { city: 'Bergen' }, { id: 'call_w2' }))
     const chunks = []
-    for await (const chunk of await c.chat.completions.create({ model: 'service-rag', messages: [{ role: 'user', content: QUESTION }], tools: [WEATHER], stream: true })) chunks.push(chunk)
+    for await (const chunk of await c.chat.completions.create({
+      model: 'service-rag',
+      messages: [{ role: 'user', content: QUESTION }],
+      tools: [WEATHER],
+      stream: true,
+    }))
+      chunks.push(chunk)
     const calls = chunks.flatMap((k) => k.choices[0]?.delta.tool_calls ?? [])
-    expect(calls).toEqual([{ index: 0, id: 'call_w2', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Bergen"}' } }])
+    expect(calls).toEqual([
+      { index: 0, id: 'call_w2', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Bergen"}' } },
+    ])
     expect(chunks.find((k) => k.choices[0]?.finish_reason)!.choices[0]!.finish_reason).toBe('tool_calls')
   })
 
@@ -71,8 +106,17 @@ describe('chat completions on the provider', () => {
     const { client: c } = await client()
     const json = '{"days":35,"refs":[7]}'
     s.fake!.script(reply.text(json))
-    const schema = { type: 'object', properties: { days: { type: 'number' }, refs: { type: 'array', items: { type: 'number' } } }, required: ['days', 'refs'], additionalProperties: false }
-    const res = await c.chat.completions.create({ model: 'service-rag', messages: [{ role: 'user', content: QUESTION }], response_format: { type: 'json_schema', json_schema: { name: 'retention', schema } } })
+    const schema = {
+      type: 'object',
+      properties: { days: { type: 'number' }, refs: { type: 'array', items: { type: 'number' } } },
+      required: ['days', 'refs'],
+      additionalProperties: false,
+    }
+    const res = await c.chat.completions.create({
+      model: 'service-rag',
+      messages: [{ role: 'user', content: QUESTION }],
+      response_format: { type: 'json_schema', json_schema: { name: 'retention', schema } },
+    })
     expect(res.choices[0]!.message.content).toBe(json)
     expect(lastSent().response_format).toMatchObject({ type: 'json_schema', json_schema: { name: 'retention', schema } })
   })
@@ -87,24 +131,50 @@ describe('chat completions on the provider', () => {
 })
 
 describe('responses on the provider', () => {
-  const tools = [{ type: 'function' as const, name: 'get_weather', description: 'Weather of a city', parameters: WEATHER.function.parameters, strict: false }]
+  const tools = [
+    {
+      type: 'function' as const,
+      name: 'get_weather',
+      description: 'Weather of a city',
+      parameters: WEATHER.function.parameters,
+      strict: false,
+    },
+  ]
 
   test('a function_call output item; the function_call_output turn goes back to the provider as a tool message', async () => {
     const { client: c } = await client()
     s.fake!.script(reply.toolCall('get_weather', { city: 'Oslo' }, { id: 'call_r1' }))
     const first = await c.responses.create({ model: 'service-rag', input: QUESTION, tools })
     expect(first.status).toBe('completed')
-    expect(first.output).toEqual([{ type: 'function_call', id: expect.stringMatching(/^fc_/), call_id: 'call_r1', name: 'get_weather', arguments: '{"city":"Oslo"}', status: 'completed' }])
+    expect(first.output).toEqual([
+      {
+        type: 'function_call',
+        id: expect.stringMatching(/^fc_/),
+        call_id: 'call_r1',
+        name: 'get_weather',
+        arguments: '{"city":"Oslo"}',
+        status: 'completed',
+      },
+    ])
     expect(lastSent().tools[0].function.name).toBe('get_weather')
 
     s.fake!.script(reply.text('Sunny; backups are kept 35 days [1].'))
-    const second = await c.responses.create({ model: 'service-rag', tools, previous_response_id: first.id, input: [{ type: 'function_call_output', call_id: 'call_r1', output: 'sunny' }] })
+    const second = await c.responses.create({
+      model: 'service-rag',
+      tools,
+      previous_response_id: first.id,
+      input: [{ type: 'function_call_output', call_id: 'call_r1', output: 'sunny' }],
+    })
     expect(second.output_text).toBe('Sunny; backups are kept 35 days [1].')
     const sent = lastSent().messages
     // The stored conversation: the question, the call, then this turn's result.
     expect(sent.filter((m: any) => m.role !== 'system')).toEqual([
       { role: 'user', content: QUESTION },
-      { role: 'assistant', content: null, tool_calls: [{ id: 'call_r1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } }] },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'call_r1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } }],
+      },
       { role: 'tool', tool_call_id: 'call_r1', content: 'sunny' },
     ])
   })
@@ -124,21 +194,31 @@ describe('responses on the provider', () => {
       'response.completed',
     ])
     const done = events.at(-1) as Extract<ResponseStreamEvent, { type: 'response.completed' }>
-    expect(done.response.output).toEqual([expect.objectContaining({ type: 'function_call', call_id: 'call_r2', arguments: '{"city":"Oslo"}' })])
+    expect(done.response.output).toEqual([
+      expect.objectContaining({ type: 'function_call', call_id: 'call_r2', arguments: '{"city":"Oslo"}' }),
+    ])
   })
 
   test('previous_response_id: the provider receives the earlier question and answer before the new one, and this request’s instructions only', async () => {
     const { client: c } = await client()
     s.fake!.script(reply.text('Nightly at 02:00 UTC [1].'), reply.text('35 days [1].'))
     const first = await c.responses.create({ model: 'service-rag', input: 'When do backups run?', instructions: 'First instructions.' })
-    await c.responses.create({ model: 'service-rag', input: QUESTION, previous_response_id: first.id, instructions: 'Second instructions.' })
+    await c.responses.create({
+      model: 'service-rag',
+      input: QUESTION,
+      previous_response_id: first.id,
+      instructions: 'Second instructions.',
+    })
     const sent = lastSent().messages
     expect(sent.filter((m: any) => m.role !== 'system')).toEqual([
       { role: 'user', content: 'When do backups run?' },
       { role: 'assistant', content: 'Nightly at 02:00 UTC [1].' },
       { role: 'user', content: QUESTION },
     ])
-    const system = sent.filter((m: any) => m.role === 'system').map((m: any) => m.content).join('\n')
+    const system = sent
+      .filter((m: any) => m.role === 'system')
+      .map((m: any) => m.content)
+      .join('\n')
     expect(system).toContain('Second instructions.')
     expect(system).not.toContain('First instructions.')
   })
@@ -147,7 +227,11 @@ describe('responses on the provider', () => {
     const { client: c } = await client()
     s.fake!.script(reply.text('{"days":35}'), reply.text('Backups', { finishReason: 'length' }))
     const schema = { type: 'object', properties: { days: { type: 'number' } }, required: ['days'], additionalProperties: false }
-    const json = await c.responses.create({ model: 'service-rag', input: QUESTION, text: { format: { type: 'json_schema', name: 'retention', schema } } })
+    const json = await c.responses.create({
+      model: 'service-rag',
+      input: QUESTION,
+      text: { format: { type: 'json_schema', name: 'retention', schema } },
+    })
     expect(JSON.parse(json.output_text)).toEqual({ days: 35 })
     expect(lastSent().response_format).toMatchObject({ type: 'json_schema', json_schema: { name: 'retention', schema } })
     const cut = await c.responses.create({ model: 'service-rag', input: QUESTION, max_output_tokens: 16 })
@@ -162,7 +246,8 @@ describe('responses on the provider', () => {
     let text = ''
     let failure: unknown
     try {
-      for await (const e of await c.responses.create({ model: 'service-rag', input: QUESTION, stream: true })) if (e.type === 'response.output_text.delta') text += e.delta
+      for await (const e of await c.responses.create({ model: 'service-rag', input: QUESTION, stream: true }))
+        if (e.type === 'response.output_text.delta') text += e.delta
     } catch (error) {
       failure = error
     }

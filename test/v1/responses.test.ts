@@ -21,7 +21,10 @@ afterAll(async () => {
   await t?.close()
 })
 
-const BACKUPS = { title: 'Backup policy', body: 'Backups of the billing database run nightly at 02:00 UTC. They are kept for 35 days in cold storage.' }
+const BACKUPS = {
+  title: 'Backup policy',
+  body: 'Backups of the billing database run nightly at 02:00 UTC. They are kept for 35 days in cold storage.',
+}
 const QUESTION = 'How long are billing database backups kept?'
 type Grounded = OpenAIResponse & { citations: { index: number; document_id: string; title: string | null }[] }
 
@@ -142,13 +145,19 @@ describe('client.responses.create', () => {
     }
     const unstored = await client.responses.create({ model: 'service-rag', input: QUESTION, store: false })
     expect((unstored as { store?: boolean }).store).toBe(false)
-    expect(await rejection(client.responses.create({ model: 'service-rag', input: QUESTION, previous_response_id: unstored.id }))).toBeInstanceOf(OpenAI.NotFoundError)
+    expect(
+      await rejection(client.responses.create({ model: 'service-rag', input: QUESTION, previous_response_id: unstored.id })),
+    ).toBeInstanceOf(OpenAI.NotFoundError)
   })
 
   test('an item_reference to an output item of the caller’s stored response is resolved; another user’s item is a 404', async () => {
     const { client } = await userWithBackups()
     const first = await client.responses.create({ model: 'service-rag', input: 'What runs nightly at 02:00?' })
-    const input = [{ role: 'user' as const, content: 'What runs nightly at 02:00?' }, { type: 'item_reference' as const, id: first.output[0]!.id! }, { role: 'user' as const, content: QUESTION }]
+    const input = [
+      { role: 'user' as const, content: 'What runs nightly at 02:00?' },
+      { type: 'item_reference' as const, id: first.output[0]!.id! },
+      { role: 'user' as const, content: QUESTION },
+    ]
     expect((await client.responses.create({ model: 'service-rag', input })).output_text).toContain('35 days')
     const other = await userWithBackups()
     const error = await rejection(other.client.responses.create({ model: 'service-rag', input }))
@@ -166,19 +175,31 @@ describe('client.responses.create', () => {
     expect(whole.output_text.startsWith(cut.output_text)).toBe(true)
     expect(cut.output_text.length).toBeLessThan(whole.output_text.length)
     const events: ResponseStreamEvent[] = []
-    for await (const event of await client.responses.create({ model: 'service-rag', input: QUESTION, max_output_tokens: 5, stream: true })) events.push(event)
+    for await (const event of await client.responses.create({ model: 'service-rag', input: QUESTION, max_output_tokens: 5, stream: true }))
+      events.push(event)
     expect(events.at(-1)!.type).toBe('response.incomplete')
   })
 
   test('the extractive answerer refuses, with the reason, function tools, a JSON schema and a turn ending in a tool result', async () => {
     const { client } = await userWithBackups()
-    const tools = [{ type: 'function' as const, name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } }, strict: false }]
+    const tools = [
+      {
+        type: 'function' as const,
+        name: 'get_weather',
+        parameters: { type: 'object', properties: { city: { type: 'string' } } },
+        strict: false,
+      },
+    ]
     const withTools = await rejection(client.responses.create({ model: 'service-rag', input: QUESTION, tools }))
     expect(withTools).toBeInstanceOf(OpenAI.BadRequestError)
     expect(withTools.message).toContain('tools: service-rag is the built-in extractive answerer')
     expect(withTools.message).toContain('CHAT_MODEL')
     const json = await rejection(
-      client.responses.create({ model: 'service-rag', input: QUESTION, text: { format: { type: 'json_schema', name: 'answer', schema: { type: 'object', properties: { days: { type: 'number' } } } } } }),
+      client.responses.create({
+        model: 'service-rag',
+        input: QUESTION,
+        text: { format: { type: 'json_schema', name: 'answer', schema: { type: 'object', properties: { days: { type: 'number' } } } } },
+      }),
     )
     expect(json.message).toContain('text.format')
     const toolResult = await rejection(
@@ -232,12 +253,20 @@ describe('chat completions limits and refusals', () => {
     const { client } = await userWithBackups()
     const messages = [{ role: 'user' as const, content: QUESTION }]
     const tools = await rejection(
-      client.chat.completions.create({ model: 'service-rag', messages, tools: [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: {} } } }] }),
+      client.chat.completions.create({
+        model: 'service-rag',
+        messages,
+        tools: [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: {} } } }],
+      }),
     )
     expect(tools).toBeInstanceOf(OpenAI.BadRequestError)
     expect(tools.message).toContain('cannot call your tools')
     const json = await rejection(
-      client.chat.completions.create({ model: 'service-rag', messages, response_format: { type: 'json_schema', json_schema: { name: 'a', schema: { type: 'object' } } } }),
+      client.chat.completions.create({
+        model: 'service-rag',
+        messages,
+        response_format: { type: 'json_schema', json_schema: { name: 'a', schema: { type: 'object' } } },
+      }),
     )
     expect(json.message).toContain('response_format')
     expect(json.message).toContain('cannot answer in JSON')

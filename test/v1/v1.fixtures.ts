@@ -16,7 +16,9 @@ export interface Listening {
 
 export async function listen(options: { provider?: boolean; env?: Record<string, string> } = {}): Promise<Listening> {
   const fake = options.provider ? startFakeOpenAIChat({ apiKey: 'sk-test' }) : undefined
-  const providerEnv: Record<string, string> = fake ? { CHAT_MODEL: 'fake-chat', OPENAI_BASE_URL: fake.baseUrl, OPENAI_API_KEY: 'sk-test' } : {}
+  const providerEnv: Record<string, string> = fake
+    ? { CHAT_MODEL: 'fake-chat', OPENAI_BASE_URL: fake.baseUrl, OPENAI_API_KEY: 'sk-test' }
+    : {}
   const t = await createTestApp({ env: { EMBEDDING_PROVIDER: 'hash', EMBEDDING_DIMENSIONS: '64', ...providerEnv, ...options.env } })
   const server = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: t.app.fetch })
   const url = `http://127.0.0.1:${server.port}`
@@ -33,7 +35,10 @@ export async function listen(options: { provider?: boolean; env?: Record<string,
   }
 }
 
-export const BACKUPS = { title: 'Backup policy', body: 'Backups of the billing database run nightly at 02:00 UTC. They are kept for 35 days in cold storage.' }
+export const BACKUPS = {
+  title: 'Backup policy',
+  body: 'Backups of the billing database run nightly at 02:00 UTC. They are kept for 35 days in cold storage.',
+}
 export const QUESTION = 'How long are billing database backups kept?'
 
 export async function userWithBackups(s: Listening): Promise<{ user: TestUser; doc: { id: string } }> {

@@ -8,7 +8,10 @@ let h: Harness
 let s: Session
 let email = ''
 // A 2×2 PNG (red, green, blue, white), built by hand so the test needs no image library.
-const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAFklEQVR4nGP4z8DAwMDAxMDAwMDAAAANHQEDasKb6QAAAABJRU5ErkJggg==', 'base64')
+const PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAFklEQVR4nGP4z8DAwMDAxMDAwMDAAAANHQEDasKb6QAAAABJRU5ErkJggg==',
+  'base64',
+)
 
 async function cookie() {
   return (await s.context.cookies()).map((c) => `${c.name}=${c.value}`).join('; ')
@@ -54,7 +57,10 @@ describe.skipIf(!!missing)('workspaces, keys, usage, settings and the account', 
 
     await page.getByLabel('Name', { exact: true }).fill('Third')
     await page.getByRole('button', { name: 'Create workspace' }).click()
-    await page.getByRole('alert').getByText(/Error 402:.*workspace/).waitFor()
+    await page
+      .getByRole('alert')
+      .getByText(/Error 402:.*workspace/)
+      .waitFor()
 
     await page.getByRole('button', { name: 'Rename Research' }).click()
     await page.getByRole('form', { name: 'Rename Research' }).getByLabel('Name').fill('Lab notes')
@@ -86,7 +92,9 @@ describe.skipIf(!!missing)('workspaces, keys, usage, settings and the account', 
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(key)
     // The configuration snippets carry this service's address and the new key.
     const http = await page.locator('pre', { hasText: '/mcp' }).innerText()
-    expect(JSON.parse(http)).toEqual({ mcpServers: { memory: { url: `${h.server.url}/mcp`, headers: { Authorization: `Bearer ${key}` } } } })
+    expect(JSON.parse(http)).toEqual({
+      mcpServers: { memory: { url: `${h.server.url}/mcp`, headers: { Authorization: `Bearer ${key}` } } },
+    })
     expect(await page.locator('pre', { hasText: 'SERVICE_TOKEN' }).innerText()).toContain(`"SERVICE_URL": "${h.server.url}"`)
     expect(await page.locator('pre', { hasText: 'new OpenAI' }).innerText()).toContain(`baseURL: '${h.server.url}/v1', apiKey: '${key}'`)
     await check('keys-created')
@@ -103,7 +111,10 @@ describe.skipIf(!!missing)('workspaces, keys, usage, settings and the account', 
 
     // The free plan holds one key: the API's 402 is shown.
     await page.getByRole('button', { name: 'Create key' }).click()
-    await page.getByRole('alert').getByText(/Error 402:.*key/i).waitFor()
+    await page
+      .getByRole('alert')
+      .getByText(/Error 402:.*key/i)
+      .waitFor()
 
     await page.getByRole('button', { name: 'Revoke Claude Desktop' }).click()
     await page.getByRole('dialog', { name: 'Revoke “Claude Desktop”?' }).getByRole('button', { name: 'Revoke key' }).click()

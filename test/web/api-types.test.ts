@@ -6,6 +6,9 @@ import { loadDocument, renderTypes, WEB_TYPES_FILE } from '../e2e/codegen'
 test('the committed dashboard types are those of the live OpenAPI document (else run `bun run openapi:generate`)', async () => {
   const expected = await renderTypes(await loadDocument())
   const committed = await Bun.file(WEB_TYPES_FILE).text()
-  if (committed !== expected) throw new Error('src/web/client/api/schema.d.ts is out of date with /openapi/json: run `bun run openapi:generate` and commit the result')
+  if (committed !== expected)
+    throw new Error(
+      'src/web/client/api/schema.d.ts is out of date with /openapi/json: run `bun run openapi:generate` and commit the result',
+    )
   expect(committed).toContain('"/api/documents/{id}"')
 })

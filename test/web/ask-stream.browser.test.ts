@@ -17,7 +17,10 @@ beforeAll(async () => {
   h = await startHarness({ CHAT_MODEL: 'fake-chat', OPENAI_BASE_URL: fake.baseUrl, OPENAI_API_KEY: 'sk-test' })
   s = await h.open()
   await signUpInBrowser(s)
-  const res = await s.page.request.post('/api/documents', { headers: { origin: h.server.url }, data: { title: 'Backup policy', body: 'Backups are kept for 30 days.', source: 'api' } })
+  const res = await s.page.request.post('/api/documents', {
+    headers: { origin: h.server.url },
+    data: { title: 'Backup policy', body: 'Backups are kept for 30 days.', source: 'api' },
+  })
   expect(res.status()).toBe(201)
 }, 60_000) // a server, a browser and the data a story starts from: more than the default 5 s under load
 afterAll(async () => {
@@ -37,8 +40,12 @@ describe.skipIf(!!missing)('a streamed answer', () => {
     await page.getByLabel('Your question').fill('How long are backups kept?')
     await page.keyboard.press('Enter')
     // Rendered while streaming: the first words are there, the answer is not finished, Stop is offered.
-    await answer().getByText(/kept for 30 days/).waitFor()
-    await answer().getByText(/word3\b/).waitFor()
+    await answer()
+      .getByText(/kept for 30 days/)
+      .waitFor()
+    await answer()
+      .getByText(/word3\b/)
+      .waitFor()
     expect(await answer().getAttribute('class')).toContain('streaming')
     expect(await answer().getAttribute('aria-busy')).toBe('true')
     await s.shot('ask-streaming')
@@ -73,7 +80,9 @@ describe.skipIf(!!missing)('a streamed answer', () => {
     const { page } = s
     fake.script(
       reply.toolCall('search', { query: 'backup retention' }),
-      reply.toolCall('save_learnings', { learnings: [{ kind: 'fact', title: 'Backups are kept 30 days', body: 'Backups are kept for 30 days, then deleted.' }] }),
+      reply.toolCall('save_learnings', {
+        learnings: [{ kind: 'fact', title: 'Backups are kept 30 days', body: 'Backups are kept for 30 days, then deleted.' }],
+      }),
       reply.text(`Backups are kept for 30 days [1]. I proposed this as a memory for your approval. ${words(30)}`, { pieceDelayMs: 40 }),
     )
     await s.go('/app/ask?mode=agent')

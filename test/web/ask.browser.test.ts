@@ -54,15 +54,22 @@ describe.skipIf(!!missing)('ask', () => {
     // The new conversation gets its own address, and is listed.
     await page.waitForURL(/\/app\/ask\/[0-9a-f-]{36}$/)
     conversationId = new URL(page.url()).pathname.split('/').pop()!
-    await page.locator('.conversations').getByRole('link', { name: /How long are backups kept/ }).waitFor()
+    await page
+      .locator('.conversations')
+      .getByRole('link', { name: /How long are backups kept/ })
+      .waitFor()
 
     const citation = lastAnswer().getByRole('button', { name: 'Source 1: Backup policy' }).first()
     await citation.click()
     const source = page.locator('.source-list li[data-index="1"]')
-    await page.waitForFunction(() => {
-      const el = document.querySelector('.source-list li[data-index="1"]')
-      return el !== null && el === document.activeElement && el.classList.contains('active')
-    }, undefined, { timeout: 10_000 })
+    await page.waitForFunction(
+      () => {
+        const el = document.querySelector('.source-list li[data-index="1"]')
+        return el !== null && el === document.activeElement && el.classList.contains('active')
+      },
+      undefined,
+      { timeout: 10_000 },
+    )
     expect(await source.getByRole('link', { name: 'Backup policy' }).getAttribute('href')).toMatch(/^\/app\/documents\//)
     expect(await source.innerText()).toContain('Backups are kept for 30 days')
     await check('ask')
@@ -92,7 +99,10 @@ describe.skipIf(!!missing)('ask', () => {
     await page.getByLabel('Conversation name').fill('Backups Q&A')
     await page.getByRole('button', { name: 'Save name' }).click()
     await page.getByRole('heading', { name: 'Backups Q&A', level: 1 }).waitFor()
-    await page.locator('.conversations').getByRole('link', { name: /Backups Q&A/ }).waitFor()
+    await page
+      .locator('.conversations')
+      .getByRole('link', { name: /Backups Q&A/ })
+      .waitFor()
     expect((await api('GET', `/api/conversations/${conversationId}`)).body.name).toBe('Backups Q&A')
   })
 
@@ -108,20 +118,29 @@ describe.skipIf(!!missing)('ask', () => {
     expect(await step.locator('.tool-name').innerText()).toBe('search')
     expect(await step.innerText()).toMatch(/query: “Where is the coffee machine\?”.*→ results: \d/s)
     expect(await answer.innerText()).toContain('floor 3')
-    await answer.getByRole('button', { name: /^Source \d: Office notes$/ }).first().waitFor()
+    await answer
+      .getByRole('button', { name: /^Source \d: Office notes$/ })
+      .first()
+      .waitFor()
     await check('ask-agent')
   })
 
   test('a conversation is deleted after confirming', async () => {
     const { page } = s
-    await page.locator('.conversations').getByRole('link', { name: /Backups Q&A/ }).click()
+    await page
+      .locator('.conversations')
+      .getByRole('link', { name: /Backups Q&A/ })
+      .click()
     await page.getByRole('heading', { name: 'Backups Q&A', level: 1 }).waitFor()
     await page.getByRole('button', { name: 'Delete…' }).click()
     const dialog = page.getByRole('dialog', { name: 'Delete this conversation?' })
     await dialog.getByRole('button', { name: 'Delete conversation' }).click()
     await page.waitForURL(/\/app\/ask$/)
     await page.getByText('Conversation deleted').waitFor()
-    await page.locator('.conversations').getByRole('link', { name: /Backups Q&A/ }).waitFor({ state: 'detached', timeout: 10_000 })
+    await page
+      .locator('.conversations')
+      .getByRole('link', { name: /Backups Q&A/ })
+      .waitFor({ state: 'detached', timeout: 10_000 })
     expect((await api('GET', `/api/conversations/${conversationId}`)).status).toBe(404)
     expect(s.problems).toEqual([])
   })

@@ -11,7 +11,16 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { startServer, type E2EServer, type ServerEnv } from '../e2e/server'
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+]
 
 const inCi = (env: Record<string, string | undefined>) => ['true', '1', 'yes'].includes((env.CI ?? '').trim().toLowerCase())
 
@@ -55,7 +64,9 @@ export interface Session {
 }
 
 export async function startHarness(env: ServerEnv = {}): Promise<Harness> {
-  const server = await startServer({ env: (url) => ({ EMBEDDING_PROVIDER: 'hash', DEFAULT_PLAN: 'free', ...(typeof env === 'function' ? env(url) : env) }) })
+  const server = await startServer({
+    env: (url) => ({ EMBEDDING_PROVIDER: 'hash', DEFAULT_PLAN: 'free', ...(typeof env === 'function' ? env(url) : env) }),
+  })
   let browser: Browser
   try {
     browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS })
@@ -123,11 +134,21 @@ export async function axeViolations(page: Page): Promise<string[]> {
   const results = await page.evaluate(() => (window as unknown as { axe: typeof axe }).axe.run(document, { resultTypes: ['violations'] }))
   return results.violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.impact} ${v.id}: ${v.help} — ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')}`)
+    .map(
+      (v) =>
+        `${v.impact} ${v.id}: ${v.help} — ${v.nodes
+          .map((n) => n.target.join(' '))
+          .slice(0, 3)
+          .join(', ')}`,
+    )
 }
 
 /** Signs up through the dashboard's own form; resolves once Home shows. */
-export async function signUpInBrowser(session: Session, email = `ada-${crypto.randomUUID().slice(0, 8)}@example.com`, password = 'correct horse battery'): Promise<string> {
+export async function signUpInBrowser(
+  session: Session,
+  email = `ada-${crypto.randomUUID().slice(0, 8)}@example.com`,
+  password = 'correct horse battery',
+): Promise<string> {
   const { page } = session
   await session.go('/app/sign-up')
   await page.getByLabel('Email').fill(email)

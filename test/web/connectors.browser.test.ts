@@ -67,8 +67,14 @@ describe.skipIf(!!missing)('connectors', () => {
 
   test('spaces are chosen from the provider, and the sync brings them in with counts', async () => {
     await card().getByRole('button', { name: 'Choose spaces' }).click()
-    await card().getByRole('checkbox', { name: /Engineering/ }).check()
-    expect(await card().getByRole('checkbox', { name: /People/ }).isChecked()).toBe(false)
+    await card()
+      .getByRole('checkbox', { name: /Engineering/ })
+      .check()
+    expect(
+      await card()
+        .getByRole('checkbox', { name: /People/ })
+        .isChecked(),
+    ).toBe(false)
     await check('connectors-choose')
     await card().getByRole('button', { name: 'Save selection' }).click()
     await s.page.getByText('Saved: 1 space will sync next time').waitFor()
@@ -83,7 +89,9 @@ describe.skipIf(!!missing)('connectors', () => {
 
   test('sync now runs again; a run stopped by the plan shows its error in the run history', async () => {
     await card().getByRole('button', { name: 'Choose spaces' }).click()
-    await card().getByRole('checkbox', { name: /People/ }).check()
+    await card()
+      .getByRole('checkbox', { name: /People/ })
+      .check()
     await card().getByRole('button', { name: 'Save selection' }).click()
     await s.page.getByText('Saved: 2 spaces will sync next time').waitFor()
     await card().getByRole('button', { name: 'Sync now' }).click()
@@ -111,7 +119,10 @@ describe.skipIf(!!missing)('connectors', () => {
     fake.denyNextConsent()
     await card().getByRole('button', { name: 'Authorize Confluence' }).click()
     await s.page.waitForURL(/\/app\/connectors$/)
-    await s.page.getByRole('alert').getByText('The connection was not made: access was refused at the provider (access_denied)', { exact: false }).waitFor()
+    await s.page
+      .getByRole('alert')
+      .getByText('The connection was not made: access was refused at the provider (access_denied)', { exact: false })
+      .waitFor()
     await card().getByText('waiting for authorization').waitFor()
     await check('connectors-refused')
 
@@ -119,7 +130,10 @@ describe.skipIf(!!missing)('connectors', () => {
     fake.failApi(403)
     await card().getByRole('button', { name: 'Authorize Confluence' }).click()
     await s.page.waitForURL(/\/app\/connectors\?connector_id=.*&error=/)
-    await s.page.getByRole('alert').getByText(/^The connection was not made: .*403/).waitFor()
+    await s.page
+      .getByRole('alert')
+      .getByText(/^The connection was not made: .*403/)
+      .waitFor()
     fake.failApi(null)
 
     await card().getByRole('button', { name: 'Authorize Confluence' }).click()

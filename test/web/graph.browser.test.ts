@@ -21,7 +21,11 @@ const ids: Record<string, string> = {}
 /** The API as the signed-in browser calls it (its cookie, its Origin). */
 async function call(method: string, path: string, body?: unknown) {
   const cookie = (await s.context.cookies()).map((c) => `${c.name}=${c.value}`).join('; ')
-  const res = await fetch(h.server.url + path, { method, headers: { cookie, origin: h.server.url, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) })
+  const res = await fetch(h.server.url + path, {
+    method,
+    headers: { cookie, origin: h.server.url, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  })
   const text = await res.text()
   return { status: res.status, body: text ? JSON.parse(text) : null }
 }
@@ -139,15 +143,18 @@ describe.skipIf(!!missing)('the graph', () => {
     }))
     for (let i = 0; i < rows.length; i += 500) await db.insert(documents).values(rows.slice(i, i + 500))
     // A chain through the first 1,500, every tenth one a suggestion.
-    const chain = rows.slice(0, 1500).slice(1).map((row, i) => ({
-      id: h.server.deps.ids.next(),
-      user_id: me.id,
-      source_id: rows[i]!.id,
-      target_id: row.id,
-      score: 0.5 + (i % 50) / 100,
-      status: i % 10 === 0 ? 'pending' : 'completed',
-      origin: 'suggested',
-    }))
+    const chain = rows
+      .slice(0, 1500)
+      .slice(1)
+      .map((row, i) => ({
+        id: h.server.deps.ids.next(),
+        user_id: me.id,
+        source_id: rows[i]!.id,
+        target_id: row.id,
+        score: 0.5 + (i % 50) / 100,
+        status: i % 10 === 0 ? 'pending' : 'completed',
+        origin: 'suggested',
+      }))
     for (let i = 0; i < chain.length; i += 500) await db.insert(links).values(chain.slice(i, i + 500))
 
     await s.go('/app/graph?limit=2000')

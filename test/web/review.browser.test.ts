@@ -20,13 +20,32 @@ beforeAll(async () => {
   key = (await asPerson('POST', '/api/keys', { label: 'agent' })).body.key
   workspace = (await asPerson('GET', '/api/workspaces')).body.data[0].id
   // Memories a person saved (active): one the agent will revise, one a draft will duplicate.
-  ids.deploy = (await asPerson('POST', '/api/documents', { title: 'Deploy day', body: 'We deploy on Tuesdays.', kind: 'decision', source: 'api' })).body.id
-  ids.coffee = (await asPerson('POST', '/api/documents', { title: 'Coffee machine location', body: 'The coffee machine is on floor 3.', kind: 'fact', source: 'api' })).body.id
+  ids.deploy = (
+    await asPerson('POST', '/api/documents', { title: 'Deploy day', body: 'We deploy on Tuesdays.', kind: 'decision', source: 'api' })
+  ).body.id
+  ids.coffee = (
+    await asPerson('POST', '/api/documents', {
+      title: 'Coffee machine location',
+      body: 'The coffee machine is on floor 3.',
+      kind: 'fact',
+      source: 'api',
+    })
+  ).body.id
   const batch = await asAgent('POST', '/api/memories/batch-draft', {
     workspace_id: workspace,
     learnings: [
-      { kind: 'preference', title: 'Prefers short answers', body: 'Keep answers to **three sentences** or fewer.', metadata: { topic: 'style', confidence: 0.9, evidence: 'User: "keep it short, please"', conversation_id: crypto.randomUUID() } },
-      { kind: 'fact', title: 'Coffee machine floor', body: 'The coffee machine is on floor 3, by the kitchen.', metadata: { confidence: 0.4 } },
+      {
+        kind: 'preference',
+        title: 'Prefers short answers',
+        body: 'Keep answers to **three sentences** or fewer.',
+        metadata: { topic: 'style', confidence: 0.9, evidence: 'User: "keep it short, please"', conversation_id: crypto.randomUUID() },
+      },
+      {
+        kind: 'fact',
+        title: 'Coffee machine floor',
+        body: 'The coffee machine is on floor 3, by the kitchen.',
+        metadata: { confidence: 0.4 },
+      },
       { kind: 'lesson', title: 'Friday deploys', body: 'Deploys on Fridays went badly.' },
       { kind: 'decision', title: 'Use MongoDB', body: 'We will move everything to MongoDB.' },
       { kind: 'routine', title: 'Standup at 9', body: 'Standup is at 09:00 every weekday.' },
@@ -49,7 +68,11 @@ async function asPerson(method: string, path: string, data?: unknown) {
   return { status: res.status(), body: await res.json() }
 }
 async function asAgent(method: string, path: string, data?: unknown) {
-  const res = await fetch(h.server.url + path, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: data ? JSON.stringify(data) : undefined })
+  const res = await fetch(h.server.url + path, {
+    method,
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: data ? JSON.stringify(data) : undefined,
+  })
   return { status: res.status, body: await res.json() }
 }
 const statusOf = async (id: string) => (await asPerson('GET', `/api/documents/${id}`)).body
@@ -124,7 +147,11 @@ describe.skipIf(!!missing)('the review queue', () => {
     await page.getByRole('button', { name: 'Save and approve' }).click()
     await page.getByText('Edited and approved: “No deploys on Fridays jk are” is now a memory').waitFor()
     const edited = await statusOf(ids['Friday deploys']!)
-    expect([edited.status, edited.title, edited.body]).toEqual(['active', 'No deploys on Fridays jk are', 'Deploys on Fridays went badly twice: **deploy Monday to Thursday**.'])
+    expect([edited.status, edited.title, edited.body]).toEqual([
+      'active',
+      'No deploys on Fridays jk are',
+      'Deploys on Fridays went badly twice: **deploy Monday to Thursday**.',
+    ])
 
     await goTo('Use MongoDB')
     await page.keyboard.press('r')
@@ -153,9 +180,12 @@ describe.skipIf(!!missing)('the review queue', () => {
     const { page } = s
     await page.getByRole('link', { name: 'Memories', exact: true }).click()
     await page.getByRole('heading', { name: 'Memories', level: 1 }).waitFor()
-    const group = (kind: string) => page.locator('.kind-group', { has: page.getByRole('heading', { name: new RegExp(`^${kind}`), level: 3 }) })
+    const group = (kind: string) =>
+      page.locator('.kind-group', { has: page.getByRole('heading', { name: new RegExp(`^${kind}`), level: 3 }) })
     await group('Decisions').getByRole('link', { name: 'Deploy day' }).waitFor()
-    expect(await group('Routines').locator('.doc-title').allInnerTexts()).toEqual(expect.arrayContaining(['Standup at 9', 'Retro on Fridays']))
+    expect(await group('Routines').locator('.doc-title').allInnerTexts()).toEqual(
+      expect.arrayContaining(['Standup at 9', 'Retro on Fridays']),
+    )
     expect(await group('Facts').locator('.doc-title').allInnerTexts()).toEqual(['Coffee machine location'])
     // Rejected and superseded ones are not memories any more.
     expect(await page.getByRole('link', { name: 'Use MongoDB' }).count()).toBe(0)
@@ -178,7 +208,9 @@ describe.skipIf(!!missing)('the review queue', () => {
     // The JSON shown is the very JSON the API gives an agent with that budget.
     await pack.getByText(/The JSON an agent receives/).click()
     const shown = JSON.parse(await pack.locator('pre').innerText())
-    const res = await fetch(`${h.server.url}/api/workspaces/${workspace}/context?max_tokens=50`, { headers: { authorization: `Bearer ${key}` } })
+    const res = await fetch(`${h.server.url}/api/workspaces/${workspace}/context?max_tokens=50`, {
+      headers: { authorization: `Bearer ${key}` },
+    })
     expect(shown).toEqual(await res.json())
     expect(shown.truncated).toBe(true)
     await pack.getByRole('checkbox', { name: /Token budget/ }).uncheck()
@@ -188,7 +220,10 @@ describe.skipIf(!!missing)('the review queue', () => {
   })
 
   test('at 375 px in the dark the queue and memories stay readable', async () => {
-    await asAgent('POST', '/api/memories/batch-draft', { workspace_id: workspace, learnings: [{ kind: 'fact', title: 'Parking', body: 'Parking is in the basement.', metadata: { supersedes: ids.coffee } }] })
+    await asAgent('POST', '/api/memories/batch-draft', {
+      workspace_id: workspace,
+      learnings: [{ kind: 'fact', title: 'Parking', body: 'Parking is in the basement.', metadata: { supersedes: ids.coffee } }],
+    })
     const narrow = await h.open({ width: 375, height: 760, colorScheme: 'dark' })
     await narrow.context.addCookies(await s.context.cookies())
     await narrow.go('/app/review')

@@ -14,7 +14,7 @@ const TAG = `<img src=x onerror=alert('tag')>`
 const BODY = [
   'Zebrafish notes <script>alert("body");window.__pwned="body"</script>',
   '',
-  '<img src=x onerror="window.__pwned=\'img\';alert(\'img\')"> and <a href="javascript:alert(\'raw\')">raw link</a>',
+  "<img src=x onerror=\"window.__pwned='img';alert('img')\"> and <a href=\"javascript:alert('raw')\">raw link</a>",
   '',
   "[click me](javascript:window.__pwned='link';alert('link')) and <javascript:alert('auto')> and [data](data:text/html,<script>alert(1)</script>)",
 ].join('\n')
@@ -29,7 +29,15 @@ beforeAll(async () => {
     headers: { origin: h.server.url },
     data: { title: TITLE, body: BODY, tags: [TAG, 'ok'], url: "javascript:alert('url')" },
   })
-  const created = res.status() === 201 ? await res.json() : await (await s.page.request.post('/api/documents', { headers: { origin: h.server.url }, data: { title: TITLE, body: BODY, tags: [TAG, 'ok'] } })).json()
+  const created =
+    res.status() === 201
+      ? await res.json()
+      : await (
+          await s.page.request.post('/api/documents', {
+            headers: { origin: h.server.url },
+            data: { title: TITLE, body: BODY, tags: [TAG, 'ok'] },
+          })
+        ).json()
   id = created.id
   expect(id).toBeTruthy()
 })
@@ -60,7 +68,14 @@ describe.skipIf(!!missing)('hostile content renders as text', () => {
 
   test('on the document page: body as safe Markdown, javascript: links as words, the URL as text', async () => {
     await s.go(`/app/documents/${id}`)
-    await assertInert([TITLE, TAG, '<script>alert("body");window.__pwned="body"</script>', '<img src=x onerror=', 'click me', "<a href=\"javascript:alert('raw')\">raw link</a>"])
+    await assertInert([
+      TITLE,
+      TAG,
+      '<script>alert("body");window.__pwned="body"</script>',
+      '<img src=x onerror=',
+      'click me',
+      '<a href="javascript:alert(\'raw\')">raw link</a>',
+    ])
     // The unsafe link's words are a span: clicking them goes nowhere and runs nothing.
     const before = s.page.url()
     await s.page.getByText('click me').click()

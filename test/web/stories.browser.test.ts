@@ -41,7 +41,10 @@ describe.skipIf(!!missing)('a first session', () => {
     const { page } = s
     await page.getByLabel(/Quick capture/).fill('We deploy on Tuesdays after the standup.')
     await page.getByRole('button', { name: 'Save note' }).click()
-    await page.locator('.doc-list').getByRole('link', { name: /We deploy on Tuesdays/ }).waitFor()
+    await page
+      .locator('.doc-list')
+      .getByRole('link', { name: /We deploy on Tuesdays/ })
+      .waitFor()
     await page.getByLabel(/Quick capture/).fill('https://example.com/runbook')
     await expect(page.getByRole('button', { name: 'Save link' }).isVisible()).resolves.toBe(true)
     await page.getByRole('button', { name: 'Save link' }).click()
@@ -56,7 +59,11 @@ describe.skipIf(!!missing)('a first session', () => {
     await page.getByRole('heading', { name: 'New document', level: 1 }).waitFor()
     await check('new-document')
     await page.locator('input[type=file]').setInputFiles([
-      { name: 'incidents.md', mimeType: 'text/markdown', buffer: Buffer.from('# Incident review\n\nPostmortems are **blameless** and due within 5 days.\n') },
+      {
+        name: 'incidents.md',
+        mimeType: 'text/markdown',
+        buffer: Buffer.from('# Incident review\n\nPostmortems are **blameless** and due within 5 days.\n'),
+      },
       { name: 'photo.png', mimeType: 'image/png', buffer: Buffer.from('not text') },
     ])
     await page.locator('.uploads').getByRole('link', { name: 'Incident review' }).waitFor()
@@ -71,7 +78,9 @@ describe.skipIf(!!missing)('a first session', () => {
 
     await page.getByLabel(/^Title/).fill('Release checklist')
     await page.getByLabel(/^Tags/).fill('ops, releases')
-    await page.getByLabel(/^Body/).fill('## Steps\n\n1. Freeze the **main** branch\n2. Run `bun test`\n\nSee [the wiki](https://wiki.example.com/releases).')
+    await page
+      .getByLabel(/^Body/)
+      .fill('## Steps\n\n1. Freeze the **main** branch\n2. Run `bun test`\n\nSee [the wiki](https://wiki.example.com/releases).')
     await page.getByRole('button', { name: 'Save document' }).click()
     await page.getByRole('heading', { name: 'Release checklist', level: 1 }).waitFor()
     // The body is Markdown made into elements: a heading, an ordered list, bold, code, a safe external link.
@@ -130,7 +139,13 @@ describe.skipIf(!!missing)('a first session', () => {
 
     const api = await h.server.app.handle(new Request(`${h.server.url}/api/documents/${id}`, { headers: { cookie: await cookieHeader() } }))
     const stored = await api.json()
-    expect([stored.title, stored.tags, stored.pinned, stored.rating, stored.status]).toEqual(['Incident reviews', ['ops', 'people'], true, 1, 'active'])
+    expect([stored.title, stored.tags, stored.pinned, stored.rating, stored.status]).toEqual([
+      'Incident reviews',
+      ['ops', 'people'],
+      true,
+      1,
+      'active',
+    ])
 
     await page.getByRole('button', { name: 'Forget…' }).click()
     const dialog = page.getByRole('dialog', { name: 'Forget this document permanently?' })
@@ -139,7 +154,9 @@ describe.skipIf(!!missing)('a first session', () => {
     await dialog.getByRole('button', { name: 'Forget permanently' }).click()
     await page.waitForURL(/\/app\/documents$/)
     await page.getByText('Forgotten: permanently deleted').waitFor()
-    const gone = await h.server.app.handle(new Request(`${h.server.url}/api/documents/${id}`, { headers: { cookie: await cookieHeader() } }))
+    const gone = await h.server.app.handle(
+      new Request(`${h.server.url}/api/documents/${id}`, { headers: { cookie: await cookieHeader() } }),
+    )
     expect(gone.status).toBe(404)
   })
 

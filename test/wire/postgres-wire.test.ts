@@ -95,7 +95,9 @@ describe('usage', () => {
     expected += 3 + 1
     expect(await apiCalls(u.key)).toBe(expected)
 
-    const statuses = await Promise.all(Array.from({ length: 12 }, () => w.request('GET', '/api/keys', { key: u.key }).then((r) => r.status)))
+    const statuses = await Promise.all(
+      Array.from({ length: 12 }, () => w.request('GET', '/api/keys', { key: u.key }).then((r) => r.status)),
+    )
     expect(statuses.every((s) => s === 200)).toBe(true)
     expected += 12 + 1
     expect(await apiCalls(u.key)).toBe(expected)
@@ -161,7 +163,9 @@ describe('workspaces', () => {
       ids.push(res.body.id)
     }
     await w.request('POST', `/api/documents/${ids[1]}/archive`, { key: u.key })
-    const counts = Object.fromEntries((await w.json('GET', '/api/workspaces', { key: u.key })).body.data.map((x: any) => [x.id, x.document_count]))
+    const counts = Object.fromEntries(
+      (await w.json('GET', '/api/workspaces', { key: u.key })).body.data.map((x: any) => [x.id, x.document_count]),
+    )
     expect(counts).toEqual({ [workspace_id]: 1, [other.body.id]: 0 })
     expect((await w.json('PATCH', `/api/workspaces/${workspace_id}`, { key: u.key, body: { name: 'Main' } })).body.document_count).toBe(1)
   })
@@ -224,7 +228,9 @@ describe('documents', () => {
     expectStatus(restored, 200)
     expect(restored.body).toMatchObject({ id: doc.id, status: 'active' })
     expect((await w.json('GET', `/api/documents/${doc.id}`, { key: u.key })).body.status).toBe('active')
-    expect((await w.json('GET', `/api/documents?workspace_id=${workspace_id}`, { key: u.key })).body.data.map((d: any) => d.id)).toEqual([doc.id])
+    expect((await w.json('GET', `/api/documents?workspace_id=${workspace_id}`, { key: u.key })).body.data.map((d: any) => d.id)).toEqual([
+      doc.id,
+    ])
 
     expect((await w.request('POST', `/api/documents/${doc.id}/forget`, { key: u.key })).status).toBe(204)
     const gone = await w.json('GET', `/api/documents/${doc.id}`, { key: u.key })
@@ -239,14 +245,19 @@ describe('documents', () => {
     const workspace_id = await defaultWorkspace(u)
     const ids: string[] = []
     for (let i = 0; i < 5; i++) {
-      const res = await w.json('POST', '/api/documents', { key: u.key, body: { workspace_id, title: `Page ${i}`, body: `distinct body number ${i}` } })
+      const res = await w.json('POST', '/api/documents', {
+        key: u.key,
+        body: { workspace_id, title: `Page ${i}`, body: `distinct body number ${i}` },
+      })
       expectStatus(res, 201)
       ids.push(res.body.id)
     }
     const seen: string[] = []
     let cursor: string | null = null
     do {
-      const page: any = await w.json('GET', `/api/documents?limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { key: u.key })
+      const page: any = await w.json('GET', `/api/documents?limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, {
+        key: u.key,
+      })
       expectStatus(page, 200)
       expect(page.body.data.length).toBeLessThanOrEqual(2)
       seen.push(...page.body.data.map((d: any) => d.id))
@@ -285,7 +296,12 @@ describe('memories', () => {
       body: {
         workspace_id,
         learnings: [
-          { kind: 'fact', title: 'Driver', body: 'The server runs postgres.js in production.', metadata: { topic: 'stack', confidence: 0.9, custom: 'kept' } },
+          {
+            kind: 'fact',
+            title: 'Driver',
+            body: 'The server runs postgres.js in production.',
+            metadata: { topic: 'stack', confidence: 0.9, custom: 'kept' },
+          },
           { kind: 'preference', title: 'Style', body: 'Answers should be concise.' },
         ],
       },
@@ -340,7 +356,6 @@ describe('migrations over the wire', () => {
     indexes: await rows(sql`select indexname, indexdef from pg_indexes where schemaname = 'public' order by indexname`),
     users: await rows(sql`select count(*)::int as n from users`),
   })
-
 
   test('a second run changes nothing; two concurrent runs both succeed; the app still works', async () => {
     const before = await snapshot()

@@ -135,7 +135,16 @@ export async function startWireGate(upstreamHost: string, upstreamPort: number):
   const server: Server = createServer((client) => {
     accepted++
     const upstream = connect(upstreamPort, upstreamHost)
-    const conn: Conn = { client, upstream, inbox: Buffer.alloc(0), waiting: [], started: false, sslAnswerDue: false, outstanding: 0, replies: Buffer.alloc(0) }
+    const conn: Conn = {
+      client,
+      upstream,
+      inbox: Buffer.alloc(0),
+      waiting: [],
+      started: false,
+      sslAnswerDue: false,
+      outstanding: 0,
+      replies: Buffer.alloc(0),
+    }
     conns.add(conn)
     peakOpen = Math.max(peakOpen, conns.size)
     client.setNoDelay(true)

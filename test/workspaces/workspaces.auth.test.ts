@@ -47,7 +47,9 @@ describe('credentials', () => {
     const u = await t.signUp()
     const created = await t.json('POST', '/api/workspaces', { cookie: u.cookie, body: { name: 'by cookie' } })
     expect(created.status).toBe(201)
-    expect((await t.request('PATCH', `/api/workspaces/${created.body.id}`, { cookie: u.cookie, body: { name: 'renamed' } })).status).toBe(200)
+    expect((await t.request('PATCH', `/api/workspaces/${created.body.id}`, { cookie: u.cookie, body: { name: 'renamed' } })).status).toBe(
+      200,
+    )
     expect((await t.request('GET', `/api/workspaces/${created.body.id}/context`, { cookie: u.cookie })).status).toBe(200)
     expect((await t.request('DELETE', `/api/workspaces/${created.body.id}`, { cookie: u.cookie })).status).toBe(204)
   })
@@ -59,7 +61,9 @@ describe('CSRF', () => {
     const second = (await t.json('POST', '/api/workspaces', { key: u.key, body: { name: 'target' } })).body
     const evil = { origin: 'https://evil.example' }
     expect((await t.request('POST', '/api/workspaces', { cookie: u.cookie, headers: evil, body: { name: 'csrf' } })).status).toBe(403)
-    expect((await t.request('PATCH', `/api/workspaces/${second.id}`, { cookie: u.cookie, headers: evil, body: { name: 'pwned' } })).status).toBe(403)
+    expect(
+      (await t.request('PATCH', `/api/workspaces/${second.id}`, { cookie: u.cookie, headers: evil, body: { name: 'pwned' } })).status,
+    ).toBe(403)
     expect((await t.request('DELETE', `/api/workspaces/${second.id}`, { cookie: u.cookie, headers: evil })).status).toBe(403)
     const names = (await t.json('GET', '/api/workspaces', { key: u.key })).body.data.map((w: { name: string }) => w.name).sort()
     expect(names).toEqual(['Default', 'target'])
@@ -68,7 +72,9 @@ describe('CSRF', () => {
   test('the context pack (a read) needs no Origin', async () => {
     const u = await t.signUp()
     const w = await firstWorkspace(u)
-    expect((await t.request('GET', `/api/workspaces/${w.id}/context`, { cookie: u.cookie, headers: { origin: 'https://evil.example' } })).status).toBe(200)
+    expect(
+      (await t.request('GET', `/api/workspaces/${w.id}/context`, { cookie: u.cookie, headers: { origin: 'https://evil.example' } })).status,
+    ).toBe(200)
   })
 })
 

@@ -19,7 +19,8 @@ async function expectError(res: Response, status: number): Promise<string> {
   return body.error as string
 }
 
-const workspaceIds = async (u: TestUser) => (await t.json('GET', '/api/workspaces', { key: u.key })).body.data.map((w: { id: string }) => w.id) as string[]
+const workspaceIds = async (u: TestUser) =>
+  (await t.json('GET', '/api/workspaces', { key: u.key })).body.data.map((w: { id: string }) => w.id) as string[]
 
 describe('plan cap', () => {
   test('free plan: the third workspace is 402 naming the limit and the plan; nothing is created', async () => {
@@ -42,7 +43,9 @@ describe('plan cap', () => {
 
   test('concurrent creates cannot pass the cap', async () => {
     const u = await t.signUp()
-    const results = await Promise.all(Array.from({ length: 4 }, (_, i) => t.request('POST', '/api/workspaces', { key: u.key, body: { name: `race ${i}` } })))
+    const results = await Promise.all(
+      Array.from({ length: 4 }, (_, i) => t.request('POST', '/api/workspaces', { key: u.key, body: { name: `race ${i}` } })),
+    )
     expect(results.map((r) => r.status).sort()).toEqual([201, 402, 402, 402])
     expect(await workspaceIds(u)).toHaveLength(2)
   })
@@ -51,7 +54,8 @@ describe('plan cap', () => {
     const pro = await createTestApp({ env: { DEFAULT_PLAN: 'pro' } })
     try {
       const u = await pro.signUp()
-      for (let i = 2; i <= 20; i++) expect((await pro.request('POST', '/api/workspaces', { key: u.key, body: { name: `w${i}` } })).status).toBe(201)
+      for (let i = 2; i <= 20; i++)
+        expect((await pro.request('POST', '/api/workspaces', { key: u.key, body: { name: `w${i}` } })).status).toBe(201)
       const res = await pro.json('POST', '/api/workspaces', { key: u.key, body: { name: 'w21' } })
       expect(res.status).toBe(402)
       expect(res.body.error).toContain('20')
@@ -72,12 +76,20 @@ describe('invalid input (400 naming the field)', () => {
 
   test('create: a description over 1000 characters', async () => {
     const u = await t.signUp()
-    expect(await expectError(await t.request('POST', '/api/workspaces', { key: u.key, body: { name: 'ok', description: 'd'.repeat(1001) } }), 400)).toContain('description')
+    expect(
+      await expectError(
+        await t.request('POST', '/api/workspaces', { key: u.key, body: { name: 'ok', description: 'd'.repeat(1001) } }),
+        400,
+      ),
+    ).toContain('description')
   })
 
   test('create: malformed JSON and no body', async () => {
     const u = await t.signUp()
-    await expectError(await t.request('POST', '/api/workspaces', { key: u.key, body: '{"name":', headers: { 'content-type': 'application/json' } }), 400)
+    await expectError(
+      await t.request('POST', '/api/workspaces', { key: u.key, body: '{"name":', headers: { 'content-type': 'application/json' } }),
+      400,
+    )
     await expectError(await t.request('POST', '/api/workspaces', { key: u.key }), 400)
   })
 
@@ -85,7 +97,9 @@ describe('invalid input (400 naming the field)', () => {
     const u = await t.signUp()
     const [id] = await workspaceIds(u)
     await expectError(await t.request('PATCH', `/api/workspaces/${id}`, { key: u.key, body: {} }), 400)
-    expect(await expectError(await t.request('PATCH', `/api/workspaces/${id}`, { key: u.key, body: { name: '  ' } }), 400)).toContain('name')
+    expect(await expectError(await t.request('PATCH', `/api/workspaces/${id}`, { key: u.key, body: { name: '  ' } }), 400)).toContain(
+      'name',
+    )
     expect((await t.json('GET', '/api/workspaces', { key: u.key })).body.data[0].name).toBe('Default')
   })
 
@@ -121,7 +135,9 @@ describe('unknown workspaces (404)', () => {
   test('rename, delete and context of an id that does not exist', async () => {
     const u = await t.signUp()
     const id = crypto.randomUUID()
-    expect(await expectError(await t.request('PATCH', `/api/workspaces/${id}`, { key: u.key, body: { name: 'x' } }), 404)).toContain('not found')
+    expect(await expectError(await t.request('PATCH', `/api/workspaces/${id}`, { key: u.key, body: { name: 'x' } }), 404)).toContain(
+      'not found',
+    )
     await expectError(await t.request('DELETE', `/api/workspaces/${id}`, { key: u.key }), 404)
     await expectError(await t.request('GET', `/api/workspaces/${id}/context`, { key: u.key }), 404)
     await expectError(await t.request('GET', `/api/workspaces/${id}/context?max_tokens=500`, { key: u.key }), 404)
@@ -137,7 +153,10 @@ describe('unknown workspaces (404)', () => {
 
   test('ingest into an unknown workspace is 404', async () => {
     const u = await t.signUp()
-    await expectError(await t.request('POST', '/api/documents', { key: u.key, body: { workspace_id: crypto.randomUUID(), body: 'orphan' } }), 404)
+    await expectError(
+      await t.request('POST', '/api/documents', { key: u.key, body: { workspace_id: crypto.randomUUID(), body: 'orphan' } }),
+      404,
+    )
   })
 })
 

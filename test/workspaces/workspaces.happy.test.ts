@@ -23,7 +23,10 @@ interface Doc {
 
 async function ingest(u: TestUser, body: Record<string, unknown>): Promise<Doc> {
   // Active memories are written by the person signed in: with a key they would be drafts.
-  const res = await t.json('POST', '/api/documents', { ...(isMemoryKind(String(body.kind)) ? { cookie: u.cookie } : { key: u.key }), body: { source: 'api', ...body } })
+  const res = await t.json('POST', '/api/documents', {
+    ...(isMemoryKind(String(body.kind)) ? { cookie: u.cookie } : { key: u.key }),
+    body: { source: 'api', ...body },
+  })
   if (res.status !== 201) throw new Error(`ingest failed: ${res.status} ${JSON.stringify(res.body)}`)
   t.clock.advance(1000) // distinct updated_at, so "recent" has a defined order
   return res.body
@@ -32,7 +35,14 @@ async function ingest(u: TestUser, body: Record<string, unknown>): Promise<Doc> 
 async function createWorkspace(u: TestUser, name: string, description?: string) {
   const res = await t.json('POST', '/api/workspaces', { key: u.key, body: { name, ...(description ? { description } : {}) } })
   expect(res.status).toBe(201)
-  return res.body as { id: string; name: string; description: string | null; document_count: number; created_at: string; updated_at: string }
+  return res.body as {
+    id: string
+    name: string
+    description: string | null
+    document_count: number
+    created_at: string
+    updated_at: string
+  }
 }
 
 const list = async (u: TestUser, query = '') => (await t.json('GET', `/api/workspaces${query}`, { key: u.key })).body
@@ -96,8 +106,14 @@ describe('rename', () => {
   test('PATCH can change or clear the description alone', async () => {
     const u = await t.signUp()
     const w = await createWorkspace(u, 'Notes', 'first')
-    expect((await t.json('PATCH', `/api/workspaces/${w.id}`, { key: u.key, body: { description: 'second' } })).body).toMatchObject({ name: 'Notes', description: 'second' })
-    expect((await t.json('PATCH', `/api/workspaces/${w.id}`, { key: u.key, body: { description: null } })).body).toMatchObject({ name: 'Notes', description: null })
+    expect((await t.json('PATCH', `/api/workspaces/${w.id}`, { key: u.key, body: { description: 'second' } })).body).toMatchObject({
+      name: 'Notes',
+      description: 'second',
+    })
+    expect((await t.json('PATCH', `/api/workspaces/${w.id}`, { key: u.key, body: { description: null } })).body).toMatchObject({
+      name: 'Notes',
+      description: null,
+    })
   })
 
   test('the Default workspace can be renamed too, and the response carries its document count', async () => {
@@ -145,7 +161,12 @@ describe('delete', () => {
     const b = await ingest(u, { workspace_id: w.id, body: 'doomed b' })
     const archived = await ingest(u, { workspace_id: w.id, body: 'doomed archived' })
     await t.request('POST', `/api/documents/${archived.id}/archive`, { key: u.key })
-    const draft = (await t.json('POST', '/api/memories/batch-draft', { key: u.key, body: { workspace_id: w.id, learnings: [{ kind: 'lesson', title: 't', body: 'doomed draft' }] } })).body.data[0]
+    const draft = (
+      await t.json('POST', '/api/memories/batch-draft', {
+        key: u.key,
+        body: { workspace_id: w.id, learnings: [{ kind: 'lesson', title: 't', body: 'doomed draft' }] },
+      })
+    ).body.data[0]
     expect((await t.request('POST', `/api/documents/${a.id}/link`, { key: u.key, body: { target_id: keep.id } })).status).toBe(201)
 
     expect((await t.request('DELETE', `/api/workspaces/${w.id}`, { key: u.key })).status).toBe(204)
@@ -179,19 +200,59 @@ describe('context pack', () => {
     const other = await createWorkspace(u, 'Other')
     await ingest(u, { workspace_id: other.id, body: 'belongs to another workspace', kind: 'fact', metadata: { topic: 'deploy' } })
 
-    const pinned = await ingest(u, { workspace_id: w.id, title: 'House rules', body: 'Always write tests first.', kind: 'note', pinned: true })
-    const routine = await ingest(u, { workspace_id: w.id, title: 'Morning routine', body: 'Check the queue, then triage.', kind: 'routine' })
-    const deploy = await ingest(u, { workspace_id: w.id, title: 'Deploys', body: 'Deploys go out on Tuesdays.', kind: 'fact', tags: ['ops'], metadata: { topic: 'deploy' } })
-    const db = await ingest(u, { workspace_id: w.id, title: 'Database', body: 'We chose Postgres.', kind: 'decision', tags: ['database', 'infra'] })
+    const pinned = await ingest(u, {
+      workspace_id: w.id,
+      title: 'House rules',
+      body: 'Always write tests first.',
+      kind: 'note',
+      pinned: true,
+    })
+    const routine = await ingest(u, {
+      workspace_id: w.id,
+      title: 'Morning routine',
+      body: 'Check the queue, then triage.',
+      kind: 'routine',
+    })
+    const deploy = await ingest(u, {
+      workspace_id: w.id,
+      title: 'Deploys',
+      body: 'Deploys go out on Tuesdays.',
+      kind: 'fact',
+      tags: ['ops'],
+      metadata: { topic: 'deploy' },
+    })
+    const db = await ingest(u, {
+      workspace_id: w.id,
+      title: 'Database',
+      body: 'We chose Postgres.',
+      kind: 'decision',
+      tags: ['database', 'infra'],
+    })
     const general = await ingest(u, { workspace_id: w.id, title: 'Lesson', body: 'Small PRs merge faster.', kind: 'lesson' })
-    const ui = await ingest(u, { workspace_id: w.id, title: 'Dark mode', body: 'The user prefers dark mode.', kind: 'preference', tags: ['ui'], metadata: { topic: '   ' } })
+    const ui = await ingest(u, {
+      workspace_id: w.id,
+      title: 'Dark mode',
+      body: 'The user prefers dark mode.',
+      kind: 'preference',
+      tags: ['ui'],
+      metadata: { topic: '   ' },
+    })
     const plain = await ingest(u, { workspace_id: w.id, title: 'A plain document', body: 'Just a document, not a memory.' })
-    const archived = await ingest(u, { workspace_id: w.id, title: 'Old fact', body: 'No longer true.', kind: 'fact', metadata: { topic: 'deploy' } })
+    const archived = await ingest(u, {
+      workspace_id: w.id,
+      title: 'Old fact',
+      body: 'No longer true.',
+      kind: 'fact',
+      metadata: { topic: 'deploy' },
+    })
     await t.request('POST', `/api/documents/${archived.id}/archive`, { key: u.key })
     const draft = (
       await t.json('POST', '/api/memories/batch-draft', {
         key: u.key,
-        body: { workspace_id: w.id, learnings: [{ kind: 'fact', title: 'Unapproved', body: 'A draft fact.', metadata: { topic: 'deploy' } }] },
+        body: {
+          workspace_id: w.id,
+          learnings: [{ kind: 'fact', title: 'Unapproved', body: 'A draft fact.', metadata: { topic: 'deploy' } }],
+        },
       })
     ).body.data[0]
     expect((await t.request('POST', `/api/documents/${deploy.id}/link`, { key: u.key, body: { target_id: db.id } })).status).toBe(201)
@@ -203,7 +264,14 @@ describe('context pack', () => {
 
     expect(pack.workspace).toEqual({ id: w.id, name: 'Agent brain', description: 'what the agent should know' })
     expect(ids(pack.pinned)).toEqual([pinned.id])
-    expect(pack.pinned[0]).toEqual({ id: pinned.id, kind: 'note', title: 'House rules', excerpt: 'Always write tests first.', tags: [], updated_at: pinned.updated_at })
+    expect(pack.pinned[0]).toEqual({
+      id: pinned.id,
+      kind: 'note',
+      title: 'House rules',
+      excerpt: 'Always write tests first.',
+      tags: [],
+      updated_at: pinned.updated_at,
+    })
     expect(ids(pack.routines)).toEqual([routine.id])
 
     const topics = Object.fromEntries(pack.topic_facts.map((g: { topic: string; facts: { id: string }[] }) => [g.topic, ids(g.facts)]))
@@ -246,16 +314,28 @@ describe('context pack', () => {
       u = await t.signUp()
       wid = (await createWorkspace(u, 'Budgeted')).id
       // pinned items are the smallest, so whatever fits after them, a further pinned item would have fitted first
-      for (let i = 0; i < 3; i++) pinnedIds.push((await ingest(u, { workspace_id: wid, title: `Pin ${i}`, body: filler(i), kind: 'note', pinned: true })).id)
-      for (let i = 0; i < 3; i++) await ingest(u, { workspace_id: wid, title: `Routine number ${i}`, body: filler(10 + i), kind: 'routine' })
-      for (let i = 0; i < 4; i++) await ingest(u, { workspace_id: wid, title: `A rather longer fact title ${i}`, body: filler(20 + i), kind: 'fact', tags: [`topic-${i % 2}`] })
+      for (let i = 0; i < 3; i++)
+        pinnedIds.push((await ingest(u, { workspace_id: wid, title: `Pin ${i}`, body: filler(i), kind: 'note', pinned: true })).id)
+      for (let i = 0; i < 3; i++)
+        await ingest(u, { workspace_id: wid, title: `Routine number ${i}`, body: filler(10 + i), kind: 'routine' })
+      for (let i = 0; i < 4; i++)
+        await ingest(u, {
+          workspace_id: wid,
+          title: `A rather longer fact title ${i}`,
+          body: filler(20 + i),
+          kind: 'fact',
+          tags: [`topic-${i % 2}`],
+        })
       full = (await t.json('GET', `/api/workspaces/${wid}/context`, { key: u.key })).body
       expect(full.pinned).toHaveLength(3)
       expect(full.routines).toHaveLength(3)
     })
 
     const count = (pack: any) =>
-      pack.pinned.length + pack.routines.length + pack.recent.length + pack.topic_facts.reduce((n: number, g: { facts: unknown[] }) => n + g.facts.length, 0)
+      pack.pinned.length +
+      pack.routines.length +
+      pack.recent.length +
+      pack.topic_facts.reduce((n: number, g: { facts: unknown[] }) => n + g.facts.length, 0)
 
     test('a generous budget changes nothing', async () => {
       const res = await t.json('GET', `/api/workspaces/${wid}/context?max_tokens=200000`, { key: u.key })

@@ -33,7 +33,9 @@ export function agentTools(scope: AgentScope) {
       execute: async ({ query, limit }) => {
         const found = await retrieveSources(deps, user, query, { workspace_id: scope.workspaceId, limit: limit ?? 5 })
         const results = found.map(({ index: _, ...s }) => scope.sources.add(s))
-        return { results: results.map((s) => ({ index: s.index, document_id: s.document_id, title: s.title, url: s.url, text: s.excerpt })) }
+        return {
+          results: results.map((s) => ({ index: s.index, document_id: s.document_id, title: s.title, url: s.url, text: s.excerpt })),
+        }
       },
     }),
     get_document: tool({
@@ -66,14 +68,25 @@ export function agentTools(scope: AgentScope) {
         'active yourself, so never claim they are already memories.',
       inputSchema: z.object({
         learnings: z
-          .array(z.object({ kind: z.enum(MEMORY_KINDS), title: z.string().min(1).max(500), body: z.string().min(1).max(20_000), tags: z.array(z.string().max(64)).max(50).optional() }))
+          .array(
+            z.object({
+              kind: z.enum(MEMORY_KINDS),
+              title: z.string().min(1).max(500),
+              body: z.string().min(1).max(20_000),
+              tags: z.array(z.string().max(64)).max(50).optional(),
+            }),
+          )
           .min(1)
           .max(20),
       }),
       execute: async ({ learnings }) => {
         const workspace_id = await resolveWorkspaceId(deps.db, user.id, scope.workspaceId ?? undefined)
         const metadata = scope.conversationId ? { conversation_id: scope.conversationId } : undefined
-        const { data } = await saveDrafts(deps, user, { workspace_id, source: 'agent', learnings: learnings.map((l) => ({ ...l, metadata })) })
+        const { data } = await saveDrafts(deps, user, {
+          workspace_id,
+          source: 'agent',
+          learnings: learnings.map((l) => ({ ...l, metadata })),
+        })
         return { drafted: data.map((d) => ({ id: d.id, kind: d.kind, title: d.title, status: d.status })) }
       },
     }),

@@ -4,17 +4,21 @@ import { decodeEntities, storageToText } from './confluence-storage'
 
 describe('storageToText', () => {
   test('headings, paragraphs and list items each get a line; blocks are set apart', () => {
-    const storage = '<h1>Onboarding</h1><p>Welcome to the <strong>team</strong>.</p><ul><li>Get a laptop</li><li>Read the <em>handbook</em></li></ul><h2>Next</h2><p>Meet   your\n  buddy.</p>'
+    const storage =
+      '<h1>Onboarding</h1><p>Welcome to the <strong>team</strong>.</p><ul><li>Get a laptop</li><li>Read the <em>handbook</em></li></ul><h2>Next</h2><p>Meet   your\n  buddy.</p>'
     expect(storageToText(storage)).toBe('Onboarding\n\nWelcome to the team.\n\nGet a laptop\nRead the handbook\n\nNext\n\nMeet your buddy.')
   })
 
   test('table cells sit on their own lines', () => {
-    const storage = '<table><tbody><tr><th>Service</th><th>Owner</th></tr><tr><td><p>billing</p></td><td>Ana</td></tr></tbody></table><p>after</p>'
+    const storage =
+      '<table><tbody><tr><th>Service</th><th>Owner</th></tr><tr><td><p>billing</p></td><td>Ana</td></tr></tbody></table><p>after</p>'
     expect(storageToText(storage)).toBe('Service\nOwner\nbilling\nAna\n\nafter')
   })
 
   test('entities are decoded, named and numeric', () => {
-    expect(storageToText('<p>R&amp;D&nbsp;team &mdash; caf&eacute; &#8364;5 &#x263A; &lt;tag&gt; &unknown;</p>')).toBe('R&D team — café €5 ☺ <tag> &unknown;')
+    expect(storageToText('<p>R&amp;D&nbsp;team &mdash; caf&eacute; &#8364;5 &#x263A; &lt;tag&gt; &unknown;</p>')).toBe(
+      'R&D team — café €5 ☺ <tag> &unknown;',
+    )
   })
 
   test('a code macro keeps its CDATA verbatim and drops its parameters', () => {
@@ -29,7 +33,8 @@ describe('storageToText', () => {
   })
 
   test('macro bodies are kept, their parameters are not', () => {
-    const storage = '<ac:structured-macro ac:name="info"><ac:parameter ac:name="title">Heads up</ac:parameter><ac:rich-text-body><p>Freeze starts Friday.</p></ac:rich-text-body></ac:structured-macro>'
+    const storage =
+      '<ac:structured-macro ac:name="info"><ac:parameter ac:name="title">Heads up</ac:parameter><ac:rich-text-body><p>Freeze starts Friday.</p></ac:rich-text-body></ac:structured-macro>'
     expect(storageToText(storage)).toBe('Freeze starts Friday.')
   })
 
@@ -43,12 +48,14 @@ describe('storageToText', () => {
   })
 
   test('task lists keep the task text, not its id or status', () => {
-    const storage = '<ac:task-list><ac:task><ac:task-id>1</ac:task-id><ac:task-status>incomplete</ac:task-status><ac:task-body>Ship it</ac:task-body></ac:task><ac:task><ac:task-id>2</ac:task-id><ac:task-status>complete</ac:task-status><ac:task-body>Test it</ac:task-body></ac:task></ac:task-list>'
+    const storage =
+      '<ac:task-list><ac:task><ac:task-id>1</ac:task-id><ac:task-status>incomplete</ac:task-status><ac:task-body>Ship it</ac:task-body></ac:task><ac:task><ac:task-id>2</ac:task-id><ac:task-status>complete</ac:task-status><ac:task-body>Test it</ac:task-body></ac:task></ac:task-list>'
     expect(storageToText(storage)).toBe('Ship it\nTest it')
   })
 
   test('line breaks, nested lists, dates and layouts', () => {
-    const storage = '<ac:layout><ac:layout-section ac:type="two_equal"><ac:layout-cell><p>left<br/>next line</p></ac:layout-cell><ac:layout-cell><ol><li>one<ul><li>one.a</li></ul></li><li>two</li></ol></ac:layout-cell></ac:layout-section></ac:layout><p>Due <time datetime="2024-05-01" /></p>'
+    const storage =
+      '<ac:layout><ac:layout-section ac:type="two_equal"><ac:layout-cell><p>left<br/>next line</p></ac:layout-cell><ac:layout-cell><ol><li>one<ul><li>one.a</li></ul></li><li>two</li></ol></ac:layout-cell></ac:layout-section></ac:layout><p>Due <time datetime="2024-05-01" /></p>'
     expect(storageToText(storage)).toBe('left\nnext line\n\none\none.a\ntwo\n\nDue 2024-05-01')
   })
 

@@ -8,31 +8,149 @@ const LINE = new Set(['li', 'td', 'th', 'tr', 'dt', 'dd', 'caption', 'figcaption
 const TIGHT = new Set(['li', 'td', 'th', 'dt', 'dd', 'ac:task-body'])
 /** Elements set apart by a blank line (top-level blocks). */
 const PARAGRAPH = new Set([
-  'p', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'div', 'blockquote', 'pre', 'ul', 'ol', 'dl', 'table', 'hr', 'section', 'figure',
-  'ac:structured-macro', 'ac:macro', 'ac:rich-text-body', 'ac:task-list', 'ac:layout', 'ac:layout-section', 'ac:adf-extension', 'ac:adf-node', 'ac:adf-content',
+  'p',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'div',
+  'blockquote',
+  'pre',
+  'ul',
+  'ol',
+  'dl',
+  'table',
+  'hr',
+  'section',
+  'figure',
+  'ac:structured-macro',
+  'ac:macro',
+  'ac:rich-text-body',
+  'ac:task-list',
+  'ac:layout',
+  'ac:layout-section',
+  'ac:adf-extension',
+  'ac:adf-node',
+  'ac:adf-content',
 ])
 /**
  * Elements whose whole content is dropped: macro parameters, images and attachments, emoticons, task
  * bookkeeping (ids, statuses), editor placeholders, and the ADF fallback that repeats its node's content.
  */
 const DROPPED = new Set([
-  'ac:parameter', 'ac:default-parameter', 'ac:image', 'ac:emoticon', 'ac:placeholder', 'ac:task-id', 'ac:task-uuid', 'ac:task-status',
-  'ac:adf-attribute', 'ac:adf-fallback', 'style', 'script', 'head', 'title',
+  'ac:parameter',
+  'ac:default-parameter',
+  'ac:image',
+  'ac:emoticon',
+  'ac:placeholder',
+  'ac:task-id',
+  'ac:task-uuid',
+  'ac:task-status',
+  'ac:adf-attribute',
+  'ac:adf-fallback',
+  'style',
+  'script',
+  'head',
+  'title',
 ])
 const VOID = new Set(['br', 'hr', 'img', 'col', 'wbr', 'meta', 'link', 'input'])
 
 const ENTITIES: Record<string, string> = {
-  amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ', ensp: ' ', emsp: ' ', thinsp: ' ', shy: '',
-  hellip: '…', mdash: '—', ndash: '–', lsquo: '‘', rsquo: '’', sbquo: '‚', ldquo: '“', rdquo: '”', bdquo: '„',
-  laquo: '«', raquo: '»', lsaquo: '‹', rsaquo: '›', bull: '•', middot: '·', copy: '©', reg: '®', trade: '™',
-  deg: '°', plusmn: '±', times: '×', divide: '÷', micro: 'µ', para: '¶', sect: '§', euro: '€', pound: '£',
-  yen: '¥', cent: '¢', frac12: '½', frac14: '¼', frac34: '¾', sup2: '²', sup3: '³', larr: '←', rarr: '→',
-  uarr: '↑', darr: '↓', harr: '↔', rArr: '⇒', lArr: '⇐', hArr: '⇔', le: '≤', ge: '≥', ne: '≠', asymp: '≈',
-  infin: '∞', check: '✓', dagger: '†', iexcl: '¡', iquest: '¿', auml: 'ä', ouml: 'ö', uuml: 'ü', Auml: 'Ä',
-  Ouml: 'Ö', Uuml: 'Ü', szlig: 'ß', aacute: 'á', eacute: 'é', iacute: 'í', oacute: 'ó', uacute: 'ú',
-  agrave: 'à', egrave: 'è', igrave: 'ì', ograve: 'ò', ugrave: 'ù', acirc: 'â', ecirc: 'ê', icirc: 'î',
-  ocirc: 'ô', ucirc: 'û', ccedil: 'ç', ntilde: 'ñ', Eacute: 'É', Ccedil: 'Ç', Ntilde: 'Ñ', aring: 'å',
-  Aring: 'Å', aelig: 'æ', oslash: 'ø', Oslash: 'Ø',
+  amp: '&',
+  lt: '<',
+  gt: '>',
+  quot: '"',
+  apos: "'",
+  nbsp: ' ',
+  ensp: ' ',
+  emsp: ' ',
+  thinsp: ' ',
+  shy: '',
+  hellip: '…',
+  mdash: '—',
+  ndash: '–',
+  lsquo: '‘',
+  rsquo: '’',
+  sbquo: '‚',
+  ldquo: '“',
+  rdquo: '”',
+  bdquo: '„',
+  laquo: '«',
+  raquo: '»',
+  lsaquo: '‹',
+  rsaquo: '›',
+  bull: '•',
+  middot: '·',
+  copy: '©',
+  reg: '®',
+  trade: '™',
+  deg: '°',
+  plusmn: '±',
+  times: '×',
+  divide: '÷',
+  micro: 'µ',
+  para: '¶',
+  sect: '§',
+  euro: '€',
+  pound: '£',
+  yen: '¥',
+  cent: '¢',
+  frac12: '½',
+  frac14: '¼',
+  frac34: '¾',
+  sup2: '²',
+  sup3: '³',
+  larr: '←',
+  rarr: '→',
+  uarr: '↑',
+  darr: '↓',
+  harr: '↔',
+  rArr: '⇒',
+  lArr: '⇐',
+  hArr: '⇔',
+  le: '≤',
+  ge: '≥',
+  ne: '≠',
+  asymp: '≈',
+  infin: '∞',
+  check: '✓',
+  dagger: '†',
+  iexcl: '¡',
+  iquest: '¿',
+  auml: 'ä',
+  ouml: 'ö',
+  uuml: 'ü',
+  Auml: 'Ä',
+  Ouml: 'Ö',
+  Uuml: 'Ü',
+  szlig: 'ß',
+  aacute: 'á',
+  eacute: 'é',
+  iacute: 'í',
+  oacute: 'ó',
+  uacute: 'ú',
+  agrave: 'à',
+  egrave: 'è',
+  igrave: 'ì',
+  ograve: 'ò',
+  ugrave: 'ù',
+  acirc: 'â',
+  ecirc: 'ê',
+  icirc: 'î',
+  ocirc: 'ô',
+  ucirc: 'û',
+  ccedil: 'ç',
+  ntilde: 'ñ',
+  Eacute: 'É',
+  Ccedil: 'Ç',
+  Ntilde: 'Ñ',
+  aring: 'å',
+  Aring: 'Å',
+  aelig: 'æ',
+  oslash: 'ø',
+  Oslash: 'Ø',
 }
 
 /** Decodes numeric and the common named character references; unknown names stay as written. */
@@ -46,11 +164,13 @@ export function decodeEntities(text: string): string {
   })
 }
 
-const TOKEN = /<!\[CDATA\[([\s\S]*?)\]\]>|<!--[\s\S]*?-->|<\?[\s\S]*?\?>|<!DOCTYPE[^>]*>|<(\/?)([A-Za-z][\w:.-]*)((?:\s+[^\s=>/]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s>]+))?)*)\s*(\/?)>/g
+const TOKEN =
+  /<!\[CDATA\[([\s\S]*?)\]\]>|<!--[\s\S]*?-->|<\?[\s\S]*?\?>|<!DOCTYPE[^>]*>|<(\/?)([A-Za-z][\w:.-]*)((?:\s+[^\s=>/]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s>]+))?)*)\s*(\/?)>/g
 
 function attributesOf(source: string): Record<string, string> {
   const out: Record<string, string> = {}
-  for (const m of source.matchAll(/([^\s=>/]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+)))?/g)) out[m[1]!] = decodeEntities(m[2] ?? m[3] ?? m[4] ?? '')
+  for (const m of source.matchAll(/([^\s=>/]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+)))?/g))
+    out[m[1]!] = decodeEntities(m[2] ?? m[3] ?? m[4] ?? '')
   return out
 }
 
@@ -72,7 +192,10 @@ class Lines {
   /** Preformatted text (code): its own lines, indentation kept, only trailing blanks trimmed. */
   verbatim(text: string): void {
     this.end(false)
-    const lines = text.replace(/\r\n?/g, '\n').split('\n').map((l) => l.replace(/\s+$/, ''))
+    const lines = text
+      .replace(/\r\n?/g, '\n')
+      .split('\n')
+      .map((l) => l.replace(/\s+$/, ''))
     while (lines.length && !lines[0]) lines.shift()
     while (lines.length && !lines.at(-1)) lines.pop()
     this.out.push(...lines)
@@ -80,7 +203,10 @@ class Lines {
   }
   result(): string {
     this.end(false)
-    return this.out.join('\n').replace(/\n{3,}/g, '\n\n').trim()
+    return this.out
+      .join('\n')
+      .replace(/\n{3,}/g, '\n\n')
+      .trim()
   }
 }
 

@@ -52,7 +52,8 @@ export const confluenceProvider: ConnectorProvider = {
 
   async identify(api) {
     const resources = await api.json<AccessibleResource[]>('/oauth/token/accessible-resources')
-    if (!Array.isArray(resources) || resources.length === 0) throw new ProviderError(403, 'confluence: the grant gives access to no Atlassian site')
+    if (!Array.isArray(resources) || resources.length === 0)
+      throw new ProviderError(403, 'confluence: the grant gives access to no Atlassian site')
     // A grant can span Jira and Confluence sites; prefer one the Confluence scopes were granted on.
     const site = resources.find((r) => r.scopes?.some((s) => s.endsWith(':confluence') || s.includes('confluence-'))) ?? resources[0]!
     return { externalAccountId: site.id, accountName: site.name, meta: { cloudId: site.id, siteUrl: site.url.replace(/\/+$/, '') } }
@@ -64,7 +65,10 @@ export const confluenceProvider: ConnectorProvider = {
     // Fetch the spaces first: a selection that names no visible space lists nothing, and its pages go.
     const spaces = await listSpaces(ctx.api, site, keys)
     for (const space of spaces) {
-      const pages = paginate<PageSummary>(ctx.api, site, `/spaces/${encodeURIComponent(space.id)}/pages`, { limit: LIMIT, status: 'current' })
+      const pages = paginate<PageSummary>(ctx.api, site, `/spaces/${encodeURIComponent(space.id)}/pages`, {
+        limit: LIMIT,
+        status: 'current',
+      })
       for await (const page of pages) yield itemOf(site, space, page)
     }
   },
@@ -96,7 +100,8 @@ export const confluenceProvider: ConnectorProvider = {
 
 function siteOf(account: ConnectionAccount): Site {
   const { cloudId, siteUrl } = account.meta
-  if (typeof cloudId !== 'string' || !cloudId || typeof siteUrl !== 'string') throw new ProviderError(null, 'confluence: the connection has no site (cloud id): reconnect')
+  if (typeof cloudId !== 'string' || !cloudId || typeof siteUrl !== 'string')
+    throw new ProviderError(null, 'confluence: the connection has no site (cloud id): reconnect')
   return { cloudId, siteUrl }
 }
 
@@ -106,7 +111,8 @@ const gateway = (site: Site) => `/ex/confluence/${encodeURIComponent(site.cloudI
 async function listSpaces(api: ProviderApi, site: Site, keys: string[]): Promise<WikiSpace[]> {
   const out: WikiSpace[] = []
   const query = { limit: LIMIT, ...(keys.length ? { keys: keys.join(',') } : {}) }
-  for await (const space of paginate<Space>(api, site, '/spaces', query)) out.push({ id: String(space.id), key: space.key, name: space.name })
+  for await (const space of paginate<Space>(api, site, '/spaces', query))
+    out.push({ id: String(space.id), key: space.key, name: space.name })
   return out
 }
 

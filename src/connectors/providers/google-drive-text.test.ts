@@ -5,7 +5,8 @@ import { isPlainType, looksBinary, skipReasonOf, toPlainText } from './google-dr
 describe('google drive text', () => {
   test('text types are downloaded, HTML and binaries are not', () => {
     for (const t of ['text/plain', 'text/markdown', 'text/csv', 'application/json', 'application/x-yaml']) expect(isPlainType(t)).toBe(true)
-    for (const t of ['text/html', 'application/pdf', 'image/png', 'application/vnd.google-apps.spreadsheet']) expect(isPlainType(t)).toBe(false)
+    for (const t of ['text/html', 'application/pdf', 'image/png', 'application/vnd.google-apps.spreadsheet'])
+      expect(isPlainType(t)).toBe(false)
   })
 
   test('skip reasons name the type or the size', () => {
@@ -13,11 +14,13 @@ describe('google drive text', () => {
     expect(skipReasonOf({ mimeType: 'text/plain', size: '10' }, 10)).toBeUndefined()
     expect(skipReasonOf({ mimeType: 'text/plain', size: '11' }, 10)).toBe('larger than 10 bytes (11 bytes)')
     expect(skipReasonOf({ mimeType: 'application/pdf', size: '5' }, 10)).toBe('unsupported type application/pdf')
-    expect(skipReasonOf({ mimeType: 'application/vnd.google-apps.spreadsheet' }, 10)).toBe('unsupported type application/vnd.google-apps.spreadsheet')
+    expect(skipReasonOf({ mimeType: 'application/vnd.google-apps.spreadsheet' }, 10)).toBe(
+      'unsupported type application/vnd.google-apps.spreadsheet',
+    )
     expect(skipReasonOf({ mimeType: 'application/vnd.google-apps.folder' }, 10)).toBe('folder')
   })
 
-  test("a Doc export loses its BOM, CRLFs, trailing spaces and extra blank lines", () => {
+  test('a Doc export loses its BOM, CRLFs, trailing spaces and extra blank lines', () => {
     const exported = '\uFEFFRoadmap\r\n\r\n\r\n\r\nQ1: ship  \r\n* item one\r\n* item two\r\n'
     expect(toPlainText(exported)).toBe('Roadmap\n\nQ1: ship\n* item one\n* item two')
   })

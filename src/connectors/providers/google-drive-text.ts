@@ -4,7 +4,15 @@ import { FOLDER_MIME } from './google-drive-query'
 export const GOOGLE_DOC_MIME = 'application/vnd.google-apps.document'
 
 /** Non-`text/*` types whose bytes are already readable text. */
-const TEXTUAL_APPLICATION_TYPES = new Set(['application/json', 'application/ld+json', 'application/x-ndjson', 'application/xml', 'application/yaml', 'application/x-yaml', 'application/toml'])
+const TEXTUAL_APPLICATION_TYPES = new Set([
+  'application/json',
+  'application/ld+json',
+  'application/x-ndjson',
+  'application/xml',
+  'application/yaml',
+  'application/x-yaml',
+  'application/toml',
+])
 
 /** Downloaded as they are (`alt=media`). HTML is left out: its markup is not plain text. */
 export function isPlainType(mimeType: string): boolean {

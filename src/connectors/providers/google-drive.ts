@@ -42,8 +42,11 @@ async function* searchFiles(api: ProviderApi, q: string): AsyncGenerator<DriveFi
   const tokens = new Set<string>()
   let pageToken: string | undefined
   do {
-    const page = await api.json<FileList>('/drive/v3/files', { query: { q, fields: LIST_FIELDS, pageSize: 1000, pageToken, ...LIST_ALL_DRIVES } })
-    if (page.incompleteSearch) throw new ProviderError(200, `Google Drive could not search every drive for "${q}": the listing would be incomplete`)
+    const page = await api.json<FileList>('/drive/v3/files', {
+      query: { q, fields: LIST_FIELDS, pageSize: 1000, pageToken, ...LIST_ALL_DRIVES },
+    })
+    if (page.incompleteSearch)
+      throw new ProviderError(200, `Google Drive could not search every drive for "${q}": the listing would be incomplete`)
     if (!Array.isArray(page.files)) throw new ProviderError(200, 'Google Drive answered a file list without files')
     yield* page.files
     pageToken = page.nextPageToken || undefined
@@ -56,17 +59,31 @@ function toItem(file: DriveFile, container: string | undefined, maxBodyBytes: nu
   const version = file.version ?? file.modifiedTime
   if (!version) throw new ProviderError(200, `Google Drive listed ${file.id} without a version or modified time`)
   const skip = skipReasonOf(file, maxBodyBytes)
-  return { externalId: file.id, title: file.name, version, url: file.webViewLink ?? null, container, mimeType: file.mimeType, ...(skip ? { skip } : {}) }
+  return {
+    externalId: file.id,
+    title: file.name,
+    version,
+    url: file.webViewLink ?? null,
+    container,
+    mimeType: file.mimeType,
+    ...(skip ? { skip } : {}),
+  }
 }
 
 /** The selected folders and everything below them, breadth first; each folder walked and each file listed once. */
 async function* listFolders(ctx: SyncContext, folderIds: string[]): AsyncGenerator<DriveItem> {
   const queue: { id: string; path: string }[] = []
   for (const id of folderIds) {
-    const root = await ctx.api.json<DriveFile>(fileUrl(id), { query: { fields: 'id,name,mimeType,trashed', ...ALL_DRIVES } }).catch((error: unknown) => {
-      if (error instanceof ProviderError && error.status === 404) throw new ProviderError(404, `Google Drive folder ${id} of the selection was not found (deleted, or no longer shared): remove it from the selection`)
-      throw error
-    })
+    const root = await ctx.api
+      .json<DriveFile>(fileUrl(id), { query: { fields: 'id,name,mimeType,trashed', ...ALL_DRIVES } })
+      .catch((error: unknown) => {
+        if (error instanceof ProviderError && error.status === 404)
+          throw new ProviderError(
+            404,
+            `Google Drive folder ${id} of the selection was not found (deleted, or no longer shared): remove it from the selection`,
+          )
+        throw error
+      })
     if (root.mimeType !== FOLDER_MIME) throw new ProviderError(400, `Google Drive item ${id} of the selection is not a folder`)
     // Trashing a folder trashes what is in it: an empty listing, so its documents are removed.
     if (!root.trashed) queue.push({ id: root.id, path: root.name })
@@ -121,7 +138,8 @@ async function exportDoc(ctx: SyncContext, id: string): Promise<string> {
     return await ctx.api.text(`${fileUrl(id)}/export`, { query: { mimeType: 'text/plain' }, maxBytes: ctx.maxBodyBytes })
   } catch (error) {
     // Drive refuses exports over 10 MB with 403 exportSizeLimitExceeded: far over our own limit anyway.
-    if (error instanceof ProviderError && error.status === 403 && /too large to be exported|exportSizeLimitExceeded/i.test(error.message)) throw new SkipItem('too large to export')
+    if (error instanceof ProviderError && error.status === 403 && /too large to be exported|exportSizeLimitExceeded/i.test(error.message))
+      throw new SkipItem('too large to export')
     throw error
   }
 }
@@ -135,7 +153,9 @@ export const googleDriveProvider: ConnectorProvider = {
   selectionKey: 'folders',
 
   async identify(api) {
-    const about = await api.json<{ user?: { displayName?: string; emailAddress?: string; permissionId?: string } }>('/drive/v3/about', { query: { fields: 'user' } })
+    const about = await api.json<{ user?: { displayName?: string; emailAddress?: string; permissionId?: string } }>('/drive/v3/about', {
+      query: { fields: 'user' },
+    })
     const user = about.user
     if (!user?.permissionId) throw new ProviderError(200, 'Google Drive did not say who the token belongs to')
     return { externalAccountId: user.permissionId, accountName: user.emailAddress ?? user.displayName ?? user.permissionId, meta: {} }
@@ -156,7 +176,8 @@ export const googleDriveProvider: ConnectorProvider = {
     }
     let raw: string
     if (mimeType === GOOGLE_DOC_MIME) raw = await exportDoc(ctx, item.externalId)
-    else if (isPlainType(mimeType)) raw = await ctx.api.text(fileUrl(item.externalId), { query: { alt: 'media', ...ALL_DRIVES }, maxBytes: ctx.maxBodyBytes })
+    else if (isPlainType(mimeType))
+      raw = await ctx.api.text(fileUrl(item.externalId), { query: { alt: 'media', ...ALL_DRIVES }, maxBytes: ctx.maxBodyBytes })
     else throw new SkipItem(`unsupported type ${mimeType}`)
     if (looksBinary(raw)) throw new SkipItem('binary content')
     return toPlainText(raw)

@@ -8,7 +8,8 @@ const node = (type: string, data: Record<string, unknown>, children: BlockNode[]
   block: { object: 'block', id: `b${++n}`, type, has_children: children.length > 0, [type]: data },
   children,
 })
-const text = (type: string, s: string, extra: Record<string, unknown> = {}, children: BlockNode[] = []) => node(type, { rich_text: rt(s), ...extra }, children)
+const text = (type: string, s: string, extra: Record<string, unknown> = {}, children: BlockNode[] = []) =>
+  node(type, { rich_text: rt(s), ...extra }, children)
 
 describe('rich text', () => {
   test('joins the plain_text of every run, falling back to text.content', () => {
@@ -40,7 +41,11 @@ describe('blocks', () => {
   })
 
   test('unknown and unsupported types render nothing, children included', () => {
-    const lines = renderBlocks([node('image', { type: 'external', external: { url: 'x' } }), node('unsupported', {}, [text('paragraph', 'hidden')]), text('paragraph', 'kept')])
+    const lines = renderBlocks([
+      node('image', { type: 'external', external: { url: 'x' } }),
+      node('unsupported', {}, [text('paragraph', 'hidden')]),
+      text('paragraph', 'kept'),
+    ])
     expect(lines).toEqual(['kept'])
   })
 
@@ -54,12 +59,31 @@ describe('blocks', () => {
       text('numbered_list_item', 'Again first'),
       text('toggle', 'More', {}, [text('paragraph', 'Hidden inside\nover two lines')]),
     ])
-    expect(lines).toEqual(['Intro', '', 'Plan', '1. First', '2. Second', '  - detail', '  1. sub one', 'Break', '1. Again first', 'More', '  Hidden inside', '  over two lines'])
+    expect(lines).toEqual([
+      'Intro',
+      '',
+      'Plan',
+      '1. First',
+      '2. Second',
+      '  - detail',
+      '  1. sub one',
+      'Break',
+      '1. Again first',
+      'More',
+      '  Hidden inside',
+      '  over two lines',
+    ])
   })
 
   test('tables, columns and synced blocks add no line of their own', () => {
-    const table = node('table', { table_width: 2, has_column_header: true }, [node('table_row', { cells: [rt('Name'), rt('Role')] }), node('table_row', { cells: [rt('Ada'), rt('Eng')] })])
-    const columns = node('column_list', {}, [node('column', {}, [text('paragraph', 'Left')]), node('column', {}, [text('paragraph', 'Right')])])
+    const table = node('table', { table_width: 2, has_column_header: true }, [
+      node('table_row', { cells: [rt('Name'), rt('Role')] }),
+      node('table_row', { cells: [rt('Ada'), rt('Eng')] }),
+    ])
+    const columns = node('column_list', {}, [
+      node('column', {}, [text('paragraph', 'Left')]),
+      node('column', {}, [text('paragraph', 'Right')]),
+    ])
     const synced = node('synced_block', { synced_from: null }, [text('paragraph', 'Shared')])
     expect(renderBlocks([table, columns, synced])).toEqual(['Name | Role', 'Ada | Eng', 'Left', 'Right', 'Shared'])
   })

@@ -36,7 +36,17 @@ export function plainText(richText: unknown): string {
 const TRANSPARENT = new Set(['synced_block', 'column_list', 'column', 'table'])
 const HEADINGS = new Set(['heading_1', 'heading_2', 'heading_3'])
 /** Blocks whose children are part of the text (toggleable headings hold theirs too). */
-const NESTING = new Set([...TRANSPARENT, ...HEADINGS, 'paragraph', 'bulleted_list_item', 'numbered_list_item', 'to_do', 'toggle', 'quote', 'callout'])
+const NESTING = new Set([
+  ...TRANSPARENT,
+  ...HEADINGS,
+  'paragraph',
+  'bulleted_list_item',
+  'numbered_list_item',
+  'to_do',
+  'toggle',
+  'quote',
+  'callout',
+])
 
 /**
  * Whether the block's children are fetched: child pages and databases are items of their own, and the children
@@ -164,7 +174,13 @@ export function propertyText(value: PropertyValue): string {
     case 'rollup': {
       const r = v as Data | null
       if (!r || typeof r.type !== 'string') return ''
-      if (r.type === 'array') return Array.isArray(r.array) ? r.array.map((x) => propertyText(x as PropertyValue)).filter(Boolean).join(', ') : ''
+      if (r.type === 'array')
+        return Array.isArray(r.array)
+          ? r.array
+              .map((x) => propertyText(x as PropertyValue))
+              .filter(Boolean)
+              .join(', ')
+          : ''
       return propertyText(r as PropertyValue)
     }
     case 'string':

@@ -2,7 +2,17 @@
 // root pages / databases, found through POST /v1/search and read as text from their block trees.
 import type { ConnectionAccount, ConnectorProvider, RemoteItem, SyncContext } from '../provider'
 import { type ProviderApi, ProviderError, SkipItem } from '../provider-api'
-import { type BlockNode, blockText, type NotionBlock, plainText, type PropertyValue, renderPage, type RichText, shouldDescend, titleOf } from './notion-blocks'
+import {
+  type BlockNode,
+  blockText,
+  type NotionBlock,
+  plainText,
+  type PropertyValue,
+  renderPage,
+  type RichText,
+  shouldDescend,
+  titleOf,
+} from './notion-blocks'
 
 export const NOTION_VERSION = '2022-06-28'
 
@@ -62,7 +72,8 @@ async function paginate<T>(label: string, fetchPage: (cursor: string | undefined
     out.push(...page.results)
     if (!page.has_more) break
     // A listing that claims more but gives no way to reach it is incomplete: never pass it off as whole.
-    if (!page.next_cursor || cursors.has(page.next_cursor)) throw new ProviderError(200, `Notion ${label} has more results but no usable next_cursor`)
+    if (!page.next_cursor || cursors.has(page.next_cursor))
+      throw new ProviderError(200, `Notion ${label} has more results but no usable next_cursor`)
     cursor = page.next_cursor
     cursors.add(cursor)
   } while (cursor)
@@ -72,7 +83,10 @@ async function paginate<T>(label: string, fetchPage: (cursor: string | undefined
 /** Every object of one kind the token can see (search pages through them 100 at a time). */
 async function searchAll<T extends { object: string; id: string }>(api: ProviderApi, value: 'page' | 'database'): Promise<Map<string, T>> {
   const results = await paginate<T>(`search for ${value}s`, (cursor) =>
-    api.json('/v1/search', { method: 'POST', body: { filter: { property: 'object', value }, page_size: 100, ...(cursor ? { start_cursor: cursor } : {}) } }),
+    api.json('/v1/search', {
+      method: 'POST',
+      body: { filter: { property: 'object', value }, page_size: 100, ...(cursor ? { start_cursor: cursor } : {}) },
+    }),
   )
   // Search may repeat an object across pages while the workspace changes: one entry per id.
   return new Map(results.filter((r) => r.object === value).map((r) => [normalizeNotionId(r.id), r]))

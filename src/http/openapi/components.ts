@@ -17,7 +17,9 @@ export function hoistTitled(root: Json, schemas: Json): string[] {
     if (Array.isArray(node)) return node.map((n) => visit(n))
     if (node === null || typeof node !== 'object') return node
     // `properties` and `examples` hold names and values, not schemas: visit their members, not the map itself.
-    const obj: Json = Object.fromEntries(Object.entries(node).map(([k, v]) => [k, key === 'properties' ? visit(v) : k === 'examples' || k === 'example' ? v : visit(v, k)]))
+    const obj: Json = Object.fromEntries(
+      Object.entries(node).map(([k, v]) => [k, key === 'properties' ? visit(v) : k === 'examples' || k === 'example' ? v : visit(v, k)]),
+    )
     if (key === 'properties' || typeof obj.title !== 'string' || !isSchema(obj)) return obj
     const name = obj.title.replace(/[^\w.-]/g, '')
     if (!schemas[name]) schemas[name] = obj

@@ -8,19 +8,30 @@ import { AnswerEvent, ChatCompletionChunk, ResponseStreamEvent } from './streams
 type Json = Record<string, any>
 
 /** The error body of an operation: `{ error, code }`, or OpenAI's shape on /v1 (src/http/error-codes.ts). */
-const errorContent = (path: string) => ({ 'application/json': { schema: { $ref: `#/components/schemas/${path.startsWith('/v1/') ? 'OpenAIError' : 'Error'}` } } })
+const errorContent = (path: string) => ({
+  'application/json': { schema: { $ref: `#/components/schemas/${path.startsWith('/v1/') ? 'OpenAIError' : 'Error'}` } },
+})
 const header = (name: string) => ({ $ref: `#/components/headers/${name}` })
 const parameter = (name: string) => ({ $ref: `#/components/parameters/${name}` })
 
 export const HEADERS: Json = {
-  RequestId: { description: 'The id of this request (yours from `x-request-id` if you sent one), also in the log', schema: { type: 'string' } },
-  ETag: { description: 'A strong validator of the representation: send it back in If-None-Match (304) or If-Match (412 if changed)', schema: { type: 'string' } },
+  RequestId: {
+    description: 'The id of this request (yours from `x-request-id` if you sent one), also in the log',
+    schema: { type: 'string' },
+  },
+  ETag: {
+    description: 'A strong validator of the representation: send it back in If-None-Match (304) or If-Match (412 if changed)',
+    schema: { type: 'string' },
+  },
   Location: { description: 'The path of the created object', schema: { type: 'string' } },
   RateLimitLimit: { description: 'Requests allowed per minute on your plan', schema: { type: 'integer' } },
   RateLimitRemaining: { description: 'Requests left in this minute', schema: { type: 'integer' } },
   RateLimitReset: { description: 'Seconds until the minute resets', schema: { type: 'integer' } },
   RetryAfter: { description: 'Seconds to wait before trying again', schema: { type: 'integer' } },
-  IdempotentReplayed: { description: '`true` when this is the replay of an earlier answer to the same Idempotency-Key', schema: { type: 'string', enum: ['true'] } },
+  IdempotentReplayed: {
+    description: '`true` when this is the replay of an earlier answer to the same Idempotency-Key',
+    schema: { type: 'string', enum: ['true'] },
+  },
 }
 
 export const PARAMETER_COMPONENTS: Json = {
@@ -39,7 +50,13 @@ export const PARAMETER_COMPONENTS: Json = {
     description: 'Only if the object still has this ETag (from your last read); otherwise 412 and nothing changes',
     schema: { type: 'string' },
   },
-  IfNoneMatch: { name: 'If-None-Match', in: 'header', required: false, description: 'An ETag you hold: 304 with no body while it is current', schema: { type: 'string' } },
+  IfNoneMatch: {
+    name: 'If-None-Match',
+    in: 'header',
+    required: false,
+    description: 'An ETag you hold: 304 with no body while it is current',
+    schema: { type: 'string' },
+  },
 }
 
 /** What each answer means, where the route says no more than its status. */
@@ -63,7 +80,14 @@ const STATUS: Record<string, string> = {
 }
 
 /** Single-object reads and writes that carry an ETag (README "HTTP conventions"). */
-const ETAGGED = ['/api/documents/{id}', '/api/workspaces/{id}', '/api/conversations/{id}', '/api/settings', '/api/profile', '/api/connectors/{id}']
+const ETAGGED = [
+  '/api/documents/{id}',
+  '/api/workspaces/{id}',
+  '/api/conversations/{id}',
+  '/api/settings',
+  '/api/profile',
+  '/api/connectors/{id}',
+]
 /** Operations whose 200 may be `text/event-stream`, and the schema of one event. */
 const STREAMS: Record<string, { schema: Json; always: boolean }> = {
   'POST /api/ask': { schema: AnswerEvent, always: true },
@@ -113,8 +137,14 @@ export function annotate(key: string, path: string, method: string, op: Json): v
   const idempotent = writes && !stream?.always && key !== 'POST /mcp'
   if (idempotent) {
     params.push(parameter('IdempotencyKey'))
-    responses['400'] ??= { description: 'Invalid request (an Idempotency-Key that is not 1–255 printable ASCII characters)', content: ERROR }
-    responses['409'] ??= { description: 'A request with this Idempotency-Key is still in progress (retry after Retry-After)', content: ERROR }
+    responses['400'] ??= {
+      description: 'Invalid request (an Idempotency-Key that is not 1–255 printable ASCII characters)',
+      content: ERROR,
+    }
+    responses['409'] ??= {
+      description: 'A request with this Idempotency-Key is still in progress (retry after Retry-After)',
+      content: ERROR,
+    }
     responses['422'] ??= { description: 'This Idempotency-Key was used with another request', content: ERROR }
   }
   // The edge refuses before any route (src/http/input-guard.ts, body-limit.ts): these apply to every operation.

@@ -91,7 +91,7 @@ export const OPERATIONS: Record<string, readonly [string, string]> = {
 
 /** Path parameters and query fields the route schemas leave undescribed, by name. */
 export const PARAMETERS: Record<string, string> = {
-  code: "The authorization code the provider sent back",
+  code: 'The authorization code the provider sent back',
   state: 'The state value this service sent, which ties the callback to its start',
   error: 'The error code the provider sent instead of a code',
   error_description: "The provider's explanation of `error`",

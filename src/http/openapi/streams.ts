@@ -36,7 +36,11 @@ export const AnswerEvent = {
     event('delta', { text: { type: 'string' } }, 'The next piece of the answer; [n] cites source n'),
     event('sources', { sources: { type: 'array', items: ref('Source') } }, 'The sources the answer may cite'),
     event('saved', { conversation: ref('ConversationSummary') }, 'The exchange is saved in this conversation'),
-    event('error', { message: { type: 'string' }, code: { type: 'string', enum: ERROR_CODE_LIST } }, 'The stream failed after it began; the last event'),
+    event(
+      'error',
+      { message: { type: 'string' }, code: { type: 'string', enum: ERROR_CODE_LIST } },
+      'The stream failed after it began; the last event',
+    ),
   ],
   discriminator: { propertyName: 'type' },
 }
@@ -87,7 +91,10 @@ export const ResponseStreamEvent = {
   properties: {
     type: { type: 'string', description: 'The event type, also sent as the SSE `event:` field' },
     sequence_number: { type: 'integer', description: 'The order of the event in the stream, from 0' },
-    response: { ...ref('ResponseObject'), description: 'On response.created, response.in_progress, response.completed and response.incomplete' },
+    response: {
+      ...ref('ResponseObject'),
+      description: 'On response.created, response.in_progress, response.completed and response.incomplete',
+    },
     delta: { type: 'string', description: 'On response.output_text.delta and response.function_call_arguments.delta' },
     item_id: { type: 'string' },
     output_index: { type: 'integer' },

@@ -25,7 +25,11 @@ export function tidy(node: unknown, key?: string): any {
   if (obj.format === 'binary' && obj.default === 'File') delete obj.default
   if (typeof obj.error === 'string' || typeof obj.error === 'function') delete obj.error
   // OpenAPI 3.1 writes null as a type (a `null` branch or `type: [..., 'null']`); `nullable` is 3.0 only.
-  if (obj.nullable === true && ((Array.isArray(obj.type) && obj.type.includes('null')) || (Array.isArray(obj.anyOf) && obj.anyOf.some((b: any) => b?.type === 'null')))) delete obj.nullable
+  if (
+    obj.nullable === true &&
+    ((Array.isArray(obj.type) && obj.type.includes('null')) || (Array.isArray(obj.anyOf) && obj.anyOf.some((b: any) => b?.type === 'null')))
+  )
+    delete obj.nullable
   if (key === 'responses') {
     for (const [status, response] of Object.entries(obj)) {
       if (status === '204' && response && typeof response === 'object') obj[status] = { description: 'No content' }

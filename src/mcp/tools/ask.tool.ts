@@ -64,7 +64,8 @@ async function readAnswer(body: ReadableStream<Uint8Array>) {
       throw new ToolFailure('ask sent an event that is not JSON')
     }
     if (event.type === 'delta') answer += event.text
-    else if (event.type === 'sources') sources = event.sources.map(({ index, document_id, title, url, excerpt }) => ({ index, document_id, title, url, excerpt }))
+    else if (event.type === 'sources')
+      sources = event.sources.map(({ index, document_id, title, url, excerpt }) => ({ index, document_id, title, url, excerpt }))
     else if (event.type === 'error') throw new ToolFailure(`ask failed: ${event.message}`)
     else if (event.type === 'saved') conversationId = event.conversation.id
   }

@@ -27,7 +27,10 @@ const AddInput = {
 }
 
 interface ApiBulk {
-  results: ({ status: number; document: ApiDocument & { deduplicated: boolean; notice?: string } } | { status: number; error: string; code: string })[]
+  results: (
+    | { status: number; document: ApiDocument & { deduplicated: boolean; notice?: string } }
+    | { status: number; error: string; code: string }
+  )[]
   created: number
   deduplicated: number
   failed: number
@@ -52,7 +55,11 @@ export function registerDocumentTools(server: McpServer, api: ApiCaller | null, 
       outputSchema: {
         query: z.string(),
         mode: z.string().describe('The mode that ran'),
-        matched: z.string().describe('all: every result holds every word; any: some hold only some; none: no result holds any (matched by meaning only, or no searchable words)'),
+        matched: z
+          .string()
+          .describe(
+            'all: every result holds every word; any: some hold only some; none: no result holds any (matched by meaning only, or no searchable words)',
+          ),
         notice: z.string().optional(),
         results: z.array(z.object({ ...DocumentRef, snippet: z.string(), score: z.number() })),
       },
@@ -112,7 +119,13 @@ export function registerDocumentTools(server: McpServer, api: ApiCaller | null, 
       annotations: ADDITIVE(true),
     },
     toolHandler('add_document', api, log, async (api, input, signal) => {
-      const d = await callJson<ApiDocument & { deduplicated: boolean; notice?: string }>(api, 'POST', '/api/documents', { ...input, source: 'mcp' }, signal)
+      const d = await callJson<ApiDocument & { deduplicated: boolean; notice?: string }>(
+        api,
+        'POST',
+        '/api/documents',
+        { ...input, source: 'mcp' },
+        signal,
+      )
       return { ...documentRef(d), deduplicated: d.deduplicated, ...(d.notice ? { notice: d.notice } : {}) }
     }),
   )
@@ -141,7 +154,13 @@ export function registerDocumentTools(server: McpServer, api: ApiCaller | null, 
       annotations: ADDITIVE(true),
     },
     toolHandler('add_documents', api, log, async (api, { documents }, signal) => {
-      const done = await callJson<ApiBulk>(api, 'POST', '/api/documents/bulk', { documents: documents.map((d) => ({ ...d, source: 'mcp' })) }, signal)
+      const done = await callJson<ApiBulk>(
+        api,
+        'POST',
+        '/api/documents/bulk',
+        { documents: documents.map((d) => ({ ...d, source: 'mcp' })) },
+        signal,
+      )
       return {
         created: done.created,
         deduplicated: done.deduplicated,
@@ -149,7 +168,14 @@ export function registerDocumentTools(server: McpServer, api: ApiCaller | null, 
         results: done.results.map((r) =>
           'error' in r
             ? { status: r.status, error: r.error, code: r.code }
-            : { status: r.status, document: { ...documentRef(r.document), deduplicated: r.document.deduplicated, ...(r.document.notice ? { notice: r.document.notice } : {}) } },
+            : {
+                status: r.status,
+                document: {
+                  ...documentRef(r.document),
+                  deduplicated: r.document.deduplicated,
+                  ...(r.document.notice ? { notice: r.document.notice } : {}),
+                },
+              },
         ),
       }
     }),

@@ -33,7 +33,13 @@ export function registerWorkspaceTools(server: McpServer, api: ApiCaller | null,
       annotations: READ_ONLY,
     },
     toolHandler('list_workspaces', api, log, async (api, page, signal) => {
-      const found = await callJson<{ data: ApiWorkspace[]; next_cursor: string | null }>(api, 'GET', withQuery('/api/workspaces', page), undefined, signal)
+      const found = await callJson<{ data: ApiWorkspace[]; next_cursor: string | null }>(
+        api,
+        'GET',
+        withQuery('/api/workspaces', page),
+        undefined,
+        signal,
+      )
       return {
         workspaces: found.data.map(({ id, name, description, document_count }) => ({ id, name, description, document_count })),
         next_cursor: found.next_cursor,

@@ -5,7 +5,17 @@ import { authPlugin } from '../../http/auth'
 import { ifMatched, tagged } from '../../http/etag'
 import { errors, IdParams, NoContent } from '../../http/schemas'
 import { sessionCookie } from '../auth/sessions.service'
-import { AvatarBody, DeleteAccountBody, Historical, HistoricalQuery, Profile, Settings, Stats, UpdateProfileBody, UpdateSettingsBody } from './account.schemas'
+import {
+  AvatarBody,
+  DeleteAccountBody,
+  Historical,
+  HistoricalQuery,
+  Profile,
+  Settings,
+  Stats,
+  UpdateProfileBody,
+  UpdateSettingsBody,
+} from './account.schemas'
 import { deleteAccount } from './account.service'
 import { getAvatar, getProfile, getSettings, setAvatar, updateProfile, updateSettings } from './settings.service'
 import { getHistorical, getStats } from './stats.service'
@@ -20,23 +30,51 @@ export function accountRoutes(deps: Deps) {
       response: { 200: Settings, ...errors(401) },
       detail: { tags, summary: 'Settings: default workspace, search mode, answer style' },
     })
-    .patch('/settings', async ({ user, body, set, request }) => tagged(set, await ifMatched(deps, user.id, request, (d) => getSettings(d.db, user.id), (d) => updateSettings(d, user, body))), {
-      auth: true,
-      body: UpdateSettingsBody,
-      response: { 200: Settings, ...errors(400, 401, 404, 412) },
-      detail: { tags, summary: 'Update settings (an unknown workspace is 404)' },
-    })
+    .patch(
+      '/settings',
+      async ({ user, body, set, request }) =>
+        tagged(
+          set,
+          await ifMatched(
+            deps,
+            user.id,
+            request,
+            (d) => getSettings(d.db, user.id),
+            (d) => updateSettings(d, user, body),
+          ),
+        ),
+      {
+        auth: true,
+        body: UpdateSettingsBody,
+        response: { 200: Settings, ...errors(400, 401, 404, 412) },
+        detail: { tags, summary: 'Update settings (an unknown workspace is 404)' },
+      },
+    )
     .get('/profile', async ({ user, set }) => tagged(set, await getProfile(deps, user)), {
       auth: true,
       response: { 200: Profile, ...errors(401) },
       detail: { tags, summary: 'Profile: id, email, name, avatar_url' },
     })
-    .patch('/profile', async ({ user, body, set, request }) => tagged(set, await ifMatched(deps, user.id, request, (d) => getProfile(d, user), (d) => updateProfile(d, user, body))), {
-      auth: true,
-      body: UpdateProfileBody,
-      response: { 200: Profile, ...errors(400, 401, 409, 412) },
-      detail: { tags, summary: 'Update name or email (409 when the email belongs to another account)' },
-    })
+    .patch(
+      '/profile',
+      async ({ user, body, set, request }) =>
+        tagged(
+          set,
+          await ifMatched(
+            deps,
+            user.id,
+            request,
+            (d) => getProfile(d, user),
+            (d) => updateProfile(d, user, body),
+          ),
+        ),
+      {
+        auth: true,
+        body: UpdateProfileBody,
+        response: { 200: Profile, ...errors(400, 401, 409, 412) },
+        detail: { tags, summary: 'Update name or email (409 when the email belongs to another account)' },
+      },
+    )
     .post('/avatar', ({ user, body }) => setAvatar(deps, user, body.file), {
       auth: true,
       body: AvatarBody,
@@ -48,19 +86,27 @@ export function accountRoutes(deps: Deps) {
       '/avatar/:id',
       async ({ user, params }) => {
         const { bytes, type } = await getAvatar(deps, user, params.id)
-        return new Response(new Blob([bytes as Uint8Array<ArrayBuffer>]), { headers: { 'content-type': type, 'cache-control': 'private, max-age=86400', 'x-content-type-options': 'nosniff' } })
+        return new Response(new Blob([bytes as Uint8Array<ArrayBuffer>]), {
+          headers: { 'content-type': type, 'cache-control': 'private, max-age=86400', 'x-content-type-options': 'nosniff' },
+        })
       },
       {
         auth: true,
         params: IdParams,
-        response: { 200: t.Unknown({ description: 'The image bytes, with its own content-type (image/png, image/jpeg, image/webp or image/gif)' }), ...errors(400, 401, 404) },
+        response: {
+          200: t.Unknown({ description: 'The image bytes, with its own content-type (image/png, image/jpeg, image/webp or image/gif)' }),
+          ...errors(400, 401, 404),
+        },
         detail: { tags, summary: 'The avatar image (your own; the URL in the profile changes with each upload)' },
       },
     )
     .get('/stats', ({ user }) => getStats(deps, user), {
       auth: true,
       response: { 200: Stats, ...errors(401) },
-      detail: { tags, summary: 'Statistics: documents by kind, source and workspace; memories; drafts; links; conversations; searches; answers' },
+      detail: {
+        tags,
+        summary: 'Statistics: documents by kind, source and workspace; memories; drafts; links; conversations; searches; answers',
+      },
     })
     .get('/stats/historical', ({ user, query }) => getHistorical(deps, user, query.days), {
       auth: true,

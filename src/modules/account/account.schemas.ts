@@ -52,9 +52,14 @@ export const HistoricalQuery = t.Object({
 export const Historical = t.Object(
   {
     days: t.Integer(),
-    series: t.Array(t.Object({ date: t.String({ format: 'date' }), searches: t.Integer(), answers: t.Integer(), documents_added: t.Integer() })),
+    series: t.Array(
+      t.Object({ date: t.String({ format: 'date' }), searches: t.Integer(), answers: t.Integer(), documents_added: t.Integer() }),
+    ),
   },
   { title: 'HistoricalStats' },
 )
 
-export const DeleteAccountBody = t.Object({ confirm: t.Literal('DELETE', { error: 'confirm must be "DELETE"' }) }, { error: 'body must be { "confirm": "DELETE" }' })
+export const DeleteAccountBody = t.Object(
+  { confirm: t.Literal('DELETE', { error: 'confirm must be "DELETE"' }) },
+  { error: 'body must be { "confirm": "DELETE" }' },
+)

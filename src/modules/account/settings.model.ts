@@ -10,7 +10,13 @@ export interface SettingsDto {
 export const DEFAULT_SETTINGS: SettingsDto = { default_workspace_id: null, search_mode: 'hybrid', answer_style: 'concise' }
 
 /** A stored settings row (or the same as JSON, as the credential lookup reads it) as the DTO; defaults when none. */
-export function settingsOf(row: { default_workspace_id: string | null; search_mode: string; answer_style: string } | null | undefined): SettingsDto {
+export function settingsOf(
+  row: { default_workspace_id: string | null; search_mode: string; answer_style: string } | null | undefined,
+): SettingsDto {
   if (!row) return DEFAULT_SETTINGS
-  return { default_workspace_id: row.default_workspace_id, search_mode: row.search_mode as SettingsDto['search_mode'], answer_style: row.answer_style as SettingsDto['answer_style'] }
+  return {
+    default_workspace_id: row.default_workspace_id,
+    search_mode: row.search_mode as SettingsDto['search_mode'],
+    answer_style: row.answer_style as SettingsDto['answer_style'],
+  }
 }

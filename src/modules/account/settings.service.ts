@@ -43,7 +43,10 @@ export async function getProfile(deps: Deps, user: SessionUser) {
 export async function updateProfile(deps: Deps, user: SessionUser, input: { name?: string | null; email?: string }) {
   const email = input.email?.trim().toLowerCase()
   if (email) {
-    const [taken] = await deps.db.select({ id: users.id }).from(users).where(and(eq(users.email, email), ne(users.id, user.id)))
+    const [taken] = await deps.db
+      .select({ id: users.id })
+      .from(users)
+      .where(and(eq(users.email, email), ne(users.id, user.id)))
     if (taken) throw conflict('email is already used by another account')
   }
   const name = input.name === undefined ? undefined : input.name?.trim() || null
@@ -71,7 +74,16 @@ export const MAX_AVATAR_BYTES = 1024 * 1024
 /** The image type by its first bytes — never by the name or the declared type, which the client controls. */
 export function imageTypeOf(bytes: Uint8Array): string | null {
   const ascii = (from: number, to: number) => String.fromCharCode(...bytes.subarray(from, to))
-  if (bytes.length >= 8 && bytes[0] === 0x89 && ascii(1, 4) === 'PNG' && bytes[4] === 0x0d && bytes[5] === 0x0a && bytes[6] === 0x1a && bytes[7] === 0x0a) return 'image/png'
+  if (
+    bytes.length >= 8 &&
+    bytes[0] === 0x89 &&
+    ascii(1, 4) === 'PNG' &&
+    bytes[4] === 0x0d &&
+    bytes[5] === 0x0a &&
+    bytes[6] === 0x1a &&
+    bytes[7] === 0x0a
+  )
+    return 'image/png'
   if (bytes.length >= 3 && bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return 'image/jpeg'
   if (bytes.length >= 6 && (ascii(0, 6) === 'GIF87a' || ascii(0, 6) === 'GIF89a')) return 'image/gif'
   if (bytes.length >= 12 && ascii(0, 4) === 'RIFF' && ascii(8, 12) === 'WEBP') return 'image/webp'
@@ -83,7 +95,11 @@ export async function setAvatar(deps: Deps, user: SessionUser, file: File) {
   const bytes = new Uint8Array(await file.arrayBuffer())
   const type = imageTypeOf(bytes)
   if (!type) throw new AppError(415, 'file: the avatar must be a PNG, JPEG, WebP or GIF image')
-  const [row] = await deps.db.update(users).set({ avatar: bytes, avatar_type: type, updated_at: deps.clock.now() }).where(eq(users.id, user.id)).returning()
+  const [row] = await deps.db
+    .update(users)
+    .set({ avatar: bytes, avatar_type: type, updated_at: deps.clock.now() })
+    .where(eq(users.id, user.id))
+    .returning()
   return toProfile(deps, row!)
 }
 

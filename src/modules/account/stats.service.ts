@@ -15,8 +15,14 @@ export async function getStats(deps: Deps, user: SessionUser) {
   const uid = user.id
   const memoryKinds = sql.raw(MEMORY_KINDS.map((k) => `'${k}'`).join(','))
   const [byKind, bySource, byWorkspace, [totals], [links], [activity]] = await Promise.all([
-    queryRows<{ key: string; n: number }>(deps.db, sql`select kind as key, count(*)::int as n from documents where user_id = ${uid} and status = 'active' group by kind`),
-    queryRows<{ key: string; n: number }>(deps.db, sql`select source as key, count(*)::int as n from documents where user_id = ${uid} and status = 'active' group by source`),
+    queryRows<{ key: string; n: number }>(
+      deps.db,
+      sql`select kind as key, count(*)::int as n from documents where user_id = ${uid} and status = 'active' group by kind`,
+    ),
+    queryRows<{ key: string; n: number }>(
+      deps.db,
+      sql`select source as key, count(*)::int as n from documents where user_id = ${uid} and status = 'active' group by source`,
+    ),
     queryRows<{ workspace_id: string; name: string; documents: number }>(
       deps.db,
       sql`select w.id as workspace_id, w.name, count(d.id)::int as documents from workspaces w
@@ -43,7 +49,12 @@ export async function getStats(deps: Deps, user: SessionUser) {
     ),
   ])
   return {
-    documents: { total: Number(totals?.total ?? 0), by_kind: countsBy(byKind), by_source: countsBy(bySource), by_workspace: byWorkspace.map((w) => ({ ...w, documents: Number(w.documents) })) },
+    documents: {
+      total: Number(totals?.total ?? 0),
+      by_kind: countsBy(byKind),
+      by_source: countsBy(bySource),
+      by_workspace: byWorkspace.map((w) => ({ ...w, documents: Number(w.documents) })),
+    },
     memories: Number(totals?.memories ?? 0),
     pending_drafts: Number(totals?.drafts ?? 0),
     links: { pending: Number(links?.pending ?? 0), completed: Number(links?.completed ?? 0) },
@@ -69,5 +80,13 @@ export async function getHistorical(deps: Deps, user: SessionUser, days = 30) {
           and (e.created_at at time zone 'UTC')::date = d.day::date
         group by d.day order by d.day`,
   )
-  return { days, series: rows.map((r) => ({ date: r.date, searches: Number(r.searches), answers: Number(r.answers), documents_added: Number(r.documents_added) })) }
+  return {
+    days,
+    series: rows.map((r) => ({
+      date: r.date,
+      searches: Number(r.searches),
+      answers: Number(r.answers),
+      documents_added: Number(r.documents_added),
+    })),
+  }
 }

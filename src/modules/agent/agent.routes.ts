@@ -17,13 +17,19 @@ export function agentRoutes(deps: Deps) {
     async ({ request, user, principal, body, set }) => {
       await enforceRateLimit(deps, principal, 'ask_per_min', set.headers)
       const turn = await openTurn(deps, user, body)
-      return sseResponse<AnswerEvent>(request, deps.log, (send, signal) => runAgent(deps, user, body.message, turn, send, signal), { headers: set.headers, failure: errorEvent })
+      return sseResponse<AnswerEvent>(request, deps.log, (send, signal) => runAgent(deps, user, body.message, turn, send, signal), {
+        headers: set.headers,
+        failure: errorEvent,
+      })
     },
     {
       auth: true,
       body: AgentChatBody,
       response: { 200: EventStream, ...errors(400, 401, 404, 429) },
-      detail: { tags: ['agent'], summary: 'Agent chat: a tool-using agent over your memory (SSE: tool…, delta…, sources, saved; error on failure)' },
+      detail: {
+        tags: ['agent'],
+        summary: 'Agent chat: a tool-using agent over your memory (SSE: tool…, delta…, sources, saved; error on failure)',
+      },
     },
   )
 }

@@ -14,7 +14,10 @@ export function askRoutes(deps: Deps) {
     async ({ request, user, principal, body, set }) => {
       await enforceRateLimit(deps, principal, 'ask_per_min', set.headers)
       const turn = await prepareAsk(deps, user, body)
-      return sseResponse<AnswerEvent>(request, deps.log, (send, signal) => streamAnswer(deps, user, body, turn, send, signal), { headers: set.headers, failure: errorEvent })
+      return sseResponse<AnswerEvent>(request, deps.log, (send, signal) => streamAnswer(deps, user, body, turn, send, signal), {
+        headers: set.headers,
+        failure: errorEvent,
+      })
     },
     {
       auth: true,

@@ -32,7 +32,14 @@ export function prepareAsk(deps: Deps, user: SessionUser, input: AskInput): Prom
   return openTurn(deps, user, input)
 }
 
-export async function streamAnswer(deps: Deps, user: SessionUser, input: AskInput, turn: Turn, send: Send<AnswerEvent>, signal: AbortSignal): Promise<void> {
+export async function streamAnswer(
+  deps: Deps,
+  user: SessionUser,
+  input: AskInput,
+  turn: Turn,
+  send: Send<AnswerEvent>,
+  signal: AbortSignal,
+): Promise<void> {
   const [sources, { answer_style }] = await streamStep('the sources could not be found', () =>
     Promise.all([retrieveSources(deps, user, input.question, { workspace_id: turn.workspace_id }), getSettings(deps.db, user.id)]),
   )
@@ -68,7 +75,9 @@ export async function streamAnswer(deps: Deps, user: SessionUser, input: AskInpu
   if (failure) throw new StreamError(`the answer could not be completed: ${messageOf(failure)}`, { cause: failure, code: 'provider_error' })
   emit(filter.flush())
   send({ type: 'sources', sources })
-  const conversation = await streamStep('the answer could not be saved', () => saveExchange(deps, user, turn, input.question, answer.trim(), sources))
+  const conversation = await streamStep('the answer could not be saved', () =>
+    saveExchange(deps, user, turn, input.question, answer.trim(), sources),
+  )
   send({ type: 'saved', conversation })
 }
 

@@ -16,7 +16,11 @@ export async function retrieveSources(
   query: string,
   options: { workspace_id?: string | null; limit?: number; firstIndex?: number } = {},
 ): Promise<Source[]> {
-  const found = await searchDocuments(deps, user, { q: query.slice(0, 2000), limit: options.limit ?? SOURCES_PER_ANSWER, workspace_id: options.workspace_id ?? undefined })
+  const found = await searchDocuments(deps, user, {
+    q: query.slice(0, 2000),
+    limit: options.limit ?? SOURCES_PER_ANSWER,
+    workspace_id: options.workspace_id ?? undefined,
+  })
   const ids = found.results.map((r) => r.document.id)
   const passages = await bestPassages(deps.db, user.id, ids, await analyzeQuery(deps.db, query.slice(0, 2000)))
   const first = options.firstIndex ?? 1

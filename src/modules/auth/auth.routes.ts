@@ -11,10 +11,16 @@ import { invalidateSession, readCookie, SESSION_COOKIE, sessionCookie } from './
 import { t } from 'elysia'
 
 const ProviderParams = t.Object({ provider: t.String({ description: 'github or google' }) })
-const StartQuery = t.Object({ redirect_to: t.Optional(Text({ maxLength: 2000, description: 'Where to land after signing in (this service or an allowed origin)' })) })
+const StartQuery = t.Object({
+  redirect_to: t.Optional(Text({ maxLength: 2000, description: 'Where to land after signing in (this service or an allowed origin)' })),
+})
 // `state` is what ties a callback to the sign-in this browser started: without it there is nothing to finish.
 const CallbackQuery = t.Object(
-  { code: t.Optional(t.String()), state: Text({ minLength: 1, error: 'state is missing from the callback' }), error: t.Optional(t.String()) },
+  {
+    code: t.Optional(t.String()),
+    state: Text({ minLength: 1, error: 'state is missing from the callback' }),
+    error: t.Optional(t.String()),
+  },
   { additionalProperties: t.Unknown() },
 )
 const Redirect = t.Void({ description: 'Redirect (302) with a Location header' })
@@ -30,9 +36,24 @@ const callbackOptions = {
 
 async function completeSignIn(
   deps: Deps,
-  { params, query, request, set }: { params: { provider: string }; query: { code?: string; state: string; error?: string }; request: Request; set: { headers: Record<string, unknown>; status?: number | string } },
+  {
+    params,
+    query,
+    request,
+    set,
+  }: {
+    params: { provider: string }
+    query: { code?: string; state: string; error?: string }
+    request: Request
+    set: { headers: Record<string, unknown>; status?: number | string }
+  },
 ) {
-  const { session, redirectTo } = await finishSignIn(deps, asSignInProvider(params.provider), query, readCookie(request.headers.get('cookie'), STATE_COOKIE))
+  const { session, redirectTo } = await finishSignIn(
+    deps,
+    asSignInProvider(params.provider),
+    query,
+    readCookie(request.headers.get('cookie'), STATE_COOKIE),
+  )
   set.headers['set-cookie'] = [sessionCookie(deps, session.token, session.expiresAt), stateCookie(deps, '', 0)]
   set.headers.location = redirectTo
   set.status = 302
@@ -50,7 +71,11 @@ export function authRoutes(deps: Deps) {
         // The account's own resource is its profile.
         return created(set, '/api/profile', { user: toUserDto(deps, user) })
       },
-      { body: SignUpBody, response: { 201: UserResponse, ...errors(400, 403, 409) }, detail: { tags, summary: 'Create an account and start a session (cookie `session`)' } },
+      {
+        body: SignUpBody,
+        response: { 201: UserResponse, ...errors(400, 403, 409) },
+        detail: { tags, summary: 'Create an account and start a session (cookie `session`)' },
+      },
     )
     .post(
       '/sign-in',
@@ -60,7 +85,11 @@ export function authRoutes(deps: Deps) {
         set.headers['set-cookie'] = sessionCookie(deps, session.token, session.expiresAt)
         return { user: toUserDto(deps, user) }
       },
-      { body: SignInBody, response: { 200: UserResponse, ...errors(400, 401, 403) }, detail: { tags, summary: 'Sign in with email and password (sets cookie `session`)' } },
+      {
+        body: SignInBody,
+        response: { 200: UserResponse, ...errors(400, 401, 403) },
+        detail: { tags, summary: 'Sign in with email and password (sets cookie `session`)' },
+      },
     )
     .post(
       '/sign-out',
@@ -74,11 +103,17 @@ export function authRoutes(deps: Deps) {
         set.headers['set-cookie'] = sessionCookie(deps, '', null)
         set.status = 204
       },
-      { response: { 204: NoContent, ...errors(403) }, detail: { tags, summary: 'End the current session and clear its cookie (403 without an allowed Origin, as every cookie write)' } },
+      {
+        response: { 204: NoContent, ...errors(403) },
+        detail: { tags, summary: 'End the current session and clear its cookie (403 without an allowed Origin, as every cookie write)' },
+      },
     )
     .get('/providers', () => ({ providers: SIGN_IN_PROVIDERS.filter((provider) => deps.config.oauth[provider] !== null) }), {
       response: { 200: ProvidersResponse },
-      detail: { tags, summary: 'The sign-in providers configured here (GitHub, Google), so a sign-in page shows only the buttons that work' },
+      detail: {
+        tags,
+        summary: 'The sign-in providers configured here (GitHub, Google), so a sign-in page shows only the buttons that work',
+      },
     })
     .get(
       '/oauth/:provider',
@@ -97,9 +132,9 @@ export function authRoutes(deps: Deps) {
     )
     .get('/oauth/:provider/callback', (ctx) => completeSignIn(deps, ctx), callbackOptions)
     .post('/oauth/:provider/callback', (ctx) => completeSignIn(deps, ctx), callbackOptions)
-    .get(
-      '/session',
-      async ({ user, principal }) => ({ user: toUserDto(deps, await getUser(deps, user.id)), via: principal.via }),
-      { auth: true, response: { 200: SessionResponse, ...errors(401) }, detail: { tags, summary: 'The signed-in user (by cookie or key)' } },
-    )
+    .get('/session', async ({ user, principal }) => ({ user: toUserDto(deps, await getUser(deps, user.id)), via: principal.via }), {
+      auth: true,
+      response: { 200: SessionResponse, ...errors(401) },
+      detail: { tags, summary: 'The signed-in user (by cookie or key)' },
+    })
 }

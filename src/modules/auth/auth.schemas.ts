@@ -34,6 +34,10 @@ export const SessionResponse = t.Object({
 })
 
 export const ProvidersResponse = t.Object(
-  { providers: t.Array(t.Union([t.Literal('github'), t.Literal('google')]), { description: 'Configured sign-in providers (GITHUB_CLIENT_ID/SECRET, GOOGLE_CLIENT_ID/SECRET)' }) },
+  {
+    providers: t.Array(t.Union([t.Literal('github'), t.Literal('google')]), {
+      description: 'Configured sign-in providers (GITHUB_CLIENT_ID/SECRET, GOOGLE_CLIENT_ID/SECRET)',
+    }),
+  },
   { title: 'SignInProviders' },
 )

@@ -21,7 +21,10 @@ type UserRow = typeof users.$inferSelect
 /** users' columns, with the plan the account is on now rather than the one stored at sign-up. */
 const withPlan = (deps: Deps) => ({ ...getTableColumns(users), plan: accountPlan(deps.config) })
 
-export function toUserDto(deps: Deps, user: Pick<UserRow, 'id' | 'email' | 'name' | 'plan' | 'avatar_type' | 'created_at' | 'updated_at'>): UserDto {
+export function toUserDto(
+  deps: Deps,
+  user: Pick<UserRow, 'id' | 'email' | 'name' | 'plan' | 'avatar_type' | 'created_at' | 'updated_at'>,
+): UserDto {
   return {
     id: user.id,
     email: user.email,
@@ -43,7 +46,15 @@ export async function createAccount(deps: Deps, input: { email: string; password
     // Another sign-up for the same email may be in flight, unseen above: its commit makes this insert do nothing.
     const [user] = await tx
       .insert(users)
-      .values({ id: deps.ids.next(), email, name: input.name?.trim() || null, password_hash: passwordHash, plan: deps.config.defaultPlan, created_at: now, updated_at: now })
+      .values({
+        id: deps.ids.next(),
+        email,
+        name: input.name?.trim() || null,
+        password_hash: passwordHash,
+        plan: deps.config.defaultPlan,
+        created_at: now,
+        updated_at: now,
+      })
       .onConflictDoNothing({ target: users.email })
       .returning()
     if (!user) throw conflict('an account with this email already exists')

@@ -37,7 +37,14 @@ export async function startSignIn(deps: Deps, provider: SignInProvider, redirect
 
 export function stateCookie(deps: Deps, value: string, maxAgeMs = STATE_TTL_MS): string {
   const secure = new URL(deps.config.baseUrl).protocol === 'https:'
-  return [`${STATE_COOKIE}=${value}`, `Path=/api/auth/oauth`, 'HttpOnly', 'SameSite=Lax', `Max-Age=${Math.floor(maxAgeMs / 1000)}`, ...(secure ? ['Secure'] : [])].join('; ')
+  return [
+    `${STATE_COOKIE}=${value}`,
+    `Path=/api/auth/oauth`,
+    'HttpOnly',
+    'SameSite=Lax',
+    `Max-Age=${Math.floor(maxAgeMs / 1000)}`,
+    ...(secure ? ['Secure'] : []),
+  ].join('; ')
 }
 
 async function fetchJson<T>(provider: string, url: string, token: string): Promise<T> {
@@ -59,11 +66,20 @@ async function profileOf(deps: Deps, provider: SignInProvider, token: string): P
     const email = emails.find((e) => e.primary && e.verified) ?? emails.find((e) => e.verified)
     return { id: String(user.id), email: email?.email ?? null, name: user.name ?? user.login }
   }
-  const info = await fetchJson<{ sub: string; email?: string; email_verified?: boolean; name?: string }>(provider, `${api}/oauth2/v3/userinfo`, token)
+  const info = await fetchJson<{ sub: string; email?: string; email_verified?: boolean; name?: string }>(
+    provider,
+    `${api}/oauth2/v3/userinfo`,
+    token,
+  )
   return { id: info.sub, email: info.email_verified ? (info.email ?? null) : null, name: info.name ?? null }
 }
 
-export async function finishSignIn(deps: Deps, provider: SignInProvider, query: { code?: string; state?: string; error?: string }, cookieState: string | null) {
+export async function finishSignIn(
+  deps: Deps,
+  provider: SignInProvider,
+  query: { code?: string; state?: string; error?: string },
+  cookieState: string | null,
+) {
   if (query.error) throw badRequest(`${provider} sign-in was not completed: ${query.error}`)
   if (!query.state || cookieState !== query.state) throw badRequest('state does not match this browser: start the sign-in again')
   const { codeVerifier, payload } = await consumeState(deps, provider, query.state)
@@ -76,12 +92,18 @@ export async function finishSignIn(deps: Deps, provider: SignInProvider, query: 
 
 /** The identity's account; else the account of the same verified email (linked now); else a new account. */
 async function accountFor(deps: Deps, provider: SignInProvider, profile: Profile): Promise<string> {
-  const [known] = await deps.db.select({ user_id: identities.user_id }).from(identities).where(and(eq(identities.provider, provider), eq(identities.provider_user_id, profile.id)))
+  const [known] = await deps.db
+    .select({ user_id: identities.user_id })
+    .from(identities)
+    .where(and(eq(identities.provider, provider), eq(identities.provider_user_id, profile.id)))
   if (known) return known.user_id
   if (!profile.email) throw badRequest(`${provider} did not confirm an email address for this account; verify one there and try again`)
   const email = profile.email.toLowerCase()
   const [existing] = await deps.db.select({ id: users.id }).from(users).where(eq(users.email, email))
   const userId = existing?.id ?? (await createAccount(deps, { email, password: null, name: profile.name })).id
-  await deps.db.insert(identities).values({ id: deps.ids.next(), user_id: userId, provider, provider_user_id: profile.id, created_at: deps.clock.now() }).onConflictDoNothing()
+  await deps.db
+    .insert(identities)
+    .values({ id: deps.ids.next(), user_id: userId, provider, provider_user_id: profile.id, created_at: deps.clock.now() })
+    .onConflictDoNothing()
   return userId
 }

@@ -44,7 +44,12 @@ export async function validateSession(deps: Deps, token: string, { countCall = f
     countCall,
   )
   if (!row) return null
-  const found = { user: { id: row.id, email: row.email, name: row.name, plan: row.plan }, sessionId: id, apiCalls: row.api_calls, settings: settingsOf(row.settings as never) }
+  const found = {
+    user: { id: row.id, email: row.email, name: row.name, plan: row.plan },
+    sessionId: id,
+    apiCalls: row.api_calls,
+    settings: settingsOf(row.settings as never),
+  }
   const ttl = deps.config.sessionTtlDays * DAY
   const expiry = new Date(row.expires_at)
   if (expiry.getTime() - now.getTime() >= ttl / 2) return { ...found, expiresAt: expiry, renewed: false }

@@ -32,14 +32,21 @@ const toDto = (deps: Deps, row: SubscriptionRow | undefined, plan: string) => ({
 export async function getSubscription(deps: Deps, user: SessionUser) {
   stripeOf(deps)
   const [row] = await deps.db.select().from(subscriptions).where(eq(subscriptions.user_id, user.id))
-  const [account] = await deps.db.select({ plan: accountPlan(deps.config) }).from(users).where(eq(users.id, user.id))
+  const [account] = await deps.db
+    .select({ plan: accountPlan(deps.config) })
+    .from(users)
+    .where(eq(users.id, user.id))
   return toDto(deps, row, account?.plan ?? user.plan)
 }
 
 /** Stripe's status → ours, and whether it grants the paid plan (past_due keeps it while Stripe retries). */
 function planOf(deps: Deps, sub: StripeSubscription | null): { plan: Plan; status: SubscriptionStatus } {
   if (!sub) return { plan: deps.config.defaultPlan, status: 'none' }
-  const status: SubscriptionStatus = ['active', 'trialing', 'past_due'].includes(sub.status) ? (sub.status as SubscriptionStatus) : sub.status === 'incomplete' ? 'none' : 'canceled'
+  const status: SubscriptionStatus = ['active', 'trialing', 'past_due'].includes(sub.status)
+    ? (sub.status as SubscriptionStatus)
+    : sub.status === 'incomplete'
+      ? 'none'
+      : 'canceled'
   const price = deps.config.stripe.pricePro
   const paid = status !== 'none' && status !== 'canceled' && (!price || (sub.items?.data ?? []).some((i) => i.price.id === price))
   return { plan: paid ? 'pro' : deps.config.defaultPlan, status }
@@ -51,7 +58,13 @@ const periodEndOf = (sub: StripeSubscription | null) => {
 }
 
 /** Records Stripe's view of the user's subscription and moves the plan with it. */
-export async function applySubscription(deps: Deps, tx: Tx, userId: string, customerId: string, sub: StripeSubscription | null): Promise<void> {
+export async function applySubscription(
+  deps: Deps,
+  tx: Tx,
+  userId: string,
+  customerId: string,
+  sub: StripeSubscription | null,
+): Promise<void> {
   // The account may be gone (deleted, its subscription cancelled): nothing to apply, and no error for Stripe.
   const [account] = await tx.select({ id: users.id }).from(users).where(eq(users.id, userId))
   if (!account) {
@@ -69,7 +82,10 @@ export async function applySubscription(deps: Deps, tx: Tx, userId: string, cust
     cancel_at_period_end: sub?.cancel_at_period_end ?? false,
     updated_at: now,
   }
-  await tx.insert(subscriptions).values({ user_id: userId, ...fields, created_at: now }).onConflictDoUpdate({ target: subscriptions.user_id, set: fields })
+  await tx
+    .insert(subscriptions)
+    .values({ user_id: userId, ...fields, created_at: now })
+    .onConflictDoUpdate({ target: subscriptions.user_id, set: fields })
   await tx.update(users).set({ plan, updated_at: now }).where(eq(users.id, userId))
   deps.log.info('subscription applied', { user_id: userId, plan, status })
 }
@@ -125,7 +141,13 @@ export async function createCheckout(deps: Deps, user: SessionUser, input: { suc
   // Checked before anything is created at Stripe.
   const successUrl = returnUrl(deps, input.success_url, `${base}/billing/return?session_id={CHECKOUT_SESSION_ID}`, 'success_url')
   const cancelUrl = returnUrl(deps, input.cancel_url, `${base}/billing/cancelled`, 'cancel_url')
-  const session = await stripe.createCheckoutSession({ customer: await customerOf(deps, user, stripe), price, userId: user.id, successUrl, cancelUrl })
+  const session = await stripe.createCheckoutSession({
+    customer: await customerOf(deps, user, stripe),
+    price,
+    userId: user.id,
+    successUrl,
+    cancelUrl,
+  })
   return { id: session.id, url: session.url }
 }
 
@@ -136,7 +158,8 @@ export async function verifyCheckout(deps: Deps, user: SessionUser, sessionId: s
     throw error instanceof AppError && error.status === 404 ? notFound(`checkout session ${sessionId} not found`) : error
   })
   // Another user's session is as missing as an unknown one.
-  if ((session.client_reference_id ?? session.metadata?.user_id) !== user.id || !session.customer) throw notFound(`checkout session ${sessionId} not found`)
+  if ((session.client_reference_id ?? session.metadata?.user_id) !== user.id || !session.customer)
+    throw notFound(`checkout session ${sessionId} not found`)
   if (session.status !== 'complete') throw conflict(`checkout session ${sessionId} is not complete (${session.status ?? 'unknown'})`)
   const subscription = typeof session.subscription === 'string' ? await stripe.getSubscription(session.subscription) : session.subscription
   await deps.db.transaction((tx) => applySubscription(deps, tx, user.id, session.customer!, subscription))
@@ -157,7 +180,10 @@ export async function openPortal(deps: Deps, user: SessionUser, input: { return_
   const stripe = stripeOf(deps)
   const [row] = await deps.db.select().from(subscriptions).where(eq(subscriptions.user_id, user.id))
   if (!row?.stripe_customer_id) throw conflict('no billing account yet: start a checkout first')
-  const session = await stripe.createPortalSession(row.stripe_customer_id, returnUrl(deps, input.return_url, `${deps.config.baseUrl}/settings`, 'return_url'))
+  const session = await stripe.createPortalSession(
+    row.stripe_customer_id,
+    returnUrl(deps, input.return_url, `${deps.config.baseUrl}/settings`, 'return_url'),
+  )
   return { url: session.url }
 }
 
@@ -171,5 +197,3 @@ export async function cancelForDeletion(deps: Deps, userId: string): Promise<voi
     deps.log.error('could not cancel the subscription of a deleted account', { user_id: userId, error: String(error) })
   }
 }
-
-

@@ -63,7 +63,8 @@ export function createStripeClient(config: Config['stripe'] & { secretKey: strin
     return body as T
   }
   return {
-    createCustomer: (email: string, userId: string) => call<{ id: string }>('POST', '/v1/customers', { email, metadata: { user_id: userId } }, `customer-${userId}`),
+    createCustomer: (email: string, userId: string) =>
+      call<{ id: string }>('POST', '/v1/customers', { email, metadata: { user_id: userId } }, `customer-${userId}`),
     createCheckoutSession: (params: { customer: string; price: string; userId: string; successUrl: string; cancelUrl: string }) =>
       call<StripeCheckoutSession>('POST', '/v1/checkout/sessions', {
         mode: 'subscription',
@@ -78,9 +79,11 @@ export function createStripeClient(config: Config['stripe'] & { secretKey: strin
       }),
     getCheckoutSession: (id: string) => call<StripeCheckoutSession>('GET', `/v1/checkout/sessions/${encodeURIComponent(id)}`),
     getSubscription: (id: string) => call<StripeSubscription>('GET', `/v1/subscriptions/${encodeURIComponent(id)}`),
-    listSubscriptions: (customer: string) => call<{ data: StripeSubscription[] }>('GET', '/v1/subscriptions', { customer, status: 'all', limit: 10 }),
+    listSubscriptions: (customer: string) =>
+      call<{ data: StripeSubscription[] }>('GET', '/v1/subscriptions', { customer, status: 'all', limit: 10 }),
     cancelSubscription: (id: string) => call<StripeSubscription>('DELETE', `/v1/subscriptions/${encodeURIComponent(id)}`),
-    createPortalSession: (customer: string, returnUrl: string) => call<{ id: string; url: string }>('POST', '/v1/billing_portal/sessions', { customer, return_url: returnUrl }),
+    createPortalSession: (customer: string, returnUrl: string) =>
+      call<{ id: string; url: string }>('POST', '/v1/billing_portal/sessions', { customer, return_url: returnUrl }),
   }
 }
 

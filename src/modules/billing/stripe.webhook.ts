@@ -12,7 +12,12 @@ export async function hmacSha256Hex(secret: string, payload: Uint8Array | string
 }
 
 /** Answers null when the signature is valid, else why not (for the 400 message). */
-export async function verifyStripeSignature(header: string | null, payload: Uint8Array, secret: string, nowSeconds: number): Promise<string | null> {
+export async function verifyStripeSignature(
+  header: string | null,
+  payload: Uint8Array,
+  secret: string,
+  nowSeconds: number,
+): Promise<string | null> {
   if (!header) return 'missing Stripe-Signature header'
   const parts = header.split(',').map((p) => p.trim().split('=', 2) as [string, string])
   const timestamp = Number(parts.find(([k]) => k === 't')?.[1])

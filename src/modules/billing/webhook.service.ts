@@ -14,7 +14,13 @@ interface StripeEvent {
   data: { object: Record<string, unknown> }
 }
 
-export const HANDLED = ['checkout.session.completed', 'customer.subscription.created', 'customer.subscription.updated', 'customer.subscription.deleted', 'invoice.payment_failed']
+export const HANDLED = [
+  'checkout.session.completed',
+  'customer.subscription.created',
+  'customer.subscription.updated',
+  'customer.subscription.deleted',
+  'invoice.payment_failed',
+]
 
 export async function handleStripeWebhook(deps: Deps, payload: Uint8Array | undefined, signature: string | null) {
   const secret = deps.config.stripe.webhookSecret
@@ -28,13 +34,18 @@ export async function handleStripeWebhook(deps: Deps, payload: Uint8Array | unde
   } catch {
     throw badRequest('the webhook body is not valid JSON')
   }
-  if (typeof event?.id !== 'string' || typeof event.type !== 'string' || !event.data?.object) throw badRequest('not a Stripe event: id, type and data.object are required')
+  if (typeof event?.id !== 'string' || typeof event.type !== 'string' || !event.data?.object)
+    throw badRequest('not a Stripe event: id, type and data.object are required')
   if (!HANDLED.includes(event.type)) return { received: true, handled: false }
 
   // What the event means, worked out before the transaction (it may need to ask Stripe).
   const change = await changeOf(deps, event)
   const applied = await deps.db.transaction(async (tx) => {
-    const [fresh] = await tx.insert(processedWebhookEvents).values({ id: event.id, provider: 'stripe', type: event.type }).onConflictDoNothing().returning({ id: processedWebhookEvents.id })
+    const [fresh] = await tx
+      .insert(processedWebhookEvents)
+      .values({ id: event.id, provider: 'stripe', type: event.type })
+      .onConflictDoNothing()
+      .returning({ id: processedWebhookEvents.id })
     if (!fresh) return false
     if (change) await change(tx)
     return true
@@ -46,7 +57,10 @@ type Change = ((tx: Parameters<Parameters<Deps['db']['transaction']>[0]>[0]) => 
 
 async function userOfCustomer(deps: Deps, customerId: string | null | undefined, metadataUser?: string): Promise<string | null> {
   if (customerId) {
-    const [row] = await deps.db.select({ user_id: subscriptions.user_id }).from(subscriptions).where(eq(subscriptions.stripe_customer_id, customerId))
+    const [row] = await deps.db
+      .select({ user_id: subscriptions.user_id })
+      .from(subscriptions)
+      .where(eq(subscriptions.stripe_customer_id, customerId))
     if (row) return row.user_id
   }
   return metadataUser ?? null
@@ -66,8 +80,19 @@ async function changeOf(deps: Deps, event: StripeEvent): Promise<Change> {
     const userId = await userOfCustomer(deps, sent.customer, sent.metadata?.user_id)
     if (!userId) return ignore(deps, event)
     // Stripe does not promise delivery order: apply the subscription as it is now, not as this event saw it.
-    const sub = deps.config.stripe.secretKey ? await stripeOf(deps).getSubscription(sent.id).catch(() => sent) : sent
-    return (tx) => applySubscription(deps, tx, userId, sub.customer, event.type === 'customer.subscription.deleted' && sub === sent ? { ...sub, status: 'canceled' } : sub)
+    const sub = deps.config.stripe.secretKey
+      ? await stripeOf(deps)
+          .getSubscription(sent.id)
+          .catch(() => sent)
+      : sent
+    return (tx) =>
+      applySubscription(
+        deps,
+        tx,
+        userId,
+        sub.customer,
+        event.type === 'customer.subscription.deleted' && sub === sent ? { ...sub, status: 'canceled' } : sub,
+      )
   }
   // invoice.payment_failed: Stripe retries the charge; the account is past due until it pays or the
   // subscription ends (a later customer.subscription.* event settles the plan).

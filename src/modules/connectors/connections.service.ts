@@ -37,11 +37,17 @@ export interface Completed {
 export async function completeConnection(deps: Deps, query: CallbackQuery, signedInUserId: string | null): Promise<Completed> {
   const { userId, provider: oauthProvider, codeVerifier, payload } = await consumeState(deps, null, query.state)
   if (payload.purpose !== 'connector' || !userId) throw badRequest('state is not a connector authorization: start again')
-  if (signedInUserId && signedInUserId !== userId) throw forbidden('this authorization was started by another account: sign in as that account and start again')
+  if (signedInUserId && signedInUserId !== userId)
+    throw forbidden('this authorization was started by another account: sign in as that account and start again')
   const connector = await findConnector(deps, userId, String(payload.connector_id))
   const landing = typeof payload.redirect_to === 'string' ? payload.redirect_to : null
   if (query.error) {
-    if (landing) return { connector: await connectorDto(deps, connector), sync_run: null, redirect: withParams(landing, { connector_id: connector.id, error: query.error }) }
+    if (landing)
+      return {
+        connector: await connectorDto(deps, connector),
+        sync_run: null,
+        redirect: withParams(landing, { connector_id: connector.id, error: query.error }),
+      }
     throw badRequest(`${connector.type} authorization was not completed: ${query.error}`)
   }
   if (!query.code) throw badRequest('code is missing from the callback')
@@ -51,12 +57,19 @@ export async function completeConnection(deps: Deps, query: CallbackQuery, signe
   try {
     tokens = await exchangeCode(deps, oauthProvider, connectorCallbackUrl(deps), query.code, codeVerifier)
     const access = tokens.accessToken()
-    account = await provider.identify(providerApi(deps, provider, { token: async () => access, refresh: async () => null }), tokens.data as Record<string, unknown>)
+    account = await provider.identify(
+      providerApi(deps, provider, { token: async () => access, refresh: async () => null }),
+      tokens.data as Record<string, unknown>,
+    )
   } catch (error) {
     // A browser that came from the dashboard goes back there with the reason, not to a JSON error page.
     if (!landing) providerFailure(error)
     if (!(error instanceof AppError || error instanceof ProviderError)) throw error
-    return { connector: await connectorDto(deps, connector), sync_run: null, redirect: withParams(landing, { connector_id: connector.id, error: error.message }) }
+    return {
+      connector: await connectorDto(deps, connector),
+      sync_run: null,
+      redirect: withParams(landing, { connector_id: connector.id, error: error.message }),
+    }
   }
   const now = deps.clock.now()
   const connectionId = await deps.db.transaction(async (tx) => {
@@ -64,12 +77,32 @@ export async function completeConnection(deps: Deps, query: CallbackQuery, signe
     const [existing] = await tx
       .select({ id: connections.id })
       .from(connections)
-      .where(and(eq(connections.user_id, userId), eq(connections.provider, oauthProvider), eq(connections.external_account_id, account.externalAccountId)))
+      .where(
+        and(
+          eq(connections.user_id, userId),
+          eq(connections.provider, oauthProvider),
+          eq(connections.external_account_id, account.externalAccountId),
+        ),
+      )
     const id = existing?.id ?? deps.ids.next()
     const sealed = sealTokens(deps, id, tokens)
-    const fields = { account_name: account.accountName, meta: account.meta, ...sealed, refresh_token_enc: sealed.refresh_token_enc ?? null, updated_at: now }
+    const fields = {
+      account_name: account.accountName,
+      meta: account.meta,
+      ...sealed,
+      refresh_token_enc: sealed.refresh_token_enc ?? null,
+      updated_at: now,
+    }
     if (existing) await tx.update(connections).set(fields).where(eq(connections.id, id))
-    else await tx.insert(connections).values({ id, user_id: userId, provider: oauthProvider, external_account_id: account.externalAccountId, ...fields, created_at: now })
+    else
+      await tx.insert(connections).values({
+        id,
+        user_id: userId,
+        provider: oauthProvider,
+        external_account_id: account.externalAccountId,
+        ...fields,
+        created_at: now,
+      })
     await tx.update(connectors).set({ connection_id: id, status: 'active', updated_at: now }).where(eq(connectors.id, connector.id))
     return id
   })
@@ -112,7 +145,10 @@ export async function listConnections(deps: Deps, user: SessionUser) {
 }
 
 export async function disconnectConnection(deps: Deps, user: SessionUser, id: string): Promise<void> {
-  const [row] = await deps.db.select().from(connections).where(and(eq(connections.id, id), eq(connections.user_id, user.id)))
+  const [row] = await deps.db
+    .select()
+    .from(connections)
+    .where(and(eq(connections.id, id), eq(connections.user_id, user.id)))
   if (!row) throw notFound(`connection ${id} not found`)
   await revokeAtProvider(deps, row)
   await deps.db.transaction(async (tx) => {
@@ -125,7 +161,15 @@ export async function disconnectConnection(deps: Deps, user: SessionUser, id: st
       await tx
         .update(syncRuns)
         .set({ status: 'failed', error: 'the connection was disconnected', finished_at: deps.clock.now() })
-        .where(and(inArray(syncRuns.connector_id, stopped.map((c) => c.id)), inArray(syncRuns.status, ['queued', 'running'])))
+        .where(
+          and(
+            inArray(
+              syncRuns.connector_id,
+              stopped.map((c) => c.id),
+            ),
+            inArray(syncRuns.status, ['queued', 'running']),
+          ),
+        )
     }
     await tx.delete(connections).where(eq(connections.id, id))
   })
@@ -140,10 +184,12 @@ async function revokeAtProvider(deps: Deps, row: ConnectionRow): Promise<void> {
   const provider = row.provider as OAuthProvider
   if (!deps.config.oauth[provider]) return
   try {
-    const token = PROVIDER_TRAITS[provider].revokeWith === 'refresh' ? (openRefreshToken(deps, row) ?? openAccessToken(deps, row)) : openAccessToken(deps, row)
+    const token =
+      PROVIDER_TRAITS[provider].revokeWith === 'refresh'
+        ? (openRefreshToken(deps, row) ?? openAccessToken(deps, row))
+        : openAccessToken(deps, row)
     await revokeToken(deps, provider, token)
   } catch (error) {
     deps.log.warn('token revocation failed', { provider, connection_id: row.id, error: String(error) })
   }
 }
-

@@ -10,7 +10,14 @@ import { readCookie, SESSION_COOKIE, validateSession } from '../auth/sessions.se
 import { completeConnection, disconnectConnection, listConnections } from './connections.service'
 import * as S from './connectors.schemas'
 import {
-  authorizeConnector, createConnector, deleteConnector, getConnector, listConnectors, listWikiSpaces, triggerSync, updateConnector,
+  authorizeConnector,
+  createConnector,
+  deleteConnector,
+  getConnector,
+  listConnectors,
+  listWikiSpaces,
+  triggerSync,
+  updateConnector,
 } from './connectors.service'
 
 const tags = ['connectors']
@@ -33,7 +40,11 @@ export function connectorsRoutes(deps: Deps) {
         auth: true,
         body: S.CreateConnectorBody,
         response: { 201: S.Authorization, ...errors(400, 401, 402, 403, 404, 503) },
-        detail: { tags, summary: "Create a connector (pending_auth) and get the provider's consent URL; 402 at the plan's connector cap, 503 when the provider is not configured" },
+        detail: {
+          tags,
+          summary:
+            "Create a connector (pending_auth) and get the provider's consent URL; 402 at the plan's connector cap, 503 when the provider is not configured",
+        },
       },
     )
     .get(
@@ -49,7 +60,11 @@ export function connectorsRoutes(deps: Deps) {
       {
         query: S.CallbackQuery,
         response: { 200: S.Connected, 302: S.Redirect, ...errors(400, 403, 404, 502, 503) },
-        detail: { tags, summary: "OAuth return: checks the state, exchanges the code, stores the connection (tokens encrypted), activates the connector and queues its first sync" },
+        detail: {
+          tags,
+          summary:
+            'OAuth return: checks the state, exchanges the code, stores the connection (tokens encrypted), activates the connector and queues its first sync',
+        },
       },
     )
     .get('/connections', ({ user }) => listConnections(deps, user), {
@@ -67,21 +82,30 @@ export function connectorsRoutes(deps: Deps) {
         auth: true,
         params: IdParams,
         response: { 204: NoContent, ...errors(400, 401, 403, 404) },
-        detail: { tags, summary: 'Disconnect: revokes the grant at the provider, deletes the tokens, and returns its connectors to pending_auth' },
+        detail: {
+          tags,
+          summary: 'Disconnect: revokes the grant at the provider, deletes the tokens, and returns its connectors to pending_auth',
+        },
       },
     )
     .get('/:id', async ({ user, params, set }) => tagged(set, await getConnector(deps, user, params.id)), {
       auth: true,
       params: IdParams,
       response: { 200: S.ConnectorDetail, ...errors(400, 401, 404) },
-      detail: { tags, summary: 'A connector with its latest runs (poll it to follow a sync; ETag, so If-None-Match answers 304 while nothing moved)' },
+      detail: {
+        tags,
+        summary: 'A connector with its latest runs (poll it to follow a sync; ETag, so If-None-Match answers 304 while nothing moved)',
+      },
     })
     .patch('/:id', ({ user, params, body }) => updateConnector(deps, user, params.id, body), {
       auth: true,
       params: IdParams,
       body: S.UpdateConnectorBody,
       response: { 200: S.Connector, ...errors(400, 401, 403, 404) },
-      detail: { tags, summary: 'Change the label, target workspace or sync selection (spaces, folders or pages); the next sync applies it' },
+      detail: {
+        tags,
+        summary: 'Change the label, target workspace or sync selection (spaces, folders or pages); the next sync applies it',
+      },
     })
     .delete(
       '/:id',
@@ -102,7 +126,7 @@ export function connectorsRoutes(deps: Deps) {
       params: IdParams,
       body: t.Optional(S.AuthorizeBody),
       response: { 200: S.Authorization, ...errors(400, 401, 403, 404, 503) },
-      detail: { tags, summary: "Authorize an existing connector again (after a disconnect or a refused token): a new consent URL" },
+      detail: { tags, summary: 'Authorize an existing connector again (after a disconnect or a refused token): a new consent URL' },
     })
     .get('/:id/:wiki/spaces', ({ user, params }) => listWikiSpaces(deps, user, params.id, params.wiki), {
       auth: true,

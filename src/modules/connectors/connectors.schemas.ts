@@ -2,10 +2,20 @@
 import { t } from 'elysia'
 import { Timestamp, Uuid, Text } from '../../http/schemas'
 
-const Type = t.Union([t.Literal('confluence'), t.Literal('google_drive'), t.Literal('notion')], { error: 'type must be confluence, google_drive or notion' })
+const Type = t.Union([t.Literal('confluence'), t.Literal('google_drive'), t.Literal('notion')], {
+  error: 'type must be confluence, google_drive or notion',
+})
 const Label = Text({ minLength: 1, maxLength: 100, error: 'label must be 1 to 100 characters' })
-const Ids = (what: string) => t.Array(Text({ minLength: 1, maxLength: 200 }), { maxItems: 500, error: `${what} must be at most 500 ids`, description: `${what}; empty = everything the grant can see` })
-const RedirectTo = Text({ maxLength: 2000, description: 'Where the browser lands after the OAuth return (this service or an allowed origin); without it the callback answers JSON' })
+const Ids = (what: string) =>
+  t.Array(Text({ minLength: 1, maxLength: 200 }), {
+    maxItems: 500,
+    error: `${what} must be at most 500 ids`,
+    description: `${what}; empty = everything the grant can see`,
+  })
+const RedirectTo = Text({
+  maxLength: 2000,
+  description: 'Where the browser lands after the OAuth return (this service or an allowed origin); without it the callback answers JSON',
+})
 
 export const ConnectorConfig = t.Object(
   {
@@ -13,7 +23,11 @@ export const ConnectorConfig = t.Object(
     folders: t.Optional(Ids('google_drive folder ids')),
     pages: t.Optional(Ids('notion root page or database ids')),
   },
-  { additionalProperties: false, title: 'ConnectorConfig', error: 'config takes spaces (confluence), folders (google_drive) or pages (notion)' },
+  {
+    additionalProperties: false,
+    title: 'ConnectorConfig',
+    error: 'config takes spaces (confluence), folders (google_drive) or pages (notion)',
+  },
 )
 
 export const SyncRun = t.Object(
@@ -50,11 +64,15 @@ export const Connector = t.Object(
   { title: 'Connector' },
 )
 export const ConnectorList = t.Object({ data: t.Array(Connector) }, { title: 'ConnectorList' })
-export const ConnectorDetail = t.Object({ ...Connector.properties, runs: t.Array(SyncRun, { description: 'The latest runs, newest first' }) }, { title: 'ConnectorDetail' })
+export const ConnectorDetail = t.Object(
+  { ...Connector.properties, runs: t.Array(SyncRun, { description: 'The latest runs, newest first' }) },
+  { title: 'ConnectorDetail' },
+)
 
 /** A record, not an object schema: validation would silently drop an unknown key, and a misspelt selection must be a 400. */
 const ConfigBody = t.Record(t.String(), Ids('ids'), {
-  description: 'The sync selection: { spaces: [space keys] } for confluence, { folders: [folder ids] } for google_drive, { pages: [page or database ids] } for notion; empty = everything the grant can see',
+  description:
+    'The sync selection: { spaces: [space keys] } for confluence, { folders: [folder ids] } for google_drive, { pages: [page or database ids] } for notion; empty = everything the grant can see',
   error: 'config must map spaces, folders or pages to at most 500 ids',
 })
 
@@ -66,7 +84,10 @@ export const CreateConnectorBody = t.Object({
   redirect_to: t.Optional(RedirectTo),
 })
 export const AuthorizeBody = t.Object({ redirect_to: t.Optional(RedirectTo) })
-export const Authorization = t.Object({ connector: Connector, authorization_url: t.String({ description: "The provider's consent page; open it in a browser" }) }, { title: 'ConnectorAuthorization' })
+export const Authorization = t.Object(
+  { connector: Connector, authorization_url: t.String({ description: "The provider's consent page; open it in a browser" }) },
+  { title: 'ConnectorAuthorization' },
+)
 
 export const UpdateConnectorBody = t.Object(
   { label: t.Optional(Label), workspace_id: t.Optional(Uuid()), config: t.Optional(ConfigBody) },
@@ -94,7 +115,12 @@ export const ConnectionList = t.Object({ data: t.Array(Connection) }, { title: '
 
 export const CallbackQuery = t.Object(
   // `state` names the authorization this callback finishes: without it there is nothing to finish.
-  { code: t.Optional(t.String()), state: Text({ minLength: 1, error: 'state is missing from the callback' }), error: t.Optional(t.String()), error_description: t.Optional(t.String()) },
+  {
+    code: t.Optional(t.String()),
+    state: Text({ minLength: 1, error: 'state is missing from the callback' }),
+    error: t.Optional(t.String()),
+    error_description: t.Optional(t.String()),
+  },
   { additionalProperties: t.Unknown() },
 )
 export const Connected = t.Object({ connector: Connector, sync_run: t.Nullable(SyncRun) }, { title: 'ConnectorConnected' })

@@ -62,7 +62,10 @@ async function latestRuns(deps: Deps, ids: string[]): Promise<Map<string, SyncRu
 }
 
 export async function findConnector(deps: Deps, userId: string, id: string): Promise<ConnectorRow> {
-  const [row] = await deps.db.select().from(connectors).where(and(eq(connectors.id, id), eq(connectors.user_id, userId)))
+  const [row] = await deps.db
+    .select()
+    .from(connectors)
+    .where(and(eq(connectors.id, id), eq(connectors.user_id, userId)))
   if (!row) throw notFound(`connector ${id} not found`)
   return row
 }
@@ -73,7 +76,10 @@ export async function connectorDto(deps: Deps, row: ConnectorRow) {
 
 export async function listConnectors(deps: Deps, user: SessionUser) {
   const rows = await deps.db.select().from(connectors).where(eq(connectors.user_id, user.id)).orderBy(connectors.id)
-  const runs = await latestRuns(deps, rows.map((r) => r.id))
+  const runs = await latestRuns(
+    deps,
+    rows.map((r) => r.id),
+  )
   return { data: rows.map((r) => toConnectorDto(r, runs.get(r.id) ?? null)) }
 }
 
@@ -95,8 +101,15 @@ function checkConfig(type: ConnectorType, config: Record<string, string[]> | und
 async function startAuthorization(deps: Deps, user: SessionUser, connector: ConnectorRow, redirectTo: string | undefined): Promise<string> {
   const provider = providerOf(connector.type)
   const landing = redirectTo ? landingUrl(deps, redirectTo) : null
-  const { state, codeVerifier } = await issueState(deps, provider.oauth, user.id, { purpose: 'connector', connector_id: connector.id, redirect_to: landing })
-  return authorizationUrl(deps, provider.oauth, connectorCallbackUrl(deps), state, codeVerifier, { scopes: provider.scopes, extraParams: provider.authorizeParams })
+  const { state, codeVerifier } = await issueState(deps, provider.oauth, user.id, {
+    purpose: 'connector',
+    connector_id: connector.id,
+    redirect_to: landing,
+  })
+  return authorizationUrl(deps, provider.oauth, connectorCallbackUrl(deps), state, codeVerifier, {
+    scopes: provider.scopes,
+    extraParams: provider.authorizeParams,
+  })
 }
 
 export async function createConnector(
@@ -110,16 +123,31 @@ export async function createConnector(
   const now = deps.clock.now()
   const connector = await deps.db.transaction(async (tx) => {
     await lockUser(tx, user.id, 'connectors')
-    const [{ n }] = (await tx.select({ n: sql<number>`count(*)::int` }).from(connectors).where(eq(connectors.user_id, user.id))) as [{ n: number }]
+    const [{ n }] = (await tx.select({ n: sql<number>`count(*)::int` }).from(connectors).where(eq(connectors.user_id, user.id))) as [
+      { n: number },
+    ]
     assertWithinLimit(deps, user.plan, 'connectors', n)
     const workspaceId = await resolveWorkspaceId(tx, user.id, input.workspace_id)
     const [row] = await tx
       .insert(connectors)
-      .values({ id: deps.ids.next(), user_id: user.id, type: input.type, label: input.label?.trim() || LABELS[input.type], status: 'pending_auth', workspace_id: workspaceId, config, created_at: now, updated_at: now })
+      .values({
+        id: deps.ids.next(),
+        user_id: user.id,
+        type: input.type,
+        label: input.label?.trim() || LABELS[input.type],
+        status: 'pending_auth',
+        workspace_id: workspaceId,
+        config,
+        created_at: now,
+        updated_at: now,
+      })
       .returning()
     return row!
   })
-  return { connector: toConnectorDto(connector, null), authorization_url: await startAuthorization(deps, user, connector, input.redirect_to) }
+  return {
+    connector: toConnectorDto(connector, null),
+    authorization_url: await startAuthorization(deps, user, connector, input.redirect_to),
+  }
 }
 
 /** A new consent for an existing connector (after a disconnect, or when the provider stopped accepting its token). */
@@ -129,7 +157,12 @@ export async function authorizeConnector(deps: Deps, user: SessionUser, id: stri
   return { connector: await connectorDto(deps, connector), authorization_url: await startAuthorization(deps, user, connector, redirectTo) }
 }
 
-export async function updateConnector(deps: Deps, user: SessionUser, id: string, input: { label?: string; workspace_id?: string; config?: Record<string, string[]> }) {
+export async function updateConnector(
+  deps: Deps,
+  user: SessionUser,
+  id: string,
+  input: { label?: string; workspace_id?: string; config?: Record<string, string[]> },
+) {
   const current = await findConnector(deps, user.id, id)
   const config = checkConfig(current.type as ConnectorType, input.config)
   const workspaceId = input.workspace_id ? await resolveWorkspaceId(deps.db, user.id, input.workspace_id) : undefined
@@ -150,7 +183,8 @@ export async function updateConnector(deps: Deps, user: SessionUser, id: string,
 export async function deleteConnector(deps: Deps, user: SessionUser, id: string, deleteDocuments: boolean): Promise<void> {
   await findConnector(deps, user.id, id)
   await deps.db.transaction(async (tx) => {
-    if (deleteDocuments) await tx.delete(documents).where(and(eq(documents.user_id, user.id), eq(documents.source_ref, id), eq(documents.source, 'connector')))
+    if (deleteDocuments)
+      await tx.delete(documents).where(and(eq(documents.user_id, user.id), eq(documents.source_ref, id), eq(documents.source, 'connector')))
     await tx.delete(connectors).where(eq(connectors.id, id))
   })
 }
@@ -160,7 +194,9 @@ export async function listWikiSpaces(deps: Deps, user: SessionUser, id: string, 
   const provider = providerOf(connector.type)
   if (!provider.spaces) throw badRequest(`a ${connector.type} connector has no spaces: only wiki connectors (confluence) do`)
   if (wiki !== connector.type) throw notFound(`connector ${id} is a ${connector.type} connector: use /${connector.type}/spaces`)
-  const [connection] = connector.connection_id ? await deps.db.select().from(connections).where(eq(connections.id, connector.connection_id)) : []
+  const [connection] = connector.connection_id
+    ? await deps.db.select().from(connections).where(eq(connections.id, connector.connection_id))
+    : []
   if (connector.status !== 'active' || !connection) throw conflict('the connector is not connected yet: complete its authorization first')
   const spaces = await provider.spaces(connectionSession(deps, provider, connection)).catch(providerFailure)
   const selected = new Set((connector.config as ConnectorConfig).spaces ?? [])
@@ -175,7 +211,8 @@ export function providerFailure(error: unknown): never {
 /** Queues a run, or answers the one already queued or running (never two at once for a connector). */
 export async function triggerSync(deps: Deps, user: SessionUser, id: string) {
   const connector = await findConnector(deps, user.id, id)
-  if (connector.status !== 'active') throw conflict('the connector is not connected: authorize it first (POST /api/connectors/:id/authorize)')
+  if (connector.status !== 'active')
+    throw conflict('the connector is not connected: authorize it first (POST /api/connectors/:id/authorize)')
   return toRunDto(await queueRun(deps, connector))
 }
 
@@ -190,7 +227,13 @@ export async function queueRun(deps: Deps, connector: ConnectorRow): Promise<Syn
     if (active) return active
     const [run] = await tx
       .insert(syncRuns)
-      .values({ id: deps.ids.next(), user_id: connector.user_id, connector_id: connector.id, status: 'queued', created_at: deps.clock.now() })
+      .values({
+        id: deps.ids.next(),
+        user_id: connector.user_id,
+        connector_id: connector.id,
+        status: 'queued',
+        created_at: deps.clock.now(),
+      })
       .returning()
     await enqueueJob(tx, deps, 'sync-connector', { run_id: run!.id }, connector.user_id)
     return run!

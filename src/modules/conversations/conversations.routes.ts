@@ -4,7 +4,14 @@ import type { Deps } from '../../deps'
 import { authPlugin } from '../../http/auth'
 import { ifMatched, tagged } from '../../http/etag'
 import { errors, IdParams, NoContent, PageQuery } from '../../http/schemas'
-import { Conversation, ConversationListQuery, ConversationPage, ConversationSummary, SourcesPage, UpdateConversationBody } from './conversations.schemas'
+import {
+  Conversation,
+  ConversationListQuery,
+  ConversationPage,
+  ConversationSummary,
+  SourcesPage,
+  UpdateConversationBody,
+} from './conversations.schemas'
 import { deleteConversation, getConversation, listConversations, listSources, updateConversation } from './conversations.service'
 
 const tags = ['ask']
@@ -33,19 +40,34 @@ export function conversationsRoutes(deps: Deps) {
     .patch(
       '/conversations/:id',
       ({ user, params, body, request }) =>
-        ifMatched(deps, user.id, request, (d) => getConversation(d, user, params.id), (d) => updateConversation(d, user, params.id, body)),
+        ifMatched(
+          deps,
+          user.id,
+          request,
+          (d) => getConversation(d, user, params.id),
+          (d) => updateConversation(d, user, params.id, body),
+        ),
       {
         auth: true,
         params: IdParams,
         body: UpdateConversationBody,
         response: { 200: ConversationSummary, ...errors(400, 401, 404, 412) },
-        detail: { tags, summary: 'Rename a conversation or change its workspace (If-Match: the ETag of GET /conversations/{id}, else 412)' },
+        detail: {
+          tags,
+          summary: 'Rename a conversation or change its workspace (If-Match: the ETag of GET /conversations/{id}, else 412)',
+        },
       },
     )
     .delete(
       '/conversations/:id',
       async ({ user, params, set, request }) => {
-        await ifMatched(deps, user.id, request, (d) => getConversation(d, user, params.id), (d) => deleteConversation(d, user, params.id))
+        await ifMatched(
+          deps,
+          user.id,
+          request,
+          (d) => getConversation(d, user, params.id),
+          (d) => deleteConversation(d, user, params.id),
+        )
         set.status = 204
       },
       {

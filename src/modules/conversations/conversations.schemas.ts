@@ -30,7 +30,14 @@ export const ConversationSummary = t.Object(
   { title: 'ConversationSummary' },
 )
 export const Conversation = t.Object(
-  { id: Uuid(), name: t.String(), workspace_id: t.Nullable(Uuid()), created_at: Timestamp, updated_at: Timestamp, messages: t.Array(Message) },
+  {
+    id: Uuid(),
+    name: t.String(),
+    workspace_id: t.Nullable(Uuid()),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+    messages: t.Array(Message),
+  },
   { title: 'Conversation' },
 )
 export const ConversationPage = Page(ConversationSummary, 'ConversationPage')
@@ -45,7 +52,14 @@ export const UpdateConversationBody = t.Object(
 )
 
 export const SourcesEntry = t.Object(
-  { message_id: Uuid(), conversation_id: Uuid(), question: t.Nullable(t.String()), created_at: Timestamp, sources: t.Array(Source), cited: t.Array(t.Integer()) },
+  {
+    message_id: Uuid(),
+    conversation_id: Uuid(),
+    question: t.Nullable(t.String()),
+    created_at: Timestamp,
+    sources: t.Array(Source),
+    cited: t.Array(t.Integer()),
+  },
   { title: 'SourcesEntry' },
 )
 export const SourcesPage = Page(SourcesEntry, 'SourcesPage')

@@ -43,7 +43,10 @@ export function nameFrom(text: string): string {
 }
 
 async function findConversation(deps: Deps, userId: string, id: string): Promise<ConversationRow> {
-  const [row] = await deps.db.select().from(conversations).where(and(eq(conversations.id, id), eq(conversations.user_id, userId)))
+  const [row] = await deps.db
+    .select()
+    .from(conversations)
+    .where(and(eq(conversations.id, id), eq(conversations.user_id, userId)))
   if (!row) throw notFound(`conversation ${id} not found`)
   return row
 }
@@ -86,14 +89,29 @@ export async function saveExchange(deps: Deps, user: SessionUser, turn: Turn, qu
     } else {
       ;[row] = await tx
         .insert(conversations)
-        .values({ id: turn.id, user_id: user.id, workspace_id: turn.workspace_id, name: nameFrom(question), created_at: now, updated_at: now })
+        .values({
+          id: turn.id,
+          user_id: user.id,
+          workspace_id: turn.workspace_id,
+          name: nameFrom(question),
+          created_at: now,
+          updated_at: now,
+        })
         .returning()
     }
     // Deleted while its answer was being written: nothing to add the exchange to.
     if (!row) throw notFound(`conversation ${turn.id} was deleted`)
     await tx.insert(messages).values([
       { id: deps.ids.next(), user_id: user.id, conversation_id: row.id, role: 'user', content: question, sources: [], created_at: now },
-      { id: deps.ids.next(), user_id: user.id, conversation_id: row.id, role: 'assistant', content: storableText(answer), sources, created_at: now },
+      {
+        id: deps.ids.next(),
+        user_id: user.id,
+        conversation_id: row.id,
+        role: 'assistant',
+        content: storableText(answer),
+        sources,
+        created_at: now,
+      },
     ])
     await tx.insert(events).values({ id: deps.ids.next(), user_id: user.id, type: 'answer', created_at: now })
     return row
@@ -109,7 +127,13 @@ export async function listConversations(deps: Deps, user: SessionUser, q: { limi
   const rows = await deps.db
     .select()
     .from(conversations)
-    .where(and(eq(conversations.user_id, user.id), q.workspace_id ? eq(conversations.workspace_id, q.workspace_id) : undefined, after ? lt(conversations.id, after) : undefined))
+    .where(
+      and(
+        eq(conversations.user_id, user.id),
+        q.workspace_id ? eq(conversations.workspace_id, q.workspace_id) : undefined,
+        after ? lt(conversations.id, after) : undefined,
+      ),
+    )
     .orderBy(desc(conversations.id))
     .limit(limit + 1)
   const { items, next_cursor } = toPage(rows, limit)
@@ -118,23 +142,39 @@ export async function listConversations(deps: Deps, user: SessionUser, q: { limi
 
 export async function getConversation(deps: Deps, user: SessionUser, id: string) {
   const conversation = await findConversation(deps, user.id, id)
-  const rows = await deps.db.select().from(messages).where(and(eq(messages.conversation_id, id), eq(messages.user_id, user.id))).orderBy(messages.id)
+  const rows = await deps.db
+    .select()
+    .from(messages)
+    .where(and(eq(messages.conversation_id, id), eq(messages.user_id, user.id)))
+    .orderBy(messages.id)
   return { ...toSummaryDto(conversation), messages: rows.map(toMessageDto) }
 }
 
-export async function updateConversation(deps: Deps, user: SessionUser, id: string, input: { name?: string; workspace_id?: string | null }) {
+export async function updateConversation(
+  deps: Deps,
+  user: SessionUser,
+  id: string,
+  input: { name?: string; workspace_id?: string | null },
+) {
   await findConversation(deps, user.id, id)
   if (input.workspace_id) await findWorkspace(deps.db, user.id, input.workspace_id)
   const [row] = await deps.db
     .update(conversations)
-    .set({ ...(input.name !== undefined && { name: input.name.trim() }), ...(input.workspace_id !== undefined && { workspace_id: input.workspace_id }), updated_at: deps.clock.now() })
+    .set({
+      ...(input.name !== undefined && { name: input.name.trim() }),
+      ...(input.workspace_id !== undefined && { workspace_id: input.workspace_id }),
+      updated_at: deps.clock.now(),
+    })
     .where(and(eq(conversations.id, id), eq(conversations.user_id, user.id)))
     .returning()
   return toSummaryDto(row!)
 }
 
 export async function deleteConversation(deps: Deps, user: SessionUser, id: string): Promise<void> {
-  const deleted = await deps.db.delete(conversations).where(and(eq(conversations.id, id), eq(conversations.user_id, user.id))).returning({ id: conversations.id })
+  const deleted = await deps.db
+    .delete(conversations)
+    .where(and(eq(conversations.id, id), eq(conversations.user_id, user.id)))
+    .returning({ id: conversations.id })
   if (deleted.length === 0) throw notFound(`conversation ${id} not found`)
 }
 
@@ -151,15 +191,31 @@ export async function listSources(deps: Deps, user: SessionUser, q: { limit?: nu
       created_at: messages.created_at,
       // The user's message stored just before this answer in the same conversation.
       // Written out qualified: drizzle leaves the outer columns unqualified, and inside the subquery they would bind to q.
-      question: sql<string | null>`(select q.content from messages q where q.conversation_id = messages.conversation_id and q.role = 'user' and q.id < messages.id order by q.id desc limit 1)`,
+      question: sql<
+        string | null
+      >`(select q.content from messages q where q.conversation_id = messages.conversation_id and q.role = 'user' and q.id < messages.id order by q.id desc limit 1)`,
     })
     .from(messages)
-    .where(and(eq(messages.user_id, user.id), eq(messages.role, 'assistant'), sql`jsonb_array_length(${messages.sources}) > 0`, after ? lt(messages.id, after) : undefined))
+    .where(
+      and(
+        eq(messages.user_id, user.id),
+        eq(messages.role, 'assistant'),
+        sql`jsonb_array_length(${messages.sources}) > 0`,
+        after ? lt(messages.id, after) : undefined,
+      ),
+    )
     .orderBy(desc(messages.id))
     .limit(limit + 1)
   const { items, next_cursor } = toPage(rows, limit)
   return {
-    data: items.map((r) => ({ message_id: r.id, conversation_id: r.conversation_id, question: r.question, created_at: r.created_at.toISOString(), sources: r.sources, cited: citedIn(r.content) })),
+    data: items.map((r) => ({
+      message_id: r.id,
+      conversation_id: r.conversation_id,
+      question: r.question,
+      created_at: r.created_at.toISOString(),
+      sources: r.sources,
+      cited: citedIn(r.content),
+    })),
     next_cursor,
   }
 }

@@ -22,7 +22,8 @@ export const needsApproval = (writer: Writer, kind: string, status?: string) =>
   writer === 'agent' && isMemoryKind(kind) && status !== 'pending_approval'
 
 export function assertMayApprove(writer: Writer, id: string): void {
-  if (writer !== 'person') throw forbidden(`approving draft ${id} takes a person signed in (the dashboard or the extension): an API key may only propose memories`)
+  if (writer !== 'person')
+    throw forbidden(`approving draft ${id} takes a person signed in (the dashboard or the extension): an API key may only propose memories`)
 }
 
 /**

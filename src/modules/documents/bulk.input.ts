@@ -25,7 +25,11 @@ export function readBulkItems(raw: unknown[], principal: Principal): (BulkItem |
 function describe(i: number, item: unknown): string {
   const first = check.Errors(item).First()
   if (!first) return `documents[${i}]: invalid document`
-  const where = first.path.split('/').filter(Boolean).map((part) => (/^\d+$/.test(part) ? `[${part}]` : `.${part}`)).join('')
+  const where = first.path
+    .split('/')
+    .filter(Boolean)
+    .map((part) => (/^\d+$/.test(part) ? `[${part}]` : `.${part}`))
+    .join('')
   const message = (first.schema as { error?: unknown }).error ?? first.message
   return `documents[${i}]${where}: ${String(message)}`
 }

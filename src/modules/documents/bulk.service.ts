@@ -17,7 +17,15 @@ import { resolveWorkspaceId } from '../workspaces/workspaces.service'
 import { needsApproval } from './approval'
 import { assertBodySize, assertMetadataSize, deriveExcerpt, deriveTitle, normalizeTags, sizeOf, type DocumentRow } from './documents.model'
 import { insertIndexedDocuments, type NewDocument } from './documents.insert'
-import { duplicateCandidates, identityOf, pickDuplicate, proposeMemory, updatedFields, type Identity, type IngestInput } from './ingest.rules'
+import {
+  duplicateCandidates,
+  identityOf,
+  pickDuplicate,
+  proposeMemory,
+  updatedFields,
+  type Identity,
+  type IngestInput,
+} from './ingest.rules'
 
 export const MAX_BULK_DOCUMENTS = 1000
 
@@ -29,7 +37,9 @@ export interface ExternalRef {
 
 export type BulkItem = IngestInput & { external?: ExternalRef }
 
-export type ItemResult = { status: 200 | 201; document: DocumentRow; deduplicated: boolean } | { status: number; error: string; code: ErrorCode }
+export type ItemResult =
+  | { status: 200 | 201; document: DocumentRow; deduplicated: boolean }
+  | { status: number; error: string; code: ErrorCode }
 
 interface Planned {
   index: number
@@ -56,7 +66,9 @@ export async function ingestMany(deps: Deps, user: SessionUser, items: (BulkItem
     const now = deps.clock.now()
     for (const plan of planned) {
       const { input, workspaceId, identity } = plan
-      const existing = input.external ? sameExternal(current.values(), input.external) : pickDuplicate(current.values(), workspaceId, identity)
+      const existing = input.external
+        ? sameExternal(current.values(), input.external)
+        : pickDuplicate(current.values(), workspaceId, identity)
       if (needsApproval(input.writer, input.kind ?? '') || (existing && needsApproval(input.writer, existing.kind))) {
         drafts.push({ plan, existing })
         continue
@@ -69,7 +81,11 @@ export async function ingestMany(deps: Deps, user: SessionUser, items: (BulkItem
     }
     await assertWithinPlan(deps, tx, user, created, updated, originals, items.length > 1)
     for (const row of updated.values()) {
-      const [written] = await tx.update(documents).set(changedFields(row, originals.get(row.id)!)).where(eq(documents.id, row.id)).returning()
+      const [written] = await tx
+        .update(documents)
+        .set(changedFields(row, originals.get(row.id)!))
+        .where(eq(documents.id, row.id))
+        .returning()
       await indexDocument(tx, deps, written!)
     }
     await insertIndexedDocuments(tx, deps, [...created.values()])
@@ -96,26 +112,41 @@ function checkSizes(item: BulkItem): ItemResult | undefined {
 }
 
 /** Each item's workspace (the default one when none is given); an item naming a workspace not the user's gets 404. */
-async function placeItems(tx: Tx, user: SessionUser, items: (BulkItem | AppError)[], results: (ItemResult | undefined)[]): Promise<Planned[]> {
+async function placeItems(
+  tx: Tx,
+  user: SessionUser,
+  items: (BulkItem | AppError)[],
+  results: (ItemResult | undefined)[],
+): Promise<Planned[]> {
   const open = items.flatMap((item, index) => (results[index] === undefined ? [{ index, input: item as BulkItem }] : []))
   const named = [...new Set(open.flatMap(({ input }) => (input.workspace_id ? [input.workspace_id] : [])))]
   const owned = new Set(
     named.length === 0
       ? []
-      : (await tx
-          .select({ id: workspaces.id })
-          .from(workspaces)
-          .where(and(eq(workspaces.user_id, user.id), sql`${workspaces.id} = any(array(select jsonb_array_elements_text(${JSON.stringify(named)}::jsonb)::uuid))`))).map((w) => w.id),
+      : (
+          await tx
+            .select({ id: workspaces.id })
+            .from(workspaces)
+            .where(
+              and(
+                eq(workspaces.user_id, user.id),
+                sql`${workspaces.id} = any(array(select jsonb_array_elements_text(${JSON.stringify(named)}::jsonb)::uuid))`,
+              ),
+            )
+        ).map((w) => w.id),
   )
   let fallback: string | AppError | undefined
   if (open.some(({ input }) => !input.workspace_id)) {
-    fallback = await resolveWorkspaceId(tx, user.id, undefined).catch((error) => (error instanceof AppError ? error : Promise.reject(error)))
+    fallback = await resolveWorkspaceId(tx, user.id, undefined).catch((error) =>
+      error instanceof AppError ? error : Promise.reject(error),
+    )
   }
   const planned: Planned[] = []
   for (const { index, input } of open) {
     const workspaceId = input.workspace_id ?? fallback
     if (workspaceId instanceof AppError) results[index] = failed(workspaceId)
-    else if (input.workspace_id && !owned.has(input.workspace_id)) results[index] = failed(notFound(`workspace ${input.workspace_id} not found`))
+    else if (input.workspace_id && !owned.has(input.workspace_id))
+      results[index] = failed(notFound(`workspace ${input.workspace_id} not found`))
     else planned.push({ index, input, workspaceId: workspaceId!, identity: identityOf(input) })
   }
   return planned
@@ -124,7 +155,12 @@ async function placeItems(tx: Tx, user: SessionUser, items: (BulkItem | AppError
 /** Rows the batch may update: duplicates by URL or text, and connector items by external id. */
 async function candidatesOf(tx: Tx, user: SessionUser, planned: Planned[]): Promise<DocumentRow[]> {
   const plain = planned.filter((p) => !p.input.external)
-  const byText = await duplicateCandidates(tx, user.id, [...new Set(plain.map((p) => p.workspaceId))], plain.map((p) => p.identity))
+  const byText = await duplicateCandidates(
+    tx,
+    user.id,
+    [...new Set(plain.map((p) => p.workspaceId))],
+    plain.map((p) => p.identity),
+  )
   const external = planned.flatMap((p) => (p.input.external ? [p.input.external] : []))
   if (external.length === 0) return byText
   const byRef = await tx
@@ -162,7 +198,12 @@ function updatedRow(existing: DocumentRow, input: BulkItem, now: Date): Document
     return { ...base, ...fields, content_hash: identityOf(input).hash!, size_bytes: sizeOf({ ...fields, metadata }) }
   }
   // Saving an archived page again means the user wants it back.
-  return { ...base, ...updatedFields(existing, input), status: existing.status === 'archived' ? 'active' : existing.status, archived_from: null }
+  return {
+    ...base,
+    ...updatedFields(existing, input),
+    status: existing.status === 'archived' ? 'active' : existing.status,
+    archived_from: null,
+  }
 }
 
 function newRow(deps: Deps, user: SessionUser, { input, workspaceId, identity }: Planned, now: Date): NewDocument {
@@ -215,7 +256,9 @@ async function assertWithinPlan(
   for (const row of updated.values()) bytes += row.size_bytes - originals.get(row.id)!.size_bytes
   const detail = (what: string) => (many ? ` (this batch adds ${what}; nothing was written)` : '')
   if (created.size > 0 && exceeds(totals.documents + created.size, limits.documents)) {
-    throw paymentRequired(limitMessage(deps, user.plan, 'documents') + detail(`${created.size} documents to the ${totals.documents} stored`))
+    throw paymentRequired(
+      limitMessage(deps, user.plan, 'documents') + detail(`${created.size} documents to the ${totals.documents} stored`),
+    )
   }
   if (exceeds(totals.storage_bytes + bytes, limits.storage_bytes)) {
     throw paymentRequired(limitMessage(deps, user.plan, 'storage_bytes') + detail(`${bytes} bytes to the ${totals.storage_bytes} stored`))

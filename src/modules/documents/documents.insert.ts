@@ -30,7 +30,14 @@ export async function insertIndexedDocuments(tx: Tx, deps: Deps, rows: NewDocume
     event_id: deps.ids.next(),
   }))
   const parts = rows.flatMap((d) =>
-    chunkText(d.body).map((c) => ({ id: deps.ids.next(), document_id: d.id, ordinal: c.ordinal, start_offset: c.start, content: c.content, span: d.body.slice(c.start, c.end) })),
+    chunkText(d.body).map((c) => ({
+      id: deps.ids.next(),
+      document_id: d.id,
+      ordinal: c.ordinal,
+      start_offset: c.start,
+      content: c.content,
+      span: d.body.slice(c.start, c.end),
+    })),
   )
   await queryRows(
     tx,

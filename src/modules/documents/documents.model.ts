@@ -31,7 +31,10 @@ export function deriveExcerpt(body: string): string {
 }
 
 export function deriveTitle(body: string, url: string | null): string {
-  const line = body.split('\n').map((l) => l.trim()).find(Boolean)
+  const line = body
+    .split('\n')
+    .map((l) => l.trim())
+    .find(Boolean)
   if (line) return line.length > 120 ? line.slice(0, 117) + '…' : line
   return url ?? 'Untitled'
 }

@@ -36,7 +36,8 @@ export function documentsRoutes(deps: Deps) {
         response: { 201: S.IngestedDocument, 200: S.IngestedDocument, ...errors(400, 401, 402, 403, 404, 413) },
         detail: {
           tags,
-          summary: 'Ingest a document: plan limits are checked first; the same URL, or the same text under the same title, updates the existing document (200, deduplicated)',
+          summary:
+            'Ingest a document: plan limits are checked first; the same URL, or the same text under the same title, updates the existing document (200, deduplicated)',
           description:
             'A memory kind (fact, preference, decision, routine, lesson) sent with an API key becomes a pending_approval draft, exactly as ' +
             'POST /api/memories/batch-draft makes one (`status` and `notice` say so); when it would update an existing document, the ' +
@@ -48,7 +49,16 @@ export function documentsRoutes(deps: Deps) {
       '/bulk',
       async ({ user, principal, body }) => {
         const results = (await ingestMany(deps, user, readBulkItems(body.documents, principal))).map((r) =>
-          'error' in r ? r : { status: r.status, document: { ...toDocumentDto(r.document), deduplicated: r.deduplicated, ...(r.document.status === 'pending_approval' ? { notice: DRAFT_NOTICE } : {}) } },
+          'error' in r
+            ? r
+            : {
+                status: r.status,
+                document: {
+                  ...toDocumentDto(r.document),
+                  deduplicated: r.deduplicated,
+                  ...(r.document.status === 'pending_approval' ? { notice: DRAFT_NOTICE } : {}),
+                },
+              },
         )
         const count = (status: number) => results.filter((r) => r.status === status).length
         return { results, created: count(201), deduplicated: count(200), failed: results.length - count(201) - count(200) }
@@ -73,7 +83,11 @@ export function documentsRoutes(deps: Deps) {
       auth: true,
       query: S.CheckQuery,
       response: { 200: S.CheckResult, ...errors(400, 401, 404) },
-      detail: { tags, summary: 'Dry run: would an ingest of this size (and URL) be allowed? Same verdict and reason as POST (1 MiB body, 16 KiB metadata, plan caps), nothing stored' },
+      detail: {
+        tags,
+        summary:
+          'Dry run: would an ingest of this size (and URL) be allowed? Same verdict and reason as POST (1 MiB body, 16 KiB metadata, plan caps), nothing stored',
+      },
     })
     .get('', ({ user, query }) => listDocuments(deps, user, query), {
       auth: true,
@@ -112,17 +126,28 @@ export function documentsRoutes(deps: Deps) {
         response: { 200: S.Document, 202: S.DraftedDocument, ...errors(400, 401, 402, 403, 404, 412, 413) },
         detail: {
           tags,
-          summary: "Update title, excerpt, body, tags or pinned; the document is re-indexed. With an API key, a change to an approved memory's content is a new draft that supersedes it (202)",
+          summary:
+            "Update title, excerpt, body, tags or pinned; the document is re-indexed. With an API key, a change to an approved memory's content is a new draft that supersedes it (202)",
         },
       },
     )
     .delete(
       '/:id',
       async ({ user, params, set, request }) => {
-        await ifMatched(deps, user.id, request, (d) => getDocument(d, user, params.id), (d) => deleteDocument(d, user, params.id))
+        await ifMatched(
+          deps,
+          user.id,
+          request,
+          (d) => getDocument(d, user, params.id),
+          (d) => deleteDocument(d, user, params.id),
+        )
         set.status = 204
       },
-      { ...one, response: { 204: NoContent, ...errors(400, 401, 403, 404, 412) }, detail: { tags, summary: 'Delete one document (If-Match: only if unchanged, else 412)' } },
+      {
+        ...one,
+        response: { 204: NoContent, ...errors(400, 401, 403, 404, 412) },
+        detail: { tags, summary: 'Delete one document (If-Match: only if unchanged, else 412)' },
+      },
     )
     .post('/:id/archive', ({ user, params }) => archiveDocument(deps, user, params.id), {
       ...one,
@@ -134,7 +159,8 @@ export function documentsRoutes(deps: Deps) {
       response: { 200: S.Document, ...errors(400, 401, 403, 404, 409) },
       detail: {
         tags,
-        summary: 'Restore an archived document: to active, but a rejected draft (and any memory restored with an API key) to pending_approval',
+        summary:
+          'Restore an archived document: to active, but a rejected draft (and any memory restored with an API key) to pending_approval',
       },
     })
     .post(
@@ -146,7 +172,10 @@ export function documentsRoutes(deps: Deps) {
       {
         ...one,
         response: { 204: NoContent, ...errors(400, 401, 403, 404) },
-        detail: { tags, summary: 'Forget: purge the document, its chunks, links and quoted excerpts for good, leaving a content-free tombstone' },
+        detail: {
+          tags,
+          summary: 'Forget: purge the document, its chunks, links and quoted excerpts for good, leaving a content-free tombstone',
+        },
       },
     )
     .post('/:id/rate', ({ user, params, body }) => rateDocument(deps, user, params.id, body.rating), {
@@ -158,7 +187,10 @@ export function documentsRoutes(deps: Deps) {
     .post('/:id/approve', ({ user, principal, params }) => approveDraft(deps, user, params.id, writerOf(principal)), {
       ...one,
       response: { 200: S.Document, ...errors(400, 401, 403, 404, 409) },
-      detail: { tags, summary: 'Approve a pending memory draft: it becomes an active, retrievable memory. A person signed in only (403 with an API key)' },
+      detail: {
+        tags,
+        summary: 'Approve a pending memory draft: it becomes an active, retrievable memory. A person signed in only (403 with an API key)',
+      },
     })
     .post('/:id/reject', ({ user, params }) => rejectDraft(deps, user, params.id), {
       ...one,

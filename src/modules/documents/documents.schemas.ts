@@ -7,15 +7,15 @@ type Literal<V extends string> = ReturnType<typeof t.Literal<V>>
 
 // t.Union of literals, not t.UnionEnum: Elysia fills an omitted optional UnionEnum with its first value.
 export const literals = <const T extends readonly [string, ...string[]]>(values: T, description?: string) =>
-  t.Union(
-    values.map((v) => t.Literal(v)) as [Literal<T[number]>],
-    { description, error: `must be one of ${values.join(', ')}` },
-  )
+  t.Union(values.map((v) => t.Literal(v)) as [Literal<T[number]>], { description, error: `must be one of ${values.join(', ')}` })
 
 export const KindSchema = literals(KINDS, 'document | note | webpage, or a memory kind: fact | preference | decision | routine | lesson')
 export const StatusSchema = literals(STATUSES)
 export const SourceSchema = literals(SOURCES)
-export const Tags = t.Array(Text({ minLength: 1, maxLength: 64, error: 'each tag must be 1 to 64 characters' }), { maxItems: 50, error: 'at most 50 tags of 1 to 64 characters' })
+export const Tags = t.Array(Text({ minLength: 1, maxLength: 64, error: 'each tag must be 1 to 64 characters' }), {
+  maxItems: 50,
+  error: 'at most 50 tags of 1 to 64 characters',
+})
 export const Metadata = t.Record(t.String(), t.Unknown(), { description: 'Free-form JSON, at most 16 KiB' })
 export const Title = Text({ minLength: 1, maxLength: 500, error: 'title must be 1 to 500 characters' })
 
@@ -84,8 +84,23 @@ export const ListQuery = t.Object({
 
 export const CheckQuery = t.Object({
   workspace_id: t.Optional(Uuid()),
-  size_bytes: t.Optional(t.Integer({ minimum: 0, maximum: MAX_QUERY_INTEGER, default: 0, error: 'size_bytes must be a non-negative integer', description: 'UTF-8 bytes of the body' })),
-  metadata_bytes: t.Optional(t.Integer({ minimum: 0, maximum: MAX_QUERY_INTEGER, error: 'metadata_bytes must be a non-negative integer', description: 'Bytes of the metadata as JSON' })),
+  size_bytes: t.Optional(
+    t.Integer({
+      minimum: 0,
+      maximum: MAX_QUERY_INTEGER,
+      default: 0,
+      error: 'size_bytes must be a non-negative integer',
+      description: 'UTF-8 bytes of the body',
+    }),
+  ),
+  metadata_bytes: t.Optional(
+    t.Integer({
+      minimum: 0,
+      maximum: MAX_QUERY_INTEGER,
+      error: 'metadata_bytes must be a non-negative integer',
+      description: 'Bytes of the metadata as JSON',
+    }),
+  ),
   url: t.Optional(Text({ maxLength: 2048 })),
 })
 
@@ -137,13 +152,19 @@ export const BulkIngestBody = t.Object({
 
 const Written = t.Object(
   {
-    status: t.Union([t.Literal(201), t.Literal(200)], { description: '201 created; 200 an existing document (or one earlier in this batch) was updated' }),
+    status: t.Union([t.Literal(201), t.Literal(200)], {
+      description: '201 created; 200 an existing document (or one earlier in this batch) was updated',
+    }),
     document: IngestedDocument,
   },
   { title: 'BulkItemWritten' },
 )
 const Refused = t.Object(
-  { status: t.Integer({ description: "The status this item alone would have had: 400, 404 (another user's workspace), 413" }), error: t.String(), code: ErrorCodeSchema },
+  {
+    status: t.Integer({ description: "The status this item alone would have had: 400, 404 (another user's workspace), 413" }),
+    error: t.String(),
+    code: ErrorCodeSchema,
+  },
   { title: 'BulkItemRefused' },
 )
 

@@ -13,7 +13,17 @@ import { indexDocument } from '../../retrieval/indexing'
 import { storedTotals } from '../usage/usage.service'
 import { findWorkspace } from '../workspaces/workspaces.service'
 import { draftRow, insertDrafts, needsApproval, type Writer } from './approval'
-import { assertBodySize, contentHash, deriveExcerpt, normalizeTags, sizeOf, toDocumentDto, toSummaryDto, type DocumentRow, type Status } from './documents.model'
+import {
+  assertBodySize,
+  contentHash,
+  deriveExcerpt,
+  normalizeTags,
+  sizeOf,
+  toDocumentDto,
+  toSummaryDto,
+  type DocumentRow,
+  type Status,
+} from './documents.model'
 
 /** The limit an ingest would break, or null. Shared by ingest and GET /check so both give the same verdict. */
 export async function limitVerdict(deps: Deps, db: Tx, user: SessionUser, sizeBytes: number, replacing: DocumentRow | undefined) {
@@ -25,7 +35,10 @@ export async function limitVerdict(deps: Deps, db: Tx, user: SessionUser, sizeBy
   const used = { documents: totals.documents + (replacing ? 1 : 0), storage_bytes: totals.storage_bytes + (replacing?.size_bytes ?? 0) }
   return {
     reason,
-    usage: { documents: { used: used.documents, limit: limits.documents }, storage_bytes: { used: used.storage_bytes, limit: limits.storage_bytes } },
+    usage: {
+      documents: { used: used.documents, limit: limits.documents },
+      storage_bytes: { used: used.storage_bytes, limit: limits.storage_bytes },
+    },
   }
 }
 
@@ -50,14 +63,22 @@ export async function listDocuments(deps: Deps, user: SessionUser, filters: List
   if (filters.kind) where.push(eq(documents.kind, filters.kind))
   if (filters.kinds) where.push(inArray(documents.kind, [...filters.kinds]))
   if (after) where.push(lt(documents.id, after))
-  const rows = await deps.db.select().from(documents).where(and(...where)).orderBy(desc(documents.id)).limit(limit + 1)
+  const rows = await deps.db
+    .select()
+    .from(documents)
+    .where(and(...where))
+    .orderBy(desc(documents.id))
+    .limit(limit + 1)
   const page = toPage(rows, limit)
   return { data: page.items.map(toSummaryDto), next_cursor: page.next_cursor }
 }
 
 /** The user's document, or 404 — another user's document is indistinguishable from a missing one. */
 export async function findDocument(db: Tx, userId: string, id: string): Promise<DocumentRow> {
-  const [row] = await db.select().from(documents).where(and(eq(documents.id, id), eq(documents.user_id, userId)))
+  const [row] = await db
+    .select()
+    .from(documents)
+    .where(and(eq(documents.id, id), eq(documents.user_id, userId)))
   if (!row) throw notFound(`document ${id} not found`)
   return row
 }
@@ -91,7 +112,8 @@ export async function patchDocument(deps: Deps, user: SessionUser, id: string, i
     const excerpt = input.excerpt?.trim() || (input.body !== undefined && derived ? deriveExcerpt(body) : current.excerpt)
     const tags = input.tags !== undefined ? normalizeTags(input.tags) : current.tags
     const contentChanged = title !== current.title || body !== current.body || input.tags !== undefined || excerpt !== current.excerpt
-    const rewrites = title !== current.title || body !== current.body || excerpt !== current.excerpt || tags.join('\n') !== current.tags.join('\n')
+    const rewrites =
+      title !== current.title || body !== current.body || excerpt !== current.excerpt || tags.join('\n') !== current.tags.join('\n')
     if (rewrites && needsApproval(writer, current.kind, current.status)) {
       const draft = draftRow(deps, user, current.workspace_id, {
         kind: current.kind,
@@ -136,7 +158,10 @@ export async function patchDocument(deps: Deps, user: SessionUser, id: string, i
 }
 
 export async function deleteDocument(deps: Deps, user: SessionUser, id: string): Promise<void> {
-  const deleted = await deps.db.delete(documents).where(and(eq(documents.id, id), eq(documents.user_id, user.id))).returning({ id: documents.id })
+  const deleted = await deps.db
+    .delete(documents)
+    .where(and(eq(documents.id, id), eq(documents.user_id, user.id)))
+    .returning({ id: documents.id })
   if (deleted.length === 0) throw notFound(`document ${id} not found`)
 }
 

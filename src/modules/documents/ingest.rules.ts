@@ -9,7 +9,16 @@ import { paymentRequired } from '../../http/errors'
 import { indexDocument } from '../../retrieval/indexing'
 import type { SessionUser } from '../auth/sessions.service'
 import { draftRow, insertDrafts, type Writer } from './approval'
-import { contentHash, deriveExcerpt, deriveTitle, isMemoryKind, normalizeTags, sizeOf, type DocumentRow, type Kind } from './documents.model'
+import {
+  contentHash,
+  deriveExcerpt,
+  deriveTitle,
+  isMemoryKind,
+  normalizeTags,
+  sizeOf,
+  type DocumentRow,
+  type Kind,
+} from './documents.model'
 import { limitVerdict } from './documents.service'
 
 export interface IngestInput {
@@ -72,7 +81,10 @@ export async function duplicateCandidates(db: Tx, userId: string, workspaceIds: 
         eq(documents.user_id, userId),
         sql`${documents.workspace_id} = ${among(workspaceIds, 'uuid')}`,
         ne(documents.status, 'pending_approval'),
-        or(urls.length ? sql`${documents.url} = ${among(urls)}` : undefined, hashes.length ? sql`${documents.content_hash} = ${among(hashes)}` : undefined),
+        or(
+          urls.length ? sql`${documents.url} = ${among(urls)}` : undefined,
+          hashes.length ? sql`${documents.content_hash} = ${among(hashes)}` : undefined,
+        ),
       ),
     )
 }
@@ -89,10 +101,17 @@ export interface Identity {
  * same text — unless a title is given that differs: five speakers saying "Take care!" are five documents.
  * `drafts` looks among pending drafts (an agent re-proposing), otherwise among everything else.
  */
-export async function findDuplicate(db: Tx, userId: string, workspaceId: string, id: Identity, drafts = false): Promise<DocumentRow | undefined> {
+export async function findDuplicate(
+  db: Tx,
+  userId: string,
+  workspaceId: string,
+  id: Identity,
+  drafts = false,
+): Promise<DocumentRow | undefined> {
   const same: SQL[] = []
   if (id.url) same.push(eq(documents.url, id.url))
-  if (id.hash) same.push(id.title ? and(eq(documents.content_hash, id.hash), eq(documents.title, id.title))! : eq(documents.content_hash, id.hash))
+  if (id.hash)
+    same.push(id.title ? and(eq(documents.content_hash, id.hash), eq(documents.title, id.title))! : eq(documents.content_hash, id.hash))
   if (same.length === 0) return undefined
   // A pending draft is an agent's proposal, not the user's document: it never absorbs an ingest.
   const status = drafts ? eq(documents.status, 'pending_approval') : ne(documents.status, 'pending_approval')
@@ -110,7 +129,9 @@ export async function findDuplicate(db: Tx, userId: string, workspaceId: string,
  * body, one given by hand stays; tags, pinned and kind change only when given; metadata merges. */
 export function updatedFields(existing: DocumentRow, input: IngestInput) {
   const given = (value: string | undefined) => value?.trim() || null
-  const title = given(input.title) ?? (existing.title === deriveTitle(existing.body, existing.url) ? deriveTitle(input.body, input.url ?? existing.url) : existing.title)
+  const title =
+    given(input.title) ??
+    (existing.title === deriveTitle(existing.body, existing.url) ? deriveTitle(input.body, input.url ?? existing.url) : existing.title)
   const excerpt = given(input.excerpt) ?? (existing.excerpt === deriveExcerpt(existing.body) ? deriveExcerpt(input.body) : existing.excerpt)
   const metadata = input.metadata ? { ...existing.metadata, ...input.metadata } : existing.metadata
   return {
@@ -133,11 +154,22 @@ export function updatedFields(existing: DocumentRow, input: IngestInput) {
  * `metadata.supersedes` names it, so approving the draft replaces it. Saying again exactly what an approved
  * memory says changes nothing; proposing again what a pending draft proposes updates that draft.
  */
-export async function proposeMemory(tx: Tx, deps: Deps, user: SessionUser, workspaceId: string, input: IngestInput, identity: Identity, existing: DocumentRow | undefined): Promise<Ingested> {
+export async function proposeMemory(
+  tx: Tx,
+  deps: Deps,
+  user: SessionUser,
+  workspaceId: string,
+  input: IngestInput,
+  identity: Identity,
+  existing: DocumentRow | undefined,
+): Promise<Ingested> {
   // A plain kind cannot replace a memory: the proposal keeps the memory's kind.
   const kind = input.kind && isMemoryKind(input.kind) ? input.kind : existing!.kind
   const proposal = existing
-    ? { ...updatedFields(existing, { ...input, kind: kind as Kind }), metadata: { ...existing.metadata, ...input.metadata, supersedes: existing.id } }
+    ? {
+        ...updatedFields(existing, { ...input, kind: kind as Kind }),
+        metadata: { ...existing.metadata, ...input.metadata, supersedes: existing.id },
+      }
     : null
   if (existing && isMemoryKind(existing.kind) && unchanged(existing, proposal!)) return { document: existing, deduplicated: true }
   const fields = {
@@ -171,8 +203,13 @@ function unchanged(existing: DocumentRow, next: ReturnType<typeof updatedFields>
   const { supersedes: _, ...metadata } = next.metadata
   const { supersedes: __, ...before } = existing.metadata
   return (
-    next.title === existing.title && next.excerpt === existing.excerpt && next.body === existing.body && next.url === existing.url &&
-    next.kind === existing.kind && next.pinned === existing.pinned && JSON.stringify(next.tags) === JSON.stringify(existing.tags) &&
+    next.title === existing.title &&
+    next.excerpt === existing.excerpt &&
+    next.body === existing.body &&
+    next.url === existing.url &&
+    next.kind === existing.kind &&
+    next.pinned === existing.pinned &&
+    JSON.stringify(next.tags) === JSON.stringify(existing.tags) &&
     JSON.stringify(metadata) === JSON.stringify(before)
   )
 }

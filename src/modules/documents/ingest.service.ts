@@ -11,7 +11,11 @@ import { findDuplicate, type Ingested, type IngestInput } from './ingest.rules'
 
 export type { Ingested, IngestInput } from './ingest.rules'
 
-export async function checkIngest(deps: Deps, user: SessionUser, input: { workspace_id?: string; size_bytes?: number; metadata_bytes?: number; url?: string }) {
+export async function checkIngest(
+  deps: Deps,
+  user: SessionUser,
+  input: { workspace_id?: string; size_bytes?: number; metadata_bytes?: number; url?: string },
+) {
   const workspaceId = await resolveWorkspaceId(deps.db, user.id, input.workspace_id)
   const existing = await findDuplicate(deps.db, user.id, workspaceId, { url: input.url ?? null, hash: null, title: null })
   const size = input.size_bytes ?? 0

@@ -13,7 +13,11 @@ async function setStatus(deps: Deps, row: DocumentRow, status: Status) {
   if (row.status === status) return toDocumentDto(row)
   // An archived document remembers what it was, so restore can return it there.
   const archived_from = status === 'archived' ? row.status : null
-  const [updated] = await deps.db.update(documents).set({ status, archived_from, updated_at: deps.clock.now() }).where(eq(documents.id, row.id)).returning()
+  const [updated] = await deps.db
+    .update(documents)
+    .set({ status, archived_from, updated_at: deps.clock.now() })
+    .where(eq(documents.id, row.id))
+    .returning()
   return toDocumentDto(updated!)
 }
 
@@ -37,7 +41,8 @@ export async function restoreDocument(deps: Deps, user: SessionUser, id: string,
  * person approves: a key that could approve its own drafts would make approval meaningless. */
 export async function approveDraft(deps: Deps, user: SessionUser, id: string, writer: Writer) {
   const row = await findDocument(deps.db, user.id, id)
-  if (row.status !== 'pending_approval' || !isMemoryKind(row.kind)) throw conflict(`document ${id} is not a pending memory draft (status ${row.status})`)
+  if (row.status !== 'pending_approval' || !isMemoryKind(row.kind))
+    throw conflict(`document ${id} is not a pending memory draft (status ${row.status})`)
   assertMayApprove(writer, id)
   const supersedes = typeof row.metadata.supersedes === 'string' ? row.metadata.supersedes : null
   const superseded = supersedes && /^[0-9a-f-]{36}$/.test(supersedes) ? supersedes : null
@@ -45,7 +50,12 @@ export async function approveDraft(deps: Deps, user: SessionUser, id: string, wr
     // Both rows first, in id order: archiving the superseded one takes the user's keyword_stats row (its
     // trigger), which a single UPDATE of the draft (a rating) takes after the draft's. Opposite orders deadlock.
     const ids = [id, ...(superseded ? [superseded] : [])].sort()
-    await tx.select({ id: documents.id }).from(documents).where(and(inArray(documents.id, ids), eq(documents.user_id, user.id))).orderBy(documents.id).for('no key update')
+    await tx
+      .select({ id: documents.id })
+      .from(documents)
+      .where(and(inArray(documents.id, ids), eq(documents.user_id, user.id)))
+      .orderBy(documents.id)
+      .for('no key update')
     const now = deps.clock.now()
     if (superseded) {
       await tx
@@ -53,7 +63,11 @@ export async function approveDraft(deps: Deps, user: SessionUser, id: string, wr
         .set({ status: 'archived', archived_from: 'active', updated_at: now })
         .where(and(eq(documents.id, superseded), eq(documents.user_id, user.id), eq(documents.status, 'active')))
     }
-    const [updated] = await tx.update(documents).set({ status: 'active', archived_from: null, updated_at: now }).where(eq(documents.id, id)).returning()
+    const [updated] = await tx
+      .update(documents)
+      .set({ status: 'active', archived_from: null, updated_at: now })
+      .where(eq(documents.id, id))
+      .returning()
     return toDocumentDto(updated!)
   })
 }

@@ -32,7 +32,14 @@ export async function listLinks(deps: Deps, user: SessionUser, id: string) {
     .select({ link: links, other: { id: other.id, title: other.title, kind: other.kind } })
     .from(links)
     .innerJoin(other, eq(other.id, sql`case when ${links.source_id} = ${id} then ${links.target_id} else ${links.source_id} end`))
-    .where(and(eq(links.user_id, user.id), or(eq(links.source_id, id), eq(links.target_id, id)), inArray(links.status, ['pending', 'completed']), eq(other.status, 'active')))
+    .where(
+      and(
+        eq(links.user_id, user.id),
+        or(eq(links.source_id, id), eq(links.target_id, id)),
+        inArray(links.status, ['pending', 'completed']),
+        eq(other.status, 'active'),
+      ),
+    )
     .orderBy(desc(shownLinkScore(links.score)), desc(links.id))
   return { data: rows.map((r) => toLinkDto(r.link, r.other)) }
 }
@@ -42,7 +49,10 @@ export async function linkDocuments(deps: Deps, user: SessionUser, id: string, t
   if (id === targetId) throw badRequest('target_id must be another document')
   const [source, target] = [await findDocument(deps.db, user.id, id), await findDocument(deps.db, user.id, targetId)]
   const complete = async () => {
-    const [existing] = await deps.db.select().from(links).where(and(eq(links.user_id, user.id), pair(id, targetId)))
+    const [existing] = await deps.db
+      .select()
+      .from(links)
+      .where(and(eq(links.user_id, user.id), pair(id, targetId)))
     if (!existing) return null
     const [row] = await deps.db.update(links).set({ status: 'completed' }).where(eq(links.id, existing.id)).returning()
     return { link: toLinkDto(row!, { id: target.id, title: target.title, kind: target.kind }), created: false }
@@ -53,7 +63,16 @@ export async function linkDocuments(deps: Deps, user: SessionUser, id: string, t
   // link is completed instead.
   const [row] = await deps.db
     .insert(links)
-    .values({ id: deps.ids.next(), user_id: user.id, source_id: source.id, target_id: target.id, score: 1, status: 'completed', origin: 'manual', created_at: deps.clock.now() })
+    .values({
+      id: deps.ids.next(),
+      user_id: user.id,
+      source_id: source.id,
+      target_id: target.id,
+      score: 1,
+      status: 'completed',
+      origin: 'manual',
+      created_at: deps.clock.now(),
+    })
     .onConflictDoNothing()
     .returning()
   if (row) return { link: toLinkDto(row, { id: target.id, title: target.title, kind: target.kind }), created: true }

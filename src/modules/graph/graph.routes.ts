@@ -24,13 +24,18 @@ const Graph = t.Object(
 )
 
 export function graphRoutes(deps: Deps) {
-  return new Elysia({ prefix: '/api' }).use(authPlugin(deps)).get('/graph', ({ user, query }) => getGraph(deps, user, query.workspace_id, query.limit), {
-    auth: true,
-    query: t.Object({
-      workspace_id: Uuid(),
-      limit: t.Optional(t.Integer({ minimum: 1, maximum: 2000, default: 500, error: 'limit must be an integer from 1 to 2000' })),
-    }),
-    response: { 200: Graph, ...errors(400, 401, 404) },
-    detail: { tags: ['documents'], summary: "A workspace's graph: active documents as nodes, pending and completed links as edges with scores" },
-  })
+  return new Elysia({ prefix: '/api' })
+    .use(authPlugin(deps))
+    .get('/graph', ({ user, query }) => getGraph(deps, user, query.workspace_id, query.limit), {
+      auth: true,
+      query: t.Object({
+        workspace_id: Uuid(),
+        limit: t.Optional(t.Integer({ minimum: 1, maximum: 2000, default: 500, error: 'limit must be an integer from 1 to 2000' })),
+      }),
+      response: { 200: Graph, ...errors(400, 401, 404) },
+      detail: {
+        tags: ['documents'],
+        summary: "A workspace's graph: active documents as nodes, pending and completed links as edges with scores",
+      },
+    })
 }

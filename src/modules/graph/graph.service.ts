@@ -19,9 +19,23 @@ export async function getGraph(deps: Deps, user: SessionUser, workspaceId: strin
   const ids = nodes.map((n) => n.id)
   if (ids.length === 0) return { nodes, edges: [], truncated: false }
   const edges = await deps.db
-    .select({ id: links.id, source: links.source_id, target: links.target_id, score: shownLinkScore(links.score), status: links.status, origin: links.origin })
+    .select({
+      id: links.id,
+      source: links.source_id,
+      target: links.target_id,
+      score: shownLinkScore(links.score),
+      status: links.status,
+      origin: links.origin,
+    })
     .from(links)
-    .where(and(eq(links.user_id, user.id), inArray(links.status, ['pending', 'completed']), inArray(links.source_id, ids), inArray(links.target_id, ids)))
+    .where(
+      and(
+        eq(links.user_id, user.id),
+        inArray(links.status, ['pending', 'completed']),
+        inArray(links.source_id, ids),
+        inArray(links.target_id, ids),
+      ),
+    )
     .orderBy(desc(shownLinkScore(links.score)), links.id)
   return { nodes, edges, truncated: nodes.length === limit }
 }

@@ -16,7 +16,10 @@ export function keysRoutes(deps: Deps) {
     .get('', async ({ user }) => ({ data: await listKeys(deps, user) }), {
       auth: true,
       response: { 200: KeyList, ...errors(401) },
-      detail: { tags, summary: 'List API keys (prefixes only; the full key is never shown again) and the MCP clients connected by OAuth (kind oauth)' },
+      detail: {
+        tags,
+        summary: 'List API keys (prefixes only; the full key is never shown again) and the MCP clients connected by OAuth (kind oauth)',
+      },
     })
     .post(
       '',
@@ -37,6 +40,14 @@ export function keysRoutes(deps: Deps) {
         await revokeKey(deps, user, params.id)
         set.status = 204
       },
-      { auth: true, params: IdParams, response: { 204: NoContent, ...errors(400, 401, 403, 404) }, detail: { tags, summary: 'Revoke a key, or disconnect an MCP client (kind oauth: all its tokens); the next request with it gets 401' } },
+      {
+        auth: true,
+        params: IdParams,
+        response: { 204: NoContent, ...errors(400, 401, 403, 404) },
+        detail: {
+          tags,
+          summary: 'Revoke a key, or disconnect an MCP client (kind oauth: all its tokens); the next request with it gets 401',
+        },
+      },
     )
 }

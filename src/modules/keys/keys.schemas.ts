@@ -12,14 +12,17 @@ export const ApiKey = t.Object(
     created_at: Timestamp,
     last_used_at: t.Nullable(Timestamp),
     kind: t.Union([t.Literal('api_key'), t.Literal('oauth')], {
-      description: 'api_key: a bearer key (POST /api/keys) for every route; oauth: an MCP client connected by OAuth, whose tokens work on /mcp only',
+      description:
+        'api_key: a bearer key (POST /api/keys) for every route; oauth: an MCP client connected by OAuth, whose tokens work on /mcp only',
     }),
     client_name: t.Nullable(t.String({ description: "The MCP client's registered name (kind oauth); null for API keys" })),
   },
   { title: 'ApiKey', description: 'An API key, or an MCP client connected by OAuth (kind oauth: prefix is its client id, label its name)' },
 )
 
-export const CreatedApiKey = t.Composite([ApiKey, t.Object({ key: t.String({ description: 'The full key, returned this once only' }) })], { title: 'CreatedApiKey' })
+export const CreatedApiKey = t.Composite([ApiKey, t.Object({ key: t.String({ description: 'The full key, returned this once only' }) })], {
+  title: 'CreatedApiKey',
+})
 
 export const CreateKeyBody = t.Object({ label: t.Optional(t.Nullable(Text({ maxLength: 100 }))) })
 

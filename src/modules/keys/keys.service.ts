@@ -58,7 +58,9 @@ export async function listKeys(deps: Deps, user: SessionUser): Promise<KeyDto[]>
   const rows = await deps.db.select().from(apiKeys).where(eq(apiKeys.user_id, user.id)).orderBy(desc(apiKeys.id))
   const grants = await listGrants(deps, user)
   // Newest first across both kinds (UUIDv7 ids sort by creation).
-  return [...rows.map((r) => toKeyDto(r, user.plan)), ...grants.map((g) => grantToKeyDto(g, user.plan))].sort((a, b) => (a.id < b.id ? 1 : -1))
+  return [...rows.map((r) => toKeyDto(r, user.plan)), ...grants.map((g) => grantToKeyDto(g, user.plan))].sort((a, b) =>
+    a.id < b.id ? 1 : -1,
+  )
 }
 
 export async function createKey(deps: Deps, user: SessionUser, label: string | null): Promise<KeyDto & { key: string }> {
@@ -78,7 +80,10 @@ export async function createKey(deps: Deps, user: SessionUser, label: string | n
 }
 
 export async function revokeKey(deps: Deps, user: SessionUser, id: string): Promise<void> {
-  const deleted = await deps.db.delete(apiKeys).where(and(eq(apiKeys.id, id), eq(apiKeys.user_id, user.id))).returning({ id: apiKeys.id })
+  const deleted = await deps.db
+    .delete(apiKeys)
+    .where(and(eq(apiKeys.id, id), eq(apiKeys.user_id, user.id)))
+    .returning({ id: apiKeys.id })
   if (deleted.length === 0 && !(await revokeGrant(deps, user, id))) throw notFound(`API key ${id} not found`)
 }
 
@@ -99,7 +104,14 @@ export interface VerifiedKey {
  */
 export async function verifyKey(deps: Deps, key: string, { countCall = false } = {}): Promise<VerifiedKey | null> {
   if (!KEY_PATTERN.test(key)) return null
-  const row = await lookupAndCount<{ id: string; key_id: string; last_used_at: Date | string | null; email: string; name: string | null; plan: string }>(
+  const row = await lookupAndCount<{
+    id: string
+    key_id: string
+    last_used_at: Date | string | null
+    email: string
+    name: string | null
+    plan: string
+  }>(
     deps,
     sql`select ${apiKeys.id} as key_id, ${apiKeys.last_used_at} as last_used_at, ${users.id} as id, ${users.email} as email, ${users.name} as name,
           ${accountPlan(deps.config)} as plan
@@ -114,5 +126,10 @@ export async function verifyKey(deps: Deps, key: string, { countCall = false } =
   if (!row.last_used_at || now.getTime() - new Date(row.last_used_at).getTime() >= LAST_USED_RESOLUTION_MS) {
     await deps.db.update(apiKeys).set({ last_used_at: now }).where(eq(apiKeys.id, row.key_id))
   }
-  return { keyId: row.key_id, user: { id: row.id, email: row.email, name: row.name, plan: row.plan }, apiCalls: row.api_calls, settings: settingsOf(row.settings as never) }
+  return {
+    keyId: row.key_id,
+    user: { id: row.id, email: row.email, name: row.name, plan: row.plan },
+    apiCalls: row.api_calls,
+    settings: settingsOf(row.settings as never),
+  }
 }

@@ -31,6 +31,9 @@ export function memoriesRoutes(deps: Deps) {
       auth: true,
       query: MemoryListQuery,
       response: { 200: DocumentPage, ...errors(400, 401, 404) },
-      detail: { tags, summary: 'List memories (fact, preference, decision, routine, lesson), newest first; ?status=pending_approval lists drafts' },
+      detail: {
+        tags,
+        summary: 'List memories (fact, preference, decision, routine, lesson), newest first; ?status=pending_approval lists drafts',
+      },
     })
 }

@@ -19,7 +19,11 @@ export interface LearningInput {
 }
 
 /** Validates every learning before storing any; an error names the bad item (`learnings[3].body`). */
-export async function saveDrafts(deps: Deps, user: SessionUser, input: { workspace_id: string; learnings: LearningInput[]; source?: 'agent' | 'mcp' }) {
+export async function saveDrafts(
+  deps: Deps,
+  user: SessionUser,
+  input: { workspace_id: string; learnings: LearningInput[]; source?: 'agent' | 'mcp' },
+) {
   input.learnings.forEach((l, i) => {
     assertBodySize(l.body, `learnings[${i}].body`)
     assertMetadataSize(l.metadata, `learnings[${i}].metadata`)
@@ -33,7 +37,13 @@ export async function saveDrafts(deps: Deps, user: SessionUser, input: { workspa
     await findWorkspace(tx, user.id, input.workspace_id)
     const totals = await storedTotals(tx, user.id)
     assertWithinLimit(deps, user.plan, 'documents', totals.documents, rows.length)
-    assertWithinLimit(deps, user.plan, 'storage_bytes', totals.storage_bytes, rows.reduce((sum, r) => sum + r.size_bytes, 0))
+    assertWithinLimit(
+      deps,
+      user.plan,
+      'storage_bytes',
+      totals.storage_bytes,
+      rows.reduce((sum, r) => sum + r.size_bytes, 0),
+    )
     return insertDrafts(tx, deps, rows)
   })
   return { data: stored.map(toDocumentDto) }

@@ -4,7 +4,15 @@
 import { Elysia } from 'elysia'
 import type { Deps } from '../../deps'
 import { readCookie, SESSION_COOKIE, sessionCookie, validateSession } from '../auth/sessions.service'
-import { approve, checkAuthorizationRequest, consentToken, denial, readAuthorizationParams, validConsentToken, type AuthorizationParams } from './authorize.service'
+import {
+  approve,
+  checkAuthorizationRequest,
+  consentToken,
+  denial,
+  readAuthorizationParams,
+  validConsentToken,
+  type AuthorizationParams,
+} from './authorize.service'
 import { consentPage, errorPage } from './consent.page'
 
 /** The dashboard's sign-in page, which comes back to `next` (a path of this service) once signed in. */
@@ -34,7 +42,12 @@ export function authorizeRoutes(deps: Deps) {
         if (checked.kind === 'error') return redirect(checked.location, 302)
         const session = await sessionOf(request, set)
         if (!session) return signIn(params, 302)
-        return consentPage({ request: checked.request, params, email: session.user.email, csrf: consentToken(deps, session.sessionId, params) })
+        return consentPage({
+          request: checked.request,
+          params,
+          email: session.user.email,
+          csrf: consentToken(deps, session.sessionId, params),
+        })
       },
       hide,
     )
@@ -42,7 +55,8 @@ export function authorizeRoutes(deps: Deps) {
       '/oauth/authorize',
       async ({ body, request, set }) => {
         // A form of this service's own page only: never another site's, whatever its cookies (CSRF).
-        if (request.headers.get('origin') !== new URL(deps.config.baseUrl).origin) return errorPage(403, 'This form can only be sent from the consent page of this service.')
+        if (request.headers.get('origin') !== new URL(deps.config.baseUrl).origin)
+          return errorPage(403, 'This form can only be sent from the consent page of this service.')
         const fields = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {}
         const params = readAuthorizationParams(fields)
         const session = await sessionOf(request, set)

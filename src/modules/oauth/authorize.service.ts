@@ -11,7 +11,16 @@ import { CODE_TTL_MS, issuerOf, MCP_SCOPE, mcpResourceOf } from './oauth.urls'
 import { matchesRegistered, withParams } from './redirect-uris'
 
 /** The parameters of an authorization request, as the consent form carries them back. */
-export const AUTHORIZATION_PARAMS = ['response_type', 'client_id', 'redirect_uri', 'code_challenge', 'code_challenge_method', 'state', 'scope', 'resource'] as const
+export const AUTHORIZATION_PARAMS = [
+  'response_type',
+  'client_id',
+  'redirect_uri',
+  'code_challenge',
+  'code_challenge_method',
+  'state',
+  'scope',
+  'resource',
+] as const
 export type AuthorizationParams = Partial<Record<(typeof AUTHORIZATION_PARAMS)[number], string>>
 
 export interface AuthorizationRequest {
@@ -38,28 +47,50 @@ const CHALLENGE = /^[A-Za-z0-9_-]{43}$/
 
 export async function checkAuthorizationRequest(deps: Deps, params: AuthorizationParams): Promise<Checked> {
   const client = params.client_id ? await findClient(deps, params.client_id) : null
-  if (!client) return { kind: 'refused', message: params.client_id ? `Unknown client ${params.client_id}. The application must register again.` : 'The request names no client (client_id).' }
+  if (!client)
+    return {
+      kind: 'refused',
+      message: params.client_id
+        ? `Unknown client ${params.client_id}. The application must register again.`
+        : 'The request names no client (client_id).',
+    }
   const given = params.redirect_uri ?? null
   let redirectUri: string
   if (given !== null) {
-    if (!matchesRegistered(given, client.redirect_uris)) return { kind: 'refused', message: `The redirect URI ${given} is not registered for this application.` }
+    if (!matchesRegistered(given, client.redirect_uris))
+      return { kind: 'refused', message: `The redirect URI ${given} is not registered for this application.` }
     redirectUri = given
   } else if (client.redirect_uris.length === 1) {
     redirectUri = client.redirect_uris[0]!
   } else {
     return { kind: 'refused', message: 'The request has no redirect_uri and the application registered several.' }
   }
-  const fail = (error: OAuthErrorCode, description: string): Checked => ({ kind: 'error', location: errorLocation(deps, redirectUri, error, description, params.state) })
+  const fail = (error: OAuthErrorCode, description: string): Checked => ({
+    kind: 'error',
+    location: errorLocation(deps, redirectUri, error, description, params.state),
+  })
   if (params.response_type !== 'code') return fail('unsupported_response_type', 'response_type must be code')
   if (!params.code_challenge) return fail('invalid_request', 'code_challenge is required (PKCE with S256)')
   if (params.code_challenge_method !== 'S256') return fail('invalid_request', 'code_challenge_method must be S256')
-  if (!CHALLENGE.test(params.code_challenge)) return fail('invalid_request', 'code_challenge must be the 43-character base64url SHA-256 of the verifier')
+  if (!CHALLENGE.test(params.code_challenge))
+    return fail('invalid_request', 'code_challenge must be the 43-character base64url SHA-256 of the verifier')
   const resource = mcpResourceOf(deps.config)
   // RFC 8707: the token will be good for /mcp only; a client asking for anything else is told so. Clients of
   // the 2025-03-26 MCP revision send no resource: theirs is /mcp too.
   if (params.resource !== undefined && params.resource !== resource) return fail('invalid_target', `resource must be ${resource}`)
   // Any requested scope is answered with the one there is; the token response says which (RFC 6749 §3.3).
-  return { kind: 'ok', request: { client, redirectUri, givenRedirectUri: given, codeChallenge: params.code_challenge, state: params.state, scope: MCP_SCOPE, resource } }
+  return {
+    kind: 'ok',
+    request: {
+      client,
+      redirectUri,
+      givenRedirectUri: given,
+      codeChallenge: params.code_challenge,
+      state: params.state,
+      scope: MCP_SCOPE,
+      resource,
+    },
+  }
 }
 
 /** A single-use code for the approved request, stored as its hash; the redirect that delivers it. */

@@ -52,7 +52,12 @@ export async function registerClient(deps: Deps, metadata: Metadata, from: strin
   if (Math.random() < 0.05) {
     await deps.db
       .delete(oauthClients)
-      .where(and(lt(oauthClients.created_at, new Date(now.getTime() - 24 * HOUR_MS)), notExists(deps.db.select().from(oauthGrants).where(eq(oauthGrants.client_id, oauthClients.id)))))
+      .where(
+        and(
+          lt(oauthClients.created_at, new Date(now.getTime() - 24 * HOUR_MS)),
+          notExists(deps.db.select().from(oauthGrants).where(eq(oauthGrants.client_id, oauthClients.id))),
+        ),
+      )
   }
   return {
     client_id: clientId,
@@ -107,7 +112,12 @@ async function assertRegistrationRate(deps: Deps, from: string): Promise<void> {
     .where(and(eq(oauthClients.registered_from, from), gt(oauthClients.created_at, since)))
   const limit = deps.config.oauthRegistrationsPerHour
   if (n >= limit) {
-    throw new OAuthError('invalid_client_metadata', `too many client registrations from this address: at most ${limit} an hour; retry later`, 429, { 'retry-after': '600' })
+    throw new OAuthError(
+      'invalid_client_metadata',
+      `too many client registrations from this address: at most ${limit} an hour; retry later`,
+      429,
+      { 'retry-after': '600' },
+    )
   }
 }
 

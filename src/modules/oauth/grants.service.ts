@@ -14,7 +14,13 @@ export interface GrantDto {
 
 export async function listGrants(deps: Deps, user: SessionUser): Promise<GrantDto[]> {
   const rows = await deps.db
-    .select({ id: oauthGrants.id, client_id: oauthGrants.client_id, client_name: oauthClients.name, created_at: oauthGrants.created_at, last_used_at: oauthGrants.last_used_at })
+    .select({
+      id: oauthGrants.id,
+      client_id: oauthGrants.client_id,
+      client_name: oauthClients.name,
+      created_at: oauthGrants.created_at,
+      last_used_at: oauthGrants.last_used_at,
+    })
     .from(oauthGrants)
     .innerJoin(oauthClients, eq(oauthClients.id, oauthGrants.client_id))
     .where(eq(oauthGrants.user_id, user.id))
@@ -24,6 +30,9 @@ export async function listGrants(deps: Deps, user: SessionUser): Promise<GrantDt
 
 /** Deletes the grant with every token of it: the client's next call to /mcp is a 401. False when there is none. */
 export async function revokeGrant(deps: Deps, user: SessionUser, id: string): Promise<boolean> {
-  const deleted = await deps.db.delete(oauthGrants).where(and(eq(oauthGrants.id, id), eq(oauthGrants.user_id, user.id))).returning({ id: oauthGrants.id })
+  const deleted = await deps.db
+    .delete(oauthGrants)
+    .where(and(eq(oauthGrants.id, id), eq(oauthGrants.user_id, user.id)))
+    .returning({ id: oauthGrants.id })
   return deleted.length > 0
 }

@@ -34,7 +34,10 @@ export const NO_STORE = { 'cache-control': 'no-store', pragma: 'no-cache' }
 export const OPEN_CORS = { 'access-control-allow-origin': '*', 'access-control-expose-headers': 'www-authenticate, retry-after' }
 
 export function oauthJson(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...NO_STORE, ...OPEN_CORS, ...headers } })
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { 'content-type': 'application/json', ...NO_STORE, ...OPEN_CORS, ...headers },
+  })
 }
 
 export function oauthErrorResponse(error: OAuthError): Response {

@@ -5,7 +5,17 @@ import { Elysia, type TSchema } from 'elysia'
 import type { Deps } from '../../deps'
 import { authenticateClient, registerClient } from './clients.service'
 import { answerOAuth, OAuthError, oauthJson, OPEN_CORS } from './oauth.errors'
-import { AuthorizationServerMetadata, Revoked, ClientRegistration, OAuthErrorBody, ProtectedResourceMetadata, RegisteredClient, RevocationRequest, TokenRequest, TokenResponse } from './oauth.schemas'
+import {
+  AuthorizationServerMetadata,
+  Revoked,
+  ClientRegistration,
+  OAuthErrorBody,
+  ProtectedResourceMetadata,
+  RegisteredClient,
+  RevocationRequest,
+  TokenRequest,
+  TokenResponse,
+} from './oauth.schemas'
 import { endpointsOf, issuerOf, MCP_SCOPE, mcpResourceOf } from './oauth.urls'
 import { exchangeCode, refreshTokens, revokeToken } from './tokens.service'
 
@@ -39,8 +49,14 @@ export function oauthRoutes(deps: Deps) {
     service_documentation: `${issuerOf(deps.config)}/openapi`,
   })
   const metadataHeaders = { ...OPEN_CORS, 'cache-control': 'public, max-age=3600' }
-  const prm = { response: { 200: ProtectedResourceMetadata }, detail: { tags, summary: 'OAuth protected resource metadata of /mcp (RFC 9728): where MCP clients get tokens' } }
-  const asm = { response: { 200: AuthorizationServerMetadata }, detail: { tags, summary: 'OAuth authorization server metadata (RFC 8414): endpoints, PKCE S256, grant types' } }
+  const prm = {
+    response: { 200: ProtectedResourceMetadata },
+    detail: { tags, summary: 'OAuth protected resource metadata of /mcp (RFC 9728): where MCP clients get tokens' },
+  }
+  const asm = {
+    response: { 200: AuthorizationServerMetadata },
+    detail: { tags, summary: 'OAuth authorization server metadata (RFC 8414): endpoints, PKCE S256, grant types' },
+  }
 
   return (
     new Elysia({ name: 'oauth' })
@@ -49,12 +65,16 @@ export function oauthRoutes(deps: Deps) {
       .get('/.well-known/oauth-protected-resource/mcp', ({ set }) => (Object.assign(set.headers, metadataHeaders), resourceMetadata()), prm)
       .get('/.well-known/oauth-authorization-server', ({ set }) => (Object.assign(set.headers, metadataHeaders), serverMetadata()), asm)
       // Clients that take the MCP URL for the issuer (the 2025-03-26 revision) look here.
-      .get('/.well-known/oauth-authorization-server/mcp', ({ set }) => (Object.assign(set.headers, metadataHeaders), serverMetadata()), { ...asm, detail: { ...asm.detail, hide: true } })
+      .get('/.well-known/oauth-authorization-server/mcp', ({ set }) => (Object.assign(set.headers, metadataHeaders), serverMetadata()), {
+        ...asm,
+        detail: { ...asm.detail, hide: true },
+      })
       .post(
         '/oauth/register',
         ({ body, request, server }) =>
           answerOAuth(async () => {
-            if (!isObject(body)) throw new OAuthError('invalid_client_metadata', 'the body must be a JSON object of client metadata (RFC 7591)')
+            if (!isObject(body))
+              throw new OAuthError('invalid_client_metadata', 'the body must be a JSON object of client metadata (RFC 7591)')
             // The peer's address (a proxy's, behind one); in-process calls have none.
             const from = server?.requestIP(request)?.address ?? 'unknown'
             return oauthJson(await registerClient(deps, body, from), 201)
@@ -76,11 +96,20 @@ export function oauthRoutes(deps: Deps) {
             const client = await authenticateClient(deps, request.headers.get('authorization'), params)
             if (params.grant_type === 'authorization_code') return oauthJson(await exchangeCode(deps, client, params))
             if (params.grant_type === 'refresh_token') return oauthJson(await refreshTokens(deps, client, params))
-            throw new OAuthError(params.grant_type ? 'unsupported_grant_type' : 'invalid_request', params.grant_type ? `grant_type ${params.grant_type} is not supported: use authorization_code or refresh_token` : 'grant_type is required')
+            throw new OAuthError(
+              params.grant_type ? 'unsupported_grant_type' : 'invalid_request',
+              params.grant_type
+                ? `grant_type ${params.grant_type} is not supported: use authorization_code or refresh_token`
+                : 'grant_type is required',
+            )
           }),
         {
           response: { 200: TokenResponse, 400: OAuthErrorBody, 401: OAuthErrorBody },
-          detail: { tags, summary: 'Exchange an authorization code (with its PKCE verifier) or a refresh token for an access token to /mcp', requestBody: form(TokenRequest) },
+          detail: {
+            tags,
+            summary: 'Exchange an authorization code (with its PKCE verifier) or a refresh token for an access token to /mcp',
+            requestBody: form(TokenRequest),
+          },
         },
       )
       .post(
@@ -95,7 +124,11 @@ export function oauthRoutes(deps: Deps) {
           }),
         {
           response: { 200: Revoked, 400: OAuthErrorBody, 401: OAuthErrorBody },
-          detail: { tags, summary: 'Revoke an access or refresh token (RFC 7009); a refresh token ends its whole grant. Unknown tokens are not an error', requestBody: form(RevocationRequest) },
+          detail: {
+            tags,
+            summary: 'Revoke an access or refresh token (RFC 7009); a refresh token ends its whole grant. Unknown tokens are not an error',
+            requestBody: form(RevocationRequest),
+          },
         },
       )
       // Browser-based clients (the MCP Inspector) preflight their token and registration calls.
@@ -107,7 +140,12 @@ export function oauthRoutes(deps: Deps) {
 function preflight(): Response {
   return new Response(null, {
     status: 204,
-    headers: { ...OPEN_CORS, 'access-control-allow-methods': 'GET, POST, OPTIONS', 'access-control-allow-headers': 'authorization, content-type, mcp-protocol-version', 'access-control-max-age': '600' },
+    headers: {
+      ...OPEN_CORS,
+      'access-control-allow-methods': 'GET, POST, OPTIONS',
+      'access-control-allow-headers': 'authorization, content-type, mcp-protocol-version',
+      'access-control-max-age': '600',
+    },
   })
 }
 

@@ -4,7 +4,9 @@ import { t } from 'elysia'
 
 export const OAuthErrorBody = t.Object(
   {
-    error: t.String({ description: 'An OAuth error code: invalid_request, invalid_client, invalid_grant, invalid_target, invalid_redirect_uri, …' }),
+    error: t.String({
+      description: 'An OAuth error code: invalid_request, invalid_client, invalid_grant, invalid_target, invalid_redirect_uri, …',
+    }),
     error_description: t.Optional(t.String({ description: 'What is wrong, for a person' })),
   },
   { title: 'OAuthError' },
@@ -42,12 +44,17 @@ export const AuthorizationServerMetadata = t.Object(
   { title: 'AuthorizationServerMetadata', description: 'RFC 8414' },
 )
 
-const Uris = t.Array(t.String(), { minItems: 1, description: 'https, http on the loopback interface (any port), or a private-use scheme such as cursor://' })
+const Uris = t.Array(t.String(), {
+  minItems: 1,
+  description: 'https, http on the loopback interface (any port), or a private-use scheme such as cursor://',
+})
 
 export const ClientRegistration = t.Object(
   {
     redirect_uris: Uris,
-    token_endpoint_auth_method: t.Optional(t.String({ description: 'none (public client), client_secret_basic (the default) or client_secret_post' })),
+    token_endpoint_auth_method: t.Optional(
+      t.String({ description: 'none (public client), client_secret_basic (the default) or client_secret_post' }),
+    ),
     client_name: t.Optional(t.String({ description: 'Shown on the consent page and in the key list' })),
     grant_types: t.Optional(t.Array(t.String())),
     response_types: t.Optional(t.Array(t.String())),
@@ -57,7 +64,11 @@ export const ClientRegistration = t.Object(
     software_id: t.Optional(t.String()),
     software_version: t.Optional(t.String()),
   },
-  { title: 'ClientRegistration', description: 'RFC 7591 client metadata; other fields are accepted and ignored', additionalProperties: t.Unknown() },
+  {
+    title: 'ClientRegistration',
+    description: 'RFC 7591 client metadata; other fields are accepted and ignored',
+    additionalProperties: t.Unknown(),
+  },
 )
 
 export const RegisteredClient = t.Object(
@@ -107,4 +118,7 @@ export const RevocationRequest = t.Object(
   { title: 'RevocationRequest', additionalProperties: t.String() },
 )
 
-export const Revoked = t.Object({}, { title: 'Revoked', description: 'The token no longer works (or never did: RFC 7009 answers 200 either way)' })
+export const Revoked = t.Object(
+  {},
+  { title: 'Revoked', description: 'The token no longer works (or never did: RFC 7009 answers 200 either way)' },
+)

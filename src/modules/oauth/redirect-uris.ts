@@ -26,7 +26,9 @@ export function redirectUriProblem(uri: string): string | null {
   if (url.username || url.password) return `redirect URI ${uri} must not carry credentials`
   if (url.protocol === 'https:') return url.hostname ? null : `redirect URI ${uri} has no host`
   if (url.protocol === 'http:') {
-    return LOOPBACK_HOSTS.has(url.hostname) ? null : `redirect URI ${uri} uses http on a host other than the loopback interface (localhost, 127.0.0.1, [::1]); use https`
+    return LOOPBACK_HOSTS.has(url.hostname)
+      ? null
+      : `redirect URI ${uri} uses http on a host other than the loopback interface (localhost, 127.0.0.1, [::1]); use https`
   }
   if (FORBIDDEN_SCHEMES.has(url.protocol)) return `redirect URI ${uri} uses the scheme ${url.protocol} which cannot be a redirect`
   return null
@@ -47,7 +49,9 @@ export function matchesRegistered(requested: string, registered: string[]): bool
   if (want.protocol !== 'http:' || !LOOPBACK_HOSTS.has(want.hostname)) return false
   return registered.some((entry) => {
     const known = new URL(entry)
-    return known.protocol === 'http:' && known.hostname === want.hostname && known.pathname === want.pathname && known.search === want.search
+    return (
+      known.protocol === 'http:' && known.hostname === want.hostname && known.pathname === want.pathname && known.search === want.search
+    )
   })
 }
 

@@ -28,7 +28,11 @@ export async function exchangeCode(deps: Deps, client: OAuthClient, form: Record
   const verifier = required(form, 'code_verifier')
   const now = deps.clock.now()
   return settle(deps, async (tx) => {
-    const [row] = await tx.select().from(oauthCodes).where(eq(oauthCodes.id, sha256Hex(code))).for('update')
+    const [row] = await tx
+      .select()
+      .from(oauthCodes)
+      .where(eq(oauthCodes.id, sha256Hex(code)))
+      .for('update')
     if (!row || row.client_id !== client.id) throw invalidGrant('unknown authorization code')
     if (row.used_at) {
       // RFC 6749 §4.1.2: a code used twice was stolen or replayed; what it gave is taken back.
@@ -36,14 +40,19 @@ export async function exchangeCode(deps: Deps, client: OAuthClient, form: Record
       return invalidGrant('authorization code already used; the tokens issued for it are revoked')
     }
     if (row.expires_at <= now) throw invalidGrant('authorization code expired: authorize again')
-    if (row.redirect_uri !== null && form.redirect_uri !== row.redirect_uri) throw invalidGrant('redirect_uri differs from the one in the authorization request')
-    if (!VERIFIER.test(verifier) || pkceS256(verifier) !== row.code_challenge) throw invalidGrant('code_verifier does not match the code_challenge (PKCE S256)')
-    if (form.resource !== undefined && form.resource !== row.resource) throw new OAuthError('invalid_target', `resource must be ${row.resource}, the one authorized`)
+    if (row.redirect_uri !== null && form.redirect_uri !== row.redirect_uri)
+      throw invalidGrant('redirect_uri differs from the one in the authorization request')
+    if (!VERIFIER.test(verifier) || pkceS256(verifier) !== row.code_challenge)
+      throw invalidGrant('code_verifier does not match the code_challenge (PKCE S256)')
+    if (form.resource !== undefined && form.resource !== row.resource)
+      throw new OAuthError('invalid_target', `resource must be ${row.resource}, the one authorized`)
 
     // One grant per user and client: approving again replaces what the client held before.
     await tx.delete(oauthGrants).where(and(eq(oauthGrants.user_id, row.user_id), eq(oauthGrants.client_id, client.id)))
     const grantId = deps.ids.next()
-    await tx.insert(oauthGrants).values({ id: grantId, user_id: row.user_id, client_id: client.id, resource: row.resource, scope: row.scope, created_at: now })
+    await tx
+      .insert(oauthGrants)
+      .values({ id: grantId, user_id: row.user_id, client_id: client.id, resource: row.resource, scope: row.scope, created_at: now })
     await tx.update(oauthCodes).set({ used_at: now, grant_id: grantId }).where(eq(oauthCodes.id, row.id))
     return issueTokens(deps, tx, grantId, row.scope)
   })
@@ -54,7 +63,16 @@ export async function refreshTokens(deps: Deps, client: OAuthClient, form: Recor
   const now = deps.clock.now()
   return settle(deps, async (tx) => {
     const [row] = await tx
-      .select({ id: oauthTokens.id, kind: oauthTokens.kind, expiresAt: oauthTokens.expires_at, rotatedAt: oauthTokens.rotated_at, grantId: oauthGrants.id, clientId: oauthGrants.client_id, resource: oauthGrants.resource, scope: oauthGrants.scope })
+      .select({
+        id: oauthTokens.id,
+        kind: oauthTokens.kind,
+        expiresAt: oauthTokens.expires_at,
+        rotatedAt: oauthTokens.rotated_at,
+        grantId: oauthGrants.id,
+        clientId: oauthGrants.client_id,
+        resource: oauthGrants.resource,
+        scope: oauthGrants.scope,
+      })
       .from(oauthTokens)
       .innerJoin(oauthGrants, eq(oauthGrants.id, oauthTokens.grant_id))
       .where(eq(oauthTokens.id, sha256Hex(token)))
@@ -66,7 +84,8 @@ export async function refreshTokens(deps: Deps, client: OAuthClient, form: Recor
       return invalidGrant('refresh token already used; the grant is revoked: authorize again')
     }
     if (row.expiresAt <= now) throw invalidGrant('refresh token expired: authorize again')
-    if (form.resource !== undefined && form.resource !== row.resource) throw new OAuthError('invalid_target', `resource must be ${row.resource}, the one authorized`)
+    if (form.resource !== undefined && form.resource !== row.resource)
+      throw new OAuthError('invalid_target', `resource must be ${row.resource}, the one authorized`)
     await tx.update(oauthTokens).set({ rotated_at: now }).where(eq(oauthTokens.id, row.id))
     return issueTokens(deps, tx, row.grantId, row.scope)
   })
@@ -89,11 +108,22 @@ export async function revokeToken(deps: Deps, client: OAuthClient, token: string
 const LAST_USED_RESOLUTION_MS = 60_000
 
 /** The user behind a live access token for `resource`, or null. No cache: revocation holds on the next request. */
-export async function verifyAccessToken(deps: Deps, token: string): Promise<{ user: SessionUser; grantId: string; resource: string } | null> {
+export async function verifyAccessToken(
+  deps: Deps,
+  token: string,
+): Promise<{ user: SessionUser; grantId: string; resource: string } | null> {
   if (!token.startsWith(ACCESS_TOKEN_PREFIX)) return null
   const now = deps.clock.now()
   const [row] = await deps.db
-    .select({ grantId: oauthGrants.id, resource: oauthGrants.resource, lastUsedAt: oauthGrants.last_used_at, id: users.id, email: users.email, name: users.name, plan: accountPlan(deps.config) })
+    .select({
+      grantId: oauthGrants.id,
+      resource: oauthGrants.resource,
+      lastUsedAt: oauthGrants.last_used_at,
+      id: users.id,
+      email: users.email,
+      name: users.name,
+      plan: accountPlan(deps.config),
+    })
     .from(oauthTokens)
     .innerJoin(oauthGrants, eq(oauthGrants.id, oauthTokens.grant_id))
     .innerJoin(users, eq(users.id, oauthGrants.user_id))
@@ -115,8 +145,22 @@ async function issueTokens(deps: Deps, tx: Tx, grantId: string, scope: string): 
   const [grant] = await tx.select({ user_id: oauthGrants.user_id }).from(oauthGrants).where(eq(oauthGrants.id, grantId))
   const user_id = grant!.user_id
   await tx.insert(oauthTokens).values([
-    { id: sha256Hex(access), grant_id: grantId, user_id, kind: 'access', expires_at: new Date(now + ACCESS_TOKEN_TTL_S * 1000), created_at: new Date(now) },
-    { id: sha256Hex(refresh), grant_id: grantId, user_id, kind: 'refresh', expires_at: new Date(now + REFRESH_TOKEN_TTL_MS), created_at: new Date(now) },
+    {
+      id: sha256Hex(access),
+      grant_id: grantId,
+      user_id,
+      kind: 'access',
+      expires_at: new Date(now + ACCESS_TOKEN_TTL_S * 1000),
+      created_at: new Date(now),
+    },
+    {
+      id: sha256Hex(refresh),
+      grant_id: grantId,
+      user_id,
+      kind: 'refresh',
+      expires_at: new Date(now + REFRESH_TOKEN_TTL_MS),
+      created_at: new Date(now),
+    },
   ])
   // Expired tokens are swept now and then by whoever issues new ones.
   if (Math.random() < 0.05) await tx.delete(oauthTokens).where(lt(oauthTokens.expires_at, new Date(now - 86_400_000)))
@@ -142,4 +186,3 @@ function required(form: Record<string, string>, name: string): string {
 }
 
 const invalidGrant = (description: string) => new OAuthError('invalid_grant', description)
-

@@ -31,7 +31,9 @@ export const SearchResult = t.Object({
     keyword_score: t.Nullable(t.Number()),
     semantic_rank: t.Nullable(t.Integer()),
     semantic_score: t.Nullable(t.Number()),
-    matched_terms: t.Integer({ description: 'Searched query words the document holds (exactly, or the last word as a prefix), whatever ranked it' }),
+    matched_terms: t.Integer({
+      description: 'Searched query words the document holds (exactly, or the last word as a prefix), whatever ranked it',
+    }),
     boost: t.Number({ description: 'Multiplier from pinned and rating' }),
   }),
 })

@@ -63,7 +63,10 @@ export async function searchDocuments(deps: Deps, user: SessionUser, input: Sear
   let failure: string | null = null
   let vector: number[] | null = null
   const semanticBy = (v: number[]) =>
-    semanticSearch(deps.db, user.id, embedder!.id, v, filter, mode === 'hybrid' ? FUSION_POOL : limit, { copies: deps.vectorMemory, filter: memoryFilter })
+    semanticSearch(deps.db, user.id, embedder!.id, v, filter, mode === 'hybrid' ? FUSION_POOL : limit, {
+      copies: deps.vectorMemory,
+      filter: memoryFilter,
+    })
   if (mode !== 'keyword' && embedder && query.hasWords) {
     vector = await embedQuery(embedder, query.text).catch((error: Error) => ((failure = error.message), null))
     if (vector) semantic = await semanticBy(vector)
@@ -73,12 +76,21 @@ export async function searchDocuments(deps: Deps, user: SessionUser, input: Sear
   // Documents not embedded by the loaded model yet are invisible to semantic ranking: say how many.
   const unembedded = ran === 'keyword' ? undefined : unembeddedNotice(await countUnembedded(deps.db, filter))
   const memory = { copies: deps.keywordMemory, filter: memoryFilter }
-  const keyword: { hits: KeywordHit[]; notice?: string } = ran === 'semantic' ? { hits: [] } : await keywordSearch(deps.db, user.id, terms, filter, ran === 'hybrid' ? FUSION_POOL : limit, memory)
+  const keyword: { hits: KeywordHit[]; notice?: string } =
+    ran === 'semantic' ? { hits: [] } : await keywordSearch(deps.db, user.id, terms, filter, ran === 'hybrid' ? FUSION_POOL : limit, memory)
   let ranked: RankedHit[] =
-    ran === 'keyword' ? fromKeyword(keyword.hits) : ran === 'semantic' ? fromSemantic(semantic) : fuse(fromKeyword(keyword.hits), fromSemantic(semantic), embedder!.fusionWeight)
+    ran === 'keyword'
+      ? fromKeyword(keyword.hits)
+      : ran === 'semantic'
+        ? fromSemantic(semantic)
+        : fuse(fromKeyword(keyword.hits), fromSemantic(semantic), embedder!.fusionWeight)
   // Hybrid feedback (retrieval/feedback.ts): a second semantic pass from the query moved toward the first result.
   if (ran === 'hybrid' && vector && embedder!.feedbackWeight > 0 && ranked[0]) {
-    const refined = refinedQuery(vector, await chunkVectors(deps.db, user.id, ranked[0].document_id, embedder!.id), embedder!.feedbackWeight)
+    const refined = refinedQuery(
+      vector,
+      await chunkVectors(deps.db, user.id, ranked[0].document_id, embedder!.id),
+      embedder!.feedbackWeight,
+    )
     if (refined) ranked = fuse(fromKeyword(keyword.hits), fromSemantic(await semanticBy(refined)), embedder!.fusionWeight)
   }
   ranked = ranked.slice(0, limit)
@@ -87,14 +99,31 @@ export async function searchDocuments(deps: Deps, user: SessionUser, input: Sear
   const byMeaning = ranked.filter((h) => h.keyword_rank === null)
   const [rows, passages, semanticPassages, wordsOf] = await Promise.all([
     ids.length ? deps.db.select(summaryColumns).from(documents).where(inArray(documents.id, ids)) : Promise.resolve([]),
-    snippets(deps.db, user.id, ranked.filter((h) => h.keyword_rank !== null).map((h) => h.document_id), terms),
-    chunkPassages(deps, byMeaning.filter((h) => h.chunk_id).map((h) => h.chunk_id!)),
+    snippets(
+      deps.db,
+      user.id,
+      ranked.filter((h) => h.keyword_rank !== null).map((h) => h.document_id),
+      terms,
+    ),
+    chunkPassages(
+      deps,
+      byMeaning.filter((h) => h.chunk_id).map((h) => h.chunk_id!),
+    ),
     // Results semantic search brought hold query words too, or none: say which, as for keyword results.
-    matchedWords(deps.db, user.id, terms, byMeaning.map((h) => h.document_id)),
+    matchedWords(
+      deps.db,
+      user.id,
+      terms,
+      byMeaning.map((h) => h.document_id),
+    ),
   ])
   const byId = new Map(rows.map((r) => [r.id, r]))
   const matchedTerms = (h: RankedHit) => (h.keyword_rank === null ? (wordsOf.get(h.document_id) ?? 0) : h.matched_terms)
-  const notices = [...searchNotices({ asked, offered: mode, ran, unavailable: deps.embeddingStatus.reason, failure, query }), ...(unembedded ? [unembedded] : []), ...(keyword.notice ? [keyword.notice] : [])]
+  const notices = [
+    ...searchNotices({ asked, offered: mode, ran, unavailable: deps.embeddingStatus.reason, failure, query }),
+    ...(unembedded ? [unembedded] : []),
+    ...(keyword.notice ? [keyword.notice] : []),
+  ]
   return {
     query: input.q,
     mode: ran,
@@ -107,8 +136,12 @@ export async function searchDocuments(deps: Deps, user: SessionUser, input: Sear
         score: h.score,
         snippet: passages.get(h.document_id) ?? (h.chunk_id ? semanticPassages.get(h.chunk_id) : undefined) ?? row.excerpt,
         signals: {
-          keyword_rank: h.keyword_rank, keyword_score: h.keyword_score, semantic_rank: h.semantic_rank,
-          semantic_score: h.semantic_score, matched_terms: matchedTerms(h), boost: h.boost,
+          keyword_rank: h.keyword_rank,
+          keyword_score: h.keyword_score,
+          semantic_rank: h.semantic_rank,
+          semantic_score: h.semantic_score,
+          matched_terms: matchedTerms(h),
+          boost: h.boost,
         },
       }
     }),

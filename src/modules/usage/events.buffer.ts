@@ -56,7 +56,10 @@ async function write(deps: Deps, rows: Pending['rows']): Promise<void> {
     } catch (error) {
       // An account deleted between the check and the insert: the next attempt leaves its events out.
       if (attempt < 3) continue
-      deps.log.warn('statistics events could not be written', { events: rows.length, error: error instanceof Error ? error.message : String(error) })
+      deps.log.warn('statistics events could not be written', {
+        events: rows.length,
+        error: error instanceof Error ? error.message : String(error),
+      })
       return
     }
   }

@@ -11,7 +11,9 @@ type Message = Body['messages'][number]
 export const CHAT_FIELDS: FieldNames = { messages: 'messages', tools: 'tools', format: 'response_format' }
 
 export const textOf = (content: Message['content']) =>
-  typeof content === 'string' ? content : (content ?? []).flatMap((p) => (p.type === 'text' && typeof p.text === 'string' ? [p.text] : [])).join('\n')
+  typeof content === 'string'
+    ? content
+    : (content ?? []).flatMap((p) => (p.type === 'text' && typeof p.text === 'string' ? [p.text] : [])).join('\n')
 
 /** Arguments arrive as a JSON string; the model layer takes the parsed value (a string that is not JSON stays a string). */
 export function parseArguments(text: string): unknown {
@@ -37,7 +39,12 @@ function toMessages(messages: Message[]): ModelMessage[] {
       const text = textOf(m.content)
       const content: AssistantContent = [
         ...(text ? [{ type: 'text' as const, text }] : []),
-        ...calls.map((c) => ({ type: 'tool-call' as const, toolCallId: c.id, toolName: c.function.name, input: parseArguments(c.function.arguments) })),
+        ...calls.map((c) => ({
+          type: 'tool-call' as const,
+          toolCallId: c.id,
+          toolName: c.function.name,
+          input: parseArguments(c.function.arguments),
+        })),
       ]
       return [{ role: 'assistant', content }]
     }
@@ -45,7 +52,12 @@ function toMessages(messages: Message[]): ModelMessage[] {
       const id = m.tool_call_id
       const name = id ? names.get(id) : undefined
       if (!id || !name) throw badRequest(`messages[${i}].tool_call_id: must name a tool call of an earlier assistant message`)
-      return [{ role: 'tool', content: [{ type: 'tool-result', toolCallId: id, toolName: name, output: { type: 'text', value: textOf(m.content) } }] }]
+      return [
+        {
+          role: 'tool',
+          content: [{ type: 'tool-result', toolCallId: id, toolName: name, output: { type: 'text', value: textOf(m.content) } }],
+        },
+      ]
     }
     return []
   })
@@ -66,7 +78,11 @@ export function chatTurnRequest(body: Body): TurnRequest {
     workspace_id: body.workspace_id,
     system: body.messages.filter((m) => m.role === 'system' || m.role === 'developer').map((m) => textOf(m.content)),
     messages: toMessages(body.messages),
-    tools: (body.tools ?? []).map((t) => ({ name: t.function.name, description: t.function.description, parameters: t.function.parameters })),
+    tools: (body.tools ?? []).map((t) => ({
+      name: t.function.name,
+      description: t.function.description,
+      parameters: t.function.parameters,
+    })),
     toolChoice: choice == null ? undefined : typeof choice === 'string' ? choice : { name: choice.function.name },
     format: formatOf(body.response_format),
     maxOutputTokens: body.max_completion_tokens ?? body.max_tokens ?? undefined,

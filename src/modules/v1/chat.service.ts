@@ -57,7 +57,14 @@ export async function completeChat(deps: Deps, user: SessionUser, chat: Prepared
 export const errorChunk = (message: string, code: ErrorCode) => ({ error: { message, type: 'server_error', param: null, code } })
 
 /** OpenAI's streaming format: a role chunk, content or tool-call chunks, the finish chunk with citations, [optionally usage], [DONE]. */
-export async function streamChat(deps: Deps, user: SessionUser, chat: PreparedChat, includeUsage: boolean, send: Send<object | '[DONE]'>, signal: AbortSignal) {
+export async function streamChat(
+  deps: Deps,
+  user: SessionUser,
+  chat: PreparedChat,
+  includeUsage: boolean,
+  send: Send<object | '[DONE]'>,
+  signal: AbortSignal,
+) {
   const chunk = (delta: object, finish: string | null = null, extra: object = {}) => ({
     id: chat.id,
     object: 'chat.completion.chunk',

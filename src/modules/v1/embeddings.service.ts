@@ -17,7 +17,10 @@ export function listModels(deps: Deps) {
         object: 'model' as const,
         created,
         owned_by: 'service',
-        description: deps.chat.backedBy === 'extractive' ? 'grounded answers by the built-in extractive answerer' : `grounded answers by ${deps.chat.backedBy}`,
+        description:
+          deps.chat.backedBy === 'extractive'
+            ? 'grounded answers by the built-in extractive answerer'
+            : `grounded answers by ${deps.chat.backedBy}`,
         available: true,
       },
       {
@@ -44,7 +47,10 @@ const estimateTokens = (texts: string[]) => texts.reduce((n, t) => n + Math.ceil
 
 const toBase64 = (vector: number[]) => Buffer.from(new Float32Array(vector).buffer).toString('base64')
 
-export async function createEmbeddings(deps: Deps, body: { model: string; input: string | string[]; encoding_format?: 'float' | 'base64'; dimensions?: number }) {
+export async function createEmbeddings(
+  deps: Deps,
+  body: { model: string; input: string | string[]; encoding_format?: 'float' | 'base64'; dimensions?: number },
+) {
   if (body.model !== EMBED_MODEL && body.model !== deps.embedder?.id) {
     throw new AppError(404, `model ${body.model} does not exist; use ${EMBED_MODEL}`)
   }
@@ -65,7 +71,11 @@ export async function createEmbeddings(deps: Deps, body: { model: string; input:
   const tokens = estimateTokens(inputs)
   return {
     object: 'list' as const,
-    data: vectors.map((v, index) => ({ object: 'embedding' as const, index, embedding: body.encoding_format === 'base64' ? toBase64(v) : v })),
+    data: vectors.map((v, index) => ({
+      object: 'embedding' as const,
+      index,
+      embedding: body.encoding_format === 'base64' ? toBase64(v) : v,
+    })),
     model: EMBED_MODEL,
     usage: { prompt_tokens: tokens, total_tokens: tokens },
   }

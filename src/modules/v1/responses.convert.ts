@@ -23,7 +23,8 @@ function textOf(content: unknown, where: string): string {
     .map((part, j) => {
       const p = part as { type?: string; text?: unknown; refusal?: unknown }
       if (p.type === 'refusal' && typeof p.refusal === 'string') return p.refusal
-      if (!p.type || !TEXT_PARTS.has(p.type) || typeof p.text !== 'string') throw badRequest(`${where}[${j}]: only text parts (input_text, output_text) are supported, not ${p.type}`)
+      if (!p.type || !TEXT_PARTS.has(p.type) || typeof p.text !== 'string')
+        throw badRequest(`${where}[${j}]: only text parts (input_text, output_text) are supported, not ${p.type}`)
       return p.text
     })
     .join('\n')
@@ -67,14 +68,25 @@ function toMessages(items: Item[], offset: number): { messages: ModelMessage[]; 
       else if (item.role === 'assistant') lastAssistant().push({ type: 'text', text })
       else throw badRequest(`${where}.role: must be user, assistant, system or developer`)
     } else if (kind === 'function_call') {
-      if (typeof item.call_id !== 'string' || typeof item.name !== 'string') throw badRequest(`${where}: a function_call needs call_id and name`)
+      if (typeof item.call_id !== 'string' || typeof item.name !== 'string')
+        throw badRequest(`${where}: a function_call needs call_id and name`)
       names.set(item.call_id, item.name)
-      lastAssistant().push({ type: 'tool-call', toolCallId: item.call_id, toolName: item.name, input: parseArguments(String(item.arguments ?? '{}')) })
+      lastAssistant().push({
+        type: 'tool-call',
+        toolCallId: item.call_id,
+        toolName: item.name,
+        input: parseArguments(String(item.arguments ?? '{}')),
+      })
     } else if (kind === 'function_call_output') {
       const name = names.get(String(item.call_id))
       if (!name) throw badRequest(`${where}.call_id: must name a function_call earlier in the conversation`)
       const output = typeof item.output === 'string' ? item.output : textOf(item.output, `${where}.output`)
-      const part: ToolContent[number] = { type: 'tool-result', toolCallId: String(item.call_id), toolName: name, output: { type: 'text', value: output } }
+      const part: ToolContent[number] = {
+        type: 'tool-result',
+        toolCallId: String(item.call_id),
+        toolName: name,
+        output: { type: 'text', value: output },
+      }
       const last = messages.at(-1)
       if (last?.role === 'tool') last.content.push(part)
       else messages.push({ role: 'tool', content: [part] })
@@ -88,7 +100,8 @@ function toMessages(items: Item[], offset: number): { messages: ModelMessage[]; 
 
 function toolsOf(tools: Body['tools']): TurnRequest['tools'] {
   return (tools ?? []).map((tool, i) => {
-    if (tool.type !== 'function' || !tool.name) throw badRequest(`tools[${i}]: only function tools with a name are supported here (${tool.type} is a tool OpenAI hosts)`)
+    if (tool.type !== 'function' || !tool.name)
+      throw badRequest(`tools[${i}]: only function tools with a name are supported here (${tool.type} is a tool OpenAI hosts)`)
     return { name: tool.name, description: tool.description ?? undefined, parameters: tool.parameters ?? undefined }
   })
 }

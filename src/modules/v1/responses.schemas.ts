@@ -21,7 +21,12 @@ const InputItem = t.Object(
 )
 
 const Tool = t.Object(
-  { type: t.String(), name: t.Optional(Text({ minLength: 1, maxLength: 64 })), description: t.Optional(t.Nullable(t.String())), parameters: t.Optional(t.Nullable(FunctionParameters)) },
+  {
+    type: t.String(),
+    name: t.Optional(Text({ minLength: 1, maxLength: 64 })),
+    description: t.Optional(t.Nullable(t.String())),
+    parameters: t.Optional(t.Nullable(FunctionParameters)),
+  },
   { additionalProperties: t.Unknown() },
 )
 
@@ -58,12 +63,23 @@ export const ResponsesBody = t.Object(
       ),
     ),
     text: t.Optional(t.Nullable(t.Object({ format: t.Optional(t.Nullable(TextFormat)) }, { additionalProperties: t.Unknown() }))),
-    workspace_id: t.Optional(t.String({ format: 'uuid', error: 'workspace_id must be a UUID', description: 'Retrieve only from this workspace (an extension of the OpenAI format)' })),
+    workspace_id: t.Optional(
+      t.String({
+        format: 'uuid',
+        error: 'workspace_id must be a UUID',
+        description: 'Retrieve only from this workspace (an extension of the OpenAI format)',
+      }),
+    ),
   },
   { additionalProperties: t.Unknown() },
 )
 
-const Annotation = t.Object({ type: t.Literal('file_citation'), file_id: t.String({ description: 'The cited document id' }), filename: t.String(), index: t.Integer() })
+const Annotation = t.Object({
+  type: t.Literal('file_citation'),
+  file_id: t.String({ description: 'The cited document id' }),
+  filename: t.String(),
+  index: t.Integer(),
+})
 
 const OutputItem = t.Union([
   t.Object({
@@ -71,9 +87,18 @@ const OutputItem = t.Union([
     id: t.String(),
     status: t.String(),
     role: t.Literal('assistant'),
-    content: t.Array(t.Object({ type: t.Literal('output_text'), text: t.String(), annotations: t.Array(Annotation), logprobs: t.Array(t.Unknown()) })),
+    content: t.Array(
+      t.Object({ type: t.Literal('output_text'), text: t.String(), annotations: t.Array(Annotation), logprobs: t.Array(t.Unknown()) }),
+    ),
   }),
-  t.Object({ type: t.Literal('function_call'), id: t.String(), call_id: t.String(), name: t.String(), arguments: t.String(), status: t.String() }),
+  t.Object({
+    type: t.Literal('function_call'),
+    id: t.String(),
+    call_id: t.String(),
+    name: t.String(),
+    arguments: t.String(),
+    status: t.String(),
+  }),
 ])
 
 export const ResponseObject = t.Object(
@@ -99,7 +124,9 @@ export const ResponseObject = t.Object(
         total_tokens: t.Integer(),
       }),
     ),
-    citations: t.Array(Citation, { description: 'The sources the answer cites (an extension); the same as the annotations, with titles, urls and excerpts' }),
+    citations: t.Array(Citation, {
+      description: 'The sources the answer cites (an extension); the same as the annotations, with titles, urls and excerpts',
+    }),
   },
   {
     title: 'ResponseObject',

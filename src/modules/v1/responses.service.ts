@@ -38,7 +38,9 @@ function annotationsOf(r: PreparedResponse, text: string) {
   const byIndex = new Map(r.turn.sources.map((s) => [s.index, s]))
   return [...text.matchAll(/\[(\d+)\]/g)].flatMap((m) => {
     const source = byIndex.get(Number(m[1]))
-    return source ? [{ type: 'file_citation' as const, file_id: source.document_id, filename: source.title ?? 'Untitled', index: m.index }] : []
+    return source
+      ? [{ type: 'file_citation' as const, file_id: source.document_id, filename: source.title ?? 'Untitled', index: m.index }]
+      : []
   })
 }
 
@@ -49,7 +51,12 @@ const messageItem = (r: PreparedResponse, id: string, text: string, status: 'in_
   role: 'assistant' as const,
   content: status === 'completed' ? [textPart(r, text)] : [],
 })
-const textPart = (r: PreparedResponse, text: string) => ({ type: 'output_text' as const, text, annotations: annotationsOf(r, text), logprobs: [] })
+const textPart = (r: PreparedResponse, text: string) => ({
+  type: 'output_text' as const,
+  text,
+  annotations: annotationsOf(r, text),
+  logprobs: [],
+})
 const callItem = (call: ToolCallOut, status: 'in_progress' | 'completed') => ({
   type: 'function_call' as const,
   id: `fc_${hex()}`,
@@ -104,7 +111,13 @@ function responseObject(r: PreparedResponse, output: Item[], end?: { finish: Fin
 async function finishResponse(deps: Deps, user: SessionUser, r: PreparedResponse, output: Item[]) {
   await recordEvent(deps, user.id, 'answer')
   if (r.body.store === false) return
-  await saveResponse(deps.db, { id: r.id, user_id: user.id, previous_response_id: r.body.previous_response_id ?? null, input: r.input, output })
+  await saveResponse(deps.db, {
+    id: r.id,
+    user_id: user.id,
+    previous_response_id: r.body.previous_response_id ?? null,
+    input: r.input,
+    output,
+  })
 }
 
 export async function completeResponse(deps: Deps, user: SessionUser, r: PreparedResponse, signal: AbortSignal) {
@@ -131,7 +144,13 @@ export async function streamResponse(deps: Deps, user: SessionUser, r: PreparedR
     open = { id: `msg_${hex()}`, index: output.length, text: '' }
     output.push(messageItem(r, open.id, '', 'in_progress'))
     send({ type: 'response.output_item.added', output_index: open.index, item: output[open.index] })
-    send({ type: 'response.content_part.added', item_id: open.id, output_index: open.index, content_index: 0, part: { type: 'output_text', text: '', annotations: [], logprobs: [] } })
+    send({
+      type: 'response.content_part.added',
+      item_id: open.id,
+      output_index: open.index,
+      content_index: 0,
+      part: { type: 'output_text', text: '', annotations: [], logprobs: [] },
+    })
     return open
   }
   const closeMessage = () => {
@@ -139,7 +158,9 @@ export async function streamResponse(deps: Deps, user: SessionUser, r: PreparedR
     const { id, index, text } = open
     const at = { item_id: id, output_index: index, content_index: 0 }
     const part = textPart(r, text)
-    part.annotations.forEach((annotation, n) => send({ type: 'response.output_text.annotation.added', ...at, annotation_index: n, annotation }))
+    part.annotations.forEach((annotation, n) =>
+      send({ type: 'response.output_text.annotation.added', ...at, annotation_index: n, annotation }),
+    )
     send({ type: 'response.output_text.done', ...at, text, logprobs: [] })
     send({ type: 'response.content_part.done', ...at, part })
     output[index] = messageItem(r, id, text, 'completed')
@@ -160,7 +181,13 @@ export async function streamResponse(deps: Deps, user: SessionUser, r: PreparedR
       output.push(item)
       send({ type: 'response.output_item.added', output_index: index, item })
       send({ type: 'response.function_call_arguments.delta', item_id: item.id, output_index: index, delta: call.arguments })
-      send({ type: 'response.function_call_arguments.done', item_id: item.id, output_index: index, name: call.name, arguments: call.arguments })
+      send({
+        type: 'response.function_call_arguments.done',
+        item_id: item.id,
+        output_index: index,
+        name: call.name,
+        arguments: call.arguments,
+      })
       output[index] = { ...item, arguments: call.arguments, status: 'completed' }
       send({ type: 'response.output_item.done', output_index: index, item: output[index] })
     },

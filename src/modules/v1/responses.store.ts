@@ -11,7 +11,10 @@ export type Item = Record<string, unknown>
 /** A chain longer than this is refused rather than walked (each link is one request of one conversation). */
 const MAX_CHAIN = 1000
 
-export async function saveResponse(db: Db, row: { id: string; user_id: string; previous_response_id: string | null; input: Item[]; output: Item[] }) {
+export async function saveResponse(
+  db: Db,
+  row: { id: string; user_id: string; previous_response_id: string | null; input: Item[]; output: Item[] },
+) {
   await db.insert(v1Responses).values(row)
 }
 

@@ -19,7 +19,9 @@ export interface FunctionTool {
   parameters?: Record<string, unknown>
 }
 
-export type JsonFormat = { type: 'json_object' } | { type: 'json_schema'; name?: string; description?: string; schema: Record<string, unknown> }
+export type JsonFormat =
+  | { type: 'json_object' }
+  | { type: 'json_schema'; name?: string; description?: string; schema: Record<string, unknown> }
 
 /** What the wire names the fields, so a 400 points at the caller's own field. */
 export interface FieldNames {
@@ -81,7 +83,11 @@ const lastUserText = (messages: ModelMessage[]) => {
 /** The caller's format as an AI SDK output that passes the model's text through as it is (no parse, no throw). */
 const passThrough = (format: JsonFormat): Output.Output<string, string, never> => ({
   name: 'json',
-  responseFormat: Promise.resolve(format.type === 'json_schema' ? { type: 'json', schema: format.schema as never, name: format.name, description: format.description } : { type: 'json' }),
+  responseFormat: Promise.resolve(
+    format.type === 'json_schema'
+      ? { type: 'json', schema: format.schema as never, name: format.name, description: format.description }
+      : { type: 'json' },
+  ),
   parseCompleteOutput: async ({ text }: { text: string }) => text,
   parsePartialOutput: async () => undefined,
   createElementStreamTransform: () => undefined,
@@ -101,22 +107,36 @@ export async function prepareTurn(deps: Deps, user: SessionUser, request: TurnRe
   }
   const wantsTools = request.tools.length > 0 && request.toolChoice !== 'none'
   const forced = typeof request.toolChoice === 'object' ? request.toolChoice.name : undefined
-  if (forced !== undefined && !request.tools.some((t) => t.name === forced)) throw badRequest(`tool_choice: names ${forced}, which is not among the tools`)
+  if (forced !== undefined && !request.tools.some((t) => t.name === forced))
+    throw badRequest(`tool_choice: names ${forced}, which is not among the tools`)
   if (deps.chat.backedBy === 'extractive') {
     const why = 'service-rag is the built-in extractive answerer (no CHAT_MODEL is configured), which quotes your documents'
-    if (wantsTools) throw badRequest(`${names.tools}: ${why} and cannot call your tools; configure CHAT_MODEL to pass tools through, or send the request without tools`)
+    if (wantsTools)
+      throw badRequest(
+        `${names.tools}: ${why} and cannot call your tools; configure CHAT_MODEL to pass tools through, or send the request without tools`,
+      )
     if (last.role === 'tool') throw badRequest(`${names.messages}: ${why} and cannot continue from tool results; configure CHAT_MODEL`)
-    if (request.format) throw badRequest(`${names.format}: ${why} and cannot answer in JSON; configure CHAT_MODEL for JSON output, or ask for text`)
+    if (request.format)
+      throw badRequest(`${names.format}: ${why} and cannot answer in JSON; configure CHAT_MODEL for JSON output, or ask for text`)
   }
   if (request.workspace_id) await findWorkspace(deps.db, user.id, request.workspace_id)
-  const [sources, { answer_style }] = await Promise.all([retrieveSources(deps, user, question, { workspace_id: request.workspace_id }), getSettings(deps.db, user.id)])
+  const [sources, { answer_style }] = await Promise.all([
+    retrieveSources(deps, user, question, { workspace_id: request.workspace_id }),
+    getSettings(deps.db, user.id),
+  ])
   const system = request.system.map((s) => s.trim()).filter(Boolean)
   const tools = wantsTools
-    ? Object.fromEntries(request.tools.map((t) => [t.name, tool({ description: t.description, inputSchema: jsonSchema(t.parameters ?? { type: 'object', properties: {} }) })]))
+    ? Object.fromEntries(
+        request.tools.map((t) => [
+          t.name,
+          tool({ description: t.description, inputSchema: jsonSchema(t.parameters ?? { type: 'object', properties: {} }) }),
+        ]),
+      )
     : undefined
   const choice = request.toolChoice
   return {
-    instructions: groundingInstructions(sources, answer_style) + (system.length ? `\n\nThe client's instructions:\n${system.join('\n')}` : ''),
+    instructions:
+      groundingInstructions(sources, answer_style) + (system.length ? `\n\nThe client's instructions:\n${system.join('\n')}` : ''),
     messages: request.messages,
     sources,
     tools,
@@ -174,7 +194,12 @@ export interface TurnSink {
 }
 
 /** Streams the turn into `sink` (text already citation-checked) and returns how it ended; a failure throws StreamError. */
-export async function streamTurn(deps: Deps, turn: Turn, signal: AbortSignal, sink: TurnSink): Promise<Omit<TurnResult, 'text' | 'toolCalls'>> {
+export async function streamTurn(
+  deps: Deps,
+  turn: Turn,
+  signal: AbortSignal,
+  sink: TurnSink,
+): Promise<Omit<TurnResult, 'text' | 'toolCalls'>> {
   const filter = new CitationFilter(turn.sources.length)
   let failure: unknown = null
   const result = streamText({ ...callOptions(deps, turn, signal), onError: ({ error }) => void (failure = error) })
@@ -201,11 +226,14 @@ export async function streamTurn(deps: Deps, turn: Turn, signal: AbortSignal, si
     failure = error
   }
   if (signal.aborted) return { cited: new Set(), finish, usage }
-  if (failure) throw new StreamError(`the completion could not be finished: ${messageOf(failure)}`, { cause: failure, code: 'provider_error' })
+  if (failure)
+    throw new StreamError(`the completion could not be finished: ${messageOf(failure)}`, { cause: failure, code: 'provider_error' })
   const rest = turn.json ? '' : filter.flush()
   if (rest) sink.text(rest)
   return { cited: citedText(turn, raw).cited, finish, usage }
 }
 
 export const citationsOf = (sources: Source[], cited: Set<number>) =>
-  sources.filter((s) => cited.has(s.index)).map((s) => ({ index: s.index, document_id: s.document_id, title: s.title, url: s.url, excerpt: s.excerpt }))
+  sources
+    .filter((s) => cited.has(s.index))
+    .map((s) => ({ index: s.index, document_id: s.document_id, title: s.title, url: s.url, excerpt: s.excerpt }))

@@ -39,19 +39,29 @@ export function v1Routes(deps: Deps) {
         await enforceRateLimit(deps, principal, 'ask_per_min', set.headers, true)
         const chat = await prepareChat(deps, user, body)
         // Both answers are Responses (one JSON, one a stream), so the handler has one return type.
-        if (!body.stream) return Response.json(await completeChat(deps, user, chat, request.signal), { headers: set.headers as Record<string, string> })
+        if (!body.stream)
+          return Response.json(await completeChat(deps, user, chat, request.signal), { headers: set.headers as Record<string, string> })
         const includeUsage = body.stream_options?.include_usage === true
-        return sseResponse<object | '[DONE]'>(request, deps.log, (send, signal) => streamChat(deps, user, chat, includeUsage, send, signal), {
-          headers: set.headers,
-          encode: (e) => (e === '[DONE]' ? 'data: [DONE]\n\n' : `data: ${JSON.stringify(e)}\n\n`),
-          failure: errorChunk,
-        })
+        return sseResponse<object | '[DONE]'>(
+          request,
+          deps.log,
+          (send, signal) => streamChat(deps, user, chat, includeUsage, send, signal),
+          {
+            headers: set.headers,
+            encode: (e) => (e === '[DONE]' ? 'data: [DONE]\n\n' : `data: ${JSON.stringify(e)}\n\n`),
+            failure: errorChunk,
+          },
+        )
       },
       {
         auth: true,
         body: ChatCompletionBody,
         response: { 200: ChatCompletion, ...openAiErrors(400, 401, 404, 429, 502) },
-        detail: { tags, summary: "Chat completions in OpenAI's format, grounded in your documents, with citations; streaming or not; rate-limited per key and plan" },
+        detail: {
+          tags,
+          summary:
+            "Chat completions in OpenAI's format, grounded in your documents, with citations; streaming or not; rate-limited per key and plan",
+        },
       },
     )
     .post(
@@ -59,7 +69,10 @@ export function v1Routes(deps: Deps) {
       async ({ request, user, principal, body, set }) => {
         await enforceRateLimit(deps, principal, 'ask_per_min', set.headers, true)
         const prepared = await prepareResponse(deps, user, body)
-        if (!body.stream) return Response.json(await completeResponse(deps, user, prepared, request.signal), { headers: set.headers as Record<string, string> })
+        if (!body.stream)
+          return Response.json(await completeResponse(deps, user, prepared, request.signal), {
+            headers: set.headers as Record<string, string>,
+          })
         return sseResponse(request, deps.log, (send, signal) => streamResponse(deps, user, prepared, send, signal), {
           headers: set.headers,
           encode: responsesEncoder(),

@@ -23,7 +23,9 @@ const Input = Text({ minLength: 1, maxLength: 32_768, error: 'each input must be
 
 export const EmbeddingsBody = t.Object({
   model: ModelId(EMBED_MODEL),
-  input: t.Union([Input, t.Array(Input, { minItems: 1, maxItems: 2048 })], { error: 'input must be a string or an array of 1 to 2048 strings' }),
+  input: t.Union([Input, t.Array(Input, { minItems: 1, maxItems: 2048 })], {
+    error: 'input must be a string or an array of 1 to 2048 strings',
+  }),
   encoding_format: t.Optional(literals(['float', 'base64'] as const)),
   dimensions: t.Optional(t.Integer({ minimum: 1 })),
   user: t.Optional(t.String()),
@@ -47,13 +49,21 @@ export const EmbeddingsResponse = t.Object(
 
 const TextPart = t.Object({ type: t.String(), text: t.Optional(t.String()) }, { additionalProperties: t.Unknown() })
 const ToolCall = t.Object(
-  { id: Text({ maxLength: 200 }), type: t.Optional(t.Literal('function')), function: t.Object({ name: Text({ maxLength: 200 }), arguments: Text({ maxLength: 100_000 }) }) },
+  {
+    id: Text({ maxLength: 200 }),
+    type: t.Optional(t.Literal('function')),
+    function: t.Object({ name: Text({ maxLength: 200 }), arguments: Text({ maxLength: 100_000 }) }),
+  },
   { additionalProperties: t.Unknown() },
 )
 const ChatMessage = t.Object(
   {
     role: literals(['system', 'developer', 'user', 'assistant', 'tool'] as const),
-    content: t.Optional(t.Union([Text({ maxLength: 100_000 }), t.Array(TextPart, { maxItems: 100 }), t.Null()], { error: 'content must be a string or an array of text parts' })),
+    content: t.Optional(
+      t.Union([Text({ maxLength: 100_000 }), t.Array(TextPart, { maxItems: 100 }), t.Null()], {
+        error: 'content must be a string or an array of text parts',
+      }),
+    ),
     name: t.Optional(t.String()),
     tool_calls: t.Optional(t.Nullable(t.Array(ToolCall, { maxItems: 128 }))),
     tool_call_id: t.Optional(Text({ maxLength: 200 })),
@@ -66,7 +76,12 @@ export const FunctionParameters = t.Record(t.String(), t.Unknown(), { descriptio
 const ChatTool = t.Object(
   {
     type: t.Literal('function', { error: "tools[].type: only 'function' tools are supported" }),
-    function: t.Object({ name: Text({ minLength: 1, maxLength: 64 }), description: t.Optional(t.String()), parameters: t.Optional(FunctionParameters), strict: t.Optional(t.Nullable(t.Boolean())) }),
+    function: t.Object({
+      name: Text({ minLength: 1, maxLength: 64 }),
+      description: t.Optional(t.String()),
+      parameters: t.Optional(FunctionParameters),
+      strict: t.Optional(t.Nullable(t.Boolean())),
+    }),
   },
   { additionalProperties: t.Unknown() },
 )
@@ -76,7 +91,12 @@ const ResponseFormat = t.Union(
     t.Object({ type: literals(['text', 'json_object'] as const) }),
     t.Object({
       type: t.Literal('json_schema'),
-      json_schema: t.Object({ name: t.String(), description: t.Optional(t.String()), schema: t.Optional(FunctionParameters), strict: t.Optional(t.Nullable(t.Boolean())) }),
+      json_schema: t.Object({
+        name: t.String(),
+        description: t.Optional(t.String()),
+        schema: t.Optional(FunctionParameters),
+        strict: t.Optional(t.Nullable(t.Boolean())),
+      }),
     }),
   ],
   { error: "response_format must be { type: 'text' | 'json_object' } or { type: 'json_schema', json_schema: { name, schema } }" },
@@ -93,16 +113,32 @@ export const ChatCompletionBody = t.Object(
     max_tokens: t.Optional(t.Nullable(t.Integer({ minimum: 1 }))),
     max_completion_tokens: t.Optional(t.Nullable(t.Integer({ minimum: 1 }))),
     tools: t.Optional(t.Array(ChatTool, { maxItems: 128 })),
-    tool_choice: t.Optional(t.Union([ToolChoiceMode, t.Object({ type: t.Literal('function'), function: t.Object({ name: t.String() }) })], { error: "tool_choice must be 'auto', 'none', 'required' or { type: 'function', function: { name } }" })),
+    tool_choice: t.Optional(
+      t.Union([ToolChoiceMode, t.Object({ type: t.Literal('function'), function: t.Object({ name: t.String() }) })], {
+        error: "tool_choice must be 'auto', 'none', 'required' or { type: 'function', function: { name } }",
+      }),
+    ),
     response_format: t.Optional(ResponseFormat),
     n: t.Optional(t.Nullable(t.Integer({ minimum: 1, maximum: 1, error: 'n: only 1 choice is supported' }))),
     user: t.Optional(t.String()),
-    workspace_id: t.Optional(t.String({ format: 'uuid', error: 'workspace_id must be a UUID', description: 'Retrieve only from this workspace (an extension of the OpenAI format)' })),
+    workspace_id: t.Optional(
+      t.String({
+        format: 'uuid',
+        error: 'workspace_id must be a UUID',
+        description: 'Retrieve only from this workspace (an extension of the OpenAI format)',
+      }),
+    ),
   },
   { additionalProperties: t.Unknown() },
 )
 
-export const Citation = t.Object({ index: t.Integer(), document_id: t.String(), title: t.Nullable(t.String()), url: t.Nullable(t.String()), excerpt: t.Nullable(t.String()) })
+export const Citation = t.Object({
+  index: t.Integer(),
+  document_id: t.String(),
+  title: t.Nullable(t.String()),
+  url: t.Nullable(t.String()),
+  excerpt: t.Nullable(t.String()),
+})
 
 export const ChatCompletion = t.Object(
   {
@@ -113,7 +149,12 @@ export const ChatCompletion = t.Object(
     choices: t.Array(
       t.Object({
         index: t.Integer(),
-        message: t.Object({ role: t.Literal('assistant'), content: t.Nullable(t.String()), refusal: t.Null(), tool_calls: t.Optional(t.Array(ToolCall)) }),
+        message: t.Object({
+          role: t.Literal('assistant'),
+          content: t.Nullable(t.String()),
+          refusal: t.Null(),
+          tool_calls: t.Optional(t.Array(ToolCall)),
+        }),
         finish_reason: t.String(),
         logprobs: t.Null(),
       }),
@@ -121,5 +162,8 @@ export const ChatCompletion = t.Object(
     usage: t.Object({ prompt_tokens: t.Integer(), completion_tokens: t.Integer(), total_tokens: t.Integer() }),
     citations: t.Array(Citation, { description: 'The sources the answer cites; [n] in the content is the citation with index n' }),
   },
-  { title: 'ChatCompletion', description: 'Or, with stream: true, text/event-stream of chat.completion.chunk objects ending with data: [DONE]' },
+  {
+    title: 'ChatCompletion',
+    description: 'Or, with stream: true, text/event-stream of chat.completion.chunk objects ending with data: [DONE]',
+  },
 )

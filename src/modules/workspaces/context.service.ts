@@ -43,20 +43,48 @@ export async function getContextPack(deps: Deps, user: SessionUser, workspaceId:
   const workspace = await getWorkspace(deps, user, workspaceId)
   const active = and(eq(documents.user_id, user.id), eq(documents.workspace_id, workspaceId), eq(documents.status, 'active'))
   const [pinned, routines, facts, recent, totals, drafts, linkCount] = await Promise.all([
-    deps.db.select().from(documents).where(and(active, eq(documents.pinned, true))).orderBy(desc(documents.updated_at)).limit(LIST_CAP),
-    deps.db.select().from(documents).where(and(active, eq(documents.kind, 'routine'))).orderBy(desc(documents.updated_at)).limit(LIST_CAP),
-    deps.db.select().from(documents).where(and(active, inArray(documents.kind, FACT_KINDS))).orderBy(desc(documents.updated_at)).limit(LIST_CAP * 4),
+    deps.db
+      .select()
+      .from(documents)
+      .where(and(active, eq(documents.pinned, true)))
+      .orderBy(desc(documents.updated_at))
+      .limit(LIST_CAP),
+    deps.db
+      .select()
+      .from(documents)
+      .where(and(active, eq(documents.kind, 'routine')))
+      .orderBy(desc(documents.updated_at))
+      .limit(LIST_CAP),
+    deps.db
+      .select()
+      .from(documents)
+      .where(and(active, inArray(documents.kind, FACT_KINDS)))
+      .orderBy(desc(documents.updated_at))
+      .limit(LIST_CAP * 4),
     deps.db.select().from(documents).where(active).orderBy(desc(documents.updated_at)).limit(RECENT_CAP),
     deps.db
-      .select({ documents: count(), memories: sql<number>`count(*) filter (where ${inArray(documents.kind, [...MEMORY_KINDS])})::int`, last_updated: max(documents.updated_at) })
+      .select({
+        documents: count(),
+        memories: sql<number>`count(*) filter (where ${inArray(documents.kind, [...MEMORY_KINDS])})::int`,
+        last_updated: max(documents.updated_at),
+      })
       .from(documents)
       .where(active),
-    deps.db.select({ n: count() }).from(documents).where(and(eq(documents.user_id, user.id), eq(documents.workspace_id, workspaceId), eq(documents.status, 'pending_approval'))),
+    deps.db
+      .select({ n: count() })
+      .from(documents)
+      .where(and(eq(documents.user_id, user.id), eq(documents.workspace_id, workspaceId), eq(documents.status, 'pending_approval'))),
     deps.db
       .select({ n: count() })
       .from(links)
       .innerJoin(documents, eq(documents.id, links.source_id))
-      .where(and(eq(links.user_id, user.id), eq(documents.workspace_id, workspaceId), or(eq(links.status, 'completed'), eq(links.status, 'pending')))),
+      .where(
+        and(
+          eq(links.user_id, user.id),
+          eq(documents.workspace_id, workspaceId),
+          or(eq(links.status, 'completed'), eq(links.status, 'pending')),
+        ),
+      ),
   ])
   const topics = new Map<string, Item[]>()
   for (const row of facts) topics.set(topicOf(row), [...(topics.get(topicOf(row)) ?? []), toItem(row)])
@@ -87,8 +115,8 @@ export function trimToBudget(pack: ContextPack, maxTokens: number): ContextPack 
   let used = estimateTokens(out)
   const fits = (item: unknown) => {
     const cost = estimateTokens(item) + 1
-    if (used + cost > maxTokens) return (out.truncated = true), false
-    return (used += cost), true
+    if (used + cost > maxTokens) return ((out.truncated = true), false)
+    return ((used += cost), true)
   }
   for (const item of pack.pinned) if (fits(item)) out.pinned.push(item)
   for (const item of pack.routines) if (fits(item)) out.routines.push(item)

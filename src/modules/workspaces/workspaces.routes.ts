@@ -42,7 +42,16 @@ export function workspacesRoutes(deps: Deps) {
     .patch(
       '/:id',
       async ({ user, params, body, set, request }) =>
-        tagged(set, await ifMatched(deps, user.id, request, (d) => getWorkspace(d, user, params.id), (d) => updateWorkspace(d, user, params.id, body))),
+        tagged(
+          set,
+          await ifMatched(
+            deps,
+            user.id,
+            request,
+            (d) => getWorkspace(d, user, params.id),
+            (d) => updateWorkspace(d, user, params.id, body),
+          ),
+        ),
       {
         auth: true,
         params: IdParams,
@@ -54,7 +63,13 @@ export function workspacesRoutes(deps: Deps) {
     .delete(
       '/:id',
       async ({ user, params, set, request }) => {
-        await ifMatched(deps, user.id, request, (d) => getWorkspace(d, user, params.id), (d) => deleteWorkspace(d, user, params.id))
+        await ifMatched(
+          deps,
+          user.id,
+          request,
+          (d) => getWorkspace(d, user, params.id),
+          (d) => deleteWorkspace(d, user, params.id),
+        )
         set.status = 204
       },
       {
@@ -69,6 +84,9 @@ export function workspacesRoutes(deps: Deps) {
       params: IdParams,
       query: S.ContextQuery,
       response: { 200: S.ContextPack, ...errors(400, 401, 404) },
-      detail: { tags, summary: 'Context pack: pinned items, routines, topic facts, recent items and stats; ?max_tokens= trims it to a budget' },
+      detail: {
+        tags,
+        summary: 'Context pack: pinned items, routines, topic facts, recent items and stats; ?max_tokens= trims it to a budget',
+      },
     })
 }

@@ -20,9 +20,19 @@ const Name = Text({ minLength: 1, maxLength: 100, pattern: '\\S', error: 'name m
 const Description = t.Nullable(Text({ maxLength: 1000 }))
 
 export const CreateWorkspaceBody = t.Object({ name: Name, description: t.Optional(Description) })
-export const UpdateWorkspaceBody = t.Object({ name: t.Optional(Name), description: t.Optional(Description) }, { minProperties: 1, error: 'give name or description' })
+export const UpdateWorkspaceBody = t.Object(
+  { name: t.Optional(Name), description: t.Optional(Description) },
+  { minProperties: 1, error: 'give name or description' },
+)
 
-const ContextItem = t.Object({ id: Uuid(), kind: t.String(), title: t.String(), excerpt: t.String(), tags: t.Array(t.String()), updated_at: Timestamp })
+const ContextItem = t.Object({
+  id: Uuid(),
+  kind: t.String(),
+  title: t.String(),
+  excerpt: t.String(),
+  tags: t.Array(t.String()),
+  updated_at: Timestamp,
+})
 
 export const ContextQuery = t.Object({
   max_tokens: t.Optional(t.Integer({ minimum: 50, maximum: 200_000, error: 'max_tokens must be an integer from 50 to 200000' })),

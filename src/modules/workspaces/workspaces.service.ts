@@ -26,7 +26,10 @@ export type WorkspaceDto = ReturnType<typeof toWorkspaceDto>
 const activeCount = sql<number>`(select count(*)::int from documents d where d.workspace_id = "workspaces"."id" and d.status = 'active')`
 
 export async function findWorkspace(db: Tx, userId: string, id: string): Promise<WorkspaceRow> {
-  const [row] = await db.select().from(workspaces).where(and(eq(workspaces.id, id), eq(workspaces.user_id, userId)))
+  const [row] = await db
+    .select()
+    .from(workspaces)
+    .where(and(eq(workspaces.id, id), eq(workspaces.user_id, userId)))
   if (!row) throw notFound(`workspace ${id} not found`)
   return row
 }
@@ -54,7 +57,10 @@ export async function listWorkspaces(deps: Deps, user: SessionUser, page: { limi
     .where(and(eq(workspaces.user_id, user.id), after ? lt(workspaces.id, after) : undefined))
     .orderBy(desc(workspaces.id))
     .limit(limit + 1)
-  const { items, next_cursor } = toPage(rows.map((r) => ({ ...r, id: r.row.id })), limit)
+  const { items, next_cursor } = toPage(
+    rows.map((r) => ({ ...r, id: r.row.id })),
+    limit,
+  )
   return { data: items.map((r) => toWorkspaceDto(r.row, r.document_count)), next_cursor }
 }
 
@@ -67,7 +73,11 @@ export async function getWorkspace(deps: Deps, user: SessionUser, id: string): P
   return toWorkspaceDto(r.row, r.document_count)
 }
 
-export async function createWorkspace(deps: Deps, user: SessionUser, input: { name: string; description?: string | null }): Promise<WorkspaceDto> {
+export async function createWorkspace(
+  deps: Deps,
+  user: SessionUser,
+  input: { name: string; description?: string | null },
+): Promise<WorkspaceDto> {
   const now = deps.clock.now()
   const row = await deps.db.transaction(async (tx) => {
     await lockUser(tx, user.id, 'workspaces')
@@ -75,14 +85,26 @@ export async function createWorkspace(deps: Deps, user: SessionUser, input: { na
     assertWithinLimit(deps, user.plan, 'workspaces', n)
     const [created] = await tx
       .insert(workspaces)
-      .values({ id: deps.ids.next(), user_id: user.id, name: input.name.trim(), description: input.description?.trim() || null, created_at: now, updated_at: now })
+      .values({
+        id: deps.ids.next(),
+        user_id: user.id,
+        name: input.name.trim(),
+        description: input.description?.trim() || null,
+        created_at: now,
+        updated_at: now,
+      })
       .returning()
     return created!
   })
   return toWorkspaceDto(row, 0)
 }
 
-export async function updateWorkspace(deps: Deps, user: SessionUser, id: string, input: { name?: string; description?: string | null }): Promise<WorkspaceDto> {
+export async function updateWorkspace(
+  deps: Deps,
+  user: SessionUser,
+  id: string,
+  input: { name?: string; description?: string | null },
+): Promise<WorkspaceDto> {
   const [row] = await deps.db
     .update(workspaces)
     .set({

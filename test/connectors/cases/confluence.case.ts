@@ -14,7 +14,10 @@ export const confluenceCase: ProviderCase<ConfluenceFake, { runbook: string; glo
       title: 'Architecture',
       body: '<h1>Overview</h1><p>The quokka gateway fronts every service.</p><ac:structured-macro ac:name="code"><ac:parameter ac:name="language">sh</ac:parameter><ac:plain-text-body><![CDATA[make deploy]]></ac:plain-text-body></ac:structured-macro>',
     })
-    const runbook = fake.addPage('ENG', { title: 'Runbook', body: '<p>Page the wombat rotation first.</p><table><tr><th>Sev</th><th>Owner</th></tr><tr><td>1</td><td>SRE</td></tr></table>' })
+    const runbook = fake.addPage('ENG', {
+      title: 'Runbook',
+      body: '<p>Page the wombat rotation first.</p><table><tr><th>Sev</th><th>Owner</th></tr><tr><td>1</td><td>SRE</td></tr></table>',
+    })
     const glossary = fake.addPage('ENG', { title: 'Glossary', body: '<p>Narwhal: our benchmark harness.</p>' })
     fake.addPage('ENG', { title: 'Diagram only', body: '<ac:image><ri:attachment ri:filename="arch.png" /></ac:image>' })
     fake.addPage('ENG', { title: 'Old plan', body: '<p>stale dodo plan</p>', status: 'archived' })

@@ -11,8 +11,18 @@ export const googleDriveCase: ProviderCase<FakeGoogleDrive, { runbook: string; g
   seed(fake) {
     const eng = fake.addFolder('Eng')
     const specs = fake.addFolder('Specs', [eng.id])
-    fake.addFile({ name: 'Architecture', mimeType: DOC, content: 'Architecture\n\nThe quokka gateway fronts every service.', parents: [specs.id] })
-    const runbook = fake.addFile({ name: 'runbook.md', mimeType: 'text/markdown', content: '# Runbook\n\nPage the wombat rotation first.', parents: [eng.id] })
+    fake.addFile({
+      name: 'Architecture',
+      mimeType: DOC,
+      content: 'Architecture\n\nThe quokka gateway fronts every service.',
+      parents: [specs.id],
+    })
+    const runbook = fake.addFile({
+      name: 'runbook.md',
+      mimeType: 'text/markdown',
+      content: '# Runbook\n\nPage the wombat rotation first.',
+      parents: [eng.id],
+    })
     const glossary = fake.addFile({ name: 'glossary.txt', content: 'Narwhal: our benchmark harness.', parents: [eng.id] })
     fake.addFile({ name: 'Scan.pdf', mimeType: 'application/pdf', size: 2000, parents: [eng.id] })
     const binned = fake.addFile({ name: 'binned.txt', content: 'stale dodo notes', parents: [eng.id] })

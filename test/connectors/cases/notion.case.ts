@@ -9,9 +9,17 @@ export const notionCase: ProviderCase<NotionFake, { runbook: string; decision: s
   seed(fake) {
     const root = fake.addPage({
       title: 'Engineering Handbook',
-      blocks: [block('heading_1', 'Onboarding'), block('paragraph', 'Every engineer pairs on the quokka deployment ritual'), block('to_do', 'Read the style guide', { checked: true })],
+      blocks: [
+        block('heading_1', 'Onboarding'),
+        block('paragraph', 'Every engineer pairs on the quokka deployment ritual'),
+        block('to_do', 'Read the style guide', { checked: true }),
+      ],
     })
-    const runbook = fake.addPage({ title: 'Incident Runbook', parent: root, blocks: [block('paragraph', 'Page the wombat rotation first')] })
+    const runbook = fake.addPage({
+      title: 'Incident Runbook',
+      parent: root,
+      blocks: [block('paragraph', 'Page the wombat rotation first')],
+    })
     const decisions = fake.addDatabase({ title: 'Decisions', parent: root })
     const decision = fake.addPage({
       title: 'Adopt Postgres',

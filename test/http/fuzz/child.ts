@@ -10,7 +10,11 @@ export interface FuzzChild {
 
 export async function startFuzzChild(): Promise<FuzzChild> {
   // With the header limit `bun start` gives the service (package.json), so long query strings meet the same server.
-  const child = Bun.spawn(['bun', '--max-http-header-size=524288', new URL('./serve.ts', import.meta.url).pathname], { stdin: 'pipe', stdout: 'pipe', stderr: 'inherit' })
+  const child = Bun.spawn(['bun', '--max-http-header-size=524288', new URL('./serve.ts', import.meta.url).pathname], {
+    stdin: 'pipe',
+    stdout: 'pipe',
+    stderr: 'inherit',
+  })
   let code: number | null = null
   void child.exited.then((c) => (code = c))
   const reader = child.stdout.getReader()
@@ -23,7 +27,9 @@ export async function startFuzzChild(): Promise<FuzzChild> {
     const line = text.split('\n').find((l) => l.startsWith('FUZZ_READY '))
     if (line) {
       // Keep draining stdout so the child never blocks on a full pipe.
-      void (async () => { while (!(await reader.read()).done); })()
+      void (async () => {
+        while (!(await reader.read()).done);
+      })()
       return {
         f: JSON.parse(line.slice('FUZZ_READY '.length)) as Fixtures,
         exited: () => code,

@@ -37,7 +37,15 @@ export async function startEntry(env: Record<string, string> = {}): Promise<Entr
   const start = ((await Bun.file(`${ROOT}/package.json`).json()) as { scripts: { start: string } }).scripts.start.split(' ')
   const child = Bun.spawn(start, {
     cwd: ROOT,
-    env: { ...process.env, PORT: String(port), BASE_URL: url, DATA_DIR: 'memory://', EMBEDDING_PROVIDER: 'hash', LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', ...env },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      BASE_URL: url,
+      DATA_DIR: 'memory://',
+      EMBEDDING_PROVIDER: 'hash',
+      LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+      ...env,
+    },
     stdout: 'ignore',
     stderr: 'inherit',
   })
@@ -52,14 +60,25 @@ export async function startEntry(env: Record<string, string> = {}): Promise<Entr
   try {
     for (let i = 0; ; i++) {
       if (code !== null) throw new Error(`bun src/index.ts exited with code ${code} before answering`)
-      const up = await fetch(`${url}/`, { signal: AbortSignal.timeout(2_000) }).then((r) => r.ok, () => false)
+      const up = await fetch(`${url}/`, { signal: AbortSignal.timeout(2_000) }).then(
+        (r) => r.ok,
+        () => false,
+      )
       if (up) break
       if (i > 150) throw new Error('bun src/index.ts did not answer GET / within 30 s')
       await Bun.sleep(200)
     }
-    const signUp = await fetch(`${url}/api/auth/sign-up`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'entry@example.com', password: 'correct horse battery' }) })
+    const signUp = await fetch(`${url}/api/auth/sign-up`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'entry@example.com', password: 'correct horse battery' }),
+    })
     const cookie = signUp.headers.get('set-cookie')!.split(';')[0]!
-    const created = await fetch(`${url}/api/keys`, { method: 'POST', headers: { 'content-type': 'application/json', cookie, origin: url }, body: '{"label":"entry"}' })
+    const created = await fetch(`${url}/api/keys`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', cookie, origin: url },
+      body: '{"label":"entry"}',
+    })
     const { key } = (await created.json()) as { key: string }
     if (!key) throw new Error(`no key: ${created.status}`)
     const base = new URL(url)
@@ -71,7 +90,10 @@ export async function startEntry(env: Record<string, string> = {}): Promise<Entr
     const json = async (method: string, path: string, body?: unknown, timeoutMs = 10_000) => {
       const headers: Record<string, string> = { authorization: `Bearer ${key}` }
       if (body !== undefined) headers['content-type'] = 'application/json'
-      const res = await raw({ method, target: path, headers, body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body) }, timeoutMs)
+      const res = await raw(
+        { method, target: path, headers, body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body) },
+        timeoutMs,
+      )
       let parsed: unknown = res.body
       try {
         parsed = JSON.parse(res.body)

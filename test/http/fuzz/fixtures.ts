@@ -35,7 +35,11 @@ export interface Fixtures {
   other: { workspace: string; doc: string; conversation: string; key: string; connector: string }
 }
 
-export type Api = (method: string, path: string, options?: { actor?: Actor; via?: 'key' | 'cookie'; body?: unknown; raw?: BodyInit }) => Promise<{ status: number; body: any; headers: Headers }>
+export type Api = (
+  method: string,
+  path: string,
+  options?: { actor?: Actor; via?: 'key' | 'cookie'; body?: unknown; raw?: BodyInit },
+) => Promise<{ status: number; body: any; headers: Headers }>
 
 export function apiOf(url: string): Api {
   return async (method, path, { actor, via = 'key', body, raw } = {}) => {
@@ -44,7 +48,13 @@ export function apiOf(url: string): Api {
     if (actor && via === 'cookie') headers.cookie = actor.cookie
     if (method !== 'GET') headers.origin = url
     if (body !== undefined) headers['content-type'] = 'application/json'
-    const res = await fetch(url + path, { method, headers, body: raw ?? (body === undefined ? undefined : JSON.stringify(body)), redirect: 'manual', signal: AbortSignal.timeout(10_000) })
+    const res = await fetch(url + path, {
+      method,
+      headers,
+      body: raw ?? (body === undefined ? undefined : JSON.stringify(body)),
+      redirect: 'manual',
+      signal: AbortSignal.timeout(10_000),
+    })
     const text = await res.text()
     let parsed: unknown = text
     try {
@@ -71,7 +81,11 @@ export async function signUpActor(url: string, label: string): Promise<Actor> {
   })
   if (res.status !== 201) throw new Error(`fixture sign-up: ${res.status} ${await res.text()}`)
   const cookie = res.headers.get('set-cookie')!.split(';')[0]!
-  const key = must(await api('POST', '/api/keys', { actor: { email, key: '', cookie }, via: 'cookie', body: { label: 'fuzz' } }), [201], 'key').key as string
+  const key = must(
+    await api('POST', '/api/keys', { actor: { email, key: '', cookie }, via: 'cookie', body: { label: 'fuzz' } }),
+    [201],
+    'key',
+  ).key as string
   return { email, key, cookie }
 }
 
@@ -98,11 +112,20 @@ const PNG = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0
 
 export async function createFixtures(url: string, confluence: { addSpace(input: { key: string }): unknown }): Promise<Fixtures> {
   const api = apiOf(url)
-  const [a, b, deleter, signer] = [await signUpActor(url, 'a'), await signUpActor(url, 'b'), await signUpActor(url, 'deleter'), await signUpActor(url, 'signer')]
+  const [a, b, deleter, signer] = [
+    await signUpActor(url, 'a'),
+    await signUpActor(url, 'b'),
+    await signUpActor(url, 'deleter'),
+    await signUpActor(url, 'signer'),
+  ]
   const workspace = must(await api('POST', '/api/workspaces', { actor: a, body: { name: 'Fuzz' } }), [201], 'workspace').id
   const workspaceToDelete = must(await api('POST', '/api/workspaces', { actor: a, body: { name: 'Doomed' } }), [201], 'workspace').id
   const ingest = async (actor: Actor, ws: string, title: string, body: string) =>
-    must(await api('POST', '/api/documents', { actor, body: { workspace_id: ws, title, body, tags: ['fuzz'] } }), [201], `document ${title}`).id as string
+    must(
+      await api('POST', '/api/documents', { actor, body: { workspace_id: ws, title, body, tags: ['fuzz'] } }),
+      [201],
+      `document ${title}`,
+    ).id as string
   const doc = await ingest(a, workspace, 'Quokka gateway', 'The quokka gateway fronts every service and retries twice.')
   const linkedDoc = await ingest(a, workspace, 'Wombat rotation', 'Page the wombat rotation first when the gateway fails.')
   const docToDelete = await ingest(a, workspace, 'Scratch', 'A scratch note the fuzz may delete.')
@@ -114,7 +137,11 @@ export async function createFixtures(url: string, confluence: { addSpace(input: 
     { kind: 'fact', title: 'Draft to approve', body: 'The gateway retries twice.' },
     { kind: 'lesson', title: 'Draft to reject', body: 'Never page on weekends.' },
   ]
-  const drafts = must(await api('POST', '/api/memories/batch-draft', { actor: a, body: { workspace_id: workspace, learnings } }), [201], 'drafts').data
+  const drafts = must(
+    await api('POST', '/api/memories/batch-draft', { actor: a, body: { workspace_id: workspace, learnings } }),
+    [201],
+    'drafts',
+  ).data
   const conversation = await ask(url, a, 'What fronts every service?')
   const conversationToDelete = await ask(url, a, 'Who do I page first?')
   const keyToDelete = must(await api('POST', '/api/keys', { actor: a, body: { label: 'doomed' } }), [201], 'second key').id

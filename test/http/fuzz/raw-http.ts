@@ -26,7 +26,12 @@ export function rawRequest(base: URL, request: RawRequest, timeoutMs: number): P
   const headers: Record<string, string> = { host: base.host, connection: 'close', ...request.headers }
   if (body && request.chunked) headers['transfer-encoding'] = 'chunked'
   else if (body) headers['content-length'] = String(body.byteLength)
-  const head = `${request.method} ${request.target} HTTP/1.1\r\n` + Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('') + '\r\n'
+  const head =
+    `${request.method} ${request.target} HTTP/1.1\r\n` +
+    Object.entries(headers)
+      .map(([k, v]) => `${k}: ${v}\r\n`)
+      .join('') +
+    '\r\n'
 
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = []

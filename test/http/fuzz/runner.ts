@@ -42,9 +42,18 @@ export async function runVariants(base: string, variants: Variant[], options: Ru
 
 async function send(url: URL, variant: Variant, timeoutMs: number): Promise<Outcome> {
   try {
-    const res = await rawRequest(url, { method: variant.method, target: variant.target, headers: variant.headers, body: variant.body }, timeoutMs)
+    const res = await rawRequest(
+      url,
+      { method: variant.method, target: variant.target, headers: variant.headers, body: variant.body },
+      timeoutMs,
+    )
     const excerpt = res.body.replace(/\s+/g, ' ').slice(0, 160)
-    return { variant, status: res.status, excerpt, problem: judge(res.status, res.headers['content-type'], res.body, variant.op.endsWith(' /mcp'), / \/oauth\//.test(variant.op)) }
+    return {
+      variant,
+      status: res.status,
+      excerpt,
+      problem: judge(res.status, res.headers['content-type'], res.body, variant.op.endsWith(' /mcp'), / \/oauth\//.test(variant.op)),
+    }
   } catch (error) {
     if (error instanceof RequestTimeout) return { variant, status: 'timeout', excerpt: '', problem: `hang: ${error.message}` }
     return { variant, status: 'dropped', excerpt: String(error), problem: `no answer: ${String(error)}` }
@@ -64,12 +73,18 @@ export function judge(status: number, contentType: string | undefined, body: str
   }
   const error = (parsed as { error?: unknown } | null)?.error
   // MCP's transport answers in its protocol's own envelope: { jsonrpc: "2.0", error: { code, message } }.
-  if (jsonRpc && (parsed as { jsonrpc?: unknown }).jsonrpc === '2.0' && typeof (error as { message?: unknown })?.message === 'string') return undefined
+  if (jsonRpc && (parsed as { jsonrpc?: unknown }).jsonrpc === '2.0' && typeof (error as { message?: unknown })?.message === 'string')
+    return undefined
   // OAuth's endpoints answer RFC 6749's { error: <OAuth code>, error_description }.
-  if (oauth && typeof error === 'string' && typeof (parsed as { error_description?: unknown }).error_description === 'string') return undefined
+  if (oauth && typeof error === 'string' && typeof (parsed as { error_description?: unknown }).error_description === 'string')
+    return undefined
   // `{ error, code }`, or on /v1 OpenAI's `{ error: { message, type, param, code } }`; the code from the closed set.
-  const { message, code } = typeof error === 'string' ? { message: error, code: (parsed as { code?: unknown }).code } : ((error ?? {}) as { message?: unknown; code?: unknown })
-  if (typeof message !== 'string' || !message.trim()) return `${status} body has no error message ({ error: string } or { error: { message } })`
+  const { message, code } =
+    typeof error === 'string'
+      ? { message: error, code: (parsed as { code?: unknown }).code }
+      : ((error ?? {}) as { message?: unknown; code?: unknown })
+  if (typeof message !== 'string' || !message.trim())
+    return `${status} body has no error message ({ error: string } or { error: { message } })`
   if (!ERROR_CODE_LIST.includes(code as never)) return `${status} body has no error code of the closed set: ${JSON.stringify(code)}`
   return undefined
 }
@@ -96,9 +111,14 @@ export function failureReport(outcomes: Outcome[]): string[] {
     else groups.set(group, { count: 1, example: o })
   }
   const lines = [...groups.values()].map(
-    ({ count, example: o }) => `${o.variant.method} ${o.variant.op.split(' ')[1]} [${o.variant.cls}] ${o.variant.name.slice(0, 90)} → ${o.problem}: ${o.excerpt.slice(0, 120)}` + (count > 1 ? ` (×${count} similar)` : ''),
+    ({ count, example: o }) =>
+      `${o.variant.method} ${o.variant.op.split(' ')[1]} [${o.variant.cls}] ${o.variant.name.slice(0, 90)} → ${o.problem}: ${o.excerpt.slice(0, 120)}` +
+      (count > 1 ? ` (×${count} similar)` : ''),
   )
-  if (unsent.length) lines.push(`${unsent.length} requests not sent: the server had stopped answering (the first was ${unsent[0]!.variant.method} ${unsent[0]!.variant.target.slice(0, 80)})`)
+  if (unsent.length)
+    lines.push(
+      `${unsent.length} requests not sent: the server had stopped answering (the first was ${unsent[0]!.variant.method} ${unsent[0]!.variant.target.slice(0, 80)})`,
+    )
   return lines
 }
 

@@ -18,14 +18,20 @@ export interface FuzzServer {
 
 /** Limits high enough that a few thousand requests meet validation, not 402 or 429 (the clock is frozen). */
 const GENEROUS: Record<string, string> = Object.fromEntries(
-  ['API_KEYS', 'WORKSPACES', 'DOCUMENTS', 'CONNECTORS', 'SEARCH_PER_MIN', 'ASK_PER_MIN', 'EMBEDDINGS_PER_MIN'].map((limit) => [`PLAN_FREE_${limit}`, '1000000']),
+  ['API_KEYS', 'WORKSPACES', 'DOCUMENTS', 'CONNECTORS', 'SEARCH_PER_MIN', 'ASK_PER_MIN', 'EMBEDDINGS_PER_MIN'].map((limit) => [
+    `PLAN_FREE_${limit}`,
+    '1000000',
+  ]),
 )
 
 export async function startFuzzServer(): Promise<FuzzServer> {
   // BASE_URL must name the port, which is known only once listening: listen first, then build the app.
   let handle: ((request: Request) => Response | Promise<Response>) | undefined
   // The service's own way of serving (src/http/serve.ts): raw paths checked, the app's body limit in charge.
-  const server = serveApp({ fetch: (request) => (handle ? handle(request) : new Response('starting', { status: 503 })) }, { hostname: '127.0.0.1', port: 0 })
+  const server = serveApp(
+    { fetch: (request) => (handle ? handle(request) : new Response('starting', { status: 503 })) },
+    { hostname: '127.0.0.1', port: 0 },
+  )
   const url = `http://127.0.0.1:${server.port}`
   const callbackUrl = `${url}/api/connectors/oauth/callback`
   const stripe = startFakeStripe({ secretKey: 'sk_test_fuzz', prices: ['price_pro_fuzz'] })

@@ -65,7 +65,8 @@ export function namedValues(f: Fixtures, method: string, path: string): Record<s
   if (path === '/api/auth/sign-in') named.email = f.a.email
   if (path === '/mcp') Object.assign(named, { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} })
   // The webhook declares no schema (its body is Stripe's event): the fuzz mutates an event of Stripe's shape.
-  if (path === '/webhooks/stripe') named.__body = { id: 'evt_fuzz', type: 'checkout.session.completed', data: { object: { id: 'cs_fuzz' } } }
+  if (path === '/webhooks/stripe')
+    named.__body = { id: 'evt_fuzz', type: 'checkout.session.completed', data: { object: { id: 'cs_fuzz' } } }
   void method
   return named
 }

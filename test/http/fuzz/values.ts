@@ -24,7 +24,10 @@ export class Raw {
 export function toJson(value: unknown): string {
   if (value instanceof Raw) return value.text
   if (Array.isArray(value)) return `[${value.map(toJson).join(',')}]`
-  if (value !== null && typeof value === 'object') return `{${Object.entries(value).map(([k, v]) => `${JSON.stringify(k)}:${toJson(v)}`).join(',')}}`
+  if (value !== null && typeof value === 'object')
+    return `{${Object.entries(value)
+      .map(([k, v]) => `${JSON.stringify(k)}:${toJson(v)}`)
+      .join(',')}}`
   return JSON.stringify(value) ?? 'null'
 }
 
@@ -117,7 +120,8 @@ export function validValue(schema: Schema | undefined, name: string, named: Reco
   if (schema.const !== undefined) return schema.const
   if (schema.enum?.length) return schema.enum[0]
   if (schema.anyOf?.length) return validValue(schema.anyOf.find((s) => s.type !== 'null') ?? schema.anyOf[0], name, named)
-  const type = [schema.type ?? (schema.properties || schema.patternProperties ? 'object' : 'string')].flat().find((t) => t !== 'null') ?? 'null'
+  const type =
+    [schema.type ?? (schema.properties || schema.patternProperties ? 'object' : 'string')].flat().find((t) => t !== 'null') ?? 'null'
   switch (type) {
     case 'string':
       if (schema.format === 'uuid') return '00000000-0000-4000-8000-000000000000'

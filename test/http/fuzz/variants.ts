@@ -47,7 +47,9 @@ export function variantsOf(f: Fixtures, { method: m, path, op }: Operation): Var
   const pathParams = params.filter((p) => p.in === 'path')
   const queryParams = params.filter((p) => p.in === 'query')
   const validPath = Object.fromEntries(pathParams.map((p) => [p.name, pathValue(f, method, path, p.name)]))
-  const requiredQuery: [string, string][] = queryParams.filter((p) => p.required).map((p) => [p.name, enc(String(validValue(p.schema, p.name, named)))])
+  const requiredQuery: [string, string][] = queryParams
+    .filter((p) => p.required)
+    .map((p) => [p.name, enc(String(validValue(p.schema, p.name, named)))])
   const jsonSchema = op.requestBody?.content?.['application/json']?.schema
   const base = jsonSchema ? ('__body' in named ? named.__body : validValue(jsonSchema, '', named)) : undefined
   const baseJson = base === undefined ? undefined : toJson(base)
@@ -89,7 +91,8 @@ export function variantsOf(f: Fixtures, { method: m, path, op }: Operation): Var
 
   for (const p of pathParams) {
     const valid = validPath[p.name]!
-    for (const [cls, name, value] of badIds(valid, otherUsers(f, path, p.name))) add(cls, `path {${p.name}}: ${name}`, { path: { [p.name]: value } })
+    for (const [cls, name, value] of badIds(valid, otherUsers(f, path, p.name)))
+      add(cls, `path {${p.name}}: ${name}`, { path: { [p.name]: value } })
   }
 
   for (const p of queryParams) {
@@ -128,7 +131,13 @@ function bodyVariants(schema: Schema, base: unknown, add: (cls: string, name: st
     const form = new URLSearchParams(Object.entries(base).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)])).toString()
     add('content-type', 'form-urlencoded body', { contentType: 'application/x-www-form-urlencoded', body: form })
     const boundary = 'fuzzboundary'
-    const multipart = Object.entries(base).map(([k, v]) => `--${boundary}\r\ncontent-disposition: form-data; name="${k}"\r\n\r\n${typeof v === 'string' ? v : JSON.stringify(v)}\r\n`).join('') + `--${boundary}--\r\n`
+    const multipart =
+      Object.entries(base)
+        .map(
+          ([k, v]) =>
+            `--${boundary}\r\ncontent-disposition: form-data; name="${k}"\r\n\r\n${typeof v === 'string' ? v : JSON.stringify(v)}\r\n`,
+        )
+        .join('') + `--${boundary}--\r\n`
     add('content-type', 'multipart body', { contentType: `multipart/form-data; boundary=${boundary}`, body: multipart })
     add('missing', 'body: {}', { body: '{}' })
     for (const r of schema.required ?? []) {
@@ -138,7 +147,10 @@ function bodyVariants(schema: Schema, base: unknown, add: (cls: string, name: st
   }
   for (const [field, fieldSchema] of fieldsOf(schema, base)) {
     const label = `body${field.map((k) => (typeof k === 'number' ? `[${k}]` : `.${k}`)).join('')}`
-    for (const [type, value] of wrongTypes(fieldSchema)) add('wrong-type', `${label}: ${type} (${toJson(value)}) where ${[...typesOf(fieldSchema)].join('|')}`, { body: toJson(setAt(base, field, value)) })
+    for (const [type, value] of wrongTypes(fieldSchema))
+      add('wrong-type', `${label}: ${type} (${toJson(value)}) where ${[...typesOf(fieldSchema)].join('|')}`, {
+        body: toJson(setAt(base, field, value)),
+      })
     for (const [name, value, cls] of hostileValues(fieldSchema)) add(cls, `${label}: ${name}`, { body: toJson(setAt(base, field, value)) })
   }
 }
@@ -163,7 +175,8 @@ function setAt(base: unknown, path: (string | number)[], value: unknown): unknow
   return copy
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v) && !(v instanceof Raw)
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === 'object' && !Array.isArray(v) && !(v instanceof Raw)
 
 /** Path segments that are not the id the route wants; raw, as a hostile client writes them on the wire. */
 function badIds(valid: string, other: string): [string, string, string][] {
@@ -202,12 +215,15 @@ function badQueryValues(name: string, schema: Schema | undefined, valid: string,
     ['empty', 'empty', ''],
   ]
   if (types.has('integer') || types.has('number')) {
-    for (const v of ['0x10', '%20', '1e2', '-1', '1.5', '1e309', '99999999999999999999', 'abc', '0', '+5', '%205', 'NaN', 'Infinity']) out.push(['query-int', v, v])
+    for (const v of ['0x10', '%20', '1e2', '-1', '1.5', '1e309', '99999999999999999999', 'abc', '0', '+5', '%205', 'NaN', 'Infinity'])
+      out.push(['query-int', v, v])
   }
   if (types.has('boolean')) for (const v of ['maybe', '2', 'TRUE', '1']) out.push(['query-bool', v, v])
   if (schema?.format === 'uuid') out.push(['bad-id', 'not a uuid', 'not-a-uuid'], ['bad-id', '..%2f', '..%2f'])
   if (other) out.push(['bad-id', "another user's workspace", other])
   if (schema?.enum) out.push(['enum', 'not one of the values', 'zzz'])
-  if (name === 'q') for (const v of ["!!! ':* ((((", '?!', ':*', "'", '&&&', '*', '\\', 'a:*b', ' ', '<->', '!', '|']) out.push(['query-text', JSON.stringify(v), enc(v)])
+  if (name === 'q')
+    for (const v of ["!!! ':* ((((", '?!', ':*', "'", '&&&', '*', '\\', 'a:*b', ' ', '<->', '!', '|'])
+      out.push(['query-text', JSON.stringify(v), enc(v)])
   return out
 }

@@ -60,5 +60,9 @@ function failure({ error, response }: Answer): ApiError {
       ? (error as { error: string }).error
       : `the service answered ${response.status} ${response.statusText}`.trim()
   const seconds = Number(response.headers.get('retry-after'))
-  return new ApiError(response.status, message, response.status === 429 ? (Number.isFinite(seconds) && seconds > 0 ? Math.ceil(seconds) : 5) : null)
+  return new ApiError(
+    response.status,
+    message,
+    response.status === 429 ? (Number.isFinite(seconds) && seconds > 0 ? Math.ceil(seconds) : 5) : null,
+  )
 }

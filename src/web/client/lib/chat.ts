@@ -34,7 +34,11 @@ export interface ChatInput {
 
 /** Resolves with the body once the service answered 200; a refusal (400, 401, 404, 429) is an ApiError with its
  * message, as for every other call, so the usual 401 and 429 handling applies before anything streams. */
-export async function openChat(mode: ChatMode, { text, conversation_id, workspace_id }: ChatInput, signal: AbortSignal): Promise<ReadableStream<Uint8Array>> {
+export async function openChat(
+  mode: ChatMode,
+  { text, conversation_id, workspace_id }: ChatInput,
+  signal: AbortSignal,
+): Promise<ReadableStream<Uint8Array>> {
   const stream =
     mode === 'ask'
       ? await unwrap(api.POST('/api/ask', { body: { question: text, conversation_id, workspace_id }, parseAs: 'stream', signal }))

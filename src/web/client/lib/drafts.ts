@@ -10,11 +10,14 @@ export const QUEUE_SIZE = 100
 const PARALLEL = 6
 
 export async function loadDrafts(workspace_id: string | undefined, signal: AbortSignal): Promise<{ drafts: Draft[]; more: boolean }> {
-  const page = await unwrap(api.GET('/api/documents', { params: { query: { status: 'pending_approval', workspace_id, limit: QUEUE_SIZE } }, signal }))
+  const page = await unwrap(
+    api.GET('/api/documents', { params: { query: { status: 'pending_approval', workspace_id, limit: QUEUE_SIZE } }, signal }),
+  )
   const drafts: Draft[] = new Array(page.data.length)
   let next = 0
   const worker = async () => {
-    for (let i = next++; i < page.data.length; i = next++) drafts[i] = await unwrap(api.GET('/api/documents/{id}', { params: { path: { id: page.data[i]!.id } }, signal }))
+    for (let i = next++; i < page.data.length; i = next++)
+      drafts[i] = await unwrap(api.GET('/api/documents/{id}', { params: { path: { id: page.data[i]!.id } }, signal }))
   }
   await Promise.all(Array.from({ length: Math.min(PARALLEL, page.data.length) }, worker))
   return { drafts, more: page.next_cursor !== null }

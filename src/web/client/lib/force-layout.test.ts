@@ -9,8 +9,12 @@ describe('ForceLayout', () => {
   test('pulls linked nodes together and keeps the others apart', () => {
     // Two triangles: 0-1-2 and 3-4-5, nothing between them.
     const l = new ForceLayout(6, [
-      { source: 0, target: 1 }, { source: 1, target: 2 }, { source: 2, target: 0 },
-      { source: 3, target: 4 }, { source: 4, target: 5 }, { source: 5, target: 3 },
+      { source: 0, target: 1 },
+      { source: 1, target: 2 },
+      { source: 2, target: 0 },
+      { source: 3, target: 4 },
+      { source: 4, target: 5 },
+      { source: 5, target: 3 },
     ])
     while (l.run(1000)) {}
     expect(l.done).toBe(true)

@@ -13,7 +13,10 @@ describe('parseMarkdown', () => {
 
   test('raw HTML is text, never markup', () => {
     const [block] = parseMarkdown('<script>alert(1)</script> <img src=x onerror=alert(1)>')
-    expect(block).toEqual({ type: 'paragraph', children: [{ type: 'text', text: '<script>alert(1)</script> <img src=x onerror=alert(1)>' }] })
+    expect(block).toEqual({
+      type: 'paragraph',
+      children: [{ type: 'text', text: '<script>alert(1)</script> <img src=x onerror=alert(1)>' }],
+    })
   })
 
   test('a link keeps its address for the renderer to judge', () => {
@@ -31,7 +34,9 @@ describe('parseMarkdown', () => {
   })
 
   test('markdownToText drops the markers', () => {
-    expect(markdownToText('## Steps\n\n1. Freeze the **main** branch\n2. Run `bun test` — [wiki](https://w.example)')).toBe('Steps Freeze the main branch Run bun test — wiki')
+    expect(markdownToText('## Steps\n\n1. Freeze the **main** branch\n2. Run `bun test` — [wiki](https://w.example)')).toBe(
+      'Steps Freeze the main branch Run bun test — wiki',
+    )
   })
 })
 

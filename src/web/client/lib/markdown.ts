@@ -68,10 +68,16 @@ export function parseMarkdown(source: string, depth = 0): Block[] {
         const next = ordered ? ORDERED.exec(current) : BULLET.exec(current)
         if (next) items.push([current.slice(next[0].length)])
         else if (current.trim() && /^\s{2,}/.test(current) && items.length) items[items.length - 1]!.push(current.replace(/^\s{2,4}/, ''))
-        else if (!current.trim() && i + 1 < lines.length && /^\s{2,}\S/.test(lines[i + 1]!) && items.length) items[items.length - 1]!.push('')
+        else if (!current.trim() && i + 1 < lines.length && /^\s{2,}\S/.test(lines[i + 1]!) && items.length)
+          items[items.length - 1]!.push('')
         else break
       }
-      blocks.push({ type: 'list', ordered, start: ordered ? Number(marker[1]) : 1, items: items.map((item) => parseMarkdown(item.join('\n'), depth + 1)) })
+      blocks.push({
+        type: 'list',
+        ordered,
+        start: ordered ? Number(marker[1]) : 1,
+        items: items.map((item) => parseMarkdown(item.join('\n'), depth + 1)),
+      })
       continue
     }
     const body: string[] = []
@@ -82,10 +88,12 @@ export function parseMarkdown(source: string, depth = 0): Block[] {
   return blocks
 }
 
-const startsBlock = (line: string) => FENCE.test(line) || HEADING.test(line) || RULE.test(line) || QUOTE.test(line) || BULLET.test(line) || ORDERED.test(line)
+const startsBlock = (line: string) =>
+  FENCE.test(line) || HEADING.test(line) || RULE.test(line) || QUOTE.test(line) || BULLET.test(line) || ORDERED.test(line)
 
 // One scan: the earliest of code span, link, autolink, bare URL, strong, emphasis, hard break.
-const INLINE = /`([^`\n]+)`|\[([^\]\n]+)\]\(\s*<?([^\s()<>]+(?:\([^\s()]*\))?)>?(?:\s+"[^"\n]*")?\s*\)|<((?:https?|mailto):[^\s<>]+)>|(https?:\/\/[^\s<>()]+[^\s<>().,;:!?'"])|\*\*(?=\S)([^\n]*?\S)\*\*|__(?=\S)([^\n]*?\S)__|\*(?=\S)([^*\n]*?\S)\*|(?<![\p{L}\p{N}])_(?=\S)([^_\n]*?\S)_(?![\p{L}\p{N}])| {2,}\n|\\\n/gu
+const INLINE =
+  /`([^`\n]+)`|\[([^\]\n]+)\]\(\s*<?([^\s()<>]+(?:\([^\s()]*\))?)>?(?:\s+"[^"\n]*")?\s*\)|<((?:https?|mailto):[^\s<>]+)>|(https?:\/\/[^\s<>()]+[^\s<>().,;:!?'"])|\*\*(?=\S)([^\n]*?\S)\*\*|__(?=\S)([^\n]*?\S)__|\*(?=\S)([^*\n]*?\S)\*|(?<![\p{L}\p{N}])_(?=\S)([^_\n]*?\S)_(?![\p{L}\p{N}])| {2,}\n|\\\n/gu
 
 export function parseInline(text: string, depth = 0): Inline[] {
   const out: Inline[] = []
@@ -113,8 +121,17 @@ export function parseInline(text: string, depth = 0): Inline[] {
 
 /** The words of a Markdown text without its markers, for excerpts and snippets shown as one line. */
 export function markdownToText(source: string): string {
-  const inline = (items: Inline[]): string => items.map((i) => (i.type === 'text' || i.type === 'code' ? i.text : i.type === 'break' ? ' ' : inline(i.children))).join('')
+  const inline = (items: Inline[]): string =>
+    items.map((i) => (i.type === 'text' || i.type === 'code' ? i.text : i.type === 'break' ? ' ' : inline(i.children))).join('')
   const block = (b: Block): string =>
-    b.type === 'heading' || b.type === 'paragraph' ? inline(b.children) : b.type === 'code' ? b.text : b.type === 'quote' ? b.children.map(block).join(' ') : b.type === 'list' ? b.items.map((item) => item.map(block).join(' ')).join(' ') : ''
+    b.type === 'heading' || b.type === 'paragraph'
+      ? inline(b.children)
+      : b.type === 'code'
+        ? b.text
+        : b.type === 'quote'
+          ? b.children.map(block).join(' ')
+          : b.type === 'list'
+            ? b.items.map((item) => item.map(block).join(' ')).join(' ')
+            : ''
   return parseMarkdown(source).map(block).join(' ').replace(/\s+/g, ' ').trim()
 }

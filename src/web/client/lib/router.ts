@@ -15,7 +15,11 @@ export interface Place {
   href: string
 }
 
-const here = (): Place => ({ path: location.pathname, query: new URLSearchParams(location.search), href: location.pathname + location.search })
+const here = (): Place => ({
+  path: location.pathname,
+  query: new URLSearchParams(location.search),
+  href: location.pathname + location.search,
+})
 
 export function navigate(to: string, { replace = false } = {}): void {
   if (to === location.pathname + location.search) return
@@ -58,7 +62,8 @@ export function match(pattern: string, path: string): Record<string, string> | n
 /** A URL of `path` with the query's non-empty values. */
 export function withQuery(path: string, query: Record<string, string | number | undefined | null>): string {
   const params = new URLSearchParams()
-  for (const [key, value] of Object.entries(query)) if (value !== undefined && value !== null && value !== '') params.set(key, String(value))
+  for (const [key, value] of Object.entries(query))
+    if (value !== undefined && value !== null && value !== '') params.set(key, String(value))
   const search = params.toString()
   return search ? `${path}?${search}` : path
 }

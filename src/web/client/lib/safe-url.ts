@@ -2,7 +2,7 @@
 // `data:` or `vbscript:` URL is shown as text, never made clickable.
 const SAFE_PROTOCOLS = new Set(['http:', 'https:', 'mailto:'])
 
-export function safeHref(url: string | null | undefined, base = globalThis.location?.origin ?? "http://localhost"): string | null {
+export function safeHref(url: string | null | undefined, base = globalThis.location?.origin ?? 'http://localhost'): string | null {
   if (!url) return null
   try {
     const parsed = new URL(url.trim(), base)

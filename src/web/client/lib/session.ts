@@ -41,7 +41,9 @@ export const SIGN_UP = `${BASE}/sign-up`
 
 /** The sign-in page, remembering where to come back to (only a path of this app: never another site). */
 export function signInPath(next = location.pathname + location.search): string {
-  return withQuery(SIGN_IN, { next: next.startsWith(`${BASE}/`) && !next.startsWith(SIGN_IN) && !next.startsWith(SIGN_UP) ? next : undefined })
+  return withQuery(SIGN_IN, {
+    next: next.startsWith(`${BASE}/`) && !next.startsWith(SIGN_IN) && !next.startsWith(SIGN_UP) ? next : undefined,
+  })
 }
 
 /** Where to go after signing in: the remembered page of this app, or the consent page of an MCP client's

@@ -30,7 +30,8 @@ async function persist<T>(call: () => Promise<T>, onWait: (left: number) => void
   }
 }
 
-const asApiError = (error: unknown) => (error instanceof ApiError ? error : new ApiError(0, (error as Error)?.message || 'something went wrong'))
+const asApiError = (error: unknown) =>
+  error instanceof ApiError ? error : new ApiError(0, (error as Error)?.message || 'something went wrong')
 
 /** Loads data for a screen; runs again when `deps` change or on reload(). Keeps the last data while reloading. */
 export function useApi<T>(load: (signal: AbortSignal) => Promise<T>, deps: unknown[]): Query<T> {
@@ -42,7 +43,10 @@ export function useApi<T>(load: (signal: AbortSignal) => Promise<T>, deps: unkno
     setState((s) => ({ data: s.data, loading: true }))
     persist(() => load(controller.signal), setWaiting, controller.signal).then(
       (data) => !controller.signal.aborted && setState({ data, loading: false }),
-      (error: unknown) => !controller.signal.aborted && (error as Error)?.name !== 'AbortError' && setState((s) => ({ data: s.data, error: asApiError(error), loading: false })),
+      (error: unknown) =>
+        !controller.signal.aborted &&
+        (error as Error)?.name !== 'AbortError' &&
+        setState((s) => ({ data: s.data, error: asApiError(error), loading: false })),
     )
     return () => controller.abort()
     // eslint-disable-next-line react-hooks/exhaustive-deps
@@ -66,7 +70,7 @@ export function useAction(): Action {
   const [waiting, setWaiting] = useState(0)
   const alive = useRef(true)
   useEffect(() => () => void (alive.current = false), [])
-  const run = useCallback(async <T,>(call: () => Promise<T>): Promise<T | undefined> => {
+  const run = useCallback(async <T>(call: () => Promise<T>): Promise<T | undefined> => {
     setBusy(true)
     setError(undefined)
     try {

@@ -44,7 +44,14 @@ export interface Chat {
 let keys = 0
 const nextKey = () => `t${++keys}`
 
-const fromMessage = (m: Conversation['messages'][number]): Turn => ({ key: m.id, role: m.role, content: m.content, sources: m.sources, tools: [], state: 'done' })
+const fromMessage = (m: Conversation['messages'][number]): Turn => ({
+  key: m.id,
+  role: m.role,
+  content: m.content,
+  sources: m.sources,
+  tools: [],
+  state: 'done',
+})
 
 /** A tool event: a call opens a step; a result or error closes the latest open step of that tool. */
 function withTool(tools: ToolStep[], tool: ToolEvent): ToolStep[] {
@@ -68,7 +75,8 @@ export function useChat(onSaved: (conversation: ConversationSummary) => void): C
     async (mode: ChatMode, text: string, workspace_id?: string) => {
       const question: Turn = { key: nextKey(), role: 'user', content: text, sources: [], tools: [], state: 'done' }
       const answer: Turn = { key: nextKey(), role: 'assistant', content: '', sources: [], tools: [], state: 'streaming', mode }
-      const update = (change: (turn: Turn) => Partial<Turn>) => setTurns((all) => all.map((t) => (t.key === answer.key ? { ...t, ...change(t) } : t)))
+      const update = (change: (turn: Turn) => Partial<Turn>) =>
+        setTurns((all) => all.map((t) => (t.key === answer.key ? { ...t, ...change(t) } : t)))
       const ctl = new AbortController()
       controller.current = ctl
       setStreaming(true)

@@ -101,7 +101,14 @@ export function ConversationBar({ conversation, onRenamed, onDeleted }: BarProps
       )}
       <ActionStatus action={action} />
       {deleting && (
-        <Confirm title="Delete this conversation?" confirm="Delete conversation" danger busy={action.busy} onConfirm={remove} onCancel={() => setDeleting(false)}>
+        <Confirm
+          title="Delete this conversation?"
+          confirm="Delete conversation"
+          danger
+          busy={action.busy}
+          onConfirm={remove}
+          onCancel={() => setDeleting(false)}
+        >
           <p>“{conversation.name}” and all its messages are deleted for good. The documents it cited stay.</p>
         </Confirm>
       )}

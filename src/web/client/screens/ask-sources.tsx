@@ -41,7 +41,11 @@ export function SourcesPanel({ sources, focus, state }: Props) {
             <li key={s.index} data-index={s.index} tabIndex={-1} class={s.index === focus.index ? 'active' : ''}>
               <p class="source-title">
                 <span class="source-n">[{s.index}]</span>{' '}
-                {s.forgotten ? <span>A forgotten document</span> : <Link href={`/app/documents/${s.document_id}`}>{s.title || 'Untitled'}</Link>}
+                {s.forgotten ? (
+                  <span>A forgotten document</span>
+                ) : (
+                  <Link href={`/app/documents/${s.document_id}`}>{s.title || 'Untitled'}</Link>
+                )}
               </p>
               {s.excerpt && <p class="source-excerpt">{s.excerpt}</p>}
               {s.url && safeHref(s.url) && (

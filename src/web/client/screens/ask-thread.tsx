@@ -16,7 +16,13 @@ interface Props {
 export function Thread({ turns, selected, onCite }: Props) {
   return (
     <ol class="thread" aria-label="Conversation">
-      {turns.map((turn) => (turn.role === 'user' ? <Question key={turn.key} turn={turn} /> : <Answer key={turn.key} turn={turn} selected={turn.key === selected} onCite={onCite} />))}
+      {turns.map((turn) =>
+        turn.role === 'user' ? (
+          <Question key={turn.key} turn={turn} />
+        ) : (
+          <Answer key={turn.key} turn={turn} selected={turn.key === selected} onCite={onCite} />
+        ),
+      )}
     </ol>
   )
 }
@@ -35,7 +41,11 @@ const Answer = memo(({ turn, selected, onCite }: { turn: Turn; selected: boolean
     <li class={`turn answer ${turn.state}${selected ? ' selected' : ''}`} aria-busy={turn.state === 'streaming'}>
       <p class="who-says">{turn.mode === 'agent' ? 'Agent' : 'Answer'}</p>
       {turn.tools.length > 0 && <ToolSteps steps={turn.tools} />}
-      {turn.content ? <Markdown source={turn.content} shift={2} text={cite} /> : turn.state === 'streaming' && <p class="hint">{turn.tools.length ? 'Working…' : 'Thinking…'}</p>}
+      {turn.content ? (
+        <Markdown source={turn.content} shift={2} text={cite} />
+      ) : (
+        turn.state === 'streaming' && <p class="hint">{turn.tools.length ? 'Working…' : 'Thinking…'}</p>
+      )}
       <AnswerEnd turn={turn} onSources={() => onCite(turn.key, 0)} />
     </li>
   )
@@ -67,7 +77,13 @@ function withCitations(text: string, sources: Source[], open: (n: number) => voi
     const n = Number(part)
     const source = sources.find((s) => s.index === n)
     return (
-      <button key={i} type="button" class="cite" aria-label={`Source ${n}${source?.title ? `: ${source.title}` : ''}`} onClick={() => open(n)}>
+      <button
+        key={i}
+        type="button"
+        class="cite"
+        aria-label={`Source ${n}${source?.title ? `: ${source.title}` : ''}`}
+        onClick={() => open(n)}
+      >
         [{n}]
       </button>
     )

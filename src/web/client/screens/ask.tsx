@@ -32,7 +32,11 @@ export function Ask({ id }: { id?: string }) {
     if (saved.id !== id) navigate(`/app/ask/${saved.id}`, { replace: true })
   })
   // Opening another conversation loads it; the one just saved by this screen is already here.
-  const opened = useApi(async (signal) => (id && id !== chat.conversation?.id ? unwrap(api.GET('/api/conversations/{id}', { params: { path: { id } }, signal })) : null), [id])
+  const opened = useApi(
+    async (signal) =>
+      id && id !== chat.conversation?.id ? unwrap(api.GET('/api/conversations/{id}', { params: { path: { id } }, signal })) : null,
+    [id],
+  )
   useEffect(() => {
     if (opened.data) chat.load(opened.data)
   }, [opened.data])
@@ -110,7 +114,11 @@ export function Ask({ id }: { id?: string }) {
                 value={text}
                 onInput={(e) => setText(e.currentTarget.value)}
                 onKeyDown={(e) => e.key === 'Enter' && !e.shiftKey && !e.isComposing && submit(e)}
-                placeholder={mode === 'agent' ? 'e.g. What do we know about backups? Remember that I prefer short answers.' : 'e.g. How long are backups kept?'}
+                placeholder={
+                  mode === 'agent'
+                    ? 'e.g. What do we know about backups? Remember that I prefer short answers.'
+                    : 'e.g. How long are backups kept?'
+                }
                 autoFocus
               />
             </label>
@@ -129,7 +137,11 @@ export function Ask({ id }: { id?: string }) {
             <ActionStatus action={chat.opening} />
           </form>
         </div>
-        <SourcesPanel sources={shown && (shown.state === 'done' || shown.sources.length) ? shown.sources : undefined} focus={focus} state={shown?.state} />
+        <SourcesPanel
+          sources={shown && (shown.state === 'done' || shown.sources.length) ? shown.sources : undefined}
+          focus={focus}
+          state={shown?.state}
+        />
       </div>
     </section>
   )

@@ -34,23 +34,32 @@ export function ConnectorCard({ connector: c, onChange }: { connector: Connector
 
   const sync = async () => {
     const run = await action.run(() => unwrap(api.POST('/api/connectors/{id}/sync', path)))
-    if (run) (announce(`Sync ${run.status}`), onChange())
+    if (run) announce(`Sync ${run.status}`), onChange()
   }
   const authorize = async () => {
-    const started = await action.run(() => unwrap(api.POST('/api/connectors/{id}/authorize', { ...path, body: { redirect_to: `${location.origin}/app/connectors` } })))
+    const started = await action.run(() =>
+      unwrap(api.POST('/api/connectors/{id}/authorize', { ...path, body: { redirect_to: `${location.origin}/app/connectors` } })),
+    )
     if (started) location.assign(started.authorization_url)
   }
   const remove = async () => {
-    const ok = await action.run(async () => (await done(api.DELETE('/api/connectors/{id}', { ...path, params: { ...path.params, query: { delete_documents: withDocuments } } })), true))
+    const ok = await action.run(
+      async () => (
+        await done(api.DELETE('/api/connectors/{id}', { ...path, params: { ...path.params, query: { delete_documents: withDocuments } } })),
+        true
+      ),
+    )
     setRemoving(false)
-    if (ok) (announce(`Removed ${c.label}`), onChange())
+    if (ok) announce(`Removed ${c.label}`), onChange()
   }
 
   return (
     <li class="card connector">
       <div class="row snippet-head">
         <h3>{c.label}</h3>
-        <span class={`status ${c.status === 'active' ? 'ok' : 'pending'}`}>{c.status === 'active' ? 'connected' : 'waiting for authorization'}</span>
+        <span class={`status ${c.status === 'active' ? 'ok' : 'pending'}`}>
+          {c.status === 'active' ? 'connected' : 'waiting for authorization'}
+        </span>
       </div>
       <p class="meta">
         <span class="kind">{t.name}</span>
@@ -83,7 +92,14 @@ export function ConnectorCard({ connector: c, onChange }: { connector: Connector
       {panel === 'select' && <Selection connector={c} onSaved={() => (setPanel('none'), onChange())} />}
       {panel === 'runs' && <Runs id={c.id} latest={c.last_run?.id ?? null} status={c.last_run?.status ?? null} />}
       {removing && (
-        <Confirm title={`Remove ${c.label}?`} confirm="Remove connector" danger busy={action.busy} onConfirm={remove} onCancel={() => setRemoving(false)}>
+        <Confirm
+          title={`Remove ${c.label}?`}
+          confirm="Remove connector"
+          danger
+          busy={action.busy}
+          onConfirm={remove}
+          onCancel={() => setRemoving(false)}
+        >
           <p>The connector and its run history are removed; its connection stays for other connectors.</p>
           <label class="choice">
             <input type="checkbox" checked={withDocuments} onChange={(e) => setWithDocuments(e.currentTarget.checked)} />
@@ -155,14 +171,19 @@ function Selection({ connector: c, onSaved }: { connector: Connector; onSaved():
   const save = useAction()
   const wiki = c.type === 'confluence'
   const spaces = useApi(
-    (signal) => (wiki && c.status === 'active' ? unwrap(api.GET('/api/connectors/{id}/{wiki}/spaces', { params: { path: { id: c.id, wiki: 'confluence' } }, signal })) : Promise.resolve(null)),
+    (signal) =>
+      wiki && c.status === 'active'
+        ? unwrap(api.GET('/api/connectors/{id}/{wiki}/spaces', { params: { path: { id: c.id, wiki: 'confluence' } }, signal }))
+        : Promise.resolve(null),
     [c.id],
   )
   const submit = async (event: Event) => {
     event.preventDefault()
     const ids = wiki ? chosen : text.split(/[\s,]+/).filter(Boolean)
-    const saved = await save.run(() => unwrap(api.PATCH('/api/connectors/{id}', { params: { path: { id: c.id } }, body: { config: { [t.key]: ids } } })))
-    if (saved) (announce(`Saved: ${ids.length ? count(ids.length, t) : 'everything the grant can see'} will sync next time`), onSaved())
+    const saved = await save.run(() =>
+      unwrap(api.PATCH('/api/connectors/{id}', { params: { path: { id: c.id } }, body: { config: { [t.key]: ids } } })),
+    )
+    if (saved) announce(`Saved: ${ids.length ? count(ids.length, t) : 'everything the grant can see'} will sync next time`), onSaved()
   }
   return (
     <form class="stack selection" onSubmit={submit} aria-label={`What ${c.label} syncs`}>
@@ -191,7 +212,8 @@ function Selection({ connector: c, onSaved }: { connector: Connector; onSaved():
       ) : (
         <label>
           <span>
-            {t.name} {t.what} to sync, one a line <span class="hint">(the id is the last part of its address; empty = everything shared with the service)</span>
+            {t.name} {t.what} to sync, one a line{' '}
+            <span class="hint">(the id is the last part of its address; empty = everything shared with the service)</span>
           </span>
           <textarea rows={3} value={text} onInput={(e) => setText(e.currentTarget.value)} />
         </label>

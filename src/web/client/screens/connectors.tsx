@@ -27,7 +27,11 @@ export function Connectors() {
   useEffect(() => {
     const error = query.get('error')
     if (query.get('connected') === 'true') setOutcome({ ok: true, text: 'Connected: the first sync is queued and its run shows below.' })
-    else if (error) setOutcome({ ok: false, text: `The connection was not made: ${error === 'access_denied' ? 'access was refused at the provider (access_denied)' : error}. Authorize again to retry.` })
+    else if (error)
+      setOutcome({
+        ok: false,
+        text: `The connection was not made: ${error === 'access_denied' ? 'access was refused at the provider (access_denied)' : error}. Authorize again to retry.`,
+      })
     else return
     navigate('/app/connectors', { replace: true })
   }, [])
@@ -79,7 +83,16 @@ function AddConnector() {
   const submit = async (event: Event) => {
     event.preventDefault()
     const started = await add.run(() =>
-      unwrap(api.POST('/api/connectors', { body: { type, label: label.trim() || undefined, workspace_id: workspace || undefined, redirect_to: `${location.origin}/app/connectors` } })),
+      unwrap(
+        api.POST('/api/connectors', {
+          body: {
+            type,
+            label: label.trim() || undefined,
+            workspace_id: workspace || undefined,
+            redirect_to: `${location.origin}/app/connectors`,
+          },
+        }),
+      ),
     )
     // Off to the provider's consent page; its answer comes back through the OAuth return to this screen.
     if (started) location.assign(started.authorization_url)
@@ -116,7 +129,10 @@ function AddConnector() {
           </select>
         </label>
       </div>
-      <p class="hint">You will be sent to {TYPES[type].name} to allow access, then brought back here. Choose what to sync afterwards; until then everything the grant can see is synced.</p>
+      <p class="hint">
+        You will be sent to {TYPES[type].name} to allow access, then brought back here. Choose what to sync afterwards; until then
+        everything the grant can see is synced.
+      </p>
       <button type="submit" class="primary" disabled={add.busy}>
         Connect {TYPES[type].name}
       </button>
@@ -130,7 +146,9 @@ function Connections({ connections, onChange }: { connections: Connection[]; onC
   const disconnect = useAction()
   const confirm = async () => {
     const target = leaving!
-    const ok = await disconnect.run(async () => (await done(api.DELETE('/api/connectors/connections/{id}', { params: { path: { id: target.id } } })), true))
+    const ok = await disconnect.run(
+      async () => (await done(api.DELETE('/api/connectors/connections/{id}', { params: { path: { id: target.id } } })), true),
+    )
     setLeaving(null)
     if (!ok) return
     announce(`Disconnected ${target.account_name ?? target.provider}`)
@@ -159,8 +177,18 @@ function Connections({ connections, onChange }: { connections: Connection[]; onC
         ))}
       </ul>
       {leaving && (
-        <Confirm title={`Disconnect ${leaving.account_name ?? leaving.provider}?`} confirm="Disconnect" danger busy={disconnect.busy} onConfirm={confirm} onCancel={() => setLeaving(null)}>
-          <p>Access is revoked at the provider and the tokens are deleted here. Its connectors stop syncing until authorized again; the documents they brought stay.</p>
+        <Confirm
+          title={`Disconnect ${leaving.account_name ?? leaving.provider}?`}
+          confirm="Disconnect"
+          danger
+          busy={disconnect.busy}
+          onConfirm={confirm}
+          onCancel={() => setLeaving(null)}
+        >
+          <p>
+            Access is revoked at the provider and the tokens are deleted here. Its connectors stop syncing until authorized again; the
+            documents they brought stay.
+          </p>
         </Confirm>
       )}
     </section>

@@ -34,7 +34,9 @@ export function ContextPackPanel() {
     async (signal) => {
       if (!workspace) return null
       // As text first: its length is what the agent's budget is measured in (about four characters a token).
-      const raw = await unwrap(api.GET('/api/workspaces/{id}/context', { params: { path: { id: workspace }, query: { max_tokens } }, parseAs: 'text', signal }))
+      const raw = await unwrap(
+        api.GET('/api/workspaces/{id}/context', { params: { path: { id: workspace }, query: { max_tokens } }, parseAs: 'text', signal }),
+      )
       return { raw: raw as unknown as string, pack: JSON.parse(raw as unknown as string) as Pack }
     },
     [workspace, max_tokens],
@@ -61,7 +63,16 @@ export function ContextPackPanel() {
           <input type="checkbox" checked={limited} onChange={(e) => setLimited(e.currentTarget.checked)} /> Token budget (max_tokens)
         </label>
         <div class="row budget">
-          <input type="range" aria-label="Token budget, slider" min={MIN} max={MAX} step={50} value={budget} disabled={!limited} onInput={(e) => setBudget(Number(e.currentTarget.value))} />
+          <input
+            type="range"
+            aria-label="Token budget, slider"
+            min={MIN}
+            max={MAX}
+            step={50}
+            value={budget}
+            disabled={!limited}
+            onInput={(e) => setBudget(Number(e.currentTarget.value))}
+          />
           <input
             type="number"
             aria-label="Token budget"
@@ -78,7 +89,9 @@ export function ContextPackPanel() {
         </div>
       </div>
       <Loaded query={pack} label="Loading the context pack…">
-        {(loaded) => (loaded ? <PackView raw={loaded.raw} pack={loaded.pack} budget={max_tokens} /> : <p class="hint">No workspace yet.</p>)}
+        {(loaded) =>
+          loaded ? <PackView raw={loaded.raw} pack={loaded.pack} budget={max_tokens} /> : <p class="hint">No workspace yet.</p>
+        }
       </Loaded>
     </section>
   )

@@ -18,7 +18,17 @@ export function DocumentDetails({ doc }: { doc: Doc }) {
     ['Created', formatDate(doc.created_at)],
     ['Updated', formatDate(doc.updated_at)],
   ]
-  if (doc.url) rows.splice(1, 0, ['URL', href ? <a href={href} target="_blank" rel="noopener noreferrer nofollow">{doc.url}</a> : <span class="unsafe-link">{doc.url}</span>])
+  if (doc.url)
+    rows.splice(1, 0, [
+      'URL',
+      href ? (
+        <a href={href} target="_blank" rel="noopener noreferrer nofollow">
+          {doc.url}
+        </a>
+      ) : (
+        <span class="unsafe-link">{doc.url}</span>
+      ),
+    ])
   const metadata = Object.keys(doc.metadata).length ? JSON.stringify(doc.metadata, null, 2) : null
   return (
     <section class="card details" aria-labelledby="details-heading">

@@ -8,7 +8,14 @@ import { ActionStatus } from '../ui/states'
 import type { Doc } from './document-doc'
 
 /** "a, b,, c " → ["a", "b", "c"], each distinct. */
-export const parseTags = (text: string) => [...new Set(text.split(',').map((t) => t.trim()).filter(Boolean))]
+export const parseTags = (text: string) => [
+  ...new Set(
+    text
+      .split(',')
+      .map((t) => t.trim())
+      .filter(Boolean),
+  ),
+]
 
 export function DocumentEdit({ doc, onDone }: { doc: Doc; onDone(saved: boolean): void }) {
   const [title, setTitle] = useState(doc.title)
@@ -18,7 +25,9 @@ export function DocumentEdit({ doc, onDone }: { doc: Doc; onDone(saved: boolean)
 
   const save = async (event: Event) => {
     event.preventDefault()
-    const saved = await action.run(() => unwrap(api.PATCH('/api/documents/{id}', { params: { path: { id: doc.id } }, body: { title, tags: parseTags(tags), body } })))
+    const saved = await action.run(() =>
+      unwrap(api.PATCH('/api/documents/{id}', { params: { path: { id: doc.id } }, body: { title, tags: parseTags(tags), body } })),
+    )
     if (!saved) return
     announce('Saved')
     onDone(true)

@@ -18,7 +18,8 @@ export function DocumentLinks({ id }: { id: string }) {
                 <li key={link.id}>
                   <Link href={`/app/documents/${link.document.id}`}>{link.document.title}</Link>
                   <span class="meta">
-                    <span class={`status ${link.status}`}>{link.status === 'pending' ? 'suggested' : 'linked'}</span> score {formatScore(link.score)}
+                    <span class={`status ${link.status}`}>{link.status === 'pending' ? 'suggested' : 'linked'}</span> score{' '}
+                    {formatScore(link.score)}
                   </span>
                 </li>
               ))}

@@ -15,7 +15,6 @@ import { DocumentDetails } from './document-details'
 import { DocumentEdit } from './document-edit'
 import { DocumentLinks } from './document-links'
 
-
 export function DocumentPage({ id }: { id: string }) {
   const doc = useApi((signal) => unwrap(api.GET('/api/documents/{id}', { params: { path: { id } }, signal })), [id])
   return <Loaded query={doc}>{(loaded) => <DocumentView doc={loaded} reload={doc.reload} />}</Loaded>
@@ -32,8 +31,10 @@ function DocumentView({ doc, reload }: { doc: Doc; reload(): void }) {
     announce(message)
     reload()
   }
-  const pin = () => act(() => unwrap(api.PATCH('/api/documents/{id}', { ...path, body: { pinned: !doc.pinned } })), doc.pinned ? 'Unpinned' : 'Pinned')
-  const rate = (rating: -1 | 0 | 1) => act(() => unwrap(api.POST('/api/documents/{id}/rate', { ...path, body: { rating } })), rating ? 'Rated' : 'Rating cleared')
+  const pin = () =>
+    act(() => unwrap(api.PATCH('/api/documents/{id}', { ...path, body: { pinned: !doc.pinned } })), doc.pinned ? 'Unpinned' : 'Pinned')
+  const rate = (rating: -1 | 0 | 1) =>
+    act(() => unwrap(api.POST('/api/documents/{id}/rate', { ...path, body: { rating } })), rating ? 'Rated' : 'Rating cleared')
   const archive = () =>
     doc.status === 'archived'
       ? act(() => unwrap(api.POST('/api/documents/{id}/restore', path)), 'Restored')
@@ -60,10 +61,22 @@ function DocumentView({ doc, reload }: { doc: Doc; reload(): void }) {
           {doc.pinned ? 'Unpin' : 'Pin'}
         </button>
         <span class="rating" role="group" aria-label="Rating">
-          <button type="button" aria-pressed={doc.rating === 1} onClick={() => rate(doc.rating === 1 ? 0 : 1)} disabled={action.busy} title="Useful: ranks it a little higher">
+          <button
+            type="button"
+            aria-pressed={doc.rating === 1}
+            onClick={() => rate(doc.rating === 1 ? 0 : 1)}
+            disabled={action.busy}
+            title="Useful: ranks it a little higher"
+          >
             <span aria-hidden="true">▲</span> Useful
           </button>
-          <button type="button" aria-pressed={doc.rating === -1} onClick={() => rate(doc.rating === -1 ? 0 : -1)} disabled={action.busy} title="Not useful: ranks it a little lower">
+          <button
+            type="button"
+            aria-pressed={doc.rating === -1}
+            onClick={() => rate(doc.rating === -1 ? 0 : -1)}
+            disabled={action.busy}
+            title="Not useful: ranks it a little lower"
+          >
             <span aria-hidden="true">▼</span> Not useful
           </button>
         </span>
@@ -76,7 +89,14 @@ function DocumentView({ doc, reload }: { doc: Doc; reload(): void }) {
       </div>
       <ActionStatus action={action} />
       {forgetting && (
-        <Confirm title="Forget this document permanently?" confirm="Forget permanently" danger busy={action.busy} onConfirm={forget} onCancel={() => setForgetting(false)}>
+        <Confirm
+          title="Forget this document permanently?"
+          confirm="Forget permanently"
+          danger
+          busy={action.busy}
+          onConfirm={forget}
+          onCancel={() => setForgetting(false)}
+        >
           <p>
             “{doc.title}” will be purged from storage and search. <strong>This is permanent: it cannot be recovered.</strong>
           </p>

@@ -19,7 +19,12 @@ import { ActionStatus, Empty, Loaded } from '../ui/states'
 export function Documents() {
   const { query } = usePlace()
   const { current } = useWorkspaces()
-  const filters: FilterValues = { kind: query.get('kind') ?? '', tag: query.get('tag') ?? '', source: query.get('source') ?? '', status: query.get('status') ?? '' }
+  const filters: FilterValues = {
+    kind: query.get('kind') ?? '',
+    tag: query.get('tag') ?? '',
+    source: query.get('source') ?? '',
+    status: query.get('status') ?? '',
+  }
   const cursor = query.get('cursor') ?? undefined
   const params = {
     workspace_id: current || undefined,
@@ -50,7 +55,8 @@ export function Documents() {
 
   const archiveOrRestore = async () => {
     const ok = await bulk.run(async () => {
-      for (const id of ids) await unwrap(api.POST(archived ? '/api/documents/{id}/restore' : '/api/documents/{id}/archive', { params: { path: { id } } }))
+      for (const id of ids)
+        await unwrap(api.POST(archived ? '/api/documents/{id}/restore' : '/api/documents/{id}/archive', { params: { path: { id } } }))
       return true
     })
     if (ok) announce(`${archived ? 'Restored' : 'Archived'} ${plural(ids.length, 'document')}`)
@@ -84,7 +90,14 @@ export function Documents() {
       </div>
       <ActionStatus action={bulk} />
       {confirming && (
-        <Confirm title={`Delete ${plural(ids.length, 'document')}?`} confirm="Delete permanently" danger busy={bulk.busy} onConfirm={remove} onCancel={() => setConfirming(false)}>
+        <Confirm
+          title={`Delete ${plural(ids.length, 'document')}?`}
+          confirm="Delete permanently"
+          danger
+          busy={bulk.busy}
+          onConfirm={remove}
+          onCancel={() => setConfirming(false)}
+        >
           <p>They are removed for good, with their links; this cannot be undone. Archive them instead to hide them and keep a way back.</p>
         </Confirm>
       )}
@@ -115,7 +128,12 @@ export function Documents() {
                   {page.data.map((doc) => (
                     <tr key={doc.id} class={selected.has(doc.id) ? 'selected' : ''}>
                       <td class="check">
-                        <input type="checkbox" aria-label={`Select ${doc.title}`} checked={selected.has(doc.id)} onChange={() => toggle(doc.id)} />
+                        <input
+                          type="checkbox"
+                          aria-label={`Select ${doc.title}`}
+                          checked={selected.has(doc.id)}
+                          onChange={() => toggle(doc.id)}
+                        />
                       </td>
                       <td>
                         <Link href={`/app/documents/${doc.id}`} class="doc-title">

@@ -228,7 +228,16 @@ export function GraphCanvas({ nodes, layoutEdges, edges, selected, onOpen, onSel
   )
 }
 
-function paint(element: HTMLCanvasElement, l: ForceLayout, v: View, index: Map<string, number>, nodes: GraphNode[], edges: GraphEdge[], selected: string | null, hover: number | null) {
+function paint(
+  element: HTMLCanvasElement,
+  l: ForceLayout,
+  v: View,
+  index: Map<string, number>,
+  nodes: GraphNode[],
+  edges: GraphEdge[],
+  selected: string | null,
+  hover: number | null,
+) {
   const context = element.getContext('2d')
   if (!context) return
   const style = getComputedStyle(element)

@@ -21,7 +21,13 @@ export function GraphScreen() {
   const limit = LIMITS.find((l) => String(l) === query.get('limit')) ?? 500
   // The graph is one workspace's: the switcher's choice, or the first when it shows all of them.
   const workspace = current || list?.[0]?.id || ''
-  const graph = useApi((signal) => (workspace ? unwrap(api.GET('/api/graph', { params: { query: { workspace_id: workspace, limit } }, signal })) : Promise.resolve(undefined)), [workspace, limit])
+  const graph = useApi(
+    (signal) =>
+      workspace
+        ? unwrap(api.GET('/api/graph', { params: { query: { workspace_id: workspace, limit } }, signal }))
+        : Promise.resolve(undefined),
+    [workspace, limit],
+  )
 
   if (!list) return <Loading />
   return (
@@ -62,7 +68,10 @@ function GraphView({ data, limit }: { data: Graph; limit: number }) {
   const action = useAction()
   const titles = useMemo(() => new Map(data.nodes.map((n) => [n.id, n.title])), [data])
   const edges = useMemo(
-    () => data.edges.filter((e) => changes.get(e.id) !== 'dismissed').map((e) => (changes.has(e.id) ? { ...e, status: changes.get(e.id)! } : e)),
+    () =>
+      data.edges
+        .filter((e) => changes.get(e.id) !== 'dismissed')
+        .map((e) => (changes.has(e.id) ? { ...e, status: changes.get(e.id)! } : e)),
     [data, changes],
   )
   const pending = edges.filter((e) => e.status === 'pending')
@@ -71,7 +80,8 @@ function GraphView({ data, limit }: { data: Graph; limit: number }) {
   const decide = async (edge: GraphEdge, accept: boolean) => {
     const path = { params: { path: { id: edge.source, targetId: edge.target } } }
     const ok = await action.run(async () => {
-      if (accept) await unwrap(api.POST('/api/documents/{id}/link', { params: { path: { id: edge.source } }, body: { target_id: edge.target } }))
+      if (accept)
+        await unwrap(api.POST('/api/documents/{id}/link', { params: { path: { id: edge.source } }, body: { target_id: edge.target } }))
       else await done(api.DELETE('/api/documents/{id}/links/{targetId}', path))
       return true
     })
@@ -79,7 +89,13 @@ function GraphView({ data, limit }: { data: Graph; limit: number }) {
     setChanges(new Map(changes).set(edge.id, accept ? 'completed' : 'dismissed'))
     if (!accept) setSelected(null)
     const names = `${titles.get(edge.source)} and ${titles.get(edge.target)}`
-    announce(accept ? `Linked ${names}` : edge.status === 'pending' ? `Suggestion dismissed: ${names} will not be suggested again` : `Unlinked ${names}`)
+    announce(
+      accept
+        ? `Linked ${names}`
+        : edge.status === 'pending'
+          ? `Suggestion dismissed: ${names} will not be suggested again`
+          : `Unlinked ${names}`,
+    )
   }
 
   if (!data.nodes.length)
@@ -117,7 +133,11 @@ function GraphView({ data, limit }: { data: Graph; limit: number }) {
       <ActionStatus action={action} />
       {chosen && (
         <section class="card edge-panel" aria-labelledby="edge-heading">
-          <h2 id="edge-heading">{chosen.status === 'pending' ? `Suggested link · score ${formatScore(chosen.score)}` : `Link · score ${formatScore(chosen.score)}`}</h2>
+          <h2 id="edge-heading">
+            {chosen.status === 'pending'
+              ? `Suggested link · score ${formatScore(chosen.score)}`
+              : `Link · score ${formatScore(chosen.score)}`}
+          </h2>
           <p>
             <Link href={`/app/documents/${chosen.source}`}>{titles.get(chosen.source) ?? chosen.source}</Link> ↔{' '}
             <Link href={`/app/documents/${chosen.target}`}>{titles.get(chosen.target) ?? chosen.target}</Link>
@@ -160,17 +180,28 @@ function GraphView({ data, limit }: { data: Graph; limit: number }) {
                   return (
                     <tr key={e.id} class={e.id === selected ? 'selected' : ''}>
                       <td>
-                        <Link href={`/app/documents/${e.source}`}>{titles.get(e.source)}</Link> ↔ <Link href={`/app/documents/${e.target}`}>{titles.get(e.target)}</Link>
+                        <Link href={`/app/documents/${e.source}`}>{titles.get(e.source)}</Link> ↔{' '}
+                        <Link href={`/app/documents/${e.target}`}>{titles.get(e.target)}</Link>
                       </td>
                       <td>{formatScore(e.score)}</td>
                       <td>
                         <div class="row">
-                        <button type="button" disabled={action.busy} onClick={() => decide(e, true)} aria-label={`Accept the link between ${names}`}>
-                          Accept
-                        </button>
-                        <button type="button" disabled={action.busy} onClick={() => decide(e, false)} aria-label={`Dismiss the suggestion between ${names}`}>
-                          Dismiss
-                        </button>
+                          <button
+                            type="button"
+                            disabled={action.busy}
+                            onClick={() => decide(e, true)}
+                            aria-label={`Accept the link between ${names}`}
+                          >
+                            Accept
+                          </button>
+                          <button
+                            type="button"
+                            disabled={action.busy}
+                            onClick={() => decide(e, false)}
+                            aria-label={`Dismiss the suggestion between ${names}`}
+                          >
+                            Dismiss
+                          </button>
                         </div>
                       </td>
                     </tr>
@@ -203,7 +234,10 @@ function NodeList({ nodes, edges }: { nodes: GraphNode[]; edges: GraphEdge[] }) 
     <ul class="node-list">
       {sorted.map((n) => (
         <li key={n.id}>
-          <Link href={`/app/documents/${n.id}`}>{n.title}</Link> <span class="meta">{n.kind} · {plural(degree.get(n.id) ?? 0, 'link')}</span>
+          <Link href={`/app/documents/${n.id}`}>{n.title}</Link>{' '}
+          <span class="meta">
+            {n.kind} · {plural(degree.get(n.id) ?? 0, 'link')}
+          </span>
         </li>
       ))}
     </ul>

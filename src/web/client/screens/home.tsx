@@ -14,7 +14,10 @@ export function Home() {
   const { current } = useWorkspaces()
   const workspace_id = current || undefined
   const recent = useApi((signal) => unwrap(api.GET('/api/documents', { params: { query: { workspace_id, limit: 5 } }, signal })), [current])
-  const drafts = useApi((signal) => unwrap(api.GET('/api/documents', { params: { query: { workspace_id, status: 'pending_approval', limit: 100 } }, signal })), [current])
+  const drafts = useApi(
+    (signal) => unwrap(api.GET('/api/documents', { params: { query: { workspace_id, status: 'pending_approval', limit: 100 } }, signal })),
+    [current],
+  )
   const usage = useApi((signal) => unwrap(api.GET('/api/usage', { signal })), [])
 
   return (
@@ -33,7 +36,9 @@ export function Home() {
                 </>
               ) : (
                 <Empty>
-                  <p>Nothing here yet. Capture a note above, or <Link href="/app/documents/new">add documents</Link>.</p>
+                  <p>
+                    Nothing here yet. Capture a note above, or <Link href="/app/documents/new">add documents</Link>.
+                  </p>
                 </Empty>
               )
             }
@@ -66,7 +71,12 @@ export function Home() {
                 </p>
                 <Meter label="Documents" used={u.documents.used} limit={u.documents.limit} show={(n) => plural(n, 'document')} />
                 <Meter label="Storage" used={u.storage_bytes.used} limit={u.storage_bytes.limit} show={formatBytes} />
-                <Meter label={`API calls (${u.period})`} used={u.api_calls.used} limit={u.api_calls.limit} show={(n) => plural(n, 'call')} />
+                <Meter
+                  label={`API calls (${u.period})`}
+                  used={u.api_calls.used}
+                  limit={u.api_calls.limit}
+                  show={(n) => plural(n, 'call')}
+                />
               </div>
             )}
           </Loaded>

@@ -11,7 +11,15 @@ export function integrationSnippets(origin: string, key: string) {
       title: 'MCP client over stdio (Claude Desktop, Cursor…)',
       note: 'The client starts the MCP server from a checkout of this service; replace the path with yours.',
       text: JSON.stringify(
-        { mcpServers: { memory: { command: 'bun', args: ['run', '--cwd', '/path/to/this/repo', 'mcp'], env: { SERVICE_URL: origin, SERVICE_TOKEN: key } } } },
+        {
+          mcpServers: {
+            memory: {
+              command: 'bun',
+              args: ['run', '--cwd', '/path/to/this/repo', 'mcp'],
+              env: { SERVICE_URL: origin, SERVICE_TOKEN: key },
+            },
+          },
+        },
         null,
         2,
       ),
@@ -55,7 +63,9 @@ export function Integrations({ apiKey }: { apiKey?: string }) {
     <section class="integrations" aria-labelledby="integrations-heading">
       <h2 id="integrations-heading">Integrations</h2>
       <p class="hint">
-        {apiKey ? 'Filled in with your new key: copy them before leaving this page.' : `Create a key above and these fill in with it; until then replace ${PLACEHOLDER} with a key of yours.`}
+        {apiKey
+          ? 'Filled in with your new key: copy them before leaving this page.'
+          : `Create a key above and these fill in with it; until then replace ${PLACEHOLDER} with a key of yours.`}
       </p>
       {snippets.map((s) => (
         <section key={s.id} class="card snippet-card" aria-labelledby={`${s.id}-title`}>

@@ -42,7 +42,10 @@ export function Keys() {
   return (
     <section class="keys">
       <PageTitle title="API keys" />
-      <p class="hint">One key per tool, each labelled: revoke one without touching the others. To rotate, create a new key, switch the client, then revoke the old one.</p>
+      <p class="hint">
+        One key per tool, each labelled: revoke one without touching the others. To rotate, create a new key, switch the client, then revoke
+        the old one.
+      </p>
       <form class="card stack" onSubmit={submit} aria-labelledby="new-key">
         <h2 id="new-key">New key</h2>
         <div class="row">
@@ -122,9 +125,17 @@ export function Keys() {
         }
       </Loaded>
       {revoking && (
-        <Confirm title={`Revoke “${revoking.label || revoking.prefix}”?`} confirm="Revoke key" danger busy={revoke.busy} onConfirm={confirmRevoke} onCancel={() => setRevoking(null)}>
+        <Confirm
+          title={`Revoke “${revoking.label || revoking.prefix}”?`}
+          confirm="Revoke key"
+          danger
+          busy={revoke.busy}
+          onConfirm={confirmRevoke}
+          onCancel={() => setRevoking(null)}
+        >
           <p>
-            Every client using the key <code>{revoking.prefix}…</code> gets 401 from its very next request. <strong>This cannot be undone.</strong>
+            Every client using the key <code>{revoking.prefix}…</code> gets 401 from its very next request.{' '}
+            <strong>This cannot be undone.</strong>
           </p>
         </Confirm>
       )}

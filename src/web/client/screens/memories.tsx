@@ -45,7 +45,13 @@ export function Memories() {
             </select>
           </label>
           <Loaded query={memories} label="Loading memories…">
-            {(page) => (page.data.length ? <ByKind page={page} kind={kind} cursor={cursor} /> : <NoMemories filtered={!!(kind || cursor || current)} />)}
+            {(page) =>
+              page.data.length ? (
+                <ByKind page={page} kind={kind} cursor={cursor} />
+              ) : (
+                <NoMemories filtered={!!(kind || cursor || current)} />
+              )
+            }
           </Loaded>
         </section>
         <ContextPackPanel />
@@ -57,7 +63,10 @@ export function Memories() {
 function NoMemories({ filtered }: { filtered: boolean }) {
   return (
     <Empty>
-      <p>{filtered ? 'No active memories here.' : 'No memories yet.'} Memories are what you approve of your agents’ drafts, or notes you save with a memory kind.</p>
+      <p>
+        {filtered ? 'No active memories here.' : 'No memories yet.'} Memories are what you approve of your agents’ drafts, or notes you save
+        with a memory kind.
+      </p>
       <Link href="/app/review">Review drafts</Link>
     </Empty>
   )

@@ -40,7 +40,9 @@ export function NewDocument() {
 
   const save = async (event: Event) => {
     event.preventDefault()
-    const doc = await action.run(() => unwrap(api.POST('/api/documents', { body: { ...common(), body, ...(title.trim() ? { title: title.trim() } : {}) } })))
+    const doc = await action.run(() =>
+      unwrap(api.POST('/api/documents', { body: { ...common(), body, ...(title.trim() ? { title: title.trim() } : {}) } })),
+    )
     if (!doc) return
     announce(doc.deduplicated ? 'Updated the existing document with the same content' : 'Saved')
     navigate(`/app/documents/${doc.id}`)
@@ -111,14 +113,25 @@ export function NewDocument() {
       >
         <label>
           <span>Drop .md or .txt files here, or choose them:</span>
-          <input type="file" accept=".md,.markdown,.txt,text/markdown,text/plain" multiple onChange={(e) => void upload(Array.from(e.currentTarget.files ?? []))} />
+          <input
+            type="file"
+            accept=".md,.markdown,.txt,text/markdown,text/plain"
+            multiple
+            onChange={(e) => void upload(Array.from(e.currentTarget.files ?? []))}
+          />
         </label>
       </div>
       {uploads.length > 0 && (
         <ul class="uploads" aria-label="Uploaded files">
           {uploads.map((u) => (
             <li key={u.name}>
-              {u.id ? <Link href={`/app/documents/${u.id}`}>{u.title}</Link> : <span class="error-text">{u.name}: {u.error}</span>}
+              {u.id ? (
+                <Link href={`/app/documents/${u.id}`}>{u.title}</Link>
+              ) : (
+                <span class="error-text">
+                  {u.name}: {u.error}
+                </span>
+              )}
             </li>
           ))}
         </ul>

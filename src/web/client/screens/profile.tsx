@@ -35,7 +35,7 @@ export function ProfileForm({ profile, onSaved }: { profile: Profile; onSaved():
   const submit = async (event: Event) => {
     event.preventDefault()
     const saved = await save.run(() => unwrap(api.PATCH('/api/profile', { body: { name: name.trim() || null, email: email.trim() } })))
-    if (saved) (apply(saved), announce('Profile saved'))
+    if (saved) apply(saved), announce('Profile saved')
   }
   const chosen = async () => {
     const picked = file.current?.files?.[0]
@@ -47,7 +47,7 @@ export function ProfileForm({ profile, onSaved }: { profile: Profile; onSaved():
     form.append('file', picked)
     const saved = await upload.run(() => unwrap(api.POST('/api/avatar', { body: form as never })))
     if (file.current) file.current.value = ''
-    if (saved) (apply(saved), announce('Avatar updated'))
+    if (saved) apply(saved), announce('Avatar updated')
   }
   const src = avatarSrc(profile.avatar_url)
 
@@ -55,7 +55,13 @@ export function ProfileForm({ profile, onSaved }: { profile: Profile; onSaved():
     <form class="card stack" onSubmit={submit} aria-labelledby="profile-heading">
       <h2 id="profile-heading">Profile</h2>
       <div class="row avatar-row">
-        {src ? <img class="avatar" src={src} alt="Your avatar" width={64} height={64} /> : <span class="avatar empty" aria-hidden="true">{(profile.name || profile.email).slice(0, 1).toUpperCase()}</span>}
+        {src ? (
+          <img class="avatar" src={src} alt="Your avatar" width={64} height={64} />
+        ) : (
+          <span class="avatar empty" aria-hidden="true">
+            {(profile.name || profile.email).slice(0, 1).toUpperCase()}
+          </span>
+        )}
         <label>
           <span>
             Avatar <span class="hint">(PNG, JPEG, WebP or GIF, up to 1 MiB)</span>

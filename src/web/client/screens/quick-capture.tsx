@@ -21,7 +21,9 @@ export function QuickCapture({ onSaved }: { onSaved: () => void }) {
     if (!trimmed) return
     const workspace_id = current || undefined
     // The service does not fetch pages (the extension sends their text): a URL is kept as a link to it.
-    const body = isUrl(trimmed) ? { ...DASHBOARD, workspace_id, url: trimmed, title: trimmed, body: trimmed, kind: 'webpage' as const } : { ...DASHBOARD, workspace_id, body: trimmed, kind: 'note' as const }
+    const body = isUrl(trimmed)
+      ? { ...DASHBOARD, workspace_id, url: trimmed, title: trimmed, body: trimmed, kind: 'webpage' as const }
+      : { ...DASHBOARD, workspace_id, body: trimmed, kind: 'note' as const }
     const doc = await action.run(() => unwrap(api.POST('/api/documents', { body })))
     if (!doc) return
     setSaved({ id: doc.id, title: doc.title, deduplicated: doc.deduplicated })
@@ -36,7 +38,13 @@ export function QuickCapture({ onSaved }: { onSaved: () => void }) {
         <h2>Quick capture</h2>
         <span class="hint">Paste text or a URL; it is saved to {current ? 'the chosen workspace' : 'your default workspace'}.</span>
       </label>
-      <textarea id="capture" rows={3} value={text} onInput={(e) => setText(e.currentTarget.value)} placeholder="A thought, a fact, a link…" />
+      <textarea
+        id="capture"
+        rows={3}
+        value={text}
+        onInput={(e) => setText(e.currentTarget.value)}
+        placeholder="A thought, a fact, a link…"
+      />
       <div class="row">
         <button type="submit" class="primary" disabled={action.busy || !trimmed}>
           {action.busy ? 'Saving…' : isUrl(trimmed) ? 'Save link' : 'Save note'}

@@ -37,9 +37,22 @@ export function DraftCard({ draft, selected, similar, checked, editing, busy, on
   const heading = `draft-${draft.id}`
   return (
     // biome-ignore lint/a11y/useKeyWithClickEvents: a click selects the card; by keyboard, focus inside it does (onFocusCapture).
-    <article id={`card-${draft.id}`} class={`draft card${selected ? ' selected' : ''}`} tabIndex={-1} aria-labelledby={heading} aria-current={selected ? 'true' : undefined} onFocusCapture={onSelect} onClick={onSelect}>
+    <article
+      id={`card-${draft.id}`}
+      class={`draft card${selected ? ' selected' : ''}`}
+      tabIndex={-1}
+      aria-labelledby={heading}
+      aria-current={selected ? 'true' : undefined}
+      onFocusCapture={onSelect}
+      onClick={onSelect}
+    >
       <div class="draft-head">
-        <input type="checkbox" aria-label={`Select “${draft.title}”`} checked={checked} onChange={(e) => onCheck(e.currentTarget.checked)} />
+        <input
+          type="checkbox"
+          aria-label={`Select “${draft.title}”`}
+          checked={checked}
+          onChange={(e) => onCheck(e.currentTarget.checked)}
+        />
         <span class="kind-badge">{draft.kind}</span>
         <h2 id={heading}>{draft.title}</h2>
       </div>
@@ -98,7 +111,14 @@ function EditForm({ draft, busy, onSave, onCancel }: { draft: Draft; busy: boole
   const [tags, setTags] = useState(draft.tags.join(', '))
   const submit = (event: Event) => {
     event.preventDefault()
-    onSave({ title: title.trim(), body, tags: tags.split(',').map((t) => t.trim()).filter(Boolean) })
+    onSave({
+      title: title.trim(),
+      body,
+      tags: tags
+        .split(',')
+        .map((t) => t.trim())
+        .filter(Boolean),
+    })
   }
   return (
     <form class="stack edit-draft" onSubmit={submit} onKeyDown={(e) => e.key === 'Escape' && (e.preventDefault(), onCancel())}>

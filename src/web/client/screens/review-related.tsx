@@ -54,7 +54,8 @@ const queryOf = (draft: Draft) => `${draft.title} ${markdownToText(draft.excerpt
 /** Active memories of the draft's workspace that read like it, best first (at most three). */
 export function Similar({ draft, exclude }: { draft: Draft; exclude?: string }) {
   const found = useApi(
-    (signal) => unwrap(api.GET('/api/search', { params: { query: { q: queryOf(draft), workspace_id: draft.workspace_id, limit: 10 } }, signal })),
+    (signal) =>
+      unwrap(api.GET('/api/search', { params: { query: { q: queryOf(draft), workspace_id: draft.workspace_id, limit: 10 } }, signal })),
     [draft.id, draft.title, draft.excerpt],
   )
   return (
@@ -62,7 +63,9 @@ export function Similar({ draft, exclude }: { draft: Draft; exclude?: string }) 
       <p class="compare-label">Similar memories (possible duplicates)</p>
       <Loaded query={found} label="Looking for similar memories…">
         {(answer) => {
-          const memories = answer.results.filter((r) => MEMORY_KINDS.includes(r.document.kind as never) && r.document.id !== draft.id && r.document.id !== exclude).slice(0, 3)
+          const memories = answer.results
+            .filter((r) => MEMORY_KINDS.includes(r.document.kind as never) && r.document.id !== draft.id && r.document.id !== exclude)
+            .slice(0, 3)
           if (!memories.length) return <p class="hint">None found: this looks new.</p>
           return (
             <ul class="similar-list">

@@ -81,7 +81,9 @@ export function Review() {
     })
     remove(doneIds)
     if (doneIds.size < ids.length) queue.reload()
-    announce(`${verb === 'approve' ? 'Approved' : 'Rejected'} ${plural(doneIds.size, 'draft')}${doneIds.size < ids.length ? `; ${ids.length - doneIds.size} not done` : ''}`)
+    announce(
+      `${verb === 'approve' ? 'Approved' : 'Rejected'} ${plural(doneIds.size, 'draft')}${doneIds.size < ids.length ? `; ${ids.length - doneIds.size} not done` : ''}`,
+    )
   }
 
   const idle = !action.busy && !editing && drafts.length > 0
@@ -101,20 +103,28 @@ export function Review() {
     <section class="review">
       <PageTitle title="Review" />
       <p class="hint lead">
-        What your agents proposed to remember. Nothing here is used in answers until you approve it. Keys: <kbd>j</kbd>/<kbd>k</kbd> next/previous, <kbd>a</kbd> approve,{' '}
-        <kbd>e</kbd> edit, <kbd>r</kbd> reject.
+        What your agents proposed to remember. Nothing here is used in answers until you approve it. Keys: <kbd>j</kbd>/<kbd>k</kbd>{' '}
+        next/previous, <kbd>a</kbd> approve, <kbd>e</kbd> edit, <kbd>r</kbd> reject.
       </p>
       <Loaded query={queue} label="Loading drafts…">
         {(loaded) =>
           drafts.length === 0 ? (
             <Empty>
-              <p>Nothing waiting for review{current ? ' in this workspace' : ''}. Drafts appear here when an agent saves learnings (save_learnings, POST /api/memories/batch-draft).</p>
+              <p>
+                Nothing waiting for review{current ? ' in this workspace' : ''}. Drafts appear here when an agent saves learnings
+                (save_learnings, POST /api/memories/batch-draft).
+              </p>
             </Empty>
           ) : (
             <>
               <div class="bulk row" role="group" aria-label="Selected drafts">
                 <label class="check-all">
-                  <input type="checkbox" checked={allChecked} onChange={(e) => setChecked(e.currentTarget.checked ? new Set(drafts.map((d) => d.id)) : new Set())} /> Select all
+                  <input
+                    type="checkbox"
+                    checked={allChecked}
+                    onChange={(e) => setChecked(e.currentTarget.checked ? new Set(drafts.map((d) => d.id)) : new Set())}
+                  />{' '}
+                  Select all
                 </label>
                 <span>
                   {plural(drafts.length, 'draft')}
@@ -140,7 +150,9 @@ export function Review() {
                       editing={editing === draft.id}
                       busy={action.busy}
                       onSelect={() => setAt(i)}
-                      onCheck={(on) => setChecked((c) => (on ? new Set([...c, draft.id]) : new Set([...c].filter((id) => id !== draft.id))))}
+                      onCheck={(on) =>
+                        setChecked((c) => (on ? new Set([...c, draft.id]) : new Set([...c].filter((id) => id !== draft.id))))
+                      }
                       onApprove={(edit) => approve(draft, edit)}
                       onReject={() => reject(draft)}
                       onEdit={(on) => setEditing(on ? draft.id : undefined)}

@@ -28,8 +28,19 @@ export function Search() {
   const [text, setText] = useState(q)
   useEffect(() => setText(q), [q])
 
-  const params = { q, mode, workspace_id: current || undefined, kind: oneOf(KINDS, filters.kind), tag: filters.tag || undefined, source: oneOf(SOURCES, filters.source), limit: 20 }
-  const search = useApi(async (signal) => (q.trim() ? unwrap(api.GET('/api/search', { params: { query: params }, signal })) : null), [JSON.stringify(params)])
+  const params = {
+    q,
+    mode,
+    workspace_id: current || undefined,
+    kind: oneOf(KINDS, filters.kind),
+    tag: filters.tag || undefined,
+    source: oneOf(SOURCES, filters.source),
+    limit: 20,
+  }
+  const search = useApi(
+    async (signal) => (q.trim() ? unwrap(api.GET('/api/search', { params: { query: params }, signal })) : null),
+    [JSON.stringify(params)],
+  )
   const go = (next: { q?: string; mode?: string } & FilterValues) => navigate(withQuery('/app/search', { q, mode, ...filters, ...next }))
 
   return (
@@ -38,7 +49,14 @@ export function Search() {
       <form role="search" class="search-form row" onSubmit={(e) => (e.preventDefault(), go({ q: text.trim() }))}>
         <label class="grow">
           <span class="visually-hidden">Search your memory</span>
-          <input type="search" name="q" value={text} onInput={(e) => setText(e.currentTarget.value)} placeholder="Search your memory" autoFocus={!q} />
+          <input
+            type="search"
+            name="q"
+            value={text}
+            onInput={(e) => setText(e.currentTarget.value)}
+            placeholder="Search your memory"
+            autoFocus={!q}
+          />
         </label>
         <label>
           Mode
@@ -64,7 +82,8 @@ export function Search() {
             <>
               <p class="summary" role="status">
                 {plural(answer.results.length, 'result')} in {Math.round(answer.took_ms)} ms · {answer.mode}
-                {answer.results.length > 0 && ` · ${answer.matched === 'all' ? 'all words matched' : answer.matched === 'any' ? 'some words matched' : 'matched by meaning'}`}
+                {answer.results.length > 0 &&
+                  ` · ${answer.matched === 'all' ? 'all words matched' : answer.matched === 'any' ? 'some words matched' : 'matched by meaning'}`}
               </p>
               {answer.notice && (
                 <p class="notice" role="note">

@@ -45,7 +45,7 @@ function SettingsForm({ settings }: { settings: Settings }) {
   const submit = async (event: Event) => {
     event.preventDefault()
     const saved = await save.run(() => unwrap(api.PATCH('/api/settings', { body: values })))
-    if (saved) (setValues(saved), announce('Settings saved'))
+    if (saved) setValues(saved), announce('Settings saved')
   }
   return (
     <form class="card stack" onSubmit={submit} aria-labelledby="settings-heading">
@@ -54,7 +54,10 @@ function SettingsForm({ settings }: { settings: Settings }) {
         <span>
           Default workspace <span class="hint">(where documents land when none is named)</span>
         </span>
-        <select value={values.default_workspace_id ?? ''} onChange={(e) => setValues({ ...values, default_workspace_id: e.currentTarget.value || null })}>
+        <select
+          value={values.default_workspace_id ?? ''}
+          onChange={(e) => setValues({ ...values, default_workspace_id: e.currentTarget.value || null })}
+        >
           <option value="">The oldest workspace</option>
           {list?.map((w) => (
             <option key={w.id} value={w.id}>
@@ -67,7 +70,13 @@ function SettingsForm({ settings }: { settings: Settings }) {
         <legend>Search mode</legend>
         {MODES.map(([mode, text]) => (
           <label key={mode} class="choice">
-            <input type="radio" name="search_mode" value={mode} checked={values.search_mode === mode} onChange={() => setValues({ ...values, search_mode: mode })} />
+            <input
+              type="radio"
+              name="search_mode"
+              value={mode}
+              checked={values.search_mode === mode}
+              onChange={() => setValues({ ...values, search_mode: mode })}
+            />
             {text}
           </label>
         ))}
@@ -76,7 +85,13 @@ function SettingsForm({ settings }: { settings: Settings }) {
         <legend>Answer style</legend>
         {STYLES.map(([style, text]) => (
           <label key={style} class="choice">
-            <input type="radio" name="answer_style" value={style} checked={values.answer_style === style} onChange={() => setValues({ ...values, answer_style: style })} />
+            <input
+              type="radio"
+              name="answer_style"
+              value={style}
+              checked={values.answer_style === style}
+              onChange={() => setValues({ ...values, answer_style: style })}
+            />
             {text}
           </label>
         ))}

@@ -55,7 +55,13 @@ export function HistoryChart({ series }: { series: Day[] }) {
         ))}
         {series.map((d, i) =>
           i % tickEvery === 0 || i === series.length - 1 ? (
-            <text key={d.date} class="tick" x={x(i)} y={H - 8} text-anchor={series.length > 1 && i === 0 ? 'start' : series.length > 1 && i === series.length - 1 ? 'end' : 'middle'}>
+            <text
+              key={d.date}
+              class="tick"
+              x={x(i)}
+              y={H - 8}
+              text-anchor={series.length > 1 && i === 0 ? 'start' : series.length > 1 && i === series.length - 1 ? 'end' : 'middle'}
+            >
               {d.date.slice(5)}
             </text>
           ) : null,

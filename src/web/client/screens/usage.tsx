@@ -33,7 +33,12 @@ export function Usage() {
                 </p>
                 <Meter label="Documents" used={u.documents.used} limit={u.documents.limit} show={(n) => plural(n, 'document')} />
                 <Meter label="Storage" used={u.storage_bytes.used} limit={u.storage_bytes.limit} show={formatBytes} />
-                <Meter label={`API calls (${u.period})`} used={u.api_calls.used} limit={u.api_calls.limit} show={(n) => plural(n, 'call')} />
+                <Meter
+                  label={`API calls (${u.period})`}
+                  used={u.api_calls.used}
+                  limit={u.api_calls.limit}
+                  show={(n) => plural(n, 'call')}
+                />
               </div>
             )}
           </Loaded>
@@ -44,12 +49,32 @@ export function Usage() {
           <Loaded query={stats}>
             {(s) => (
               <dl class="totals">
-                <div><dt>Documents</dt><dd>{s.documents.total.toLocaleString()}</dd></div>
-                <div><dt>Memories</dt><dd>{s.memories.toLocaleString()}</dd></div>
-                <div><dt>Drafts waiting</dt><dd>{s.pending_drafts.toLocaleString()}</dd></div>
-                <div><dt>Links</dt><dd>{s.links.completed.toLocaleString()} (+{s.links.pending.toLocaleString()} suggested)</dd></div>
-                <div><dt>Searches</dt><dd>{s.searches.toLocaleString()}</dd></div>
-                <div><dt>Answers</dt><dd>{s.answers.toLocaleString()}</dd></div>
+                <div>
+                  <dt>Documents</dt>
+                  <dd>{s.documents.total.toLocaleString()}</dd>
+                </div>
+                <div>
+                  <dt>Memories</dt>
+                  <dd>{s.memories.toLocaleString()}</dd>
+                </div>
+                <div>
+                  <dt>Drafts waiting</dt>
+                  <dd>{s.pending_drafts.toLocaleString()}</dd>
+                </div>
+                <div>
+                  <dt>Links</dt>
+                  <dd>
+                    {s.links.completed.toLocaleString()} (+{s.links.pending.toLocaleString()} suggested)
+                  </dd>
+                </div>
+                <div>
+                  <dt>Searches</dt>
+                  <dd>{s.searches.toLocaleString()}</dd>
+                </div>
+                <div>
+                  <dt>Answers</dt>
+                  <dd>{s.answers.toLocaleString()}</dd>
+                </div>
               </dl>
             )}
           </Loaded>
@@ -96,7 +121,9 @@ function Billing({ onChange }: { onChange(): void }) {
     if (!session && !portal) return
     navigate('/app/usage', { replace: true })
     void action
-      .run(() => (session ? unwrap(api.POST('/api/billing/verify', { body: { session_id: session } })) : unwrap(api.POST('/api/billing/portal-sync'))))
+      .run(() =>
+        session ? unwrap(api.POST('/api/billing/verify', { body: { session_id: session } })) : unwrap(api.POST('/api/billing/portal-sync')),
+      )
       .then((s) => {
         if (!s) return
         setReturned(session ? `Welcome to ${s.plan}: your subscription is ${s.status}.` : 'Your billing details are up to date.')
@@ -107,7 +134,9 @@ function Billing({ onChange }: { onChange(): void }) {
 
   const here = `${location.origin}/app/usage`
   const upgrade = async () => {
-    const session = await action.run(() => unwrap(api.POST('/api/billing/checkout', { body: { success_url: `${here}?session_id={CHECKOUT_SESSION_ID}`, cancel_url: here } })))
+    const session = await action.run(() =>
+      unwrap(api.POST('/api/billing/checkout', { body: { success_url: `${here}?session_id={CHECKOUT_SESSION_ID}`, cancel_url: here } })),
+    )
     if (session?.url) location.assign(session.url)
   }
   const portal = async () => {
@@ -118,7 +147,11 @@ function Billing({ onChange }: { onChange(): void }) {
   return (
     <section class="card" aria-labelledby="billing-heading">
       <h2 id="billing-heading">Plan and billing</h2>
-      {returned && <p class="notice" role="status">{returned}</p>}
+      {returned && (
+        <p class="notice" role="status">
+          {returned}
+        </p>
+      )}
       <Loaded query={subscription}>
         {(s) =>
           s === null ? (
@@ -127,7 +160,12 @@ function Billing({ onChange }: { onChange(): void }) {
             <div class="stack">
               <p>
                 <strong>{s.plan}</strong> · {s.status === 'none' ? 'no subscription' : s.status.replace('_', ' ')}
-                {s.current_period_end && <> · {s.cancel_at_period_end ? 'ends' : 'renews'} {formatDate(s.current_period_end)}</>}
+                {s.current_period_end && (
+                  <>
+                    {' '}
+                    · {s.cancel_at_period_end ? 'ends' : 'renews'} {formatDate(s.current_period_end)}
+                  </>
+                )}
               </p>
               <div class="row">
                 {s.plan === 'free' && (

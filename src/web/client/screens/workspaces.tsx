@@ -22,7 +22,9 @@ export function Workspaces() {
 
   const submit = async (event: Event) => {
     event.preventDefault()
-    const made = await create.run(() => unwrap(api.POST('/api/workspaces', { body: { name: name.trim(), description: description.trim() || undefined } })))
+    const made = await create.run(() =>
+      unwrap(api.POST('/api/workspaces', { body: { name: name.trim(), description: description.trim() || undefined } })),
+    )
     if (!made) return
     setName('')
     setDescription('')
@@ -98,7 +100,14 @@ export function Workspaces() {
         )}
       </ul>
       {deleting && (
-        <Confirm title={`Delete “${deleting.name}”?`} confirm="Delete workspace" danger busy={remove.busy} onConfirm={confirmDelete} onCancel={() => setDeleting(null)}>
+        <Confirm
+          title={`Delete “${deleting.name}”?`}
+          confirm="Delete workspace"
+          danger
+          busy={remove.busy}
+          onConfirm={confirmDelete}
+          onCancel={() => setDeleting(null)}
+        >
           <p>
             Its {plural(deleting.document_count, 'document')}, their links and its connectors' documents are deleted with it.{' '}
             <strong>This cannot be undone.</strong>
@@ -116,7 +125,12 @@ function RenameForm({ workspace, onDone }: { workspace: Workspace; onDone(): voi
   const submit = async (event: Event) => {
     event.preventDefault()
     const saved = await save.run(() =>
-      unwrap(api.PATCH('/api/workspaces/{id}', { params: { path: { id: workspace.id } }, body: { name: name.trim(), description: description.trim() || null } })),
+      unwrap(
+        api.PATCH('/api/workspaces/{id}', {
+          params: { path: { id: workspace.id } },
+          body: { name: name.trim(), description: description.trim() || null },
+        }),
+      ),
     )
     if (!saved) return
     await loadWorkspaces().catch(() => {})

@@ -16,7 +16,19 @@ interface Props {
   withStatus?: boolean
 }
 
-function Choice({ label, value, options, onChange, all }: { label: string; value: string; options: readonly string[]; all: string; onChange(v: string): void }) {
+function Choice({
+  label,
+  value,
+  options,
+  onChange,
+  all,
+}: {
+  label: string
+  value: string
+  options: readonly string[]
+  all: string
+  onChange(v: string): void
+}) {
   return (
     <label>
       {label}
@@ -59,8 +71,22 @@ export function Filters({ values, onChange, withStatus = true }: Props) {
           onChange={(e) => onChange({ ...values, tag: e.currentTarget.value.trim() })}
         />
       </label>
-      <Choice label="Source" value={values.source ?? ''} options={SOURCES} all="Any" onChange={(source) => onChange({ ...values, source })} />
-      {withStatus && <Choice label="Status" value={values.status ?? ''} options={STATUSES.filter((s) => s !== 'active')} all="Active" onChange={(status) => onChange({ ...values, status })} />}
+      <Choice
+        label="Source"
+        value={values.source ?? ''}
+        options={SOURCES}
+        all="Any"
+        onChange={(source) => onChange({ ...values, source })}
+      />
+      {withStatus && (
+        <Choice
+          label="Status"
+          value={values.status ?? ''}
+          options={STATUSES.filter((s) => s !== 'active')}
+          all="Active"
+          onChange={(status) => onChange({ ...values, status })}
+        />
+      )}
     </fieldset>
   )
 }

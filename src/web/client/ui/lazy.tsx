@@ -20,7 +20,13 @@ export function lazy<P extends object>(load: () => Promise<ComponentType<P>>): C
         () => alive && setRound((r) => r + 1),
         () => {
           loading = undefined
-          if (alive) setError(new ApiError(0, 'this screen could not be loaded: the dashboard may have been updated or the service is unreachable; try again or reload'))
+          if (alive)
+            setError(
+              new ApiError(
+                0,
+                'this screen could not be loaded: the dashboard may have been updated or the service is unreachable; try again or reload',
+              ),
+            )
         },
       )
       return () => void (alive = false)

@@ -31,8 +31,20 @@ function renderBlock(block: Block, key: number, shift: number, text: RenderText)
     case 'quote':
       return <blockquote key={key}>{block.children.map((b, i) => renderBlock(b, i, shift, text))}</blockquote>
     case 'list': {
-      const items = block.items.map((item, i) => <li key={i}>{item.length === 1 && item[0]!.type === 'paragraph' ? renderInlines(item[0]!.children) : item.map((b, j) => renderBlock(b, j, shift, text))}</li>)
-      return block.ordered ? <ol key={key} start={block.start}>{items}</ol> : <ul key={key}>{items}</ul>
+      const items = block.items.map((item, i) => (
+        <li key={i}>
+          {item.length === 1 && item[0]!.type === 'paragraph'
+            ? renderInlines(item[0]!.children)
+            : item.map((b, j) => renderBlock(b, j, shift, text))}
+        </li>
+      ))
+      return block.ordered ? (
+        <ol key={key} start={block.start}>
+          {items}
+        </ol>
+      ) : (
+        <ul key={key}>{items}</ul>
+      )
     }
     case 'rule':
       return <hr key={key} />
@@ -55,7 +67,12 @@ function inlineElements(inlines: Inline[], text: RenderText): ComponentChildren 
         return <br key={i} />
       case 'link': {
         const href = safeHref(inline.href)
-        if (!href) return <span key={i} class="unsafe-link" title={`link not followed: ${inline.href}`}>{renderInlines(inline.children)}</span>
+        if (!href)
+          return (
+            <span key={i} class="unsafe-link" title={`link not followed: ${inline.href}`}>
+              {renderInlines(inline.children)}
+            </span>
+          )
         return (
           <a key={i} href={href} target="_blank" rel="noopener noreferrer nofollow">
             {renderInlines(inline.children)}

@@ -49,7 +49,7 @@ export const ERROR_CODES = {
   rate_limited: { status: 429, action: 'Wait `Retry-After` seconds (see `RateLimit-*`), then retry; or upgrade for a higher limit.' },
   headers_too_large: {
     status: 431,
-    action: 'The request line and headers are over 32 KiB: shorten the query string or drop large headers.',
+    action: 'The request line and headers are over 256 KiB: shorten the query string or drop large headers.',
   },
   internal: { status: 500, action: 'A fault of the service: retry later; if it persists, report the `x-request-id`.' },
   provider_error: {

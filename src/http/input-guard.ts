@@ -15,8 +15,9 @@ import { Elysia } from 'elysia'
 import { AppError, badRequest, notFound } from './errors'
 
 export const MAX_JSON_DEPTH = 32
-// Room for a long search query in the URL (q is accepted up to 16,384 characters, percent-encoded).
-export const MAX_HEADER_BYTES = 32 * 1024
+// Room for the longest search query in the URL: q is accepted up to 16,384 characters, and one of 4 UTF-8 bytes
+// is 12 percent-encoded, so 192 KiB; past this limit a query is refused whole, before its length can be named.
+export const MAX_HEADER_BYTES = 256 * 1024
 
 /** What is wrong with one value, or null: the first problem found, named by its path. */
 export function inputProblem(value: unknown, path: string, depth = 0): string | null {

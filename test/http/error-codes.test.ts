@@ -48,10 +48,10 @@ const CASES: Case[] = [
   ],
   [
     'http',
-    'headers over 32 KiB',
+    'headers over 256 KiB',
     431,
     'headers_too_large',
-    () => t.request('GET', '/api/workspaces', { key: u.key, headers: { 'x-padding': 'a'.repeat(40_000) } }),
+    () => t.request('GET', '/api/workspaces', { key: u.key, headers: { 'x-padding': 'a'.repeat(300_000) } }),
   ],
   [
     'http',

@@ -148,7 +148,10 @@ export function annotate(key: string, path: string, method: string, op: Json): v
     responses['422'] ??= { description: 'This Idempotency-Key was used with another request', content: ERROR }
   }
   // The edge refuses before any route (src/http/input-guard.ts, body-limit.ts): these apply to every operation.
-  responses['431'] ??= { description: 'The request line and headers together are larger than 32 KB (a long query string)', content: ERROR }
+  responses['431'] ??= {
+    description: 'The request line and headers together are larger than 256 KiB (a long query string)',
+    content: ERROR,
+  }
   if (op.requestBody) responses['413'] ??= { description: STATUS[413], content: ERROR }
   if (ETAGGED.includes(path)) {
     if (method === 'get') {

@@ -2713,7 +2713,7 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
-            /** @description The request line and headers together are larger than 32 KB (a long query string) */
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
             431: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -2831,7 +2831,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and headers together are larger than 32 KB (a long query string) */
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
             431: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -2911,7 +2911,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and headers together are larger than 32 KB (a long query string) */
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
             431: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -2950,7 +2950,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and headers together are larger than 32 KB (a long query string) */
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
             431: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -2981,7 +2981,7 @@ export interface operations {
                     "application/json": components["schemas"]["SignInProviders"];
                 };
             };
-            /** @description The request line and headers together are larger than 32 KB (a long query string) */
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
             431: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -3038,7 +3038,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and headers together are larger than 32 KB (a long query string) */
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
             431: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -3109,7 +3109,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and headers together are larger than 32 KB (a long query string) */
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
             431: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -3190,7 +3190,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and headers together are larger than 32 KB (a long query string) */
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
             431: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -3255,7 +3255,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and headers together are larger than 32 KB (a long query string) */
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
             431: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -3296,7 +3296,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and headers together are larger than 32 KB (a long query string) */
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
             431: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -3434,7 +3434,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and headers together are larger than 32 KB (a long query string) */
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
             431: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -3538,7 +3538,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and headers together are larger than 32 KB (a long query string) */
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
             431: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -3595,7 +3595,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and headers together are larger than 32 KB (a long query string) */
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
             431: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -3716,7 +3716,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and headers together are larger than 32 KB (a long query string) */
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
             431: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -3794,7 +3794,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and headers together are larger than 32 KB (a long query string) */
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
             431: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -3910,7 +3910,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and headers together are larger than 32 KB (a long query string) */
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
             431: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -4048,7 +4048,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and headers together are larger than 32 KB (a long query string) */
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
             431: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -4116,7 +4116,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and headers together are larger than 32 KB (a long query string) */
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
             431: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -4192,7 +4192,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and headers together are larger than 32 KB (a long query string) */
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
             431: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -4395,7 +4395,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and headers together are larger than 32 KB (a long query string) */
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
             431: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -4537,7 +4537,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and headers together are larger than 32 KB (a long query string) */
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
             431: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -4646,7 +4646,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and headers together are larger than 32 KB (a long query string) */
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
             431: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -4717,7 +4717,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and headers together are larger than 32 KB (a long query string) */
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
             431: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -4794,7 +4794,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and headers together are larger than 32 KB (a long query string) */
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
             431: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -4910,7 +4910,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and headers together are larger than 32 KB (a long query string) */
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
             431: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -5073,7 +5073,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and headers together are larger than 32 KB (a long query string) */
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
             431: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -5179,7 +5179,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and headers together are larger than 32 KB (a long query string) */
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
             431: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -5285,7 +5285,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and headers together are larger than 32 KB (a long query string) */
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
             431: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -5389,7 +5389,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and headers together are larger than 32 KB (a long query string) */
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
             431: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -5513,7 +5513,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and headers together are larger than 32 KB (a long query string) */
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
             431: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -5619,7 +5619,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and headers together are larger than 32 KB (a long query string) */
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
             431: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -5725,7 +5725,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and headers together are larger than 32 KB (a long query string) */
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
             431: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -5790,7 +5790,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and headers together are larger than 32 KB (a long query string) */
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
             431: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -5925,7 +5925,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and headers together are larger than 32 KB (a long query string) */
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
             431: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -6031,7 +6031,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and headers together are larger than 32 KB (a long query string) */
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
             431: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -6185,7 +6185,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and headers together are larger than 32 KB (a long query string) */
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
             431: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -6260,7 +6260,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and headers together are larger than 32 KB (a long query string) */
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
             431: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -6410,7 +6410,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and headers together are larger than 32 KB (a long query string) */
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
             431: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -6540,7 +6540,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and headers together are larger than 32 KB (a long query string) */
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
             431: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -6676,7 +6676,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and headers together are larger than 32 KB (a long query string) */
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
             431: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -6735,7 +6735,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and headers together are larger than 32 KB (a long query string) */
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
             431: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -6803,7 +6803,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and headers together are larger than 32 KB (a long query string) */
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
             431: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -6880,7 +6880,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and headers together are larger than 32 KB (a long query string) */
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
             431: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -6985,7 +6985,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and headers together are larger than 32 KB (a long query string) */
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
             431: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -7116,7 +7116,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and headers together are larger than 32 KB (a long query string) */
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
             431: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -7183,7 +7183,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and headers together are larger than 32 KB (a long query string) */
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
             431: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -7224,7 +7224,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and headers together are larger than 32 KB (a long query string) */
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
             431: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -7278,7 +7278,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and headers together are larger than 32 KB (a long query string) */
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
             431: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -7408,7 +7408,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and headers together are larger than 32 KB (a long query string) */
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
             431: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -7463,7 +7463,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and headers together are larger than 32 KB (a long query string) */
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
             431: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -7576,7 +7576,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and headers together are larger than 32 KB (a long query string) */
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
             431: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -7689,7 +7689,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and headers together are larger than 32 KB (a long query string) */
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
             431: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -7757,7 +7757,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and headers together are larger than 32 KB (a long query string) */
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
             431: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -7798,7 +7798,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and headers together are larger than 32 KB (a long query string) */
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
             431: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -7852,7 +7852,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and headers together are larger than 32 KB (a long query string) */
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
             431: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -7948,7 +7948,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and headers together are larger than 32 KB (a long query string) */
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
             431: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -7990,7 +7990,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and headers together are larger than 32 KB (a long query string) */
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
             431: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -8080,7 +8080,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and headers together are larger than 32 KB (a long query string) */
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
             431: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -8207,7 +8207,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and headers together are larger than 32 KB (a long query string) */
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
             431: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -8336,7 +8336,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and headers together are larger than 32 KB (a long query string) */
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
             431: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -8458,7 +8458,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and headers together are larger than 32 KB (a long query string) */
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
             431: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -8559,7 +8559,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and headers together are larger than 32 KB (a long query string) */
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
             431: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -8636,7 +8636,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and headers together are larger than 32 KB (a long query string) */
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
             431: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -8697,7 +8697,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and headers together are larger than 32 KB (a long query string) */
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
             431: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -8841,7 +8841,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and headers together are larger than 32 KB (a long query string) */
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
             431: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -8932,7 +8932,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and headers together are larger than 32 KB (a long query string) */
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
             431: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -8993,7 +8993,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and headers together are larger than 32 KB (a long query string) */
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
             431: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -9096,7 +9096,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and headers together are larger than 32 KB (a long query string) */
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
             431: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -9174,7 +9174,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and headers together are larger than 32 KB (a long query string) */
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
             431: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -9280,7 +9280,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and headers together are larger than 32 KB (a long query string) */
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
             431: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -9410,7 +9410,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and headers together are larger than 32 KB (a long query string) */
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
             431: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -9534,7 +9534,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and headers together are larger than 32 KB (a long query string) */
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
             431: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -9621,7 +9621,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and headers together are larger than 32 KB (a long query string) */
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
             431: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -9754,7 +9754,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and headers together are larger than 32 KB (a long query string) */
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
             431: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -9796,7 +9796,7 @@ export interface operations {
                     "application/json": components["schemas"]["OpenAIError"];
                 };
             };
-            /** @description The request line and headers together are larger than 32 KB (a long query string) */
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
             431: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -9859,7 +9859,7 @@ export interface operations {
                     "application/json": components["schemas"]["OpenAIError"];
                 };
             };
-            /** @description The request line and headers together are larger than 32 KB (a long query string) */
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
             431: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -10102,7 +10102,7 @@ export interface operations {
                     "application/json": components["schemas"]["OpenAIError"];
                 };
             };
-            /** @description The request line and headers together are larger than 32 KB (a long query string) */
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
             431: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -10337,7 +10337,7 @@ export interface operations {
                     "application/json": components["schemas"]["OpenAIError"];
                 };
             };
-            /** @description The request line and headers together are larger than 32 KB (a long query string) */
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
             431: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -10530,7 +10530,7 @@ export interface operations {
                     "application/json": components["schemas"]["OpenAIError"];
                 };
             };
-            /** @description The request line and headers together are larger than 32 KB (a long query string) */
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
             431: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -10614,7 +10614,7 @@ export interface operations {
                     "application/json": components["schemas"]["OAuthError"];
                 };
             };
-            /** @description The request line and headers together are larger than 32 KB (a long query string) */
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
             431: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -10679,7 +10679,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and headers together are larger than 32 KB (a long query string) */
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
             431: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -10744,7 +10744,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and headers together are larger than 32 KB (a long query string) */
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
             431: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -10840,7 +10840,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request line and headers together are larger than 32 KB (a long query string) */
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
             431: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];

@@ -23,7 +23,8 @@ FormatRegistry.Set('email', (value) => EMAIL.test(value))
 // `uri-template` (RFC 6570) for a return URL Stripe fills in: `…?session_id={CHECKOUT_SESSION_ID}` is not a URI
 // (braces are not URI characters) but is a template whose expansion is one. Checked as the URI it expands to.
 const uri = FormatRegistry.Get('uri')
-FormatRegistry.Set(
-  'uri-template',
-  (value) => !!uri && !/[{}]/.test(value.replace(/\{[A-Za-z0-9_]+\}/g, '')) && uri(value.replace(/\{[A-Za-z0-9_]+\}/g, 'x')),
-)
+const TEMPLATE_EXPRESSION = /\{[A-Za-z0-9_]+\}/g
+FormatRegistry.Set('uri-template', (value) => {
+  const expanded = value.replace(TEMPLATE_EXPRESSION, 'x')
+  return !!uri && !/[{}]/.test(expanded) && uri(expanded)
+})

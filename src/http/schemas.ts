@@ -65,6 +65,10 @@ export const Page = <T extends TSchema>(item: T, title: string) =>
 // PostgreSQL's varchar does. t.String counts UTF-16 units (`value.length`), so 60 emoji (120 units) were
 // refused as "more than 100 characters" though the document allows them. Same schema in the document;
 // checked here (pattern with the `u` flag, and the named format) by its own kind.
+// Compiled once per pattern: this check runs on every request that carries a bounded string.
+const patterns = new Map<string, RegExp>()
+const patternOf = (source: string) => patterns.get(source) ?? patterns.set(source, new RegExp(source, 'u')).get(source)!
+
 TypeRegistry.Set<TextOptions>('Text', (schema, value) => {
   if (typeof value !== 'string') return false
   if (schema.minLength !== undefined || schema.maxLength !== undefined) {
@@ -72,7 +76,7 @@ TypeRegistry.Set<TextOptions>('Text', (schema, value) => {
     for (const _ of value) if (++n > (schema.maxLength ?? Infinity)) return false
     if (n < (schema.minLength ?? 0)) return false
   }
-  if (schema.pattern !== undefined && !new RegExp(schema.pattern, 'u').test(value)) return false
+  if (schema.pattern !== undefined && !patternOf(schema.pattern).test(value)) return false
   if (schema.format !== undefined) {
     const check = FormatRegistry.Get(schema.format)
     if (!check?.(value)) return false

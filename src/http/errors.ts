@@ -1,4 +1,5 @@
 // One error shape for the whole API: services throw these; `errorHandler` maps every error to `{ error, code }` (OpenAI's shape on /v1).
+import type { ValueError } from '@sinclair/typebox/errors'
 import { Elysia, ValidationError } from 'elysia'
 import { DatabaseCrashedError } from '../../db/pglite-guard'
 import type { Logger } from '../log'
@@ -97,13 +98,41 @@ function accountGone(error: unknown): boolean {
 
 /** "body.learnings[2].title: Expected string" — names the field, as DESIGN.md §5 asks. */
 function describeValidation(error: ValidationError): string {
-  const first = error.valueError
+  const first = error.valueError && specific(error.valueError)
   if (!first) return `invalid ${error.type}`
   const where = first.path
     .split('/')
     .filter(Boolean)
     .map((part) => (/^\d+$/.test(part) ? `[${part}]` : `.${part}`))
     .join('')
-  const message = (first.schema as { error?: unknown })?.error ?? first.message
+  // A Text's message is about its length or form; a value that is no string at all is told so instead.
+  const notText = (first.schema as { [Kind]?: unknown })[Kind] === 'Text' && first.value !== undefined && typeof first.value !== 'string'
+  const message = notText
+    ? `must be a string, not ${jsonType(first.value)}`
+    : ((first.schema as { error?: unknown })?.error ?? first.message)
   return `${error.type}${where}: ${String(message)}`
 }
+
+/**
+ * A union that failed says only "Expected union value"; unless it carries its own message, the error of the branch
+ * that got furthest into the value names the field — `tools: [{ type: 'web_search' }]` against a nullable list of
+ * function tools is wrong at tools[0].type, not at tools.
+ */
+function specific(error: ValueError): ValueError {
+  if ((error.schema as { error?: unknown }).error !== undefined || !error.errors?.length) return error
+  let best: ValueError | undefined
+  for (const branch of error.errors) {
+    const first = branch.First()
+    if (!first) continue
+    const candidate = specific(first)
+    // The deepest error wins; at equal depth, not the null branch of a nullable field ("Expected null" helps no one).
+    if (!best || candidate.path.length > best.path.length || (candidate.path.length === best.path.length && isNull(best))) best = candidate
+  }
+  return best ?? error
+}
+
+const isNull = (error: ValueError) => (error.schema as { type?: unknown }).type === 'null'
+
+const Kind = Symbol.for('TypeBox.Kind')
+const jsonType = (value: unknown) =>
+  value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value === 'object' ? 'an object' : `a ${typeof value}`

@@ -1,22 +1,29 @@
 // `bun run fuzz`: schemathesis (pinned, test/fuzz/schemathesis.ts) against the service it starts on a random
 // port, every check on, bounded in time; exits non-zero on any finding. .ci/run runs it after the test suites.
-//   bun run fuzz [--max-time SECONDS] [--seed N] [--workers N] [-- extra `st run` arguments, e.g. --include-path /api/search]
+//   bun run fuzz [--max-time SECONDS] [--seed N] [--workers N] [other `st run` arguments, e.g. --include-path /api/search]
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { parseArgs } from 'node:util'
 import { startFuzzChild } from '../http/fuzz/child'
 import type { Actor } from '../http/fuzz/fixtures'
 import { installSchemathesis, SCHEMATHESIS_VERSION } from './schemathesis'
 
-const { values, positionals } = parseArgs({
-  options: {
-    'max-time': { type: 'string', default: process.env.FUZZ_MAX_TIME ?? '150' },
-    seed: { type: 'string', default: process.env.FUZZ_SEED ?? '16' },
-    workers: { type: 'string', default: '2' },
-  },
-  allowPositionals: true,
-})
+// Bun hands a script its arguments without the `--` that separates ours from schemathesis's, so parseArgs
+// cannot tell them apart: our three options are read here, and every other argument goes to `st run` as given.
+const OURS = ['max-time', 'seed', 'workers'] as const
+const values: Record<(typeof OURS)[number], string> = {
+  'max-time': process.env.FUZZ_MAX_TIME ?? '150',
+  seed: process.env.FUZZ_SEED ?? '16',
+  workers: '2',
+}
+const positionals: string[] = []
+for (let i = 2; i < Bun.argv.length; i++) {
+  const arg = Bun.argv[i]!
+  const [name, inline] = arg.startsWith('--') ? arg.slice(2).split(/=(.*)/s) : []
+  const ours = OURS.find((o) => o === name)
+  if (ours) values[ours] = inline ?? Bun.argv[++i] ?? ''
+  else positionals.push(arg)
+}
 
 const CONFIG = new URL('./schemathesis.toml', import.meta.url).pathname
 /** Findings accepted for now, each with its `why`: what no schema can say (a signature, a server setting, a
@@ -50,7 +57,7 @@ const runs: Run[] = [
   {
     label: 'every operation',
     actor: f.a,
-    args: ['--exclude-path', '/api/account', '--exclude-path', '/api/keys/{id}', '--max-time', values['max-time']!],
+    args: ['--exclude-path', '/api/account', '--exclude-path', '/api/keys/{id}', '--max-time', values['max-time']],
   },
   { label: 'DELETE /api/keys/{id}', actor: f.signer, args: ['--include-path', '/api/keys/{id}', ...alone] },
   { label: 'DELETE /api/account', actor: f.deleter, args: ['--include-path', '/api/account', ...alone] },
@@ -70,9 +77,9 @@ try {
       '--checks',
       'all',
       '--workers',
-      values.workers!,
+      values.workers,
       '--seed',
-      values.seed!,
+      values.seed,
       '--max-examples',
       '50',
       '--request-timeout',

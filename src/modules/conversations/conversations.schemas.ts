@@ -48,7 +48,8 @@ export const UpdateConversationBody = t.Object(
     name: t.Optional(Text({ minLength: 1, maxLength: 200, pattern: '\\S', error: 'name must be 1 to 200 characters, not only spaces' })),
     workspace_id: t.Optional(t.Nullable(Uuid('Scope later questions to this workspace (null: all)'))),
   },
-  { minProperties: 1, error: 'give name or workspace_id' },
+  // anyOf documents the rule (a body naming neither is refused, whatever else it carries); the service enforces it.
+  { minProperties: 1, anyOf: [{ required: ['name'] }, { required: ['workspace_id'] }], error: 'give name or workspace_id' },
 )
 
 export const SourcesEntry = t.Object(

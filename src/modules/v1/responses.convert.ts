@@ -99,11 +99,11 @@ function toMessages(items: Item[], offset: number): { messages: ModelMessage[]; 
 }
 
 function toolsOf(tools: Body['tools']): TurnRequest['tools'] {
-  return (tools ?? []).map((tool, i) => {
-    if (tool.type !== 'function' || !tool.name)
-      throw badRequest(`tools[${i}]: only function tools with a name are supported here (${tool.type} is a tool OpenAI hosts)`)
-    return { name: tool.name, description: tool.description ?? undefined, parameters: tool.parameters ?? undefined }
-  })
+  return (tools ?? []).map((tool) => ({
+    name: tool.name,
+    description: tool.description ?? undefined,
+    parameters: tool.parameters ?? undefined,
+  }))
 }
 
 function formatOf(text: Body['text']): JsonFormat | undefined {

@@ -20,10 +20,17 @@ const InputItem = t.Object(
   { additionalProperties: t.Unknown() },
 )
 
+// Only function tools: the tools OpenAI hosts (web_search, file_search, …) do not exist here.
 const Tool = t.Object(
   {
-    type: t.String(),
-    name: t.Optional(Text({ minLength: 1, maxLength: 64 })),
+    type: t.Literal('function', {
+      error: "only 'function' tools are supported here, not the tools OpenAI hosts (web_search, file_search, …)",
+    }),
+    name: Text({
+      minLength: 1,
+      maxLength: 64,
+      error: 'a function tool needs a name of 1 to 64 characters (the tools OpenAI hosts, such as web_search, are not supported here)',
+    }),
     description: t.Optional(t.Nullable(t.String())),
     parameters: t.Optional(t.Nullable(FunctionParameters)),
   },

@@ -75,7 +75,9 @@ const ChatMessage = t.Object(
 export const FunctionParameters = t.Record(t.String(), t.Unknown(), { description: 'JSON schema of the arguments' })
 const ChatTool = t.Object(
   {
-    type: t.Literal('function', { error: "tools[].type: only 'function' tools are supported" }),
+    type: t.Literal('function', {
+      error: "only 'function' tools are supported here, not the tools OpenAI hosts (web_search, file_search, …)",
+    }),
     function: t.Object({
       name: Text({ minLength: 1, maxLength: 64 }),
       description: t.Optional(t.String()),

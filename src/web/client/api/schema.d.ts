@@ -7022,7 +7022,7 @@ export interface operations {
                      * @description Scope later questions to this workspace (null: all)
                      */
                     workspace_id?: string | null;
-                };
+                } | unknown | unknown;
             };
         };
         responses: {
@@ -10177,8 +10177,9 @@ export interface operations {
                     temperature?: number | null;
                     top_p?: number | null;
                     tools?: ({
-                        type: string;
-                        name?: string;
+                        /** @constant */
+                        type: "function";
+                        name: string;
                         description?: string | null;
                         /** @description JSON schema of the arguments */
                         parameters?: {

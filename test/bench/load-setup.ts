@@ -156,7 +156,11 @@ export async function startService(env: Record<string, string>, apis: number, wo
     for (let i = 0; i < apis; i++) {
       const port = await freePort()
       const url = `http://127.0.0.1:${port}`
-      started.push(spawn(['--max-http-header-size=524288', 'src/index.ts'], { ...env, PORT: String(port), BASE_URL: url }, `api ${i + 1}`))
+      // BENCH_CPU_PROF_DIR=dir: each API process writes a CPU profile there (Markdown, grep-friendly) when it stops.
+      const profile = process.env.BENCH_CPU_PROF_DIR ? ['--cpu-prof-md', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`] : []
+      started.push(
+        spawn([...profile, '--max-http-header-size=524288', 'src/index.ts'], { ...env, PORT: String(port), BASE_URL: url }, `api ${i + 1}`),
+      )
       urls.push(url)
     }
     if (worker) started.push(spawn(['src/jobs/main.ts'], env, 'worker'))

@@ -201,25 +201,25 @@ export class IndexBuilder {
   }
 
   /**
-   * Adds a term's postings, given flat as document id, tf, dl, document id, tf, dl…; false when a document is not
-   * in the copy (written after the documents were read).
+   * Adds a term's postings, given flat as document id, tf, dl, document id, tf, dl…. Postings of a document not in
+   * the copy (written after the documents were read) are left out: the log of changes brings it.
    */
-  addTerm(term: string, flat: ArrayLike<string | number>): boolean {
+  addTerm(term: string, flat: ArrayLike<string | number>): void {
     const start = this.docs.length
     let ordered = true
     for (let k = 0; k < flat.length; k += 3) {
       const d = this.at.get(String(flat[k]))
-      if (d === undefined) return (this.truncate(start), false)
+      if (d === undefined) continue
       const tf = Number(flat[k + 1])
       this.dl[d] = Number(flat[k + 2])
       if (this.docs.length > start && d <= this.docs.data[this.docs.length - 1]!) ordered = false
       this.push(d, tf)
     }
+    if (this.docs.length === start) return
     if (!ordered) this.sortPostings(start)
     this.termList.push(term)
     this.chars += term.length
     this.postingAt.push(this.docs.length)
-    return true
   }
 
   private truncate(start: number) {

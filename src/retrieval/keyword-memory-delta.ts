@@ -1,0 +1,64 @@
+// Reads what changed in a user's keyword index since a copy's version, from the log the version triggers keep
+// (keyword_changes, migration 0028): the corpus statistics now, which documents changed, and the fields and
+// postings of those that still exist — in one statement, so the statistics and the documents are of one snapshot.
+import { sql } from 'drizzle-orm'
+import { queryRows, type Tx } from '../../db/client'
+import type { DocumentFields } from './keyword-memory-index'
+
+/** A changed document as it is now: its fields and its postings (term, tf, dl). */
+export interface ChangedDocument extends DocumentFields {
+  postings: [string, number, number][] | null
+}
+
+export type Changes =
+  | {
+      version: number
+      documents: number
+      totalLen: number
+      /** Every document that changed since the copy's version, existing or gone. */
+      changed: string[]
+      /** Those that exist, as they are now. */
+      current: ChangedDocument[]
+    }
+  /** The log no longer holds every version since the copy's (pruned), or more documents changed than `maxDocuments`. */
+  | { version: number; incomplete: true }
+
+/** Changes since `since`, or null when the user has no keyword statistics. */
+export async function changesSince(db: Tx, userId: string, since: number, maxDocuments: number): Promise<Changes | null> {
+  // Complete when every version in (since, now] wrote a row (each move of the version writes at least one).
+  const [row] = await queryRows<{
+    version: number
+    documents: number
+    total_len: number
+    complete: boolean
+    changed: string | null
+    current: string | null
+  }>(
+    db,
+    sql`with s as (select version, documents, total_len from keyword_stats where user_id = ${userId}),
+      ch as (select c.version, c.document_id from keyword_changes c, s
+             where c.user_id = ${userId} and c.version > ${since}::bigint and c.version <= s.version),
+      ids as (select distinct document_id from ch),
+      ok as (select (select count(distinct version) from ch) = (select version from s) - ${since}::bigint
+                    and (select count(*) from ids) <= ${maxDocuments}::int as complete)
+      select s.version::float8 as version, s.documents, s.total_len, ok.complete,
+        case when ok.complete then (select coalesce(json_agg(document_id), '[]')::text from ids) end as changed,
+        case when ok.complete then (
+          select coalesce(json_agg(x), '[]')::text from (
+            select d.id, d.status, d.workspace_id, d.kind, d.source, d.tags, d.pinned, d.rating,
+                   (select json_agg(json_build_array(p.term, p.tf, p.dl)) from postings p
+                     where p.user_id = ${userId} and p.document_id = d.id) as postings
+            from documents d where d.user_id = ${userId} and d.id in (select document_id from ids)) x) end as current
+      from s, ok`,
+  )
+  if (!row) return null
+  const version = Number(row.version)
+  if (!row.complete || row.changed === null || row.current === null) return { version, incomplete: true }
+  return {
+    version,
+    documents: Number(row.documents),
+    totalLen: Number(row.total_len),
+    changed: JSON.parse(row.changed),
+    current: JSON.parse(row.current),
+  }
+}

@@ -70,8 +70,10 @@ export function withChanges(
   changed: string[],
   current: ChangedDocument[],
 ): KeywordCopy {
-  let segments = copy.segments.map((s) => tombstoned(s, changed))
-  if (current.length > 0) segments.push(segmentOf(build(current, version, stats)))
+  const ids = [...new Set(changed)]
+  const docs = [...new Map(current.map((d) => [d.id, d])).values()]
+  let segments = copy.segments.map((s) => tombstoned(s, ids))
+  if (docs.length > 0) segments.push(segmentOf(build(docs, version, stats)))
   segments = tiered(segments, version, stats)
   return copyOf(version, stats, segments)
 }

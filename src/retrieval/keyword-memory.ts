@@ -112,6 +112,11 @@ export class KeywordMemory {
     return load
   }
 
+  /** Whether a full load of the user's copy is running. */
+  isLoading(userId: string): boolean {
+    return this.loading.has(userId)
+  }
+
   forget(userId: string): void {
     this.copies.delete(userId)
   }
@@ -188,8 +193,9 @@ export class KeywordMemory {
       const base = copyOf(loaded.stats.version, loaded.stats, [segmentOf(loaded.index)])
       const changes = await changesSince(db, userId, base.version, 2 ** 31 - 1)
       const took = performance.now() - started
-      // Under steady writes a reload is wanted again soon: back off in proportion to what a load costs.
-      this.notBefore.set(userId, Date.now() + Math.max(2_000, 2 * took))
+      // Reloads are not run back to back: at most half the time goes to them (more when they fail).
+      const failed = !changes || 'incomplete' in changes
+      this.notBefore.set(userId, Date.now() + (failed ? Math.max(2_000, 2 * took) : took))
       if (!changes || 'incomplete' in changes) return null
       const copy = withChanges(base, changes.version, changes, changes.changed, changes.current)
       this.tooLarge.delete(userId)

@@ -2,7 +2,7 @@
 -- document, at the version the statement gave the user), so an in-memory copy of a user's keyword index catches
 -- up by reading only those documents (src/retrieval/keyword-memory-delta.ts). Every move of a version writes at
 -- least one row, so a copy can tell a complete log from a pruned one by counting versions. A deletion that
--- cascades from the user being deleted writes none: the rows would outlive the account.
+-- cascades from the user being deleted writes none: its user is gone (the foreign key would refuse the row).
 CREATE OR REPLACE FUNCTION keyword_stats_track() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
   moved bigint;

@@ -47,13 +47,15 @@ export const keywordStats = pgTable('keyword_stats', {
  * Which documents changed at which keyword_stats.version (the triggers that move the version write it), so an
  * in-process copy of the keyword index catches up with writes by fetching only those documents
  * (src/retrieval/keyword-memory-delta.ts). Pruned by the periodic maintenance to the last hour: a copy older
- * than the log reloads in full. No foreign key: a deletion cascading from the user writes no row (the trigger
- * checks), and a key check on every logged document would cost every ingest.
+ * than the log reloads in full. Deleted with the user (a deletion cascading from the user writes no row: the
+ * trigger checks the user is still there).
  */
 export const keywordChanges = pgTable(
   'keyword_changes',
   {
-    user_id: uuid('user_id').notNull(),
+    user_id: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
     version: bigint('version', { mode: 'number' }).notNull(),
     document_id: uuid('document_id').notNull(),
     changed_at: timestamp('changed_at', { withTimezone: true }).notNull().defaultNow(),

@@ -28,8 +28,7 @@ type Random = ReturnType<typeof generator>
 const WORKSPACES = ['11111111-1111-4111-8111-111111111111', '22222222-2222-4222-8222-222222222222']
 const STEMS = ['cell', 'gene', 'prot', 'vacc', 'immun', 'tum', 'rec', 'ops']
 const VOCABULARY = Array.from({ length: 120 }, (_, i) => `${STEMS[i % STEMS.length]}${i < STEMS.length ? '' : i.toString(36)}`)
-const uuid = (r: Random) =>
-  [8, 4, 4, 4, 12].map((n) => Array.from({ length: n }, () => r.int(16).toString(16)).join('')).join('-')
+const uuid = (r: Random) => [8, 4, 4, 4, 12].map((n) => Array.from({ length: n }, () => r.int(16).toString(16)).join('')).join('-')
 
 /** A document: fields and postings; `long` documents move the average length when they come and go. */
 function documentOf(r: Random, id: string, long = false): ChangedDocument {
@@ -103,7 +102,10 @@ describe('a keyword copy caught up by deltas', () => {
           const ids = [...docs.keys()]
           if (roll < 0.5) {
             const id = r.pick(ids)
-            docs.set(id, r.next() < 0.5 ? documentOf(r, id) : { ...docs.get(id)!, status: r.pick(['active', 'archived']), rating: r.pick([-1, 1]) })
+            docs.set(
+              id,
+              r.next() < 0.5 ? documentOf(r, id) : { ...docs.get(id)!, status: r.pick(['active', 'archived']), rating: r.pick([-1, 1]) },
+            )
             changed.push(id)
           } else if (roll < 0.8) {
             const id = uuid(r)
@@ -117,7 +119,13 @@ describe('a keyword copy caught up by deltas', () => {
         }
         version++
         const stats = statsOf(docs)
-        copy = withChanges(copy, version, stats, changed, changed.flatMap((id) => (docs.has(id) ? [docs.get(id)!] : [])))
+        copy = withChanges(
+          copy,
+          version,
+          stats,
+          changed,
+          changed.flatMap((id) => (docs.has(id) ? [docs.get(id)!] : [])),
+        )
         const fresh = copyOf(version, stats, [segmentOf(build([...docs.values()], version, stats))])
         if (copy.segments.length > 1) segmented++
         if (copy.segments[0]!.deadList.length > 0) tombstoned++
@@ -182,7 +190,13 @@ describe('block bounds when the average length grows', () => {
         docs.set(id, long)
         added.push(long)
       }
-      const copy = withChanges(base, 2, statsOf(docs), added.map((d) => d.id), added)
+      const copy = withChanges(
+        base,
+        2,
+        statsOf(docs),
+        added.map((d) => d.id),
+        added,
+      )
       expect(copy.avgdl).toBeGreaterThan(10 * base.avgdl)
       for (let q = 0; q < 200; q++) {
         const terms = query(r).filter((t) => !t.prefix)

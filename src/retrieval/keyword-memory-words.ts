@@ -1,6 +1,6 @@
 // A query over a user's in-memory copy, prepared for ranking: in each segment, each query word as one list of
-// (document, score) with its upper bound, and the search's filter as a test of a live document number. Shared by the pruned ranking
-// and the exhaustive one it must equal (keyword-memory-rank.ts, keyword-memory-exhaustive.ts).
+// (document, score) with its upper bound, and the search's filter as a test of a live document number. Shared
+// by the pruned ranking and the exhaustive one it must equal (keyword-memory-rank.ts, keyword-memory-exhaustive.ts).
 import type { QueryTerm } from './keyword-query'
 import { PREFIX_WEIGHT } from './ranking'
 import { liveCount, type KeywordCopy, type Segment } from './keyword-memory-copy'

@@ -144,31 +144,30 @@ export class KeywordMemory {
     return run
   }
 
-  /** One catch-up: what changed since the copy's version, applied as a delta. */
+  /** One catch-up: what changed since the copy's version, applied as a delta. Null (SQL ranks) if it fails. */
   private async advance(db: Tx, userId: string): Promise<KeywordCopy | null> {
     const copy = this.copies.get(userId)
     if (!copy) return null
-    const base = copy.segments[0]!.index
-    let changes: Awaited<ReturnType<typeof changesSince>>
     try {
-      changes = await changesSince(db, userId, copy.version, Math.max(CATCH_UP_DOCUMENTS, base.count >> 2))
+      const base = copy.segments[0]!.index
+      const changes = await changesSince(db, userId, copy.version, Math.max(CATCH_UP_DOCUMENTS, base.count >> 2))
+      if (!changes) return null
+      if ('incomplete' in changes) {
+        this.startLoad(db, userId)
+        return null
+      }
+      if (changes.version === copy.version) return this.lookup(db, userId, copy.version, 0) ?? copy
+      const next = withChanges(copy, changes.version, changes, changes.changed, changes.current)
+      this.catchUps++
+      const installed = this.copies.get(userId)
+      if (installed === copy || (installed && installed.version < next.version)) this.install(userId, next)
+      const share = this.options.deltaShare ?? 0.1
+      if (next.deltaDocuments > share * base.count || next.deltaPostings > share * base.postings) this.startLoad(db, userId)
+      return next
     } catch (error) {
       this.options.log.warn('keyword index could not catch up in memory', { user_id: userId, error: String(error) })
       return null
     }
-    if (!changes) return null
-    if ('incomplete' in changes) {
-      this.startLoad(db, userId)
-      return null
-    }
-    if (changes.version === copy.version) return this.lookup(db, userId, copy.version, 0) ?? copy
-    const next = withChanges(copy, changes.version, changes, changes.changed, changes.current)
-    this.catchUps++
-    const installed = this.copies.get(userId)
-    if (installed === copy || (installed && installed.version < next.version)) this.install(userId, next)
-    const share = this.options.deltaShare ?? 0.1
-    if (next.deltaDocuments > share * base.count || next.deltaPostings > share * base.postings) this.startLoad(db, userId)
-    return next
   }
 
   private async loadNow(db: Tx, userId: string): Promise<KeywordCopy | null> {

@@ -20,8 +20,20 @@ let memory: KeywordMemory
 let workspaces: string[] = []
 const ids: string[] = []
 
-const WORDS = ['vaccine', 'vaccination', 'immune', 'response', 'protein', 'cell', 'tumor', 'growth', 'signal', 'pathway', 'mouse']
-  .concat(['patient', 'trial', 'dose', 'risk', 'gene', 'expression', 'receptor', 'ops', 'options', 'operators', 'optimal', 'recall'])
+const WORDS = ['vaccine', 'vaccination', 'immune', 'response', 'protein', 'cell', 'tumor', 'growth', 'signal', 'pathway', 'mouse'].concat([
+  'patient',
+  'trial',
+  'dose',
+  'risk',
+  'gene',
+  'expression',
+  'receptor',
+  'ops',
+  'options',
+  'operators',
+  'optimal',
+  'recall',
+])
 
 /** mulberry32: seeded, so a failure names its step and replays. */
 function generator(seed: number) {
@@ -89,7 +101,12 @@ async function expectExact(copy: KeywordCopy, queries: string[], context: string
   for (const q of queries) {
     const terms = await analyzeQuery(t.deps.db, q)
     const words = new Set(terms.map((x) => x.idx)).size
-    const filters: MemoryFilter[] = [{}, { workspaceId: r.pick(workspaces) }, { kind: 'note', tag: 'lab' }, { excludeDocument: r.pick(ids) }]
+    const filters: MemoryFilter[] = [
+      {},
+      { workspaceId: r.pick(workspaces) },
+      { kind: 'note', tag: 'lab' },
+      { excludeDocument: r.pick(ids) },
+    ]
     if (r.next() < 0.3) filters.push({ onlyDocument: r.pick(ids) })
     for (const f of filters) {
       for (const limit of [3, 40]) {

@@ -52,3 +52,30 @@ BEGIN
   END IF;
   RETURN NULL;
 END $$;
+--> statement-breakpoint
+-- What changed in a user's keyword index since version p_since (src/retrieval/keyword-memory-delta.ts): the
+-- statistics now, whether the log holds every version since (each move of the version wrote a row) and at most
+-- p_max documents changed, and then the changed ids and those that exist with their fields and postings as JSON.
+-- One query, so all of it is of one snapshot; a function, so its plan is made once per connection (planning the
+-- query took longer than running it on the embedded database).
+CREATE OR REPLACE FUNCTION keyword_changes_since(p_user uuid, p_since bigint, p_max integer)
+RETURNS TABLE (r_version float8, r_documents integer, r_total_len float8, r_complete boolean, r_changed text, r_current text)
+LANGUAGE plpgsql STABLE SET plan_cache_mode = force_generic_plan AS $$
+BEGIN
+  RETURN QUERY
+  WITH s AS (SELECT k.version, k.documents, k.total_len FROM keyword_stats k WHERE k.user_id = p_user),
+  ch AS (SELECT c.version, c.document_id FROM keyword_changes c, s
+         WHERE c.user_id = p_user AND c.version > p_since AND c.version <= s.version),
+  ids AS (SELECT DISTINCT ch.document_id FROM ch),
+  ok AS (SELECT (SELECT count(DISTINCT ch.version) FROM ch) = (SELECT s.version FROM s) - p_since
+                AND (SELECT count(*) FROM ids) <= p_max AS complete)
+  SELECT s.version::float8, s.documents, s.total_len, ok.complete,
+    CASE WHEN ok.complete THEN (SELECT coalesce(json_agg(ids.document_id), '[]')::text FROM ids) END,
+    CASE WHEN ok.complete THEN (
+      SELECT coalesce(json_agg(x), '[]')::text FROM (
+        SELECT d.id, d.status, d.workspace_id, d.kind, d.source, d.tags, d.pinned, d.rating,
+               (SELECT json_agg(json_build_array(p.term, p.tf, p.dl)) FROM postings p
+                 WHERE p.user_id = p_user AND p.document_id = d.id) AS postings
+        FROM documents d WHERE d.user_id = p_user AND d.id IN (SELECT ids.document_id FROM ids)) x) END
+  FROM s, ok;
+END $$;

@@ -1,6 +1,7 @@
 // Reads what changed in a user's keyword index since a copy's version, from the log the version triggers keep
 // (keyword_changes, migration 0028): the corpus statistics now, which documents changed, and the fields and
-// postings of those that still exist — in one statement, so the statistics and the documents are of one snapshot.
+// postings of those that still exist — in one query (keyword_changes_since, migration 0028), so the statistics
+// and the documents are of one snapshot.
 import { sql } from 'drizzle-orm'
 import { queryRows, type Tx } from '../../db/client'
 import type { DocumentFields } from './keyword-memory-index'
@@ -35,21 +36,9 @@ export async function changesSince(db: Tx, userId: string, since: number, maxDoc
     current: string | null
   }>(
     db,
-    sql`with s as (select version, documents, total_len from keyword_stats where user_id = ${userId}),
-      ch as (select c.version, c.document_id from keyword_changes c, s
-             where c.user_id = ${userId} and c.version > ${since}::bigint and c.version <= s.version),
-      ids as (select distinct document_id from ch),
-      ok as (select (select count(distinct version) from ch) = (select version from s) - ${since}::bigint
-                    and (select count(*) from ids) <= ${maxDocuments}::int as complete)
-      select s.version::float8 as version, s.documents, s.total_len, ok.complete,
-        case when ok.complete then (select coalesce(json_agg(document_id), '[]')::text from ids) end as changed,
-        case when ok.complete then (
-          select coalesce(json_agg(x), '[]')::text from (
-            select d.id, d.status, d.workspace_id, d.kind, d.source, d.tags, d.pinned, d.rating,
-                   (select json_agg(json_build_array(p.term, p.tf, p.dl)) from postings p
-                     where p.user_id = ${userId} and p.document_id = d.id) as postings
-            from documents d where d.user_id = ${userId} and d.id in (select document_id from ids)) x) end as current
-      from s, ok`,
+    sql`select r_version as version, r_documents as documents, r_total_len as total_len, r_complete as complete,
+          r_changed as changed, r_current as current
+        from keyword_changes_since(${userId}::uuid, ${since}::bigint, ${maxDocuments}::int)`,
   )
   if (!row) return null
   const version = Number(row.version)

@@ -37,8 +37,10 @@ export interface CorpusStats {
   totalLen: number
 }
 
-/** Delta segments kept at most: past it the newest are merged whatever their sizes. */
+/** Delta segments kept before the newest are merged whatever their sizes (while the merge stays small). */
 const MAX_DELTAS = 8
+/** Live documents a merge makes at most: a merge runs in a search's catch-up, so it stays a few milliseconds. */
+const MERGE_MAX_DOCUMENTS = 5_000
 
 export function segmentOf(index: UserIndex): Segment {
   return { index, dead: null, deadList: new Int32Array(0), liveDf: new Map() }
@@ -98,13 +100,15 @@ function tombstoned(segment: Segment, ids: string[]): Segment {
 /**
  * Delta segments merged as in a log-structured merge: while the newest holds at least half the live documents of
  * the one before it, the two become one (dropping their tombstoned documents), so a catch-up costs what it
- * brings and a search visits a few segments.
+ * brings and a search visits a few segments. Merges stay small; deltas past that are for the full reload the
+ * copy's share of deltas has started by then.
  */
 function tiered(segments: Segment[], version: number, stats: CorpusStats): Segment[] {
   const live = (s: Segment) => s.index.count - s.deadList.length
   const out = [...segments]
   while (out.length > 2) {
     const [older, newer] = [out[out.length - 2]!, out[out.length - 1]!]
+    if (live(older) + live(newer) > MERGE_MAX_DOCUMENTS) break
     if (out.length - 1 <= MAX_DELTAS && 2 * live(newer) < live(older)) break
     out.splice(out.length - 2, 2, segmentOf(build([...liveDocuments(older), ...liveDocuments(newer)], version, stats)))
   }

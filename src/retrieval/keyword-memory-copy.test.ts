@@ -148,7 +148,7 @@ describe('a keyword copy caught up by deltas', () => {
     expect(compared).toBeGreaterThan(20_000)
     expect(segmented).toBeGreaterThan(300)
     expect(tombstoned).toBeGreaterThan(300)
-  })
+  }, 60_000)
 
   test('merges delta segments as they pile up, so a search visits a few', () => {
     const r = generator(99)
@@ -167,7 +167,7 @@ describe('a keyword copy caught up by deltas', () => {
     }
     expect(copy.deltaDocuments).toBe(298)
     expect(most).toBeLessThanOrEqual(10)
-  })
+  }, 60_000)
 })
 
 describe('block bounds when the average length grows', () => {
@@ -207,5 +207,5 @@ describe('block bounds when the average length grows', () => {
       }
     }
     expect(compared).toBeGreaterThan(10_000)
-  })
+  }, 60_000)
 })

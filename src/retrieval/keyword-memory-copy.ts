@@ -118,7 +118,10 @@ function tiered(segments: Segment[], version: number, stats: CorpusStats): Segme
 /** A segment of these documents (their postings in the same snapshot). */
 export function build(docs: ChangedDocument[], version: number, stats: CorpusStats): UserIndex {
   const sorted = [...docs].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
-  const builder = new IndexBuilder(sorted)
+  const builder = new IndexBuilder(
+    sorted,
+    sorted.reduce((n, d) => n + (d.postings?.length ?? 0), 0),
+  )
   const byTerm = new Map<string, (string | number)[]>()
   for (const doc of sorted) {
     for (const [term, tf, dl] of doc.postings ?? []) {

@@ -182,12 +182,16 @@ export class IndexBuilder {
   readonly dl: Float32Array
   private readonly termList: string[] = []
   private chars = 0
-  private readonly postingAt = new Grow(new Int32Array(1024))
-  private readonly docs = new Grow(new Int32Array(1 << 16))
-  private readonly tf = new Grow(new Uint16Array(1 << 16))
+  private readonly postingAt: Grow<Int32Array>
+  private readonly docs: Grow<Int32Array>
+  private readonly tf: Grow<Uint16Array>
   private readonly tfOverflow = new Map<number, number>()
 
-  constructor(documents: DocumentFields[]) {
+  /** `postings`: how many are coming, when known (a delta segment's few), so small copies allocate little. */
+  constructor(documents: DocumentFields[], postings = 1 << 16) {
+    this.postingAt = new Grow(new Int32Array(Math.min(1024, postings + 1)))
+    this.docs = new Grow(new Int32Array(Math.max(postings, 1)))
+    this.tf = new Grow(new Uint16Array(Math.max(postings, 1)))
     this.fields = [...documents].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
     this.count = this.fields.length
     this.fields.forEach((d, i) => this.at.set(d.id.toLowerCase(), i))

@@ -197,7 +197,7 @@ describe('the keyword copy catches up with writes', () => {
     expect(copy.segments[0]!.deadList.length).toBeGreaterThan(10)
     expect(compared).toBeGreaterThan(2000)
     expect(moved).toBeGreaterThan(25)
-  })
+  }, 60_000)
 
   test('a search sees every write committed before it began, and concurrent searches share one catch-up', async () => {
     await memory.current(t.deps.db, u.id)

@@ -1,7 +1,7 @@
 // The keyword index: one posting per (user, term, document) with the term's weighted frequency.
 // Document frequencies, corpus size and average length are read from it at query time, so BM25 statistics
 // are exact after every write with no counters to keep in step (see src/retrieval/keyword.ts).
-import { bigint, customType, doublePrecision, index, integer, pgTable, primaryKey, real, uuid } from 'drizzle-orm/pg-core'
+import { bigint, customType, doublePrecision, index, integer, pgTable, primaryKey, real, timestamp, uuid } from 'drizzle-orm/pg-core'
 import { users } from './users'
 
 /** Byte-order collation, so `term LIKE 'pre%'` can use the primary-key btree for prefix matching. */
@@ -42,3 +42,23 @@ export const keywordStats = pgTable('keyword_stats', {
   /** Moves on every write to the user's chunk embeddings (trigger): with `version`, an in-process copy of the vectors is current. */
   embedding_version: bigint('embedding_version', { mode: 'number' }).notNull().default(0),
 })
+
+/**
+ * Which documents changed at which keyword_stats.version (the triggers that move the version write it), so an
+ * in-process copy of the keyword index catches up with writes by fetching only those documents
+ * (src/retrieval/keyword-memory-delta.ts). Pruned by the periodic maintenance to the last hour: a copy older
+ * than the log reloads in full. Deleted with the user (a deletion cascading from the user writes no row: the
+ * trigger checks the user is still there).
+ */
+export const keywordChanges = pgTable(
+  'keyword_changes',
+  {
+    user_id: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    version: bigint('version', { mode: 'number' }).notNull(),
+    document_id: uuid('document_id').notNull(),
+    changed_at: timestamp('changed_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('keyword_changes_user_version_idx').on(t.user_id, t.version)],
+)

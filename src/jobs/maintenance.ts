@@ -9,11 +9,14 @@ import { queryRows } from '../../db/client'
 import { queueDueSyncs } from '../connectors/sync.schedule'
 import { sweepIdempotencyKeys } from '../http/idempotency.store'
 import type { Deps } from '../deps'
+import { pruneKeywordChanges } from '../retrieval/keyword-memory-delta'
 import { createEmbeddingUpkeep } from './embedding-upkeep'
 
 /** Re-ANALYZE once the indexed corpus has changed by this share (or by MIN_CHANGE documents) since the last one. */
 const CHANGE_SHARE = 0.1
 const MIN_CHANGE = 200
+/** The keyword change log is pruned at most this often. */
+const PRUNE_EVERY_MS = 60_000
 
 export function createAnalyzer(deps: Deps) {
   let analyzedAt: number | null = null
@@ -35,6 +38,7 @@ export function createMaintenance(deps: Deps) {
   const analyzeIfStale = createAnalyzer(deps)
   const keepEmbeddingsCurrent = createEmbeddingUpkeep(deps)
   let running = false
+  let prunedAt = Number.NEGATIVE_INFINITY
   return async function tick(): Promise<void> {
     if (running) return
     running = true
@@ -47,6 +51,14 @@ export function createMaintenance(deps: Deps) {
       await sweepIdempotencyKeys(deps)
     } catch (error) {
       deps.log.warn('sweeping expired idempotency keys failed', { error: String(error) })
+    }
+    try {
+      if (Date.now() - prunedAt >= PRUNE_EVERY_MS) {
+        prunedAt = Date.now()
+        await pruneKeywordChanges(deps.db)
+      }
+    } catch (error) {
+      deps.log.warn('pruning the keyword change log failed', { error: String(error) })
     }
     try {
       await analyzeIfStale()

@@ -2,17 +2,27 @@
 // It is the reference the pruned ranking (keyword-memory-rank.ts) must equal exactly; tests and bench:search
 // compare the two, and the pruned one answers searches.
 import type { KeywordHit, QueryTerm } from './keyword'
-import { boostOf, idOf, type UserIndex } from './keyword-memory-index'
-import { documentTest, wordLists, type MemoryFilter } from './keyword-memory-words'
+import type { KeywordCopy, Segment } from './keyword-memory-copy'
+import { boostOf, idOf } from './keyword-memory-index'
+import { mergeRankings } from './keyword-memory-rank'
+import { documentTest, wordLists, type MemoryFilter, type WordList } from './keyword-memory-words'
 
-export function rankExhaustively(index: UserIndex, terms: QueryTerm[], filter: MemoryFilter, limit: number): KeywordHit[] {
+export function rankExhaustively(copy: KeywordCopy, terms: QueryTerm[], filter: MemoryFilter, limit: number): KeywordHit[] {
   const words = new Set(terms.map((t) => t.idx)).size
-  const passes = documentTest(index, filter)
-  if (words === 0 || !passes) return []
+  if (words === 0) return []
+  const lists = wordLists(copy, terms)
+  const hits = copy.segments.map((segment, s) => rankSegment(segment, lists[s]!, words, filter, limit))
+  return mergeRankings(hits, words, limit)
+}
+
+function rankSegment(segment: Segment, lists: WordList[], words: number, filter: MemoryFilter, limit: number): KeywordHit[] {
+  const { index } = segment
+  const passes = documentTest(segment, filter)
+  if (!passes) return []
   const score = new Float64Array(index.count)
   const matched = new Uint8Array(index.count)
   const touched: number[] = []
-  for (const list of wordLists(index, terms)) {
+  for (const list of lists) {
     for (let i = 0; i < list.docs.length; i++) {
       const d = list.docs[i]!
       if (matched[d] === 0) touched.push(d)

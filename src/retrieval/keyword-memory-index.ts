@@ -182,12 +182,16 @@ export class IndexBuilder {
   readonly dl: Float32Array
   private readonly termList: string[] = []
   private chars = 0
-  private readonly postingAt = new Grow(new Int32Array(1024))
-  private readonly docs = new Grow(new Int32Array(1 << 16))
-  private readonly tf = new Grow(new Uint16Array(1 << 16))
+  private readonly postingAt: Grow<Int32Array>
+  private readonly docs: Grow<Int32Array>
+  private readonly tf: Grow<Uint16Array>
   private readonly tfOverflow = new Map<number, number>()
 
-  constructor(documents: DocumentFields[]) {
+  /** `postings`: how many are coming, when known (a delta segment's few), so small copies allocate little. */
+  constructor(documents: DocumentFields[], postings = 1 << 16) {
+    this.postingAt = new Grow(new Int32Array(Math.min(1024, postings + 1)))
+    this.docs = new Grow(new Int32Array(Math.max(postings, 1)))
+    this.tf = new Grow(new Uint16Array(Math.max(postings, 1)))
     this.fields = [...documents].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
     this.count = this.fields.length
     this.fields.forEach((d, i) => this.at.set(d.id.toLowerCase(), i))
@@ -201,25 +205,25 @@ export class IndexBuilder {
   }
 
   /**
-   * Adds a term's postings, given flat as document id, tf, dl, document id, tf, dl…; false when a document is not
-   * in the copy (written after the documents were read).
+   * Adds a term's postings, given flat as document id, tf, dl, document id, tf, dl…. Postings of a document not in
+   * the copy (written after the documents were read) are left out: the log of changes brings it.
    */
-  addTerm(term: string, flat: ArrayLike<string | number>): boolean {
+  addTerm(term: string, flat: ArrayLike<string | number>): void {
     const start = this.docs.length
     let ordered = true
     for (let k = 0; k < flat.length; k += 3) {
       const d = this.at.get(String(flat[k]))
-      if (d === undefined) return (this.truncate(start), false)
+      if (d === undefined) continue
       const tf = Number(flat[k + 1])
       this.dl[d] = Number(flat[k + 2])
       if (this.docs.length > start && d <= this.docs.data[this.docs.length - 1]!) ordered = false
       this.push(d, tf)
     }
+    if (this.docs.length === start) return
     if (!ordered) this.sortPostings(start)
     this.termList.push(term)
     this.chars += term.length
     this.postingAt.push(this.docs.length)
-    return true
   }
 
   private truncate(start: number) {

@@ -1,5 +1,8 @@
 // Reads a user's keyword index from the database into an in-memory copy (keyword-memory-index.ts), in pages of
-// terms so other queries interleave with a load, and stops as soon as the copy would pass its byte budget.
+// terms so other queries interleave with a load, and stops as soon as the copy would pass its byte budget. The
+// pages are not one snapshot: writes may land while they are read. The copy is labelled with the version read
+// first, so every document written meanwhile is in the log of changes after it, and the catch-up that follows
+// the load (keyword-memory.ts) replaces each of them: what was read of it does not count.
 import { sql } from 'drizzle-orm'
 import { queryRows, type Tx } from '../../db/client'
 import { IndexBuilder, type DocumentFields, type UserIndex } from './keyword-memory-index'
@@ -8,9 +11,7 @@ import { IndexBuilder, type DocumentFields, type UserIndex } from './keyword-mem
 const TERMS_PAGE = 4_000
 
 export type Loaded =
-  | { copy: UserIndex }
-  /** A write moved the version while the copy was read: it would be a mix of before and after. */
-  | { stale: true }
+  | { index: UserIndex; stats: { version: number; documents: number; totalLen: number } }
   /** The copy would hold more than `maxBytes`: it was not finished (`bytes` is what it had reached). */
   | { tooLarge: true; bytes: number }
   | { missing: true }
@@ -41,15 +42,11 @@ export async function loadUserIndex(db: Tx, userId: string, maxBytes: number): P
           where user_id = ${userId} ${after !== null ? sql`and term > ${after}` : sql``}
           group by term order by term limit ${TERMS_PAGE}`,
     )
-    for (const { term, list } of rows) {
-      if (!builder.addTerm(term, list.split(' '))) return { stale: true } // a document written after the documents were read
-    }
+    for (const { term, list } of rows) builder.addTerm(term, list.split(' '))
     if (builder.bytes > maxBytes) return { tooLarge: true, bytes: builder.bytes }
     if (rows.length < TERMS_PAGE) break
     after = rows[rows.length - 1]!.term
   }
-  const now = await keywordStats(db, userId)
-  if (!now || now.version !== stats.version) return { stale: true }
-  const copy = builder.build(stats.version, stats)
-  return copy.bytes > maxBytes ? { tooLarge: true, bytes: copy.bytes } : { copy }
+  const index = builder.build(stats.version, stats)
+  return index.bytes > maxBytes ? { tooLarge: true, bytes: index.bytes } : { index, stats }
 }

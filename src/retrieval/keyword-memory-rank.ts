@@ -7,7 +7,10 @@
 // cannot enter. The order is the SQL ranking's — documents matching every word first, then score × boost,
 // then id — so a document matching every word is always visited (one essential word is kept), and once the k
 // held all match every word, only documents of the shortest list are visited (a conjunction). Exact: it equals
-// the exhaustive ranking (keyword-memory-exhaustive.ts), document for document and score for score.
+// the exhaustive ranking (keyword-memory-exhaustive.ts), document for document and score for score. A copy with
+// delta segments (keyword-memory-copy.ts) is ranked segment by segment, over live documents, and the k best of
+// each merged.
+import type { KeywordCopy } from './keyword-memory-copy'
 import { boostOf, documentOf, idOf, type UserIndex } from './keyword-memory-index'
 import { documentTest, wordLists, type MemoryFilter, type WordList } from './keyword-memory-words'
 import type { QueryTerm } from './keyword-query'
@@ -15,21 +18,41 @@ import type { KeywordHit } from './ranking'
 
 export type { MemoryFilter } from './keyword-memory-words'
 export type { UserIndex } from './keyword-memory-index'
+export type { KeywordCopy } from './keyword-memory-copy'
 
 /** Bounds are sums in another order than the score's: a margin far above rounding keeps pruning exact. */
 const MARGIN = 1 + 1e-9
 
-export function searchUserIndex(index: UserIndex, terms: QueryTerm[], filter: MemoryFilter, limit: number): KeywordHit[] {
+export function searchUserIndex(copy: KeywordCopy, terms: QueryTerm[], filter: MemoryFilter, limit: number): KeywordHit[] {
   const words = new Set(terms.map((t) => t.idx)).size
-  const passes = documentTest(index, filter)
-  if (words === 0 || limit <= 0 || !passes) return []
-  const lists = wordLists(index, terms)
-  if (lists.length === 0) return []
-  if (filter.onlyDocument !== undefined) {
-    const d = documentOf(index, filter.onlyDocument)
-    return passes(d) ? scoreOne(index, lists, d) : []
-  }
-  return topK(index, lists, words, passes, limit)
+  if (words === 0 || limit <= 0) return []
+  const lists = wordLists(copy, terms)
+  const hits = copy.segments.map((segment, s) => {
+    const passes = documentTest(segment, filter)
+    if (!passes || lists[s]!.length === 0) return []
+    if (filter.onlyDocument !== undefined) {
+      const d = documentOf(segment.index, filter.onlyDocument)
+      return passes(d) ? scoreOne(segment.index, lists[s]!, d) : []
+    }
+    return topK(segment.index, lists[s]!, words, passes, limit)
+  })
+  return hits.length === 1 ? hits[0]! : mergeRankings(hits, words, limit)
+}
+
+/** The k best of several segments' k best, in the ranking's order (ids compared as the database compares uuids). */
+export function mergeRankings(rankings: KeywordHit[][], words: number, limit: number): KeywordHit[] {
+  return rankings
+    .flat()
+    .map((h) => ({ h, all: h.matched_terms === words, ranked: h.score * h.boost }))
+    .sort((x, y) =>
+      x.all !== y.all
+        ? x.all
+          ? -1
+          : 1
+        : y.ranked - x.ranked || (x.h.document_id < y.h.document_id ? -1 : x.h.document_id > y.h.document_id ? 1 : 0),
+    )
+    .slice(0, limit)
+    .map(({ h }) => h)
 }
 
 /** First position from `from` in `docs` whose document is at least `target` (galloping, then binary search). */

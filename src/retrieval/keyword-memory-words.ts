@@ -1,8 +1,9 @@
-// A query over a user's in-memory copy, prepared for ranking: each query word as one list of (document, score)
-// with its upper bound, and the search's filter as a test of a document number. Shared by the pruned ranking
-// and the exhaustive one it must equal (keyword-memory-rank.ts, keyword-memory-exhaustive.ts).
+// A query over a user's in-memory copy, prepared for ranking: in each segment, each query word as one list of
+// (document, score) with its upper bound, and the search's filter as a test of a live document number. Shared
+// by the pruned ranking and the exhaustive one it must equal (keyword-memory-rank.ts, keyword-memory-exhaustive.ts).
 import type { QueryTerm } from './keyword-query'
 import { PREFIX_WEIGHT } from './ranking'
+import { liveCount, type KeywordCopy, type Segment } from './keyword-memory-copy'
 import { BLOCK, documentOf, findTerm, prefixRange, tfOf, tfPart, type UserIndex } from './keyword-memory-index'
 
 /** What a search restricts to — the same conditions as its SQL filter: `status = 'active'` and these. */
@@ -27,19 +28,70 @@ export interface WordList {
   blockUpper: (b: number) => number
 }
 
+/** What one query word has in one segment: its exact terms and its expansions (term numbers there). */
+interface Forms {
+  exact: number[]
+  prefixed: number[]
+  /** Live documents holding the word in any form (1), when it has several forms here. */
+  held?: Uint8Array
+}
+
 /**
- * The query's words that have postings, in idx order (the order every score is summed in, so the pruned and
- * exhaustive rankings agree to the bit): exact terms at weight 1; the last word's expansions (longer terms under
- * its prefixes that no query word has exactly) at PREFIX_WEIGHT with the df of every document holding the word
- * in any form; each word counted once per document, its best-scoring form.
+ * The query's words that have postings, per segment of the copy, each segment's in idx order (the order every
+ * score is summed in, so the pruned and exhaustive rankings agree to the bit): exact terms at weight 1; the last
+ * word's expansions (longer terms under its prefixes that no query word has exactly) at PREFIX_WEIGHT with the
+ * df of every document holding the word in any form; each word counted once per document, its best-scoring form.
+ * Document frequencies and the corpus (n, avgdl) are the whole copy's — live documents of every segment — so a
+ * segment's scores are those of the current corpus.
  */
-export function wordLists(index: UserIndex, terms: QueryTerm[]): WordList[] {
-  const idf = (df: number) => Math.log(1 + (index.n - df + 0.5) / (df + 0.5))
+export function wordLists(copy: KeywordCopy, terms: QueryTerm[]): WordList[][] {
+  const idf = (df: number) => Math.log(1 + (copy.n - df + 0.5) / (df + 0.5))
+  const sorted = [...terms].sort((a, b) => a.idx - b.idx)
+  const forms = copy.segments.map((segment) => formsIn(segment.index, sorted))
+  // Document frequencies over the copy: each exact term's, and each expanded word's (any of its forms).
+  const df = new Map<string, number>()
+  const holders = new Map<number, number>()
+  const expanded = new Set<number>()
+  for (const byWord of forms) for (const [idx, f] of byWord) if (f.prefixed.length > 0) expanded.add(idx)
+  copy.segments.forEach((segment, s) => {
+    for (const t of sorted) {
+      if (t.prefix) continue
+      const term = findTerm(segment.index, t.term)
+      if (term >= 0) df.set(t.term, (df.get(t.term) ?? 0) + liveCount(segment, term))
+    }
+    for (const [idx, f] of forms[s]!) {
+      if (!expanded.has(idx)) continue
+      const count = f.exact.length === 1 && f.prefixed.length === 0 ? liveCount(segment, f.exact[0]!) : holdersIn(segment, f)
+      holders.set(idx, (holders.get(idx) ?? 0) + count)
+    }
+  })
+  const dfOf = (index: UserIndex, term: number) => df.get(termText(index, term))!
+  return copy.segments.map((segment, s) => {
+    const { index } = segment
+    // Block bounds were taken at the segment's avgdl: a larger one now raises a tf part by at most the ratio.
+    const grow = Math.max(1, copy.avgdl / index.avgdl)
+    const lists: WordList[] = []
+    for (const [idx, f] of forms[s]!) {
+      if (f.exact.length === 1 && f.prefixed.length === 0)
+        lists.push(termList(segment, copy.avgdl, grow, idx, f.exact[0]!, idf(dfOf(index, f.exact[0]!))))
+      else if (f.exact.length + f.prefixed.length > 0) {
+        const weights = [
+          ...f.exact.map((term) => ({ term, weight: idf(dfOf(index, term)) })),
+          ...f.prefixed.map((term) => ({ term, weight: PREFIX_WEIGHT * idf(holders.get(idx)!) })),
+        ]
+        lists.push(bestOfForms(segment, copy.avgdl, idx, f, weights))
+      }
+    }
+    return lists
+  })
+}
+
+function formsIn(index: UserIndex, sorted: QueryTerm[]): Map<number, Forms> {
   const exactTerms = new Set<number>()
-  for (const t of terms) if (!t.prefix) exactTerms.add(findTerm(index, t.term))
+  for (const t of sorted) if (!t.prefix) exactTerms.add(findTerm(index, t.term))
   const forms = new Map<number, { exact: number[]; prefixed: Set<number> }>()
   const formsOf = (idx: number) => forms.get(idx) ?? forms.set(idx, { exact: [], prefixed: new Set() }).get(idx)!
-  for (const t of [...terms].sort((a, b) => a.idx - b.idx)) {
+  for (const t of sorted) {
     if (!t.prefix) {
       const term = findTerm(index, t.term)
       if (term >= 0) formsOf(t.idx).exact.push(term)
@@ -48,48 +100,57 @@ export function wordLists(index: UserIndex, terms: QueryTerm[]): WordList[] {
     const [from, to] = prefixRange(index, t.term)
     for (let term = from; term < to; term++) if (!exactTerms.has(term)) formsOf(t.idx).prefixed.add(term)
   }
-  const lists: WordList[] = []
-  for (const [idx, { exact, prefixed }] of forms) {
-    if (exact.length === 1 && prefixed.size === 0) lists.push(termList(index, idx, exact[0]!, idf(postingsOf(index, exact[0]!))))
-    else if (exact.length + prefixed.size > 0) lists.push(bestOfForms(index, idx, exact, [...prefixed], idf))
-  }
-  return lists
+  return new Map([...forms].map(([idx, f]) => [idx, { exact: f.exact, prefixed: [...f.prefixed] }]))
 }
 
-const postingsOf = (index: UserIndex, term: number) => index.postingAt[term + 1]! - index.postingAt[term]!
+function termText(index: UserIndex, t: number): string {
+  return String.fromCharCode(...index.termChars.subarray(index.termAt[t]!, index.termAt[t + 1]!))
+}
 
-function termList(index: UserIndex, idx: number, term: number, weight: number): WordList {
+/** Live documents of the segment holding any of the word's forms (kept for bestOfForms). */
+function holdersIn(segment: Segment, f: Forms): number {
+  const { index, dead } = segment
+  const held = new Uint8Array(index.count)
+  let count = 0
+  for (const term of [...f.exact, ...f.prefixed]) {
+    for (let p = index.postingAt[term]!; p < index.postingAt[term + 1]!; p++) {
+      const d = index.docs[p]!
+      if (!held[d] && !dead?.[d]) (held[d] = 1), count++
+    }
+  }
+  f.held = held
+  return count
+}
+
+function termList(segment: Segment, avgdl: number, grow: number, idx: number, term: number, weight: number): WordList {
+  const { index } = segment
   const [from, to] = [index.postingAt[term]!, index.postingAt[term + 1]!]
   const docs = index.docs.subarray(from, to)
-  const { dl, avgdl, blockMaxTf } = index
+  const { dl, blockMaxTf } = index
   const firstBlock = index.blockAt[term]!
+  const bound = weight * grow
   return {
     idx,
     docs,
     score: (i) => weight * tfPart(tfOf(index, from + i), dl[docs[i]!]!, avgdl),
     blockLast: index.blockLast.subarray(firstBlock, index.blockAt[term + 1]!),
-    blockUpper: (b) => weight * blockMaxTf[firstBlock + b]!,
+    blockUpper: (b) => bound * blockMaxTf[firstBlock + b]!,
   }
 }
 
-/** A word with several forms: each document's best form, over the union of their documents (read whole). */
-function bestOfForms(index: UserIndex, idx: number, exact: number[], prefixed: number[], idf: (df: number) => number): WordList {
+/** A word with several forms: each live document's best form, over the union of their documents (read whole). */
+function bestOfForms(segment: Segment, avgdl: number, idx: number, f: Forms, forms: { term: number; weight: number }[]): WordList {
+  const { index } = segment
+  if (!f.held) holdersIn(segment, f)
+  const held = f.held!
   const best = new Float64Array(index.count).fill(-Infinity)
-  const held = new Uint8Array(index.count)
   let holders = 0
-  for (const term of [...exact, ...prefixed]) {
-    for (let p = index.postingAt[term]!; p < index.postingAt[term + 1]!; p++)
-      if (!held[index.docs[p]!]) (held[index.docs[p]!] = 1), holders++
-  }
-  const wordIdf = idf(holders)
-  const forms = [
-    ...exact.map((term) => ({ term, weight: idf(postingsOf(index, term)) })),
-    ...prefixed.map((term) => ({ term, weight: PREFIX_WEIGHT * wordIdf })),
-  ]
+  for (let d = 0; d < index.count; d++) holders += held[d]!
   for (const { term, weight } of forms) {
     for (let p = index.postingAt[term]!; p < index.postingAt[term + 1]!; p++) {
       const d = index.docs[p]!
-      const s = weight * tfPart(tfOf(index, p), index.dl[d]!, index.avgdl)
+      if (!held[d]) continue
+      const s = weight * tfPart(tfOf(index, p), index.dl[d]!, avgdl)
       if (best[d]! < s) best[d] = s
     }
   }
@@ -108,7 +169,8 @@ function bestOfForms(index: UserIndex, idx: number, exact: number[], prefixed: n
 }
 
 /** The filter as a test of a document number; null when no document can pass it (a name the copy does not hold). */
-export function documentTest(index: UserIndex, filter: MemoryFilter): ((d: number) => boolean) | null {
+export function documentTest(segment: Segment, filter: MemoryFilter): ((d: number) => boolean) | null {
+  const { index, dead } = segment
   const code = (names: string[], name: string | undefined) => (name === undefined ? -2 : names.indexOf(name))
   const [workspace, kind, source, tag] = [
     code(index.names.workspace, filter.workspaceId),
@@ -118,13 +180,14 @@ export function documentTest(index: UserIndex, filter: MemoryFilter): ((d: numbe
   ]
   if (workspace === -1 || kind === -1 || source === -1 || tag === -1) return null
   const only = filter.onlyDocument === undefined ? -2 : documentOf(index, filter.onlyDocument)
-  if (only === -1) return null
+  if (only === -1 || (only >= 0 && dead?.[only])) return null
   const excluded = filter.excludeDocument === undefined ? -1 : documentOf(index, filter.excludeDocument)
   const hasTag = (d: number) => {
     for (let i = index.tagStart[d]!; i < index.tagStart[d + 1]!; i++) if (index.tagCodes[i] === tag) return true
     return false
   }
   return (d) =>
+    !dead?.[d] &&
     (only === -2 ? index.active[d] === 1 : d === only) &&
     d !== excluded &&
     (workspace === -2 || index.workspace[d] === workspace) &&

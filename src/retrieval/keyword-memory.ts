@@ -1,14 +1,18 @@
 // In-process copies of users' keyword indexes — postings and the few document fields ranking reads, in typed
 // arrays (keyword-memory-index.ts) — so BM25 runs with dynamic pruning over memory (keyword-memory-rank.ts)
-// instead of over SQL rows (~7 µs a posting on PGlite). A copy is only an accelerator: it is used while its
-// version equals keyword_stats.version, which every write changing what ranking reads moves (a trigger; one
-// read per search), and it ranks exactly as the SQL in keyword.ts does. When it is stale or missing, the SQL
-// ranking answers and a fresh copy is loaded in the background, in pages, so other queries interleave with
-// the load. Copies share a budget in bytes; a user whose copy alone would pass it is ranked in SQL, and search
-// says so (tooLargeNotice).
+// instead of over SQL rows (~7 µs a posting on PGlite). A copy is only an accelerator, and never a stale one:
+// every write changing what ranking reads moves keyword_stats.version and logs the documents it changed
+// (keyword_changes, a trigger), and each search brings the user's copy to the current version in one statement —
+// the changed documents' fields and postings, applied as a small delta segment beside the immutable base
+// (keyword-memory-copy.ts) — before it ranks, exactly as the SQL in keyword.ts does. Concurrent searches of a
+// user share one catch-up. A copy the log cannot bring up to date (pruned), or whose deltas grow past a share of
+// its base, is reloaded in full in the background, in pages, so other queries interleave with the load; the SQL
+// ranking answers while there is no copy. Copies share a budget in bytes; a user whose copy alone would pass it
+// is ranked in SQL, and search says so (tooLargeNotice).
 import type { Tx } from '../../db/client'
 import type { Logger } from '../log'
-import type { UserIndex } from './keyword-memory-index'
+import { copyOf, segmentOf, withChanges, type KeywordCopy } from './keyword-memory-copy'
+import { changesSince } from './keyword-memory-delta'
 import { keywordStats, loadUserIndex } from './keyword-memory-load'
 
 export interface KeywordMemoryOptions {
@@ -16,19 +20,33 @@ export interface KeywordMemoryOptions {
   minDocuments: number
   /** Bytes kept across all users' copies (their typed arrays); the least recently used copies go first. 0 = off. */
   maxBytes: number
+  /** Deltas holding more than this share of the base's documents or postings start a full reload (0.1). */
+  deltaShare?: number
   log: Logger
 }
 
 /** A copy bigger than the whole budget is not tried again before this long (unless the budget were raised). */
 const TOO_LARGE_RETRY_MS = 10 * 60_000
+/** Documents one catch-up reads at most (or a quarter of the base, if more): past it a reload costs less. */
+const CATCH_UP_DOCUMENTS = 1_000
+
+/** A user's catch-ups: the one running (or done), and the one that will run after it, shared by those who wait. */
+interface Sync {
+  tail: Promise<unknown>
+  pending: Promise<KeywordCopy | null> | null
+}
 
 export class KeywordMemory {
-  private readonly copies = new Map<string, UserIndex>()
-  private readonly loading = new Set<string>()
+  private readonly copies = new Map<string, KeywordCopy>()
+  private readonly loading = new Map<string, Promise<KeywordCopy | null>>()
+  private readonly syncs = new Map<string, Sync>()
   /** No new load for a user before this time: a failed or outdated load backs off. */
   private readonly notBefore = new Map<string, number>()
   /** Users whose copy alone passes the budget, with the bytes it had reached when the load stopped. */
   private readonly tooLarge = new Map<string, number>()
+  /** Full loads finished and catch-ups applied (tests and benchmarks read them). */
+  loads = 0
+  catchUps = 0
 
   constructor(private readonly options: KeywordMemoryOptions) {}
 
@@ -47,24 +65,27 @@ export class KeywordMemory {
     return total
   }
 
-  /** The user's copy if it is current (one read of keyword_stats); otherwise null, and a load is started if worth it. */
-  async current(db: Tx, userId: string): Promise<UserIndex | null> {
+  /**
+   * The user's copy brought to the current version (one statement, shared with concurrent searches of the user,
+   * run after this call began: it sees every write committed before); null when there is none or the log cannot
+   * bring it up to date, and a load is started if worth it.
+   */
+  async current(db: Tx, userId: string): Promise<KeywordCopy | null> {
     if (!this.enabled) return null
+    if (this.copies.has(userId)) return this.catchUp(db, userId)
     const stats = await keywordStats(db, userId)
     return stats ? this.lookup(db, userId, stats.version, stats.documents) : null
   }
 
-  /** The user's copy when it is current at `version`; otherwise null, and a load is started if worth it. */
-  lookup(db: Tx, userId: string, version: number, documents: number): UserIndex | null {
+  /** The user's copy when it is at `version`; otherwise null, and a load is started if there is none and it is worth it. */
+  lookup(db: Tx, userId: string, version: number, documents: number): KeywordCopy | null {
     const copy = this.copies.get(userId)
     if (copy && copy.version === version) {
       this.copies.delete(userId)
       this.copies.set(userId, copy) // most recently used last
       return copy
     }
-    if (documents >= this.options.minDocuments && !this.loading.has(userId) && (this.notBefore.get(userId) ?? 0) <= Date.now()) {
-      void this.load(db, userId)
-    }
+    if (!copy && documents >= this.options.minDocuments) this.startLoad(db, userId)
     return null
   }
 
@@ -81,16 +102,78 @@ export class KeywordMemory {
     )
   }
 
-  /** Loads (or reloads) the user's copy; resolves when done. Tests and benchmarks await it. */
-  async load(db: Tx, userId: string): Promise<UserIndex | null> {
-    if (this.loading.has(userId) || !this.enabled) return null
-    this.loading.add(userId)
+  /** Loads (or reloads) the user's copy, or joins the load running; resolves when done. Tests and benchmarks await it. */
+  load(db: Tx, userId: string): Promise<KeywordCopy | null> {
+    if (!this.enabled) return Promise.resolve(null)
+    const running = this.loading.get(userId)
+    if (running) return running
+    const load = this.loadNow(db, userId).finally(() => this.loading.delete(userId))
+    this.loading.set(userId, load)
+    return load
+  }
+
+  /** Whether a full load of the user's copy is running. */
+  isLoading(userId: string): boolean {
+    return this.loading.has(userId)
+  }
+
+  forget(userId: string): void {
+    this.copies.delete(userId)
+  }
+
+  private startLoad(db: Tx, userId: string): void {
+    if (!this.loading.has(userId) && (this.notBefore.get(userId) ?? 0) <= Date.now()) void this.load(db, userId)
+  }
+
+  private catchUp(db: Tx, userId: string): Promise<KeywordCopy | null> {
+    const sync = this.syncs.get(userId) ?? { tail: Promise.resolve(), pending: null }
+    if (sync.pending) return sync.pending
+    const run = sync.tail.then(() => {
+      sync.pending = null
+      return this.advance(db, userId)
+    })
+    sync.pending = run
+    const tail = (sync.tail = run.then(
+      () => {},
+      () => {},
+    ))
+    this.syncs.set(userId, sync)
+    void tail.then(() => {
+      if (sync.tail === tail) this.syncs.delete(userId)
+    })
+    return run
+  }
+
+  /** One catch-up: what changed since the copy's version, applied as a delta. Null (SQL ranks) if it fails. */
+  private async advance(db: Tx, userId: string): Promise<KeywordCopy | null> {
+    const copy = this.copies.get(userId)
+    if (!copy) return null
+    try {
+      const base = copy.segments[0]!.index
+      const changes = await changesSince(db, userId, copy.version, Math.max(CATCH_UP_DOCUMENTS, base.count >> 2))
+      if (!changes) return null
+      if ('incomplete' in changes) {
+        this.startLoad(db, userId)
+        return null
+      }
+      if (changes.version === copy.version) return this.lookup(db, userId, copy.version, 0) ?? copy
+      const next = withChanges(copy, changes.version, changes, changes.changed, changes.current)
+      this.catchUps++
+      const installed = this.copies.get(userId)
+      if (installed === copy || (installed && installed.version < next.version)) this.install(userId, next)
+      const share = this.options.deltaShare ?? 0.1
+      if (next.deltaDocuments > share * base.count || next.deltaPostings > share * base.postings) this.startLoad(db, userId)
+      return next
+    } catch (error) {
+      this.options.log.warn('keyword index could not catch up in memory', { user_id: userId, error: String(error) })
+      return null
+    }
+  }
+
+  private async loadNow(db: Tx, userId: string): Promise<KeywordCopy | null> {
     const started = performance.now()
     try {
       const loaded = await loadUserIndex(db, userId, this.options.maxBytes)
-      const took = performance.now() - started
-      // Under steady writes a copy goes stale as it loads: back off in proportion to what a load costs.
-      this.notBefore.set(userId, Date.now() + Math.max(2_000, 2 * took))
       if ('tooLarge' in loaded) {
         // Bigger than the whole budget: keep ranking this user in SQL, say so, and do not try again soon.
         this.tooLarge.set(userId, loaded.bytes)
@@ -103,16 +186,25 @@ export class KeywordMemory {
         })
         return null
       }
-      if (!('copy' in loaded)) return null
-      const { copy } = loaded
+      if (!('index' in loaded)) return null
+      // Writes landed while the pages were read: the documents they changed since the version read first are
+      // replaced from the log, which also brings the copy to the current version.
+      const base = copyOf(loaded.stats.version, loaded.stats, [segmentOf(loaded.index)])
+      const changes = await changesSince(db, userId, base.version, 2 ** 31 - 1)
+      const took = performance.now() - started
+      // Reloads are not run back to back: at most half the time goes to them (more when they fail).
+      const failed = !changes || 'incomplete' in changes
+      this.notBefore.set(userId, Date.now() + (failed ? Math.max(2_000, 2 * took) : took))
+      if (!changes || 'incomplete' in changes) return null
+      const copy = withChanges(base, changes.version, changes, changes.changed, changes.current)
       this.tooLarge.delete(userId)
-      this.copies.delete(userId)
-      this.copies.set(userId, copy)
-      this.evict()
+      this.loads++
+      this.install(userId, copy)
       this.options.log.debug('keyword index loaded in memory', {
         user_id: userId,
-        postings: copy.postings,
+        postings: loaded.index.postings,
         bytes: copy.bytes,
+        caught_up: changes.changed.length,
         ms: Math.round(took),
       })
       return copy
@@ -120,13 +212,13 @@ export class KeywordMemory {
       this.notBefore.set(userId, Date.now() + 60_000)
       this.options.log.warn('keyword index could not be loaded in memory', { user_id: userId, error: String(error) })
       return null
-    } finally {
-      this.loading.delete(userId)
     }
   }
 
-  forget(userId: string): void {
+  private install(userId: string, copy: KeywordCopy): void {
     this.copies.delete(userId)
+    this.copies.set(userId, copy)
+    this.evict()
   }
 
   private evict(): void {

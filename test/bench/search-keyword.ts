@@ -4,11 +4,11 @@
 import type { Deps } from '../../src/deps'
 import { analyzeQuery, type QueryTerm } from '../../src/retrieval/keyword'
 import { rankExhaustively } from '../../src/retrieval/keyword-memory-exhaustive'
-import { searchUserIndex, type UserIndex } from '../../src/retrieval/keyword-memory-rank'
+import { searchUserIndex, type KeywordCopy } from '../../src/retrieval/keyword-memory-rank'
 
 type Summary = { p50: number; p95: number; p99: number; n: number }
 
-export async function compareRankings(deps: Deps, copy: UserIndex, queries: string[], limit: number, summary: (xs: number[]) => Summary) {
+export async function compareRankings(deps: Deps, copy: KeywordCopy, queries: string[], limit: number, summary: (xs: number[]) => Summary) {
   const analyzed: QueryTerm[][] = []
   for (const q of queries) analyzed.push(await analyzeQuery(deps.db, q))
   const pruned: number[] = []

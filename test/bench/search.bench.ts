@@ -364,7 +364,7 @@ async function run(size: number) {
     console.log(`in-memory keyword index: not loaded, ${budget}: ${notice}`)
   } else {
     console.log(
-      `in-memory keyword index: ${copy.postings} postings, ${copy.terms} terms, ${copy.count} documents in ${megabytes(copy.bytes)} ` +
+      `in-memory keyword index: ${copy.postings} postings, ${copy.segments[0]!.index.terms} terms, ${copy.segments[0]!.index.count} documents in ${megabytes(copy.bytes)} ` +
         `(${(copy.bytes / copy.postings).toFixed(2)} bytes a posting; ${budget}), loaded in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
     )
     if (MODE === 'keyword') await compareRankings(deps, copy, queries, LIMIT, summary)

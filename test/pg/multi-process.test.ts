@@ -174,5 +174,7 @@ describe.skipIf(reason !== null)(`two API processes and two workers on one serve
     expect(doc.status).toBe(201)
     const found = await call(a, 'GET', `/api/search?q=${word}&mode=keyword`, { key: u.key })
     expect(found.body.results.map((r: { document: { id: string } }) => r.document.id)).toEqual([doc.body.id])
+    // a's copy caught up with b's write from the log of changes: it was not loaded again.
+    expect(a.log.filter((line) => line.includes('keyword index loaded in memory') && line.includes(u.id))).toHaveLength(1)
   })
 })

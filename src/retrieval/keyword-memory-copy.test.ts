@@ -1,0 +1,211 @@
+// A copy brought up to date by deltas (a base, tombstones, delta segments merged as they pile up) ranks exactly as
+// a copy built afresh from the same documents — same documents, order and scores to the bit — and its pruned
+// ranking equals its exhaustive one: over seeded random edits, inserts and deletes, for plain and prefix queries,
+// filters and boosts, also when the average length moves (block bounds taken at the old one stay bounds).
+import { describe, expect, test } from 'bun:test'
+import { build, copyOf, segmentOf, withChanges, type KeywordCopy } from './keyword-memory-copy'
+import type { ChangedDocument } from './keyword-memory-delta'
+import { rankExhaustively } from './keyword-memory-exhaustive'
+import { searchUserIndex } from './keyword-memory-rank'
+import type { MemoryFilter } from './keyword-memory-words'
+import type { QueryTerm } from './keyword-query'
+
+function generator(seed: number) {
+  let a = seed >>> 0
+  const next = () => {
+    a = (a + 0x6d2b79f5) >>> 0
+    let t = a
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+  const int = (n: number) => Math.floor(next() * n)
+  const pick = <T>(xs: T[]) => xs[int(xs.length)]!
+  return { next, int, pick }
+}
+type Random = ReturnType<typeof generator>
+
+const WORKSPACES = ['11111111-1111-4111-8111-111111111111', '22222222-2222-4222-8222-222222222222']
+const STEMS = ['cell', 'gene', 'prot', 'vacc', 'immun', 'tum', 'rec', 'ops']
+const VOCABULARY = Array.from({ length: 120 }, (_, i) => `${STEMS[i % STEMS.length]}${i < STEMS.length ? '' : i.toString(36)}`)
+const uuid = (r: Random) => [8, 4, 4, 4, 12].map((n) => Array.from({ length: n }, () => r.int(16).toString(16)).join('')).join('-')
+
+/** A document: fields and postings; `long` documents move the average length when they come and go. */
+function documentOf(r: Random, id: string, long = false): ChangedDocument {
+  const tfs = new Map<string, number>()
+  const zipf = () => VOCABULARY[Math.min(VOCABULARY.length - 1, Math.floor(VOCABULARY.length ** r.next()) - 1)]!
+  for (let w = 0, n = long ? 200 + r.int(400) : 1 + r.int(40); w < n; w++) {
+    const term = zipf()
+    tfs.set(term, (tfs.get(term) ?? 0) + 1 + r.int(r.next() < 0.2 ? 9 : 2))
+  }
+  const dl = [...tfs.values()].reduce((a, b) => a + b, 0)
+  return {
+    id,
+    status: r.next() < 0.85 ? 'active' : 'archived',
+    workspace_id: r.pick(WORKSPACES),
+    kind: r.pick(['document', 'note']),
+    source: r.pick(['api', 'extension']),
+    tags: r.next() < 0.3 ? [r.pick(['lab', 'clinic'])] : [],
+    pinned: r.next() < 0.1,
+    rating: r.pick([-1, 0, 0, 1]),
+    postings: [...tfs].map(([term, tf]) => [term, tf, dl]),
+  }
+}
+
+const statsOf = (docs: Map<string, ChangedDocument>) => {
+  let [documents, totalLen] = [0, 0]
+  for (const d of docs.values()) {
+    const dl = d.postings?.[0]?.[2] ?? 0
+    if (dl > 0) (documents += 1), (totalLen += dl)
+  }
+  return { documents, totalLen }
+}
+
+function query(r: Random): QueryTerm[] {
+  const words = [...new Set(Array.from({ length: 1 + r.int(5) }, () => (r.next() < 0.05 ? 'absentword' : r.pick(VOCABULARY))))]
+  const terms: QueryTerm[] = words.map((term, idx) => ({ idx, term, prefix: false }))
+  if (r.next() < 0.4) {
+    const last = r.pick(VOCABULARY)
+    const idx = terms.find((t) => t.term === last)?.idx ?? terms.length
+    for (const prefix of new Set([last, last.slice(0, 3)])) terms.push({ idx, term: prefix, prefix: true })
+  }
+  return terms
+}
+
+function filter(r: Random, ids: string[]): MemoryFilter {
+  if (r.next() < 0.05) return { onlyDocument: r.pick(ids) }
+  const f: MemoryFilter = {}
+  if (r.next() < 0.2) f.workspaceId = r.pick(WORKSPACES)
+  if (r.next() < 0.1) f.kind = 'note'
+  if (r.next() < 0.1) f.tag = 'lab'
+  if (r.next() < 0.1) f.excludeDocument = r.pick(ids)
+  return f
+}
+
+describe('a keyword copy caught up by deltas', () => {
+  test('ranks exactly as a copy built afresh from the same documents, pruned equal to exhaustive', () => {
+    let [compared, segmented, tombstoned] = [0, 0, 0]
+    for (let seed = 1; seed <= 12; seed++) {
+      const r = generator(seed)
+      const docs = new Map<string, ChangedDocument>()
+      for (let i = 0, n = 200 + r.int(400); i < n; i++) {
+        const id = uuid(r)
+        docs.set(id, documentOf(r, id))
+      }
+      let version = 1
+      let copy: KeywordCopy = copyOf(version, statsOf(docs), [segmentOf(build([...docs.values()], version, statsOf(docs)))])
+      for (let step = 0; step < 30; step++) {
+        // A write: a few documents edited, added (some long, moving avgdl) or deleted.
+        const changed: string[] = []
+        for (let k = 0, n = 1 + r.int(r.next() < 0.1 ? 40 : 4); k < n; k++) {
+          const roll = r.next()
+          const ids = [...docs.keys()]
+          if (roll < 0.5) {
+            const id = r.pick(ids)
+            docs.set(
+              id,
+              r.next() < 0.5 ? documentOf(r, id) : { ...docs.get(id)!, status: r.pick(['active', 'archived']), rating: r.pick([-1, 1]) },
+            )
+            changed.push(id)
+          } else if (roll < 0.8) {
+            const id = uuid(r)
+            docs.set(id, documentOf(r, id, r.next() < 0.3))
+            changed.push(id)
+          } else {
+            const id = r.pick(ids)
+            docs.delete(id)
+            changed.push(id)
+          }
+        }
+        version++
+        const stats = statsOf(docs)
+        copy = withChanges(
+          copy,
+          version,
+          stats,
+          changed,
+          changed.flatMap((id) => (docs.has(id) ? [docs.get(id)!] : [])),
+        )
+        const fresh = copyOf(version, stats, [segmentOf(build([...docs.values()], version, stats))])
+        if (copy.segments.length > 1) segmented++
+        if (copy.segments[0]!.deadList.length > 0) tombstoned++
+        const ids = [...docs.keys()]
+        for (let q = 0; q < 12; q++) {
+          const terms = query(r)
+          const f = filter(r, ids)
+          const limit = r.pick([1, 5, 10, 50])
+          const expected = searchUserIndex(fresh, terms, f, limit)
+          const pruned = searchUserIndex(copy, terms, f, limit)
+          const exhaustive = rankExhaustively(copy, terms, f, limit)
+          const context = `seed ${seed} step ${step} ${JSON.stringify({ terms, f, limit })}`
+          expect(`${context} ${JSON.stringify(pruned)}`).toBe(`${context} ${JSON.stringify(expected)}`)
+          expect(`${context} ${JSON.stringify(exhaustive)}`).toBe(`${context} ${JSON.stringify(expected)}`)
+          compared += expected.length
+        }
+      }
+    }
+    // Real result lists, over copies that had deltas and tombstones in their base.
+    expect(compared).toBeGreaterThan(20_000)
+    expect(segmented).toBeGreaterThan(300)
+    expect(tombstoned).toBeGreaterThan(300)
+  }, 60_000)
+
+  test('merges delta segments as they pile up, so a search visits a few', () => {
+    const r = generator(99)
+    const docs = new Map<string, ChangedDocument>()
+    for (let i = 0; i < 500; i++) {
+      const id = uuid(r)
+      docs.set(id, documentOf(r, id))
+    }
+    let copy = copyOf(1, statsOf(docs), [segmentOf(build([...docs.values()], 1, statsOf(docs)))])
+    let most = 0
+    for (let v = 2; v < 300; v++) {
+      const id = uuid(r)
+      docs.set(id, documentOf(r, id))
+      copy = withChanges(copy, v, statsOf(docs), [id], [docs.get(id)!])
+      most = Math.max(most, copy.segments.length)
+    }
+    expect(copy.deltaDocuments).toBe(298)
+    expect(most).toBeLessThanOrEqual(10)
+  }, 60_000)
+})
+
+describe('block bounds when the average length grows', () => {
+  test('bounds taken at the base’s average length stay bounds: pruned equals exhaustive after long documents arrive', () => {
+    let compared = 0
+    for (let seed = 200; seed < 230; seed++) {
+      const r = generator(seed)
+      const docs = new Map<string, ChangedDocument>()
+      for (let i = 0; i < 400; i++) {
+        const id = uuid(r)
+        docs.set(id, documentOf(r, id))
+      }
+      const base = copyOf(1, statsOf(docs), [segmentOf(build([...docs.values()], 1, statsOf(docs)))])
+      // Long documents, holding none of the query's words: the average length grows many times over.
+      const added: ChangedDocument[] = []
+      for (let i = 0; i < 300; i++) {
+        const id = uuid(r)
+        const long = documentOf(r, id, true)
+        long.postings = [['filler', 5_000, 5_000]]
+        docs.set(id, long)
+        added.push(long)
+      }
+      const copy = withChanges(
+        base,
+        2,
+        statsOf(docs),
+        added.map((d) => d.id),
+        added,
+      )
+      expect(copy.avgdl).toBeGreaterThan(10 * base.avgdl)
+      for (let q = 0; q < 200; q++) {
+        const terms = query(r).filter((t) => !t.prefix)
+        const limit = r.pick([1, 2, 3, 5])
+        const pruned = searchUserIndex(copy, terms, {}, limit)
+        expect(JSON.stringify(pruned)).toBe(JSON.stringify(rankExhaustively(copy, terms, {}, limit)))
+        compared += pruned.length
+      }
+    }
+    expect(compared).toBeGreaterThan(10_000)
+  }, 60_000)
+})

@@ -174,10 +174,15 @@ async function writeDocument(
       // The document's row before the chunks: their trigger takes the user's keyword_stats row, which a
       // single UPDATE of the document (a rating, an archive) takes after the document's. Opposite orders deadlock.
       await tx.select({ id: documents.id }).from(documents).where(eq(documents.id, documentId)).for('no key update')
-      if (embedder)
-        for (const c of embedded) {
-          await tx.update(chunks).set({ embedding: c.vector, embedding_model: embedder.id }).where(eq(chunks.id, c.id))
-        }
+      // Every chunk's vector in one statement (one trigger run, one round trip), all visible at the commit with
+      // the document's `indexed`: a reader never sees half of a document's vectors.
+      if (embedder && embedded.length) {
+        const rows = JSON.stringify(embedded.map((c) => ({ id: c.id, v: c.vector ? `[${c.vector.join(',')}]` : null })))
+        await tx.execute(
+          sql`update ${chunks} set embedding = x.v::vector, embedding_model = ${embedder.id}
+              from jsonb_to_recordset(${rows}::jsonb) as x(id uuid, v text) where ${chunks.id} = x.id`,
+        )
+      }
       const stale = embedder
         ? sql`exists (select 1 from ${chunks} where ${chunks.document_id} = ${documentId} and ${chunks.embedding_model} is distinct from ${embedder.id})`
         : sql`false`

@@ -72,22 +72,30 @@ export async function claimDue(
 ): Promise<JobRow[]> {
   // Timestamps as ISO text: postgres.js does not bind Date values inside raw SQL.
   const [at, stale] = [now.toISOString(), new Date(now.getTime() - staleAfterMs).toISOString()]
-  // One statement: the rows are chosen, locked, claimed and answered at once (a claim of 64 jobs holds the
-  // connection for one short statement, not one per job).
-  const claimed = await db
-    .update(jobs)
-    .set({ status: 'running', locked_at: now, locked_by: workerId, attempts: sql`${jobs.attempts} + 1`, updated_at: now })
-    .where(
-      sql`${jobs.id} in (
-          select id from ${jobs}
-          where ((${jobs.status} = 'queued' and ${jobs.run_at} <= ${at}::timestamptz)
-             or (${jobs.status} = 'running' and ${jobs.locked_at} < ${stale}::timestamptz and ${jobs.attempts} < ${jobs.max_attempts}))
-            ${kinds ? sql`and ${jobs.kind} in (select jsonb_array_elements_text(${JSON.stringify(kinds)}::jsonb))` : sql``}
-          order by ${jobs.run_at}, ${jobs.id}
-          limit ${limit}
-          for update skip locked)`,
-    )
-    .returning()
+  const kind = kinds ? sql`and ${jobs.kind} in (select jsonb_array_elements_text(${JSON.stringify(kinds)}::jsonb))` : sql``
+  // One statement: the rows are chosen, locked, claimed and answered at once. Each kind of due job is read in
+  // the claim index's order and stops at `limit` rows; the planner is told to keep it so (no bitmap scan, no full
+  // sort) because on PGlite, with no autovacuum, it has no statistics and would otherwise read and sort every
+  // queued row per claim — 17–33 ms for a queue of 12,000, paid by every suggest-links job of a backlog.
+  const claimed = await db.transaction(async (tx) => {
+    await tx.execute(sql`set local enable_bitmapscan = off`)
+    await tx.execute(sql`set local enable_sort = off`)
+    return tx
+      .update(jobs)
+      .set({ status: 'running', locked_at: now, locked_by: workerId, attempts: sql`${jobs.attempts} + 1`, updated_at: now })
+      .where(
+        sql`${jobs.id} in (
+            with queued as materialized (
+              select id, run_at from ${jobs} where ${jobs.status} = 'queued' and ${jobs.run_at} <= ${at}::timestamptz ${kind}
+              order by ${jobs.status}, ${jobs.run_at}, ${jobs.id} limit ${limit} for update skip locked),
+            abandoned as materialized (
+              select id, run_at from ${jobs}
+              where ${jobs.status} = 'running' and ${jobs.locked_at} < ${stale}::timestamptz and ${jobs.attempts} < ${jobs.max_attempts} ${kind}
+              order by ${jobs.status}, ${jobs.run_at}, ${jobs.id} limit ${limit} for update skip locked)
+            select id from (select * from queued union all select * from abandoned) due order by run_at, id limit ${limit})`,
+      )
+      .returning()
+  })
   return claimed.sort((a, b) => a.run_at.getTime() - b.run_at.getTime() || a.id.localeCompare(b.id))
 }
 

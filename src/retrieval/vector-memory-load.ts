@@ -9,7 +9,7 @@ import type { UserVectors } from './vector-memory-rank'
 /** Chunks per query of a load (~190 KB of vectors at 384 dimensions): a few ms of PGlite each. */
 const CHUNKS_PAGE = 500
 /** Documents per query of a load. */
-const DOCUMENTS_PAGE = 2_000
+const DOCUMENTS_PAGE = 500
 
 export interface Versions {
   version: number

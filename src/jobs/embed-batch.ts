@@ -177,10 +177,13 @@ async function writeDocument(
       // Every chunk's vector in one statement (one trigger run, one round trip), all visible at the commit with
       // the document's `indexed`: a reader never sees half of a document's vectors.
       if (embedder && embedded.length) {
+        // The ids again as an array: the planner, with no statistics, would join the recordset to a scan of every
+        // chunk; `= any(ids)` reads the few by primary key.
         const rows = JSON.stringify(embedded.map((c) => ({ id: c.id, v: c.vector ? `[${c.vector.join(',')}]` : null })))
+        const ids = `{${embedded.map((c) => c.id).join(',')}}`
         await tx.execute(
           sql`update ${chunks} set embedding = x.v::vector, embedding_model = ${embedder.id}
-              from jsonb_to_recordset(${rows}::jsonb) as x(id uuid, v text) where ${chunks.id} = x.id`,
+              from jsonb_to_recordset(${rows}::jsonb) as x(id uuid, v text) where ${chunks.id} = x.id and ${chunks.id} = any(${ids}::uuid[])`,
         )
       }
       const stale = embedder

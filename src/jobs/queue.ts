@@ -111,7 +111,9 @@ export async function completeJobs(db: Tx, done: JobRow[], now: Date): Promise<v
     .update(jobs)
     .set({ status: 'succeeded', locked_at: null, locked_by: null, last_error: null, updated_at: now })
     .where(
-      sql`(${jobs.id}, ${jobs.attempts}) in (select x.id, x.attempts from jsonb_to_recordset(${claims}::jsonb) as x(id uuid, attempts int))`,
+      // The ids as an array too, so the rows are read by primary key (not a scan of the queue joined to the recordset).
+      sql`${jobs.id} = any(${`{${done.map((j) => j.id).join(',')}}`}::uuid[])
+          and (${jobs.id}, ${jobs.attempts}) in (select x.id, x.attempts from jsonb_to_recordset(${claims}::jsonb) as x(id uuid, attempts int))`,
     )
 }
 

@@ -26,7 +26,13 @@ export const sameWorkspace = (doc: Doc) =>
 const better = (a: Neighbour, b: Neighbour) => b.score - a.score || (a.document_id < b.document_id ? -1 : 1)
 
 /** Null when no copy can answer for this user (copies off, over budget, or vectors of another dimension). */
-export async function neighboursInMemory(deps: Deps, doc: Doc, model: string, threshold: number, limit: number): Promise<Neighbour[] | null> {
+export async function neighboursInMemory(
+  deps: Deps,
+  doc: Doc,
+  model: string,
+  threshold: number,
+  limit: number,
+): Promise<Neighbour[] | null> {
   const view = await deps.vectorMemory.forLinks(deps.db, doc.user_id, model)
   if (!view) return null
   const { copy, recent } = view

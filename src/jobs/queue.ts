@@ -61,7 +61,10 @@ export async function claimNext(
   return job ?? null
 }
 
-/** Claims up to `limit` due jobs at once, oldest first, on the same terms as claimNext. */
+/**
+ * Claims up to `limit` due jobs at once, oldest first, on the same terms as claimNext. It runs in a transaction of
+ * its own: pass the database, not a caller's transaction, or its planner settings would outlive the claim.
+ */
 export async function claimDue(
   db: Tx,
   workerId: string,

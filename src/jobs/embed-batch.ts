@@ -170,24 +170,43 @@ async function writeDocument(
   embedded: { id: string; vector: number[] | null }[],
 ): Promise<string | null> {
   try {
-    await deps.db.transaction(async (tx) => {
+    const indexed = await deps.db.transaction(async (tx) => {
       // The document's row before the chunks: their trigger takes the user's keyword_stats row, which a
       // single UPDATE of the document (a rating, an archive) takes after the document's. Opposite orders deadlock.
       await tx.select({ id: documents.id }).from(documents).where(eq(documents.id, documentId)).for('no key update')
-      if (embedder)
-        for (const c of embedded) {
-          await tx.update(chunks).set({ embedding: c.vector, embedding_model: embedder.id }).where(eq(chunks.id, c.id))
-        }
+      // Every chunk's vector in one statement (one trigger run, one round trip), all visible at the commit with
+      // the document's `indexed`: a reader never sees half of a document's vectors.
+      if (embedder && embedded.length) {
+        // The ids again as an array: the planner, with no statistics, would join the recordset to a scan of every
+        // chunk; `= any(ids)` reads the few by primary key.
+        const rows = JSON.stringify(embedded.map((c) => ({ id: c.id, v: c.vector ? `[${c.vector.join(',')}]` : null })))
+        const ids = `{${embedded.map((c) => c.id).join(',')}}`
+        await tx.execute(
+          sql`update ${chunks} set embedding = x.v::vector, embedding_model = ${embedder.id}
+              from jsonb_to_recordset(${rows}::jsonb) as x(id uuid, v text) where ${chunks.id} = x.id and ${chunks.id} = any(${ids}::uuid[])`,
+        )
+      }
       const stale = embedder
         ? sql`exists (select 1 from ${chunks} where ${chunks.document_id} = ${documentId} and ${chunks.embedding_model} is distinct from ${embedder.id})`
         : sql`false`
-      const done = await tx
+      const [done] = await tx
         .update(documents)
         .set({ index_status: 'indexed' })
         .where(and(eq(documents.id, documentId), not(stale)))
-        .returning({ user_id: documents.user_id })
-      if (done[0]) await enqueueJob(tx, deps, 'suggest-links', { document_id: documentId }, done[0].user_id)
+        .returning({ user_id: documents.user_id, workspace_id: documents.workspace_id })
+      if (done) await enqueueJob(tx, deps, 'suggest-links', { document_id: documentId }, done.user_id)
+      return done
     })
+    // Committed: laid over the user's vector copy, so this document's neighbours — and the next ones' — are found
+    // in memory while the backlog keeps the copy stale. (Nothing written, nothing changed: the copy stands.)
+    if (indexed && embedder && embedded.length)
+      deps.vectorMemory.noteEmbedded(
+        indexed.user_id,
+        embedder.id,
+        documentId,
+        indexed.workspace_id,
+        embedded.map((c) => c.vector),
+      )
     return null
   } catch (error) {
     return messageOf(error)

@@ -4,7 +4,7 @@
 import type { Deps } from '../deps'
 import { catalog } from './catalog'
 import type { JobDefinition } from './job-kinds'
-import { claimDue, claimNext, completeJob, failAbandoned, failJob, touchJob, type JobRow } from './queue'
+import { claimDue, claimNext, completeJob, completeJobs, failAbandoned, failJob, touchJob, type JobRow } from './queue'
 
 /** A job still `running` this long after its claim is taken to belong to a crashed worker. */
 export const STALE_AFTER_MS = 5 * 60_000
@@ -52,9 +52,16 @@ async function runNextJobs(deps: Deps, workerId: string, kinds?: readonly string
   } catch (e) {
     errors = claimed.map(() => (e instanceof Error ? e.message : String(e)))
   }
+  // The batch's successes in one statement; each failure on its own (retry or failed, then onFailed), with the
+  // event loop handed back between them — on PGlite every statement settles as a microtask.
+  await completeJobs(
+    deps.db,
+    claimed.filter((_, i) => (errors[i] ?? null) === null),
+    deps.clock.now(),
+  )
   for (const [i, j] of claimed.entries()) {
-    await settle(deps, j, errors[i] ?? null)
-    // Settling a batch is dozens of statements, each settling as a microtask on PGlite: let requests in between.
+    if ((errors[i] ?? null) === null) continue
+    await settle(deps, j, errors[i]!)
     await new Promise<void>((resolve) => setImmediate(resolve))
   }
   return claimed.length

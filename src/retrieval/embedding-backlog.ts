@@ -60,11 +60,17 @@ export async function countBacklog(db: Tx): Promise<{ pending: number; failed: n
   return { pending: Number(row?.pending ?? 0), failed: Number(row?.failed ?? 0) }
 }
 
-/** How many of the documents a search covers (`filter` on documents `d`) semantic ranking cannot see yet. */
+/**
+ * Counted up to this many: every semantic search counts, and a backlog of thousands read row by row held the
+ * connection (on PGlite, the API's thread) for tens of ms per search, to print a number no one needs exactly.
+ */
+export const UNEMBEDDED_COUNT_CAP = 1_000
+
+/** How many of the documents a search covers (`filter` on documents `d`) semantic ranking cannot see yet, up to UNEMBEDDED_COUNT_CAP. */
 export async function countUnembedded(db: Tx, filter: SQL): Promise<number> {
   const [row] = await queryRows<{ n: number }>(
     db,
-    sql`select count(*)::int as n from documents d where ${filter} and d.index_status <> 'indexed'`,
+    sql`select count(*)::int as n from (select 1 from documents d where ${filter} and d.index_status <> 'indexed' limit ${UNEMBEDDED_COUNT_CAP}) capped`,
   )
   return Number(row?.n ?? 0)
 }
@@ -88,5 +94,7 @@ export async function embeddingHealth(deps: Deps) {
 /** The search notice for documents semantic ranking cannot see yet; undefined when there are none. */
 export function unembeddedNotice(n: number): string | undefined {
   if (n === 0) return undefined
+  if (n >= UNEMBEDDED_COUNT_CAP)
+    return `${UNEMBEDDED_COUNT_CAP} or more of the documents searched are not embedded by the current model yet (embedding runs in the background); semantic ranking cannot find them until then`
   return `${n} of the documents searched ${n === 1 ? 'is' : 'are'} not embedded by the current model yet (embedding runs in the background); semantic ranking cannot find ${n === 1 ? 'it' : 'them'} until then`
 }

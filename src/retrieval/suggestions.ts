@@ -1,5 +1,6 @@
 // Link suggestions: a document's nearest neighbours in its workspace become `pending` links. With embeddings, by
-// best chunk-to-chunk cosine over the workspace (link-neighbours.ts: the in-memory vector copy search uses);
+// best chunk-to-chunk cosine over the workspace (link-neighbours.ts: the in-memory vector copy search uses, kept
+// usable while a backlog embeds);
 // without, by "more like this" — the document's most distinctive terms as a BM25 query, scores scaled by the
 // document's own score. Links a person completed or removed (dismissed) are never touched.
 import { and, eq, or, sql, type AnyColumn } from 'drizzle-orm'
@@ -13,7 +14,7 @@ export const MAX_SUGGESTIONS = 5
 /** Keyword similarity (share of the document's own score) needed to suggest a link. */
 export const KEYWORD_THRESHOLD = 0.35
 const MLT_TERMS = 12
-/** Keyword candidates re-scored by cosine while a large user's vector copy reloads. */
+/** Keyword candidates re-scored by cosine for a large user whose vector copy cannot be held. */
 const CANDIDATES = 50
 const DF_CAP = 100
 
@@ -55,12 +56,14 @@ type Doc = typeof documents.$inferSelect
 
 /**
  * With embeddings: every document of the workspace compared, chunk to chunk, in the user's in-memory vector copy
- * (or in SQL for a user too small to be copied). While a large user's copy reloads (any write makes it stale),
- * keyword candidates are re-scored by cosine instead: a bounded set, so the job never scans the corpus in SQL.
+ * with what was embedded since it loaded laid over it (link-neighbours.ts). When no copy can be held for the user,
+ * in SQL — over the whole workspace for a user below the copy's size, else over keyword candidates re-scored by
+ * cosine: a bounded set, so the job never scans a large corpus in SQL.
  */
 async function semanticNeighbours(deps: Deps, doc: Doc, model: string, threshold: number): Promise<Neighbour[]> {
-  const { neighbours, large } = await neighboursInMemory(deps, doc, model, threshold, MAX_SUGGESTIONS)
+  const neighbours = await neighboursInMemory(deps, doc, model, threshold, MAX_SUGGESTIONS)
   if (neighbours) return neighbours
+  const { large } = await deps.vectorMemory.status(deps.db, doc.user_id, model)
   const candidates = large ? (await keywordNeighbours(deps, doc, CANDIDATES)).map((n) => n.document_id) : null
   return neighboursInSql(deps, doc, model, threshold, MAX_SUGGESTIONS, candidates)
 }

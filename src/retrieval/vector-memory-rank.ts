@@ -48,6 +48,8 @@ interface RankOptions {
   boost: boolean
   /** Only documents whose best similarity is at least this. */
   atLeast?: number
+  /** Documents left out besides the filter's (link suggestions: those whose newer vectors are ranked elsewhere). */
+  skip?: { has(documentId: string): boolean }
 }
 
 /** Null when the query cannot be compared with the copy (another dimension): the SQL path answers, as before. */
@@ -76,7 +78,7 @@ export function rankDocuments(
   const usable = queries.filter((q) => q.length === copy.dim && squaredNorm(q) > 0 && Number.isFinite(squaredNorm(q)))
   if (usable.length === 0 || limit <= 0) return []
   const { docStart, codes } = copy
-  const docs = passingDocuments(copy, filter)
+  const docs = passingDocuments(copy, filter, options.skip)
   const boostOf = (d: number) => (options.boost ? copy.boost[d]! : 1)
 
   // Pass 1: per document, an interval [low, high] surely holding its best similarity over every query.
@@ -175,10 +177,10 @@ function squaredNorm(q: Float32Array): number {
 }
 
 /** The documents with chunks that the filter lets through, ascending (a filtered-out document costs no arithmetic). */
-function passingDocuments(copy: UserVectors, filter: MemoryFilter): Int32Array {
+function passingDocuments(copy: UserVectors, filter: MemoryFilter, skip?: RankOptions['skip']): Int32Array {
   const out: number[] = []
   for (let d = 0; d < copy.ids.length; d++) {
-    if (copy.docStart[d] === copy.docStart[d + 1]) continue
+    if (copy.docStart[d] === copy.docStart[d + 1] || skip?.has(copy.ids[d]!)) continue
     const passes =
       filter.onlyDocument !== undefined
         ? copy.ids[d] === filter.onlyDocument

@@ -16,6 +16,7 @@ import { loadConfig } from '../../src/config'
 import { createDeps } from '../../src/create-deps'
 import { drainJobs } from '../../src/jobs/worker'
 import { printIngestRates } from './ingest-rates'
+import { timeStatements } from './ingest-statements'
 import { measureResponsiveness } from './responsiveness'
 import { loadScifact } from './scifact'
 import { modelAlone, printThroughput } from './throughput'
@@ -28,6 +29,8 @@ const PROVIDER = process.env.EMBEDDING_PROVIDER
 /** BENCH_RESPONSIVENESS=1: also keyword search p50/p99 and ingest rate while a backlog drains, against idle. */
 const RESPONSIVENESS = process.env.BENCH_RESPONSIVENESS === '1'
 const EMBEDDING_KINDS = ['embed-document', 'reembed-document'] as const
+/** BENCH_STATEMENTS=1: the statements that held PGlite longest in each phase (ingest-statements.ts). */
+const STATEMENTS = process.env.BENCH_STATEMENTS === '1'
 
 async function run(embeddingProvider: string, concurrency: number) {
   const deps = await createDeps(
@@ -43,6 +46,8 @@ async function run(embeddingProvider: string, concurrency: number) {
     }),
   )
   if (embeddingProvider !== 'none' && !deps.embedder) throw new Error(`no embedder: ${deps.embeddingStatus.reason}`)
+  const pglite = (deps.db as unknown as { $client?: import('@electric-sql/pglite').PGlite }).$client
+  const statements = STATEMENTS && deps.dbKind === 'pglite' && pglite ? timeStatements(pglite) : null
   const server = Bun.serve({ port: 0, fetch: createApp(deps).fetch, maxRequestBodySize: 8 * 1024 * 1024 })
   const base = `http://127.0.0.1:${server.port}`
   const origin = deps.config.baseUrl
@@ -76,13 +81,17 @@ async function run(embeddingProvider: string, concurrency: number) {
   // The model alone runs before and after the service, so a machine busier in one half skews neither side.
   const alone = deps.embedder && PROVIDER ? await modelAlone(deps) : null
   await alone?.run()
+  statements?.reset()
   const embedStarted = performance.now()
   await drainJobs(deps, undefined, EMBEDDING_KINDS)
   const embedSeconds = (performance.now() - embedStarted) / 1000
+  statements?.print('embedding jobs')
   await alone?.run(2)
+  statements?.reset()
   const linksStarted = performance.now()
   await drainJobs(deps)
   const linksSeconds = (performance.now() - linksStarted) / 1000
+  statements?.print('suggest-links jobs')
   console.log(
     `${corpus.length} docs, concurrency ${concurrency}, embedder ${deps.embedder?.id ?? 'none'}: ` +
       `${(corpus.length / ingestSeconds).toFixed(1)} docs/s keyword-indexed; ` +
@@ -101,6 +110,7 @@ async function run(embeddingProvider: string, concurrency: number) {
       { base, headers },
       scifact.queries.slice(0, 200).map((q) => q.text),
       extra,
+      statements,
     )
   }
   await server.stop()

@@ -6,6 +6,7 @@ import { queryRows } from '../../db/client'
 import type { Deps } from '../../src/deps'
 import { enqueueJob } from '../../src/jobs/job-kinds'
 import { startWorker } from '../../src/jobs/worker'
+import type { timeStatements } from './ingest-statements'
 import type { CorpusDoc } from './scifact'
 
 interface Api {
@@ -56,7 +57,13 @@ const pending = async (deps: Deps) =>
 
 const EMBEDDING_KINDS = ['embed-document', 'reembed-document']
 
-export async function measureResponsiveness(deps: Deps, api: Api, queries: string[], extra: CorpusDoc[]) {
+export async function measureResponsiveness(
+  deps: Deps,
+  api: Api,
+  queries: string[],
+  extra: CorpusDoc[],
+  statements?: ReturnType<typeof timeStatements> | null,
+) {
   const third = Math.floor(extra.length / 3)
   const semanticQueries = queries.slice(0, 50)
   const backlog = await makeBacklog(deps)
@@ -73,6 +80,7 @@ export async function measureResponsiveness(deps: Deps, api: Api, queries: strin
   // First the worker on embedding jobs alone (what this measures), then on every kind: each embedded document
   // also queues a suggest-links job, whose cost grows with the corpus (README "Link suggestions").
   for (const [i, kinds] of [EMBEDDING_KINDS, undefined].entries()) {
+    statements?.reset()
     const worker = startWorker(deps, { pollMs: 50, kinds })
     await Bun.sleep(1_000) // the worker has claimed its first batch and is embedding
     const busyStarted = performance.now()
@@ -83,6 +91,7 @@ export async function measureResponsiveness(deps: Deps, api: Api, queries: strin
     const left = await pending(deps)
     const busySeconds = (performance.now() - busyStarted) / 1000
     await worker.stop()
+    statements?.print(kinds ? 'backlog, embedding jobs only' : 'backlog, every job')
     const embedded = before + third - left
     console.log(
       `    draining a backlog of ${backlog}+ documents, worker running ${kinds ? 'embedding jobs only' : 'every job (embedding and suggest-links)'}:`,

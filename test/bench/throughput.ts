@@ -1,4 +1,4 @@
-// bench:ingest's throughput part: the texts the service embeds (its chunks), run through the model alone in the
+// bench:ingest's throughput part: the texts the service embeds (its chunks, after their title), run through the model alone in the
 // same inference process with no database or queue — one text per pass, the service's own passes (sorted,
 // BATCH_CHARS), and sorted batches of 32 — before and after the service embeds them, so a machine busier in one
 // half skews neither side; then the service's rate beside the best of them.
@@ -6,6 +6,7 @@ import { sql } from 'drizzle-orm'
 import { queryRows } from '../../db/client'
 import type { Deps } from '../../src/deps'
 import { MODEL_BATCH, passChars, planPasses } from '../../src/jobs/embed-batch'
+import { embeddingText } from '../../src/retrieval/embedding-text'
 
 export interface ModelAlone {
   texts: string[]
@@ -17,9 +18,13 @@ export interface ModelAlone {
 }
 
 export async function modelAlone(deps: Deps): Promise<ModelAlone> {
-  const rows = await queryRows<{ content: string }>(deps.db, sql`select content from chunks`)
-  const texts = rows.map((r) => r.content)
   const embedder = deps.embedder!
+  // What the service embeds: the document's title before each chunk when the model embeds titles (embedding-text.ts).
+  const rows = await queryRows<{ title: string | null; content: string }>(
+    deps.db,
+    sql`select d.title, c.content from chunks c join documents d on d.id = c.document_id`,
+  )
+  const texts = rows.map((r) => (embedder.embedsTitle ? embeddingText(r.title, r.content) : r.content))
   const model = embedder.model as unknown as { doEmbed(o: { values: string[]; providerOptions: unknown }): Promise<unknown> }
   const ways: Record<string, string[][]> = {
     'one text per pass': texts.map((t) => [t]),

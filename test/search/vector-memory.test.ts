@@ -163,7 +163,7 @@ describe('the in-memory copy of the chunk vectors', () => {
       for (const threshold of [-1, 0.3, 0.6]) {
         for (const limit of [1, 5, 100]) {
           const fromSql = await neighboursInSql(t.deps, doc!, model(), threshold, limit, null)
-          const { neighbours } = await neighboursInMemory(t.deps, doc!, model(), threshold, limit)
+          const neighbours = await neighboursInMemory(t.deps, doc!, model(), threshold, limit)
           expect(neighbours!.map((n) => n.document_id)).toEqual(fromSql.map((n) => n.document_id))
           neighbours!.forEach((n, k) => expect(n.score).toBeCloseTo(fromSql[k]!.score, 5))
           compared += fromSql.length

@@ -242,12 +242,13 @@ function sample(schema: Schema, resolve: (s: Schema) => Schema): unknown {
   if (s.enum) return s.enum[0]
   if (s.default !== undefined) return s.default
   const union = s.anyOf ?? s.oneOf
-  if (union) return sample(union.find((u: Schema) => resolve(u).type !== 'null') ?? union[0], resolve)
+  // An object's anyOf of `required` lists is a rule about its members (name or workspace_id), not a union of shapes.
+  if (union && !s.properties) return sample(union.find((u: Schema) => resolve(u).type !== 'null') ?? union[0], resolve)
   switch (Array.isArray(s.type) ? s.type.find((x: string) => x !== 'null') : s.type) {
     case 'object': {
       const out: Record<string, unknown> = {}
       const props = Object.entries<Schema>(s.properties ?? {})
-      const required = new Set<string>(s.required ?? [])
+      const required = new Set<string>([...(s.required ?? []), ...(union?.[0]?.required ?? [])])
       if (required.size === 0 && (s.minProperties ?? 0) > 0 && props[0]) required.add(props[0][0])
       for (const [k, v] of props) if (required.has(k)) out[k] = sample(v, resolve)
       return out

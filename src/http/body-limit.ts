@@ -33,7 +33,7 @@ export function bodyLimit(maxBytes = MAX_BODY_BYTES) {
     }
     let parsed: unknown
     try {
-      parsed = JSON.parse(text)
+      parsed = parseJson(text)
     } catch {
       throw badRequest('request body is not valid JSON')
     }
@@ -41,6 +41,18 @@ export function bodyLimit(maxBytes = MAX_BODY_BYTES) {
     if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw badRequest('body: must be a JSON object')
     return parsed
   })
+}
+
+/**
+ * JSON.parse, less any member named `__proto__` (at any depth). JSON.parse makes it an own property, but the
+ * code after it does not: validation's cleaner takes it for a known member (`'__proto__' in {}` is true) and the
+ * type check then refuses it as unexpected, and a spread or assignment would set an object's prototype. A member
+ * no schema has is ignored like any other unknown member. The reviver (a call per value) runs only when the text
+ * could hold that name: spelled out, or hidden in a \u escape.
+ */
+function parseJson(text: string): unknown {
+  if (!text.includes('__proto__') && !text.includes('\\u')) return JSON.parse(text)
+  return JSON.parse(text, (key, value) => (key === '__proto__' ? undefined : value))
 }
 
 /** Form fields by name: one value as itself, a repeated name as an array (files stay File objects). */

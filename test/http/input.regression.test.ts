@@ -335,3 +335,26 @@ describe("Bun's own refusals carry { error } too (a real listening server)", () 
     }
   })
 })
+
+describe('a member named __proto__ is an unknown member like any other: ignored, never a prototype', () => {
+  const raw = (text: string) =>
+    t.request('POST', '/api/documents', { key: u.key, body: text, headers: { 'content-type': 'application/json' } })
+
+  test.each([
+    ['spelled out', '"__proto__": []'],
+    ['as an object', '"__proto__": { "pinned": true, "status": "archived" }'],
+    ['hidden in escapes', '"\\u005f\\u005fproto\\u005f\\u005f": { "pinned": true }'],
+  ])('%s, at the top and inside metadata: the document is created as if it were absent', async (_, member) => {
+    const res = await raw(
+      `{ ${member}, "title": "Proto ${_}", "body": "A body with a prototype member.", "metadata": { ${member}, "team": "core" } }`,
+    )
+    expect(res.status).toBe(201)
+    const doc = (await res.json()) as { id: string; pinned: boolean; status: string; metadata: Record<string, unknown> }
+    expect(doc.pinned).toBe(false)
+    expect(doc.status).toBe('active')
+    expect(doc.metadata).toEqual({ team: 'core' })
+    expect(Object.getPrototypeOf(doc.metadata)).toBe(Object.prototype)
+    const stored = await t.json('GET', `/api/documents/${doc.id}`, { key: u.key })
+    expect(stored.body.metadata).toEqual({ team: 'core' })
+  })
+})

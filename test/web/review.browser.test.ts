@@ -191,8 +191,12 @@ describe.skipIf(!!missing)('the review queue', () => {
     expect(await page.getByRole('link', { name: 'Use MongoDB' }).count()).toBe(0)
     await page.getByLabel('Kind').selectOption('routine')
     await page.waitForURL(/kind=routine/)
+    // The URL changes before the filtered list is fetched, so network idle can come before the new list: wait for
+    // the one group (a timeout here is the failure), then check which it is.
+    await page.waitForFunction(() => document.querySelectorAll('.kind-group').length === 1, undefined, { timeout: 10_000 })
     await settle(page)
     expect(await page.locator('.kind-group').count()).toBe(1)
+    expect(await group('Routines').count()).toBe(1)
     await s.go('/app/memories')
   })
 

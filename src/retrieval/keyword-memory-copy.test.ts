@@ -9,29 +9,14 @@ import { rankExhaustively } from './keyword-memory-exhaustive'
 import { searchUserIndex } from './keyword-memory-rank'
 import type { MemoryFilter } from './keyword-memory-words'
 import type { QueryTerm } from './keyword-query'
-
-function generator(seed: number) {
-  let a = seed >>> 0
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-  const int = (n: number) => Math.floor(next() * n)
-  const pick = <T>(xs: T[]) => xs[int(xs.length)]!
-  return { next, int, pick }
-}
-type Random = ReturnType<typeof generator>
+import { type SeededRandom, seededRandom } from '../../test/seeded-random'
 
 const WORKSPACES = ['11111111-1111-4111-8111-111111111111', '22222222-2222-4222-8222-222222222222']
 const STEMS = ['cell', 'gene', 'prot', 'vacc', 'immun', 'tum', 'rec', 'ops']
 const VOCABULARY = Array.from({ length: 120 }, (_, i) => `${STEMS[i % STEMS.length]}${i < STEMS.length ? '' : i.toString(36)}`)
-const uuid = (r: Random) => [8, 4, 4, 4, 12].map((n) => Array.from({ length: n }, () => r.int(16).toString(16)).join('')).join('-')
 
 /** A document: fields and postings; `long` documents move the average length when they come and go. */
-function documentOf(r: Random, id: string, long = false): ChangedDocument {
+function documentOf(r: SeededRandom, id: string, long = false): ChangedDocument {
   const tfs = new Map<string, number>()
   const zipf = () => VOCABULARY[Math.min(VOCABULARY.length - 1, Math.floor(VOCABULARY.length ** r.next()) - 1)]!
   for (let w = 0, n = long ? 200 + r.int(400) : 1 + r.int(40); w < n; w++) {
@@ -61,7 +46,7 @@ const statsOf = (docs: Map<string, ChangedDocument>) => {
   return { documents, totalLen }
 }
 
-function query(r: Random): QueryTerm[] {
+function query(r: SeededRandom): QueryTerm[] {
   const words = [...new Set(Array.from({ length: 1 + r.int(5) }, () => (r.next() < 0.05 ? 'absentword' : r.pick(VOCABULARY))))]
   const terms: QueryTerm[] = words.map((term, idx) => ({ idx, term, prefix: false }))
   if (r.next() < 0.4) {
@@ -72,7 +57,7 @@ function query(r: Random): QueryTerm[] {
   return terms
 }
 
-function filter(r: Random, ids: string[]): MemoryFilter {
+function filter(r: SeededRandom, ids: string[]): MemoryFilter {
   if (r.next() < 0.05) return { onlyDocument: r.pick(ids) }
   const f: MemoryFilter = {}
   if (r.next() < 0.2) f.workspaceId = r.pick(WORKSPACES)
@@ -86,10 +71,10 @@ describe('a keyword copy caught up by deltas', () => {
   test('ranks exactly as a copy built afresh from the same documents, pruned equal to exhaustive', () => {
     let [compared, segmented, tombstoned] = [0, 0, 0]
     for (let seed = 1; seed <= 12; seed++) {
-      const r = generator(seed)
+      const r = seededRandom(seed)
       const docs = new Map<string, ChangedDocument>()
       for (let i = 0, n = 200 + r.int(400); i < n; i++) {
-        const id = uuid(r)
+        const id = r.uuid()
         docs.set(id, documentOf(r, id))
       }
       let version = 1
@@ -108,7 +93,7 @@ describe('a keyword copy caught up by deltas', () => {
             )
             changed.push(id)
           } else if (roll < 0.8) {
-            const id = uuid(r)
+            const id = r.uuid()
             docs.set(id, documentOf(r, id, r.next() < 0.3))
             changed.push(id)
           } else {
@@ -151,16 +136,16 @@ describe('a keyword copy caught up by deltas', () => {
   }, 60_000)
 
   test('merges delta segments as they pile up, so a search visits a few', () => {
-    const r = generator(99)
+    const r = seededRandom(99)
     const docs = new Map<string, ChangedDocument>()
     for (let i = 0; i < 500; i++) {
-      const id = uuid(r)
+      const id = r.uuid()
       docs.set(id, documentOf(r, id))
     }
     let copy = copyOf(1, statsOf(docs), [segmentOf(build([...docs.values()], 1, statsOf(docs)))])
     let most = 0
     for (let v = 2; v < 300; v++) {
-      const id = uuid(r)
+      const id = r.uuid()
       docs.set(id, documentOf(r, id))
       copy = withChanges(copy, v, statsOf(docs), [id], [docs.get(id)!])
       most = Math.max(most, copy.segments.length)
@@ -174,17 +159,17 @@ describe('block bounds when the average length grows', () => {
   test('bounds taken at the base’s average length stay bounds: pruned equals exhaustive after long documents arrive', () => {
     let compared = 0
     for (let seed = 200; seed < 230; seed++) {
-      const r = generator(seed)
+      const r = seededRandom(seed)
       const docs = new Map<string, ChangedDocument>()
       for (let i = 0; i < 400; i++) {
-        const id = uuid(r)
+        const id = r.uuid()
         docs.set(id, documentOf(r, id))
       }
       const base = copyOf(1, statsOf(docs), [segmentOf(build([...docs.values()], 1, statsOf(docs)))])
       // Long documents, holding none of the query's words: the average length grows many times over.
       const added: ChangedDocument[] = []
       for (let i = 0; i < 300; i++) {
-        const id = uuid(r)
+        const id = r.uuid()
         const long = documentOf(r, id, true)
         long.postings = [['filler', 5_000, 5_000]]
         docs.set(id, long)

@@ -8,29 +8,13 @@ import { rankExhaustively } from './keyword-memory-exhaustive'
 import { IndexBuilder, bytesOf, type DocumentFields, type UserIndex } from './keyword-memory-index'
 import { searchUserIndex } from './keyword-memory-rank'
 import type { MemoryFilter } from './keyword-memory-words'
+import { type SeededRandom, seededRandom } from '../../test/seeded-random'
 
-/** mulberry32: a small seeded generator, so a failure names its seed and replays. */
-function generator(seed: number) {
-  let a = seed >>> 0
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-  const int = (n: number) => Math.floor(next() * n)
-  const pick = <T>(xs: T[]) => xs[int(xs.length)]!
-  return { next, int, pick }
-}
-
-const hex = (r: ReturnType<typeof generator>, n: number) => Array.from({ length: n }, () => r.int(16).toString(16)).join('')
-const uuid = (r: ReturnType<typeof generator>) => `${hex(r, 8)}-${hex(r, 4)}-${hex(r, 4)}-${hex(r, 4)}-${hex(r, 12)}`
 const WORKSPACES = ['11111111-1111-4111-8111-111111111111', '22222222-2222-4222-8222-222222222222', '33333333-3333-4333-8333-333333333333']
 
 /** A corpus: `vocabulary` words (some sharing prefixes), drawn Zipf-like so a few are in most documents. */
 function corpus(seed: number) {
-  const r = generator(seed)
+  const r = seededRandom(seed)
   const count = 50 + r.int(1500)
   const stems = ['cell', 'gene', 'prot', 'vacc', 'immun', 'tum', 'path', 'rec', 'ops', 'sig']
   const vocabulary = Array.from(
@@ -39,7 +23,7 @@ function corpus(seed: number) {
   )
   const zipf = () => vocabulary[Math.min(vocabulary.length - 1, Math.floor(vocabulary.length ** r.next()) - 1)]!
   const docs: DocumentFields[] = Array.from({ length: count }, () => ({
-    id: uuid(r),
+    id: r.uuid(),
     status: r.next() < 0.85 ? 'active' : r.pick(['archived', 'pending_approval']),
     workspace_id: r.pick(WORKSPACES),
     kind: r.pick(['document', 'note', 'fact']),
@@ -73,7 +57,7 @@ function corpus(seed: number) {
   return { index: builder.build(1, { documents: count, totalLen }), estimate, docs, vocabulary, r }
 }
 
-function query(r: ReturnType<typeof generator>, vocabulary: string[]): QueryTerm[] {
+function query(r: SeededRandom, vocabulary: string[]): QueryTerm[] {
   const words = [
     ...new Set(Array.from({ length: 1 + r.int(r.next() < 0.5 ? 4 : 20) }, () => (r.next() < 0.05 ? 'absentword' : r.pick(vocabulary)))),
   ]
@@ -87,7 +71,7 @@ function query(r: ReturnType<typeof generator>, vocabulary: string[]): QueryTerm
   return terms
 }
 
-function filter(r: ReturnType<typeof generator>, docs: DocumentFields[]): MemoryFilter {
+function filter(r: SeededRandom, docs: DocumentFields[]): MemoryFilter {
   const f: MemoryFilter = {}
   if (r.next() < 0.2) f.workspaceId = r.pick(WORKSPACES)
   if (r.next() < 0.1) f.kind = r.pick(['document', 'note', 'nothing'])

@@ -6,6 +6,7 @@ import { startFuzzChild, type FuzzChild } from './fuzz/child'
 import { apiOf, type Fixtures } from './fuzz/fixtures'
 import { acceptedReport, failureReport, histogram, runVariants, type Outcome } from './fuzz/runner'
 import { variantsOf, type Operation, type Variant } from './fuzz/variants'
+import { seededRandom } from '../seeded-random'
 
 setDefaultTimeout(110_000)
 
@@ -34,15 +35,6 @@ beforeAll(async () => {
 })
 afterAll(() => server.stop())
 
-function mulberry32(seed: number) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
-
 /** The same `max` of `variants` on every run, in their original order. */
 function sample(variants: Variant[], max: number, random: () => number): Variant[] {
   if (variants.length <= max) return variants
@@ -56,7 +48,7 @@ function sample(variants: Variant[], max: number, random: () => number): Variant
 
 describe('OpenAPI fuzz', () => {
   test('no operation answers a malformed request with a 5xx, a hang, a dropped connection or a 4xx without { error }', async () => {
-    const random = mulberry32(SEED)
+    const random = seededRandom(SEED).next
     const fuzzed = operations.filter(({ method, path }) => !SKIPPED[`${method.toUpperCase()} ${path}`])
     const variants = fuzzed
       .flatMap((op) => sample(variantsOf(f, op), PER_OPERATION, random))

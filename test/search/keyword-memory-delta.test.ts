@@ -13,6 +13,7 @@ import type { KeywordCopy } from '../../src/retrieval/keyword-memory-copy'
 import { pruneKeywordChanges } from '../../src/retrieval/keyword-memory-delta'
 import { searchUserIndex, type MemoryFilter } from '../../src/retrieval/keyword-memory-rank'
 import { createTestApp, type TestApp, type TestUser } from '../harness'
+import { seededRandom } from '../seeded-random'
 
 let t: TestApp
 let u: TestUser
@@ -35,20 +36,7 @@ const WORDS = ['vaccine', 'vaccination', 'immune', 'response', 'protein', 'cell'
   'recall',
 ])
 
-/** mulberry32: seeded, so a failure names its step and replays. */
-function generator(seed: number) {
-  let a = seed >>> 0
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let x = a
-    x = Math.imul(x ^ (x >>> 15), x | 1)
-    x ^= x + Math.imul(x ^ (x >>> 7), x | 61)
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296
-  }
-  const int = (n: number) => Math.floor(next() * n)
-  return { next, int, pick: <T>(xs: T[]) => xs[int(xs.length)]! }
-}
-const r = generator(15)
+const r = seededRandom(15)
 const text = (n: number) => Array.from({ length: n }, () => r.pick(WORDS)).join(' ')
 const body = () => ({
   title: `Study ${text(2)}`,

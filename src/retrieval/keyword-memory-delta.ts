@@ -4,7 +4,7 @@
 // and the documents are of one snapshot.
 import { sql } from 'drizzle-orm'
 import { queryRows, type Tx } from '../../db/client'
-import type { DocumentFields } from './keyword-memory-index'
+import type { DocumentFields } from './document-fields'
 
 /** A changed document as it is now: its fields and its postings (term, tf, dl). */
 export interface ChangedDocument extends DocumentFields {

@@ -1,6 +1,7 @@
 // The in-memory copy of one user's keyword index, held in typed arrays only (its size is what they hold), and
 // the builder that assembles it from documents and per-term posting lists (keyword-memory-load.ts reads them).
 // Documents are kept in id order, so comparing two document numbers compares their ids (the ranking's tie-break).
+import type { DocumentFields } from './document-fields'
 import { B, K1 } from './ranking'
 
 /** A posting's tf is a count (body, plus TITLE_WEIGHT × title and tags): uint16, with a side table past it. */
@@ -128,17 +129,6 @@ export function documentOf(index: UserIndex, id: string): number {
     else hi = mid
   }
   return -1
-}
-
-export interface DocumentFields {
-  id: string
-  status: string
-  workspace_id: string
-  kind: string
-  source: string
-  tags: string[]
-  pinned: boolean
-  rating: number
 }
 
 /** Codes for a few distinct strings (workspaces, kinds, sources, tags). */

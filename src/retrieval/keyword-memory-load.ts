@@ -5,7 +5,8 @@
 // the load (keyword-memory.ts) replaces each of them: what was read of it does not count.
 import { sql } from 'drizzle-orm'
 import { queryRows, type Tx } from '../../db/client'
-import { IndexBuilder, type DocumentFields, type UserIndex } from './keyword-memory-index'
+import { loadDocumentFields } from './document-fields'
+import { IndexBuilder, type UserIndex } from './keyword-memory-index'
 
 /** Terms per query of a load: small enough that other queries interleave with it. */
 const TERMS_PAGE = 4_000
@@ -27,10 +28,7 @@ export async function keywordStats(db: Tx, userId: string) {
 export async function loadUserIndex(db: Tx, userId: string, maxBytes: number): Promise<Loaded> {
   const stats = await keywordStats(db, userId)
   if (!stats) return { missing: true }
-  const docs = await queryRows<DocumentFields>(
-    db,
-    sql`select id, status, workspace_id, kind, source, tags, pinned, rating from documents where user_id = ${userId} order by id`,
-  )
+  const docs = await loadDocumentFields(db, userId)
   const builder = new IndexBuilder(docs)
   let after: string | null = null
   for (;;) {

@@ -3,13 +3,12 @@
 // the API's own thread) for more than a few milliseconds at a time, however large the user.
 import { sql } from 'drizzle-orm'
 import { queryRows, type Tx } from '../../db/client'
+import { loadDocumentFields, yieldToRequests } from './document-fields'
 import { encodeRows } from './vector-codes'
 import type { UserVectors } from './vector-memory-rank'
 
 /** Chunks per query of a load (~190 KB of vectors at 384 dimensions): a few ms of PGlite each. */
 const CHUNKS_PAGE = 500
-/** Documents per query of a load. */
-const DOCUMENTS_PAGE = 500
 
 export interface Versions {
   version: number
@@ -25,19 +24,6 @@ export async function versionsOf(db: Tx, userId: string): Promise<Versions | nul
   return row ? { version: Number(row.version), embeddingVersion: Number(row.embedding_version), documents: Number(row.documents) } : null
 }
 
-const yieldToRequests = () => new Promise<void>((resolve) => setImmediate(resolve))
-
-interface DocumentFields {
-  id: string
-  status: string
-  workspace_id: string
-  kind: string
-  source: string
-  tags: string[]
-  pinned: boolean
-  rating: number
-}
-
 /**
  * Reads the user's vectors in pages. `exact` when no write moved either version meanwhile: only then may search
  * rank from it (it equals the database at one moment). A copy written to while it loaded mixes moments — pages
@@ -47,18 +33,7 @@ interface DocumentFields {
 export async function loadUserVectors(db: Tx, userId: string, model: string): Promise<{ copy: UserVectors; exact: boolean } | null> {
   const versions = await versionsOf(db, userId)
   if (!versions) return null
-  const docs: DocumentFields[] = []
-  for (let after: string | null = null; ; ) {
-    const page: DocumentFields[] = await queryRows<DocumentFields>(
-      db,
-      sql`select id, status, workspace_id, kind, source, tags, pinned, rating from documents
-          where user_id = ${userId} ${after !== null ? sql`and id > ${after}` : sql``} order by id limit ${DOCUMENTS_PAGE}`,
-    )
-    docs.push(...page)
-    if (page.length < DOCUMENTS_PAGE) break
-    after = page.at(-1)!.id
-    await yieldToRequests()
-  }
+  const docs = await loadDocumentFields(db, userId)
   const at = new Map(docs.map((d, i) => [d.id, i]))
   const chunkIds: string[] = []
   const chunkDoc: number[] = []

@@ -5,7 +5,8 @@
 // snapshot as the changes; document frequencies are counted over live documents (keyword-memory-words.ts).
 // A copy is never changed once made: a catch-up makes a new one, so a search ranks one consistent state.
 import type { ChangedDocument } from './keyword-memory-delta'
-import { documentOf, idOf, IndexBuilder, tfOf, type UserIndex } from './keyword-memory-index'
+import { IndexBuilder } from './keyword-memory-build'
+import { documentOf, idOf, tfOf, type UserIndex } from './keyword-memory-index'
 
 export interface Segment {
   index: UserIndex

@@ -6,7 +6,8 @@
 import { sql } from 'drizzle-orm'
 import { queryRows, type Tx } from '../../db/client'
 import { loadDocumentFields } from './document-fields'
-import { IndexBuilder, type UserIndex } from './keyword-memory-index'
+import { IndexBuilder } from './keyword-memory-build'
+import type { UserIndex } from './keyword-memory-index'
 
 /** Terms per query of a load: small enough that other queries interleave with it. */
 const TERMS_PAGE = 4_000

@@ -6,6 +6,7 @@ import { eq } from 'drizzle-orm'
 import { documents } from '../../db/schema'
 import { indexKeywords } from '../../src/retrieval/keyword-index'
 import { createTestApp, type TestApp, type TestUser } from '../harness'
+import { seededText } from '../search/copy-corpus'
 
 let t: TestApp
 beforeAll(async () => {
@@ -13,39 +14,12 @@ beforeAll(async () => {
 })
 afterAll(() => t.close())
 
-// A small vocabulary, so documents share words and document frequencies and lengths vary.
-const WORDS = [
-  'vaccine',
-  'vaccination',
-  'immune',
-  'response',
-  'protein',
-  'cell',
-  'tumor',
-  'growth',
-  'signal',
-  'pathway',
-  'mouse',
-  'patient',
-  'trial',
-  'dose',
-  'risk',
-  'gene',
-  'expression',
-  'receptor',
-  'binding',
-  'kinase',
-]
-function text(seed: number, length: number): string {
-  let x = seed
-  const out: string[] = []
-  for (let i = 0; i < length; i++) {
-    x = (x * 1103515245 + 12345) % 2147483648
-    out.push(WORDS[x % WORDS.length]!)
-    if (i % 9 === 8) out.push('.\n')
-  }
-  return out.join(' ')
-}
+/** Seeded words in sentences of nine, so chunks end on sentence breaks as real text does. */
+const text = (seed: number, length: number) =>
+  seededText(seed, length)
+    .split(' ')
+    .map((word, i) => (i % 9 === 8 ? `${word} .\n` : word))
+    .join(' ')
 
 // Bodies past one chunk (1,200 characters) too, so spans and overlaps count.
 const corpus = Array.from({ length: 60 }, (_, i) => ({

@@ -14,6 +14,7 @@ import { pruneKeywordChanges } from '../../src/retrieval/keyword-memory-delta'
 import { searchUserIndex, type MemoryFilter } from '../../src/retrieval/keyword-memory-rank'
 import { createTestApp, type TestApp, type TestUser } from '../harness'
 import { seededRandom } from '../seeded-random'
+import { sqlFilter } from './copy-corpus'
 
 let t: TestApp
 let u: TestUser
@@ -62,16 +63,6 @@ beforeAll(async () => {
 })
 afterAll(() => t.close())
 
-function sqlFilter(f: MemoryFilter) {
-  if (f.onlyDocument) return sql`d.id = ${f.onlyDocument}`
-  const parts = [sql`d.user_id = ${u.id}`, sql`d.status = 'active'`]
-  if (f.excludeDocument) parts.push(sql`d.id <> ${f.excludeDocument}`)
-  if (f.workspaceId !== undefined) parts.push(sql`d.workspace_id = ${f.workspaceId}`)
-  if (f.kind) parts.push(sql`d.kind = ${f.kind}`)
-  if (f.tag) parts.push(sql`d.tags @> array[${f.tag}]::text[]`)
-  return sql.join(parts, sql` and `)
-}
-
 /**
  * Hits in the ranking's order with scores equal to 10 significant digits taken as ties (then by id): the SQL
  * ranking sums a document's word scores in no set order, so two documents whose scores are equal in exact
@@ -99,7 +90,7 @@ async function expectExact(copy: KeywordCopy, queries: string[], context: string
     for (const f of filters) {
       for (const limit of [3, 40]) {
         // More from SQL than the limit, so a tie at the cut is settled by id in both.
-        const fromSql = canonical((await keywordSearch(t.deps.db, u.id, terms, sqlFilter(f), limit + 20)).hits, words).slice(0, limit)
+        const fromSql = canonical((await keywordSearch(t.deps.db, u.id, terms, sqlFilter(u.id, f), limit + 20)).hits, words).slice(0, limit)
         const fromMemory = canonical(searchUserIndex(copy, terms, f, limit), words)
         const where = `${context}: ${JSON.stringify({ q, f, limit })}`
         expect({ where, ids: fromMemory.map((h) => h.document_id) }).toEqual({ where, ids: fromSql.map((h) => h.document_id) })

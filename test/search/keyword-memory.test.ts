@@ -7,76 +7,26 @@ import { eq, sql } from 'drizzle-orm'
 import { documents } from '../../db/schema'
 import { queryRows } from '../../db/client'
 import { analyzeQuery, keywordSearch } from '../../src/retrieval/keyword'
-import { searchUserIndex, type MemoryFilter } from '../../src/retrieval/keyword-memory-rank'
+import { searchUserIndex } from '../../src/retrieval/keyword-memory-rank'
 import { createTestApp, type TestApp, type TestUser } from '../harness'
+import { SCIENCE_WORDS, ingestStudies, seededText, sqlFilter, studyFilters } from './copy-corpus'
 
 let t: TestApp
 let u: TestUser
 let other: string
-const docs: Record<string, string> = {}
+let docs: Record<number, string> = {}
 
 // A small vocabulary, so documents share words (real document frequencies) and queries match many of them.
 // Several share a prefix ("ops", "options", "operators", "opsgenie"…), so a prefix expands to many terms of one
 // document, exactly and not.
-const WORDS = [
-  'vaccine',
-  'vaccination',
-  'immune',
-  'response',
-  'protein',
-  'cell',
-  'tumor',
-  'growth',
-  'signal',
-  'pathway',
-  'mouse',
-  'patient',
-  'trial',
-  'dose',
-  'risk',
-  'gene',
-  'expression',
-  'receptor',
-  'binding',
-  'kinase',
-  'ops',
-  'options',
-  'operators',
-  'opsgenie',
-  'optimal',
-  'rec',
-  'recall',
-]
-function text(seed: number, length: number): string {
-  let x = seed
-  const out: string[] = []
-  for (let i = 0; i < length; i++) {
-    x = (x * 1103515245 + 12345) % 2147483648
-    out.push(WORDS[x % WORDS.length]!)
-  }
-  return out.join(' ')
-}
+const WORDS = [...SCIENCE_WORDS, 'ops', 'options', 'operators', 'opsgenie', 'optimal', 'rec', 'recall']
+const text = (seed: number, length: number) => seededText(seed, length, WORDS)
 
 beforeAll(async () => {
   t = await createTestApp({ env: { KEYWORD_MEMORY_MIN_DOCUMENTS: '1', DEFAULT_PLAN: 'pro' } })
   u = await t.signUp()
   other = (await t.json('POST', '/api/workspaces', { key: u.key, body: { name: 'Other' } })).body.id
-  for (let i = 0; i < 60; i++) {
-    const body = {
-      title: `Study ${i} ${text(i + 1000, 3)}`,
-      body: text(i, 20 + (i % 7) * 15),
-      tags: i % 3 === 0 ? ['lab'] : ['clinic'],
-      kind: i % 4 === 0 ? 'note' : 'document',
-      pinned: i % 11 === 0,
-      ...(i % 5 === 0 ? { workspace_id: other } : {}),
-    }
-    const res = await t.json('POST', '/api/documents', { key: u.key, body })
-    expect(res.status).toBe(201)
-    docs[i] = res.body.id
-  }
-  await t.json('POST', `/api/documents/${docs[7]}/archive`, { key: u.key })
-  await t.json('POST', `/api/documents/${docs[8]}/rate`, { key: u.key, body: { rating: 1 } })
-  await t.json('POST', `/api/documents/${docs[9]}/rate`, { key: u.key, body: { rating: -1 } })
+  docs = await ingestStudies(t, u, other, (i) => ({ title: `Study ${i} ${text(i + 1000, 3)}`, body: text(i, 20 + (i % 7) * 15) }))
   await t.json('POST', '/api/memories/batch-draft', {
     key: u.key,
     body: { learnings: [{ kind: 'fact', title: 'Draft', body: text(77, 40) }] },
@@ -104,29 +54,6 @@ const QUERIES = [
   'recall rec',
   'dose opsg',
 ]
-// '' stands for an id known once the corpus exists: the other workspace, a document to leave out, the archived one alone.
-const FILTERS: MemoryFilter[] = [
-  {},
-  { workspaceId: '' },
-  { kind: 'note' },
-  { tag: 'lab' },
-  { source: 'api' },
-  { source: 'extension' },
-  { excludeDocument: '' },
-  { onlyDocument: '' },
-]
-
-function sqlFilter(f: MemoryFilter) {
-  if (f.onlyDocument) return sql`d.id = ${f.onlyDocument}`
-  const parts = [sql`d.user_id = ${u.id}`, sql`d.status = 'active'`]
-  if (f.excludeDocument) parts.push(sql`d.id <> ${f.excludeDocument}`)
-  if (f.workspaceId !== undefined) parts.push(sql`d.workspace_id = ${f.workspaceId}`)
-  if (f.kind) parts.push(sql`d.kind = ${f.kind}`)
-  if (f.source) parts.push(sql`d.source = ${f.source}`)
-  if (f.tag) parts.push(sql`d.tags @> array[${f.tag}]::text[]`)
-  return sql.join(parts, sql` and `)
-}
-
 describe('the in-memory copy of the keyword index', () => {
   test('ranks exactly as the SQL ranking: same documents, order, scores, boosts and matched words, prefixes included', async () => {
     const copy = await t.deps.keywordMemory.load(t.deps.db, u.id)
@@ -134,17 +61,9 @@ describe('the in-memory copy of the keyword index', () => {
     let compared = 0
     for (const q of QUERIES) {
       const terms = await analyzeQuery(t.deps.db, q)
-      for (const base of FILTERS) {
-        const f =
-          base.workspaceId === ''
-            ? { workspaceId: other }
-            : base.excludeDocument === ''
-              ? { excludeDocument: docs[3] }
-              : base.onlyDocument === ''
-                ? { onlyDocument: docs[7] }
-                : base
+      for (const f of studyFilters(other, docs)) {
         for (const limit of [5, 50]) {
-          const fromSql = (await keywordSearch(t.deps.db, u.id, terms, sqlFilter(f), limit)).hits
+          const fromSql = (await keywordSearch(t.deps.db, u.id, terms, sqlFilter(u.id, f), limit)).hits
           const fromMemory = searchUserIndex(copy!, terms, f, limit)
           expect(fromMemory.map((h) => h.document_id)).toEqual(fromSql.map((h) => h.document_id))
           fromMemory.forEach((h, i) => {

@@ -10,74 +10,32 @@ import { chunks, documents } from '../../db/schema'
 import { queryRows } from '../../db/client'
 import { embedQuery } from '../../src/ai/embeddings'
 import { drainJobs } from '../../src/jobs/worker'
-import type { MemoryFilter } from '../../src/retrieval/keyword-memory-rank'
 import { neighboursInMemory, neighboursInSql } from '../../src/retrieval/link-neighbours'
 import { semanticSearch } from '../../src/retrieval/semantic'
 import { searchUserVectors } from '../../src/retrieval/vector-memory-rank'
 import { createTestApp, type TestApp, type TestUser } from '../harness'
+import { ingestStudies, seededText, sqlFilter, studyFilters } from './copy-corpus'
 import { search } from './search.fixtures'
 
 let t: TestApp
 let u: TestUser
 let other: string
-const docs: Record<number, string> = {}
-const WORDS = [
-  'vaccine',
-  'vaccination',
-  'immune',
-  'response',
-  'protein',
-  'cell',
-  'tumor',
-  'growth',
-  'signal',
-  'pathway',
-  'mouse',
-  'patient',
-  'trial',
-  'dose',
-  'risk',
-  'gene',
-  'expression',
-  'receptor',
-  'binding',
-  'kinase',
-]
-function text(seed: number, length: number): string {
-  let x = seed
-  const out: string[] = []
-  for (let i = 0; i < length; i++) {
-    x = (x * 1103515245 + 12345) % 2147483648
-    out.push(WORDS[x % WORDS.length]!)
-  }
-  return out.join(' ')
-}
+let docs: Record<number, string> = {}
+const text = seededText
 
 beforeAll(async () => {
   t = await createTestApp({ env: { EMBEDDING_PROVIDER: 'hash', VECTOR_MEMORY_MIN_DOCUMENTS: '1', DEFAULT_PLAN: 'pro' } })
   u = await t.signUp()
   other = (await t.json('POST', '/api/workspaces', { key: u.key, body: { name: 'Other' } })).body.id
-  for (let i = 0; i < 60; i++) {
-    // Every seventh document is long enough for several chunks: the best chunk per document is what ranks.
-    const body = {
-      title: `Study ${i}`,
-      body: i % 7 === 0 ? `${text(i, 200)}\n\n${text(i + 500, 200)}\n\n${text(i + 900, 200)}` : text(i, 20 + (i % 7) * 15),
-      tags: i % 3 === 0 ? ['lab'] : ['clinic'],
-      kind: i % 4 === 0 ? 'note' : 'document',
-      pinned: i % 11 === 0,
-      ...(i % 5 === 0 ? { workspace_id: other } : {}),
-    }
-    const res = await t.json('POST', '/api/documents', { key: u.key, body })
-    expect(res.status).toBe(201)
-    docs[i] = res.body.id
-  }
+  // Every seventh document is long enough for several chunks: the best chunk per document is what ranks.
+  docs = await ingestStudies(t, u, other, (i) => ({
+    title: `Study ${i}`,
+    body: i % 7 === 0 ? `${text(i, 200)}\n\n${text(i + 500, 200)}\n\n${text(i + 900, 200)}` : text(i, 20 + (i % 7) * 15),
+  }))
   // Another user's documents, closer to every query than most of the caller's: they must never enter the copy.
   const stranger = await t.signUp()
   for (let i = 0; i < 30; i++) await t.json('POST', '/api/documents', { key: stranger.key, body: { title: 'Theirs', body: text(i, 30) } })
   await drainJobs(t.deps)
-  await t.json('POST', `/api/documents/${docs[7]}/archive`, { key: u.key })
-  await t.json('POST', `/api/documents/${docs[8]}/rate`, { key: u.key, body: { rating: 1 } })
-  await t.json('POST', `/api/documents/${docs[9]}/rate`, { key: u.key, body: { rating: -1 } })
   // A zero vector stored by an earlier version, and a chunk embedded by another model: neither may ever be compared.
   await t.deps.db.execute(sql`update chunks set embedding = array_fill(0, array[512])::vector where document_id = ${docs[10]}`)
   await t.deps.db.update(chunks).set({ embedding_model: 'another-model' }).where(eq(chunks.document_id, docs[11]!))
@@ -92,28 +50,6 @@ const QUERIES = [
   'gene expression receptor',
   'study',
 ]
-// '' stands for an id known once the corpus exists: the other workspace, a document to leave out, the archived one alone.
-const FILTERS: MemoryFilter[] = [
-  {},
-  { workspaceId: '' },
-  { kind: 'note' },
-  { tag: 'lab' },
-  { source: 'api' },
-  { source: 'extension' },
-  { excludeDocument: '' },
-  { onlyDocument: '' },
-]
-
-function sqlFilter(f: MemoryFilter) {
-  if (f.onlyDocument) return sql`d.id = ${f.onlyDocument}`
-  const parts = [sql`d.user_id = ${u.id}`, sql`d.status = 'active'`]
-  if (f.excludeDocument) parts.push(sql`d.id <> ${f.excludeDocument}`)
-  if (f.workspaceId !== undefined) parts.push(sql`d.workspace_id = ${f.workspaceId}`)
-  if (f.kind) parts.push(sql`d.kind = ${f.kind}`)
-  if (f.source) parts.push(sql`d.source = ${f.source}`)
-  if (f.tag) parts.push(sql`d.tags @> array[${f.tag}]::text[]`)
-  return sql.join(parts, sql` and `)
-}
 const model = () => t.deps.embedder!.id
 const vectorOf = async (q: string) => (await embedQuery(t.deps.embedder!, q))!
 
@@ -127,17 +63,9 @@ describe('the in-memory copy of the chunk vectors', () => {
     let compared = 0
     for (const q of QUERIES) {
       const vector = await vectorOf(q)
-      for (const base of FILTERS) {
-        const f =
-          base.workspaceId === ''
-            ? { workspaceId: other }
-            : base.excludeDocument === ''
-              ? { excludeDocument: docs[3] }
-              : base.onlyDocument === ''
-                ? { onlyDocument: docs[7] }
-                : base
+      for (const f of studyFilters(other, docs)) {
         for (const limit of [1, 5, 50]) {
-          const fromSql = await semanticSearch(t.deps.db, u.id, model(), vector, sqlFilter(f), limit)
+          const fromSql = await semanticSearch(t.deps.db, u.id, model(), vector, sqlFilter(u.id, f), limit)
           const fromMemory = searchUserVectors(copy!, vector, f, limit)!
           expect(fromMemory.map((h) => [h.document_id, h.chunk_id])).toEqual(fromSql.map((h) => [h.document_id, h.chunk_id]))
           fromMemory.forEach((h, i) => {

@@ -1,0 +1,101 @@
+// What the tests of the in-memory copies (keyword and vector) share: a small vocabulary and seeded texts over it,
+// a corpus with every field a filter or boost reads, the filters to compare under, and each filter as the SQL
+// ranking's WHERE clause — the copy must rank exactly as that SQL does.
+import { expect } from 'bun:test'
+import { type SQL, sql } from 'drizzle-orm'
+import type { MemoryFilter } from '../../src/retrieval/keyword-memory-rank'
+import type { TestApp, TestUser } from '../harness'
+
+/** A small vocabulary, so documents share words (real document frequencies) and queries match many of them. */
+export const SCIENCE_WORDS = [
+  'vaccine',
+  'vaccination',
+  'immune',
+  'response',
+  'protein',
+  'cell',
+  'tumor',
+  'growth',
+  'signal',
+  'pathway',
+  'mouse',
+  'patient',
+  'trial',
+  'dose',
+  'risk',
+  'gene',
+  'expression',
+  'receptor',
+  'binding',
+  'kinase',
+]
+
+/** `length` words of `words` from a linear congruential generator seeded with `seed`: the same seed, the same text. */
+export function seededText(seed: number, length: number, words: readonly string[] = SCIENCE_WORDS): string {
+  let x = seed
+  const out: string[] = []
+  for (let i = 0; i < length; i++) {
+    x = (x * 1103515245 + 12345) % 2147483648
+    out.push(words[x % words.length]!)
+  }
+  return out.join(' ')
+}
+
+/**
+ * Ingests 60 "Study" documents for `u` through the API — tags, kinds, pins and a second workspace spread over them
+ * (every 3rd tagged lab, every 4th a note, every 11th pinned, every 5th in `other`) — then archives the 7th and
+ * rates the 8th up and the 9th down. `content(i)` gives each one's title and body. Answers their ids by number.
+ */
+export async function ingestStudies(
+  t: TestApp,
+  u: TestUser,
+  other: string,
+  content: (i: number) => { title: string; body: string },
+): Promise<Record<number, string>> {
+  const docs: Record<number, string> = {}
+  for (let i = 0; i < 60; i++) {
+    const body = {
+      ...content(i),
+      tags: i % 3 === 0 ? ['lab'] : ['clinic'],
+      kind: i % 4 === 0 ? 'note' : 'document',
+      pinned: i % 11 === 0,
+      ...(i % 5 === 0 ? { workspace_id: other } : {}),
+    }
+    const res = await t.json('POST', '/api/documents', { key: u.key, body })
+    expect(res.status).toBe(201)
+    docs[i] = res.body.id
+  }
+  await t.json('POST', `/api/documents/${docs[7]}/archive`, { key: u.key })
+  await t.json('POST', `/api/documents/${docs[8]}/rate`, { key: u.key, body: { rating: 1 } })
+  await t.json('POST', `/api/documents/${docs[9]}/rate`, { key: u.key, body: { rating: -1 } })
+  return docs
+}
+
+/**
+ * Every filter a search passes to a copy, on an `ingestStudies` corpus: the other workspace, a document left out
+ * (the 3rd), the archived one alone (the 7th).
+ */
+export function studyFilters(other: string, docs: Record<number, string>): MemoryFilter[] {
+  return [
+    {},
+    { workspaceId: other },
+    { kind: 'note' },
+    { tag: 'lab' },
+    { source: 'api' },
+    { source: 'extension' },
+    { excludeDocument: docs[3] },
+    { onlyDocument: docs[7] },
+  ]
+}
+
+/** `f` as the SQL ranking's WHERE clause over documents `d` of user `userId`. */
+export function sqlFilter(userId: string, f: MemoryFilter): SQL {
+  if (f.onlyDocument) return sql`d.id = ${f.onlyDocument}`
+  const parts = [sql`d.user_id = ${userId}`, sql`d.status = 'active'`]
+  if (f.excludeDocument) parts.push(sql`d.id <> ${f.excludeDocument}`)
+  if (f.workspaceId !== undefined) parts.push(sql`d.workspace_id = ${f.workspaceId}`)
+  if (f.kind) parts.push(sql`d.kind = ${f.kind}`)
+  if (f.source) parts.push(sql`d.source = ${f.source}`)
+  if (f.tag) parts.push(sql`d.tags @> array[${f.tag}]::text[]`)
+  return sql.join(parts, sql` and `)
+}

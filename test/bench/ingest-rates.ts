@@ -2,7 +2,9 @@
 // (batches of BENCH_BATCH, default 1,000, one client) and through POST /api/documents one by one (8 clients),
 // each on a fresh in-memory PGlite (or, with DATABASE_URL, a new account on that PostgreSQL) with no embedder,
 // over a listening server.
-import { loadavg } from 'node:os'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { loadavg, tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { createApp } from '../../src/app'
 import { loadConfig } from '../../src/config'
 import { createDeps } from '../../src/create-deps'
@@ -13,11 +15,16 @@ const load = () =>
     .map((l) => l.toFixed(1))
     .join(' ')
 
+/** BENCH_ON_DISK=1: PGlite in a fresh directory under the system's temporary one (as the service runs by default),
+ * instead of in memory — whose files grow by copying (Emscripten's MEMFS), a cost a data directory does not pay. */
+const ON_DISK = process.env.BENCH_ON_DISK === '1'
+
 async function serve() {
+  const dataDir = ON_DISK ? mkdtempSync(join(tmpdir(), 'bench-ingest-')) : 'memory://'
   const deps = await createDeps(
     loadConfig({
       ...process.env,
-      DATA_DIR: 'memory://',
+      DATA_DIR: dataDir,
       LOG_LEVEL: 'warn',
       DEFAULT_PLAN: 'pro',
       PLAN_PRO_DOCUMENTS: '1000000',
@@ -36,7 +43,12 @@ async function serve() {
   const cookie = signUp.headers.getSetCookie()[0]!.split(';')[0]!
   const { key } = (await (await fetch(`${base}/api/keys`, { method: 'POST', headers: { cookie, origin } })).json()) as { key: string }
   const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' }
-  return { base, headers, close: async () => (await server.stop(), await deps.close()) }
+  const close = async () => {
+    await server.stop()
+    await deps.close()
+    if (ON_DISK) rmSync(dataDir, { recursive: true, force: true })
+  }
+  return { base, headers, close }
 }
 
 /** A rate in wall-clock time, and in this process's CPU time (server and client share it): on a machine that
@@ -102,7 +114,7 @@ export async function printIngestRates(
   const bulkDocs = corpus.slice(0, options.bulkDocs)
   const singleDocs = corpus.slice(0, options.singleDocs)
   const chars = (docs: CorpusDoc[]) => Math.round(docs.reduce((n, d) => n + d.title.length + d.text.length, 0) / docs.length)
-  const database = process.env.DATABASE_URL ? 'PostgreSQL at DATABASE_URL' : 'PGlite in memory'
+  const database = process.env.DATABASE_URL ? 'PostgreSQL at DATABASE_URL' : ON_DISK ? 'PGlite on disk' : 'PGlite in memory'
   console.log(`ingest rates — keyword-indexed at commit, embedder none, ${database}, ${navigator.hardwareConcurrency} cores`)
   let before = load()
   const bulk = await bulkRate(bulkDocs, options.batch)

@@ -1,7 +1,7 @@
 // The keyword index: one posting per (user, term, document) with the term's weighted frequency.
 // Document frequencies, corpus size and average length are read from it at query time, so BM25 statistics
 // are exact after every write with no counters to keep in step (see src/retrieval/keyword.ts).
-import { bigint, customType, doublePrecision, index, integer, pgTable, primaryKey, real, timestamp, uuid } from 'drizzle-orm/pg-core'
+import { bigint, customType, doublePrecision, index, integer, pgTable, primaryKey, real, text, timestamp, uuid } from 'drizzle-orm/pg-core'
 import { users } from './users'
 
 /** Byte-order collation, so `term LIKE 'pre%'` can use the primary-key btree for prefix matching. */
@@ -11,7 +11,8 @@ const termText = customType<{ data: string }>({ dataType: () => 'text collate "C
  * No foreign keys: a bulk ingest writes ~100 postings a document, and checking two keys on each was 40 % of its
  * time. They are written only with their document (in the same statement or transaction), and a statement-level
  * trigger on documents deletes a deleted document's postings (migration postings-cascade), also when a
- * workspace or account deletion cascades to its documents.
+ * workspace or account deletion cascades to its documents. No index by document either (a fifth of a bulk
+ * ingest's time): a document's postings are found by primary key through its terms (documentTerms).
  */
 export const postings = pgTable(
   'postings',
@@ -24,8 +25,20 @@ export const postings = pgTable(
     /** The document's BM25 length (documents.keyword_len), copied so ranking never reads the documents table. */
     dl: real('dl').notNull().default(0),
   },
-  (t) => [primaryKey({ columns: [t.user_id, t.term, t.document_id] }), index('postings_document_idx').on(t.document_id)],
+  (t) => [primaryKey({ columns: [t.user_id, t.term, t.document_id] })],
 )
+
+/**
+ * Each document's terms — the keys of its postings, one row a document instead of an index entry a posting —
+ * so a deletion, a re-index and the keyword copy's catch-up find a document's postings by primary key. Written
+ * and deleted with the postings, by the same statements (migration document-terms); no foreign keys, as postings.
+ */
+export const documentTerms = pgTable('document_terms', {
+  document_id: uuid('document_id').primaryKey(),
+  user_id: uuid('user_id').notNull(),
+  /** Compared to postings.term COLLATE "C" (the postings' collation), so the primary key serves each lookup. */
+  terms: text('terms').array().notNull(),
+})
 
 /**
  * Corpus statistics per user for BM25 (document count and total length of keyword-indexed documents),

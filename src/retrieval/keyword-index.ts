@@ -2,7 +2,7 @@
 // document is keyword-searchable the moment its ingest or update commits. Embeddings come later (a job).
 import { eq, sql } from 'drizzle-orm'
 import type { Tx } from '../../db/client'
-import { chunks, documents, postings } from '../../db/schema'
+import { chunks, documents, documentTerms, postings } from '../../db/schema'
 import { chunkText } from './chunking'
 
 /** Title and tags count this many times a body occurrence (a light BM25F). */
@@ -20,7 +20,13 @@ interface IndexableDocument {
 
 export async function indexKeywords(tx: Tx, doc: IndexableDocument, newId: () => string): Promise<void> {
   await tx.delete(chunks).where(eq(chunks.document_id, doc.id))
-  await tx.delete(postings).where(eq(postings.document_id, doc.id))
+  // The document's postings by their keys, through its terms (postings have no index by document); the keys
+  // kept apart (offset 0) so each is one probe of the primary key, as in migration 0030's postings_cascade.
+  await tx.execute(sql`
+    with gone as (delete from ${documentTerms} where document_id = ${doc.id} returning user_id, terms)
+    delete from ${postings} p
+     using (select g.user_id, u.term collate "C" as term from gone g cross join unnest(g.terms) as u(term) offset 0) k
+     where p.user_id = k.user_id and p.term = k.term and p.document_id = ${doc.id}`)
   const parts = chunkText(doc.body)
   await tx.insert(chunks).values(
     parts.map((c) => ({
@@ -36,17 +42,22 @@ export async function indexKeywords(tx: Tx, doc: IndexableDocument, newId: () =>
     })),
   )
   const heading = [doc.title, ...doc.tags].join(' \n ')
+  // Postings, the document's terms and its keyword length from one grouping of its terms.
   await tx.execute(sql`
-    insert into ${postings} (user_id, term, document_id, tf, dl)
-    select ${doc.user_id}::uuid, lexeme, ${doc.id}::uuid, sum(tf)::real, (sum(sum(tf)) over ())::real from (
-      select t.lexeme, coalesce(array_length(t.positions, 1), 1) as tf
-        from ${chunks} c, unnest(c.tsv) t where c.document_id = ${doc.id}
-      union all
-      select t.lexeme, ${TITLE_WEIGHT} * coalesce(array_length(t.positions, 1), 1)
-        from unnest(to_tsvector(${TEXT_CONFIG}::regconfig, ${heading})) t
-    ) terms group by lexeme`)
-  await tx
-    .update(documents)
-    .set({ keyword_len: sql`(select coalesce(sum(tf), 0) from ${postings} where document_id = ${doc.id})` })
-    .where(eq(documents.id, doc.id))
+    with p as (
+      select lexeme, sum(tf) as tf from (
+        select t.lexeme, coalesce(array_length(t.positions, 1), 1) as tf
+          from ${chunks} c, unnest(c.tsv) t where c.document_id = ${doc.id}
+        union all
+        select t.lexeme, ${TITLE_WEIGHT} * coalesce(array_length(t.positions, 1), 1)
+          from unnest(to_tsvector(${TEXT_CONFIG}::regconfig, ${heading})) t
+      ) terms group by lexeme),
+    len as (select coalesce(sum(tf), 0)::real as dl from p),
+    written as (
+      insert into ${postings} (user_id, term, document_id, tf, dl)
+      select ${doc.user_id}::uuid, p.lexeme, ${doc.id}::uuid, p.tf::real, len.dl from p, len),
+    listed as (
+      insert into ${documentTerms} (document_id, user_id, terms)
+      select ${doc.id}::uuid, ${doc.user_id}::uuid, array_agg(lexeme) from p having count(*) > 0)
+    update ${documents} set keyword_len = len.dl from len where ${documents.id} = ${doc.id}`)
 }

@@ -161,7 +161,8 @@ async function seedInBulk(deps: Deps, userId: string, workspaceId: string, n: nu
             select b.id, t.lexeme, ${TITLE_WEIGHT} * coalesce(array_length(t.positions, 1), 1)
               from batch b, unnest(to_tsvector(${TEXT_CONFIG}::regconfig, b.heading)) t
           ) terms group by id, lexeme
-          returning document_id, dl)
+          returning document_id, term, dl),
+        listed as (insert into document_terms (document_id, user_id, terms) select document_id, ${userId}::uuid, array_agg(term) from ins group by document_id)
         select document_id as id, max(dl) as len from ins group by document_id`,
       )
       await tx.execute(sql`set local session_replication_role = origin`)
@@ -202,7 +203,8 @@ async function verifySeed(deps: Deps, userId: string, n: number) {
     (select json_agg(json_build_object('d', c.document_id, 'o', c.ordinal, 's', c.start_offset, 'c', c.content, 't', c.tsv::text) order by c.document_id, c.ordinal)
        from chunks c join ids on ids.id = c.document_id) as chunks,
     (select json_agg(json_build_object('d', p.document_id, 't', p.term, 'tf', p.tf, 'dl', p.dl) order by p.document_id, p.term)
-       from postings p join ids on ids.id = p.document_id) as postings,
+       from ids join document_terms t on t.document_id = ids.id cross join unnest(t.terms) as u(term)
+       join postings p on p.user_id = t.user_id and p.term = u.term collate "C" and p.document_id = ids.id) as postings,
     (select json_build_object('n', documents, 'len', total_len) from keyword_stats where user_id = ${userId}) as stats,
     (select json_build_object('n', count(*), 'len', sum(keyword_len::float8)) from documents where user_id = ${userId}) as recount`,
       ),

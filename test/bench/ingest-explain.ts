@@ -29,7 +29,7 @@ const t = await createTestApp({ env: { DEFAULT_PLAN: 'pro', PLAN_PRO_DOCUMENTS: 
 const user = await t.signUp()
 const pg = (t.deps.db as unknown as { $client: PGlite }).$client
 const ws = (await pg.query<{ id: string }>('select id from workspaces where user_id = $1', [user.id])).rows[0]!.id
-const BATCH = 1000
+const BATCH = Number(process.env.BENCH_BATCH ?? 1000)
 for (let b = 0; b < Number(process.env.BATCHES ?? 3); b++) {
   const now = new Date().toISOString()
   const rows = corpus.slice(b * BATCH, (b + 1) * BATCH).map((d) => ({
@@ -71,7 +71,7 @@ for (let b = 0; b < Number(process.env.BATCHES ?? 3); b++) {
   )
   await pg.query('begin')
   // The function's own settings.
-  await pg.query("set local work_mem = '32MB'")
+  await pg.query(`set local work_mem = '${process.env.WORK_MEM ?? '32MB'}'`)
   const started = performance.now()
   const plan = await pg.query<{ 'QUERY PLAN': string }>(`explain (analyze, buffers) ${statement}`, [
     JSON.stringify(rows),

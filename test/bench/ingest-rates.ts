@@ -8,6 +8,7 @@ import { join } from 'node:path'
 import { createApp } from '../../src/app'
 import { loadConfig } from '../../src/config'
 import { createDeps } from '../../src/create-deps'
+import { timeStatements } from './ingest-statements'
 import type { CorpusDoc } from './scifact'
 
 const load = () =>
@@ -18,6 +19,8 @@ const load = () =>
 /** BENCH_ON_DISK=1: PGlite in a fresh directory under the system's temporary one (as the service runs by default),
  * instead of in memory — whose files grow by copying (Emscripten's MEMFS), a cost a data directory does not pay. */
 const ON_DISK = process.env.BENCH_ON_DISK === '1'
+/** BENCH_STATEMENTS=1: the statements that held PGlite longest while each rate was measured (ingest-statements.ts). */
+const STATEMENTS = process.env.BENCH_STATEMENTS === '1'
 
 async function serve() {
   const dataDir = ON_DISK ? mkdtempSync(join(tmpdir(), 'bench-ingest-')) : 'memory://'
@@ -32,6 +35,8 @@ async function serve() {
       EMBEDDING_PROVIDER: 'none',
     }),
   )
+  const pglite = deps.dbKind === 'pglite' ? (deps.db as unknown as { $client?: import('@electric-sql/pglite').PGlite }).$client : undefined
+  const statements = STATEMENTS && pglite ? timeStatements(pglite) : null
   const server = Bun.serve({ port: 0, fetch: createApp(deps).fetch, maxRequestBodySize: 64 * 1024 * 1024 })
   const base = `http://127.0.0.1:${server.port}`
   const origin = deps.config.baseUrl
@@ -43,7 +48,9 @@ async function serve() {
   const cookie = signUp.headers.getSetCookie()[0]!.split(';')[0]!
   const { key } = (await (await fetch(`${base}/api/keys`, { method: 'POST', headers: { cookie, origin } })).json()) as { key: string }
   const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' }
-  const close = async () => {
+  statements?.reset()
+  const close = async (label: string) => {
+    statements?.print(label, 10)
     await server.stop()
     await deps.close()
     if (ON_DISK) rmSync(dataDir, { recursive: true, force: true })
@@ -78,7 +85,7 @@ export async function bulkRate(docs: CorpusDoc[], batch: number): Promise<Rate> 
       throw new Error(`bulk: ${res.status} ${JSON.stringify(body).slice(0, 300)}`)
   }
   const result = rate(docs.length)
-  await close()
+  await close('bulk')
   return result
 }
 
@@ -101,7 +108,7 @@ export async function oneByOneRate(docs: CorpusDoc[], clients: number): Promise<
     }),
   )
   const result = rate(docs.length)
-  await close()
+  await close('one by one')
   return result
 }
 

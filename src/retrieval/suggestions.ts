@@ -75,10 +75,13 @@ async function keywordNeighbours(deps: Deps, doc: Doc, limit: number): Promise<N
   // however large the corpus grows.
   const top = await queryRows<{ term: string }>(
     deps.db,
-    sql`select p.term from postings p
+    // Its postings by their keys, through its listed terms (postings have no index by document, migration 0030).
+    sql`select p.term from (
+          select t.user_id, u.term collate "C" as term from document_terms t cross join unnest(t.terms) as u(term)
+           where t.document_id = ${doc.id} offset 0) k
+        join postings p on p.user_id = k.user_id and p.term = k.term and p.document_id = ${doc.id}
         cross join lateral (select count(*) as df from (
           select 1 from postings x where x.user_id = p.user_id and x.term = p.term limit ${DF_CAP}) capped) f
-        where p.document_id = ${doc.id}
         order by p.tf * ln(1 + 1.0 / f.df) desc, p.term
         limit ${MLT_TERMS}`,
   )

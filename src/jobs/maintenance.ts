@@ -9,8 +9,7 @@ import { queryRows } from '../../db/client'
 import { queueDueSyncs } from '../connectors/sync.schedule'
 import { sweepIdempotencyKeys } from '../http/idempotency.store'
 import type { Deps } from '../deps'
-import { pruneKeywordChanges } from '../retrieval/keyword-memory-delta'
-import { pruneEmbeddingChanges } from '../retrieval/vector-memory-delta'
+import { pruneChangeLogs } from '../retrieval/change-logs'
 import { createEmbeddingUpkeep } from './embedding-upkeep'
 
 /** Re-ANALYZE once the indexed corpus has changed by this share (or by MIN_CHANGE documents) since the last one. */
@@ -56,8 +55,7 @@ export function createMaintenance(deps: Deps) {
     try {
       if (Date.now() - prunedAt >= PRUNE_EVERY_MS) {
         prunedAt = Date.now()
-        await pruneKeywordChanges(deps.db)
-        await pruneEmbeddingChanges(deps.db)
+        await pruneChangeLogs(deps.db)
       }
     } catch (error) {
       deps.log.warn('pruning the keyword and embedding change logs failed', { error: String(error) })

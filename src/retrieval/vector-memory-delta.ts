@@ -5,7 +5,6 @@
 import { sql } from 'drizzle-orm'
 import { queryRows, type Tx } from '../../db/client'
 import type { DocumentFields } from './document-fields'
-import { KEYWORD_CHANGES_KEPT_MS } from './keyword-memory-delta'
 
 export type VectorChanges =
   | {
@@ -58,19 +57,4 @@ export async function vectorChangesSince(
     chunkDocuments: row.chunk_documents ? row.chunk_documents.split(' ') : [],
     vectors: row.vectors ?? new Uint8Array(0),
   }
-}
-
-/**
- * Drops embedding changes older than `keptMs` — for each user, every version up to the newest such one, so what is
- * left is always a suffix of the user's versions (a copy older than it reloads). Answers how many rows went.
- */
-export async function pruneEmbeddingChanges(db: Tx, keptMs = KEYWORD_CHANGES_KEPT_MS): Promise<number> {
-  const cutoff = sql`now() - ${keptMs}::float8 * interval '1 millisecond'`
-  const rows = await queryRows<{ n: number }>(
-    db,
-    sql`with old as (select user_id, max(embedding_version) as upto from embedding_changes where changed_at < ${cutoff} group by user_id),
-      gone as (delete from embedding_changes c using old where c.user_id = old.user_id and c.embedding_version <= old.upto returning 1)
-      select count(*)::int as n from gone`,
-  )
-  return Number(rows[0]?.n ?? 0)
 }

@@ -11,10 +11,9 @@ import { queryRows } from '../../db/client'
 import { embedQuery } from '../../src/ai/embeddings'
 import { drainJobs } from '../../src/jobs/worker'
 import { neighboursInMemory, neighboursInSql } from '../../src/retrieval/link-neighbours'
-import { pruneKeywordChanges } from '../../src/retrieval/keyword-memory-delta'
+import { pruneChangeLogs } from '../../src/retrieval/change-logs'
 import { semanticSearch } from '../../src/retrieval/semantic'
 import { searchVectorCopy, type VectorCopy } from '../../src/retrieval/vector-memory-copy'
-import { pruneEmbeddingChanges } from '../../src/retrieval/vector-memory-delta'
 import { createTestApp, type TestApp, type TestUser } from '../harness'
 import { ingestStudies, seededText, sqlFilter, studyFilters } from './copy-corpus'
 import { search } from './search.fixtures'
@@ -200,8 +199,7 @@ describe('the in-memory copy of the chunk vectors', () => {
     const loads = memory.loads
     await t.json('POST', '/api/documents', { key: u.key, body: { title: 'Pruned', body: text(4000, 40) } })
     expect((await t.json('PATCH', `/api/documents/${docs[5]}`, { key: u.key, body: { pinned: true } })).status).toBe(200)
-    await pruneKeywordChanges(t.deps.db, 0)
-    await pruneEmbeddingChanges(t.deps.db, 0)
+    await pruneChangeLogs(t.deps.db, 0)
     expect(await current()).toBeNull()
     const reloaded = await memory.load(t.deps.db, u.id, model())
     expect(memory.loads).toBe(loads + 1)

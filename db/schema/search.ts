@@ -75,3 +75,21 @@ export const keywordChanges = pgTable(
   },
   (t) => [index('keyword_changes_user_version_idx').on(t.user_id, t.version)],
 )
+
+/**
+ * Which documents' chunk vectors changed at which keyword_stats.embedding_version (the chunk triggers write it), so
+ * an in-process copy of the user's vectors catches up with the embedding worker by fetching only those documents
+ * (src/retrieval/vector-memory-delta.ts). Pruned with keyword_changes; deleted with the user.
+ */
+export const embeddingChanges = pgTable(
+  'embedding_changes',
+  {
+    user_id: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    embedding_version: bigint('embedding_version', { mode: 'number' }).notNull(),
+    document_id: uuid('document_id').notNull(),
+    changed_at: timestamp('changed_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('embedding_changes_user_version_idx').on(t.user_id, t.embedding_version)],
+)

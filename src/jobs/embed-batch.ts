@@ -197,16 +197,6 @@ async function writeDocument(
       if (done) await enqueueJob(tx, deps, 'suggest-links', { document_id: documentId }, done.user_id)
       return done
     })
-    // Committed: laid over the user's vector copy, so this document's neighbours — and the next ones' — are found
-    // in memory while the backlog keeps the copy stale. (Nothing written, nothing changed: the copy stands.)
-    if (indexed && embedder && embedded.length)
-      deps.vectorMemory.noteEmbedded(
-        indexed.user_id,
-        embedder.id,
-        documentId,
-        indexed.workspace_id,
-        embedded.map((c) => c.vector),
-      )
     return null
   } catch (error) {
     return messageOf(error)

@@ -9,13 +9,13 @@ import { queryRows } from '../../db/client'
 import { queueDueSyncs } from '../connectors/sync.schedule'
 import { sweepIdempotencyKeys } from '../http/idempotency.store'
 import type { Deps } from '../deps'
-import { pruneKeywordChanges } from '../retrieval/keyword-memory-delta'
+import { pruneChangeLogs } from '../retrieval/change-logs'
 import { createEmbeddingUpkeep } from './embedding-upkeep'
 
 /** Re-ANALYZE once the indexed corpus has changed by this share (or by MIN_CHANGE documents) since the last one. */
 const CHANGE_SHARE = 0.1
 const MIN_CHANGE = 200
-/** The keyword change log is pruned at most this often. */
+/** The keyword and embedding change logs are pruned at most this often. */
 const PRUNE_EVERY_MS = 60_000
 
 export function createAnalyzer(deps: Deps) {
@@ -55,10 +55,10 @@ export function createMaintenance(deps: Deps) {
     try {
       if (Date.now() - prunedAt >= PRUNE_EVERY_MS) {
         prunedAt = Date.now()
-        await pruneKeywordChanges(deps.db)
+        await pruneChangeLogs(deps.db)
       }
     } catch (error) {
-      deps.log.warn('pruning the keyword change log failed', { error: String(error) })
+      deps.log.warn('pruning the keyword and embedding change logs failed', { error: String(error) })
     }
     try {
       await analyzeIfStale()

@@ -51,23 +51,3 @@ export async function changesSince(db: Tx, userId: string, since: number, maxDoc
     current: JSON.parse(row.current),
   }
 }
-
-/** How long the log keeps a change: a copy older than that reloads in full instead of catching up. */
-export const KEYWORD_CHANGES_KEPT_MS = 60 * 60_000
-
-/**
- * Drops changes older than `keptMs` — for each user, every version up to the newest such one, so what is left is
- * always a suffix of the user's versions (a complete log from some version on; a copy older than it reloads).
- * Answers how many rows went.
- */
-export async function pruneKeywordChanges(db: Tx, keptMs = KEYWORD_CHANGES_KEPT_MS): Promise<number> {
-  // The database's clock, the one that stamped the rows.
-  const cutoff = sql`now() - ${keptMs}::float8 * interval '1 millisecond'`
-  const rows = await queryRows<{ n: number }>(
-    db,
-    sql`with old as (select user_id, max(version) as upto from keyword_changes where changed_at < ${cutoff} group by user_id),
-      gone as (delete from keyword_changes c using old where c.user_id = old.user_id and c.version <= old.upto returning 1)
-      select count(*)::int as n from gone`,
-  )
-  return Number(rows[0]?.n ?? 0)
-}

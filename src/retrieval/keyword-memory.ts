@@ -14,6 +14,7 @@ import type { Logger } from '../log'
 import { copyOf, segmentOf, withChanges, type KeywordCopy } from './keyword-memory-copy'
 import { changesSince } from './keyword-memory-delta'
 import { keywordStats, loadUserIndex } from './keyword-memory-load'
+import { SharedCatchUps } from './shared-catch-ups'
 
 export interface KeywordMemoryOptions {
   /** Users with fewer documents are ranked in SQL (fast enough there; not worth the memory). */
@@ -30,16 +31,10 @@ const TOO_LARGE_RETRY_MS = 10 * 60_000
 /** Documents one catch-up reads at most (or a quarter of the base, if more): past it a reload costs less. */
 const CATCH_UP_DOCUMENTS = 1_000
 
-/** A user's catch-ups: the one running (or done), and the one that will run after it, shared by those who wait. */
-interface Sync {
-  tail: Promise<unknown>
-  pending: Promise<KeywordCopy | null> | null
-}
-
 export class KeywordMemory {
   private readonly copies = new Map<string, KeywordCopy>()
   private readonly loading = new Map<string, Promise<KeywordCopy | null>>()
-  private readonly syncs = new Map<string, Sync>()
+  private readonly shared = new SharedCatchUps<KeywordCopy | null>()
   /** No new load for a user before this time: a failed or outdated load backs off. */
   private readonly notBefore = new Map<string, number>()
   /** Users whose copy alone passes the budget, with the bytes it had reached when the load stopped. */
@@ -126,22 +121,7 @@ export class KeywordMemory {
   }
 
   private catchUp(db: Tx, userId: string): Promise<KeywordCopy | null> {
-    const sync = this.syncs.get(userId) ?? { tail: Promise.resolve(), pending: null }
-    if (sync.pending) return sync.pending
-    const run = sync.tail.then(() => {
-      sync.pending = null
-      return this.advance(db, userId)
-    })
-    sync.pending = run
-    const tail = (sync.tail = run.then(
-      () => {},
-      () => {},
-    ))
-    this.syncs.set(userId, sync)
-    void tail.then(() => {
-      if (sync.tail === tail) this.syncs.delete(userId)
-    })
-    return run
+    return this.shared.run(userId, () => this.advance(db, userId))
   }
 
   /** One catch-up: what changed since the copy's version, applied as a delta. Null (SQL ranks) if it fails. */

@@ -1,18 +1,16 @@
 // A document's semantic neighbours for link suggestions: the documents of its workspace whose best chunk-to-chunk
 // cosine with any of its chunks reaches the embedder's link threshold, best first, at most `limit`. Asked of the
-// user's in-memory vector copy (the index semantic search uses: its int8 scan, exact rescoring) even while an
-// embedding backlog keeps it stale: the vectors this process embedded since the copy's load began are ranked beside
-// it (vector-memory-recent.ts), and the few documents found are checked in SQL (still active, in the workspace,
-// embedded), so a document deleted, archived, moved or edited since the load is never suggested. So a job's work
-// is an in-memory scan and two indexed reads, whatever the corpus size — never a scan of the corpus in SQL, which
-// holds the one PGlite connection (the API's thread) for seconds. The SQL ranking remains for a user whose copy
-// cannot be held (over the memory budget, copies off), over keyword candidates when the user is large.
+// user's in-memory vector copy (the index semantic search uses: its int8 scan, exact rescoring), brought up to date
+// first by one statement — also while an embedding backlog drains, when every job finds the copy a few documents
+// behind. So a job's work is an in-memory scan and an indexed read, whatever the corpus size — never a scan of the
+// corpus in SQL, which holds the one PGlite connection (the API's thread) for seconds. The SQL ranking remains for
+// a user whose copy cannot be held (over the memory budget, copies off), over keyword candidates when the user is large.
 import { and, eq, inArray, sql } from 'drizzle-orm'
 import { queryRows } from '../../db/client'
-import { documents } from '../../db/schema'
+import type { documents } from '../../db/schema'
 import type { Deps } from '../deps'
 import { chunkVectors } from './chunk-vectors'
-import { rankDocuments } from './vector-memory-rank'
+import { rankCopy } from './vector-memory-copy'
 
 type Doc = typeof documents.$inferSelect
 export interface Neighbour {
@@ -33,48 +31,15 @@ export async function neighboursInMemory(
   threshold: number,
   limit: number,
 ): Promise<Neighbour[] | null> {
-  const view = await deps.vectorMemory.forLinks(deps.db, doc.user_id, model)
-  if (!view) return null
-  const { copy, recent } = view
+  const copy = await deps.vectorMemory.forLinks(deps.db, doc.user_id, model)
+  if (!copy) return null
   const own = await chunkVectors(deps.db, doc.user_id, doc.id, model)
   if (own.some((v) => v.length !== copy.dim)) return null // another dimension: SQL raises, as search's would
-  const fromRecent = recent.neighbours(own, doc.workspace_id, doc.id, threshold)
-  // The copy's best, then checked: some may be gone since it loaded. Asked for more until `limit` survive the
-  // check among those at least as near as the copy's last candidate, or the copy has no more.
-  for (let k = Math.max(limit * 2, 10); ; k *= 4) {
-    const ranked = rankDocuments(copy, own, { workspaceId: doc.workspace_id, excludeDocument: doc.id }, k, {
-      boost: false,
-      atLeast: threshold,
-      skip: recent.documents, // their vectors in the copy are older than the ones noted
-    })
-    const candidates = [...ranked.map((r) => ({ document_id: copy.ids[r.d]!, score: r.similarity })), ...fromRecent].sort(better)
-    const live = await stillLinkable(deps, doc, candidates)
-    const kept = candidates.filter((c) => live.has(c.document_id))
-    if (ranked.length < k) return kept.slice(0, limit)
-    const surely = kept.filter((c) => c.score >= ranked.at(-1)!.similarity)
-    if (surely.length >= limit) return surely.slice(0, limit)
-  }
-}
-
-/** Of these documents, those that may be linked to `doc` now: the user's, active, in its workspace, embedded. */
-async function stillLinkable(deps: Deps, doc: Doc, candidates: Neighbour[]): Promise<Set<string>> {
-  if (!candidates.length) return new Set()
-  const rows = await deps.db
-    .select({ id: documents.id })
-    .from(documents)
-    .where(
-      and(
-        inArray(
-          documents.id,
-          candidates.map((c) => c.document_id),
-        ),
-        eq(documents.user_id, doc.user_id),
-        eq(documents.workspace_id, doc.workspace_id),
-        eq(documents.status, 'active'),
-        eq(documents.index_status, 'indexed'),
-      ),
-    )
-  return new Set(rows.map((r) => r.id))
+  const ranked = rankCopy(copy, own, { workspaceId: doc.workspace_id, excludeDocument: doc.id }, limit, {
+    boost: false,
+    atLeast: threshold,
+  })
+  return ranked.map(({ segment, d, similarity }) => ({ document_id: segment.ids[d]!, score: similarity }))
 }
 
 /** The same ranking in SQL, over `candidates` only or (null) every document of the workspace. */

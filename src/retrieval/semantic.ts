@@ -1,13 +1,13 @@
 // Semantic ranking: cosine similarity between the query's embedding and every embedded chunk of the caller
 // (of the same model only), best chunk per document. An exact scan of the caller's own chunks, so tenant
-// filters can never starve the top-k the way a shared approximate index filtered afterwards can. When the user's
-// in-memory copy of their vectors is current (vector-memory.ts), the same exact ranking runs over it instead.
+// filters can never starve the top-k the way a shared approximate index filtered afterwards can. When the user has
+// an in-memory copy of their vectors (vector-memory.ts, brought up to date first), the same exact ranking runs over it instead.
 import { sql, type SQL } from 'drizzle-orm'
 import { queryRows, type Tx } from '../../db/client'
 import type { MemoryFilter } from './keyword-memory-words'
 import { BOOST, type SemanticHit } from './ranking'
 import type { VectorMemory } from './vector-memory'
-import { searchUserVectors } from './vector-memory-rank'
+import { searchVectorCopy } from './vector-memory-copy'
 
 export type { SemanticHit } from './ranking'
 
@@ -22,7 +22,7 @@ export async function semanticSearch(
   memory?: { copies: VectorMemory; filter: MemoryFilter },
 ): Promise<SemanticHit[]> {
   const copy = memory && (await memory.copies.current(db, userId, model))
-  const fromMemory = memory && copy ? searchUserVectors(copy, vector, memory.filter, limit) : null
+  const fromMemory = memory && copy ? searchVectorCopy(copy, vector, memory.filter, limit) : null
   if (fromMemory) return fromMemory
   // A zero vector (stored before zero vectors were refused) has a NaN cosine distance, and PostgreSQL ranks
   // NaN above every number: such chunks are left out, never ranked. Of equally near chunks the lowest id stands for

@@ -75,7 +75,7 @@ async function keywordNeighbours(deps: Deps, doc: Doc, limit: number): Promise<N
   // however large the corpus grows.
   const top = await queryRows<{ term: string }>(
     deps.db,
-    // Its postings by their keys, through its listed terms (postings have no index by document, migration 0030).
+    // Its postings by their keys, through its listed terms (postings have no index by document, migration 0032).
     sql`select p.term from (
           select t.user_id, u.term collate "C" as term from document_terms t cross join unnest(t.terms) as u(term)
            where t.document_id = ${doc.id} offset 0) k

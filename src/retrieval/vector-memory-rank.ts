@@ -1,21 +1,18 @@
-// Exact cosine ranking over an in-memory copy of a user's chunk vectors (see vector-memory.ts for how copies
-// are kept current): the same ranking as the SQL in semantic.ts — best chunk per document, filters applied
+// Exact cosine ranking over one segment of an in-memory copy of a user's chunk vectors (vector-memory-copy.ts
+// ranks a whole copy): the same ranking as the SQL in semantic.ts — best chunk per document, filters applied
 // before the top-k is cut, similarity × boost, then document id. Two passes: the int8 codes of every chunk the
 // filters let through are scanned (vector-codes.ts: a quarter of the float bytes, 16 lanes at a time), giving
 // each document an interval that surely holds its score; only documents whose interval reaches the k-th best
 // lower bound are rescored from the float32 vectors. Exact by construction, not by luck of the data.
 import type { MemoryFilter } from './keyword-memory-words'
-import type { SemanticHit } from './ranking'
 import { codesBytes, encodeQuery, type VectorCodes } from './vector-codes'
 
-export interface UserVectors {
-  /** keyword_stats.version and embedding_version when loaded: current while both are unchanged. */
-  version: number
-  embeddingVersion: number
+/** Documents (in id order) and their embedded chunks, in flat arrays: a copy's base or one of its deltas. */
+export interface VectorSegment {
   /** The embedder id (chunks.embedding_model) the vectors were made by; no other model's vector is held. */
   model: string
   dim: number
-  /** Documents, with what the filters and the boost read. */
+  /** Documents in id order, with what the filters and the boost read. */
   ids: string[]
   active: Uint8Array
   boost: Float64Array
@@ -33,8 +30,8 @@ export interface UserVectors {
   codes: VectorCodes
 }
 
-export const bytesOf = (copy: UserVectors) =>
-  copy.vectors.byteLength + codesBytes(copy.codes) + copy.chunkIds.length * 64 + copy.ids.length * 128
+export const bytesOf = (segment: VectorSegment) =>
+  segment.vectors.byteLength + codesBytes(segment.codes) + segment.chunkIds.length * 64 + segment.ids.length * 128
 
 export interface RankedDocument {
   d: number
@@ -48,19 +45,8 @@ interface RankOptions {
   boost: boolean
   /** Only documents whose best similarity is at least this. */
   atLeast?: number
-  /** Documents left out besides the filter's (link suggestions: those whose newer vectors are ranked elsewhere). */
-  skip?: { has(documentId: string): boolean }
-}
-
-/** Null when the query cannot be compared with the copy (another dimension): the SQL path answers, as before. */
-export function searchUserVectors(copy: UserVectors, query: number[], filter: MemoryFilter, limit: number): SemanticHit[] | null {
-  if (query.length !== copy.dim) return null
-  return rankDocuments(copy, [Float32Array.from(query)], filter, limit, { boost: true }).map(({ d, chunk, similarity }) => ({
-    document_id: copy.ids[d]!,
-    chunk_id: copy.chunkIds[chunk]!,
-    similarity,
-    boost: copy.boost[d]!,
-  }))
+  /** Documents left out besides the filter's: dead[d] = 1 when a later segment of the copy holds document d (or it is gone). */
+  dead?: Uint8Array
 }
 
 /**
@@ -69,17 +55,17 @@ export function searchUserVectors(copy: UserVectors, query: number[], filter: Me
  * the lowest id. A zero or NaN query vector compares with nothing (SQL: a NaN distance, left out).
  */
 export function rankDocuments(
-  copy: UserVectors,
+  segment: VectorSegment,
   queries: Float32Array[],
   filter: MemoryFilter,
   limit: number,
   options: RankOptions,
 ): RankedDocument[] {
-  const usable = queries.filter((q) => q.length === copy.dim && squaredNorm(q) > 0 && Number.isFinite(squaredNorm(q)))
+  const usable = queries.filter((q) => q.length === segment.dim && squaredNorm(q) > 0 && Number.isFinite(squaredNorm(q)))
   if (usable.length === 0 || limit <= 0) return []
-  const { docStart, codes } = copy
-  const docs = passingDocuments(copy, filter, options.skip)
-  const boostOf = (d: number) => (options.boost ? copy.boost[d]! : 1)
+  const { docStart, codes } = segment
+  const docs = passingDocuments(segment, filter, options.dead)
+  const boostOf = (d: number) => (options.boost ? segment.boost[d]! : 1)
 
   // Pass 1: per document, an interval [low, high] surely holding its best similarity over every query.
   const low = new Float64Array(docs.length).fill(-Infinity)
@@ -87,14 +73,14 @@ export function rankDocuments(
   for (const q of usable) {
     const { scale: qs, norm: qn, errorNorm: qe } = encodeQuery(codes.dots, q)
     const qq = qn * qn
-    runsOf(copy, docs, (from, to) => codes.dots.run(from, to))
+    runsOf(segment, docs, (from, to) => codes.dots.run(from, to))
     const { out } = codes.dots
     for (let k = 0; k < docs.length; k++) {
       const d = docs[k]!
       let lo = low[k]!
       let hi = high[k]!
       for (let c = docStart[d]!; c < docStart[d + 1]!; c++) {
-        const den = Math.sqrt(qq * copy.norms[c]!)
+        const den = Math.sqrt(qq * segment.norms[c]!)
         const estimate = qs * codes.scale[c]! * out[c]!
         // The code bound, plus float rounding of the rescoring's own sums (far below either).
         const error = qn * codes.errorNorm[c]! + qe * codes.codedNorm[c]! + 1e-9 * den
@@ -124,7 +110,7 @@ export function rankDocuments(
   // Pass 2: the candidates rescored exactly from their float32 vectors, in document order (as before).
   const top: RankedDocument[] = []
   const better = (ranked: number, d: number, than: RankedDocument) =>
-    ranked > than.ranked || (ranked === than.ranked && copy.ids[d]! < copy.ids[than.d]!)
+    ranked > than.ranked || (ranked === than.ranked && segment.ids[d]! < segment.ids[than.d]!)
   for (let k = 0; k < docs.length; k++) {
     const d = docs[k]!
     const b = boostOf(d)
@@ -134,7 +120,7 @@ export function rankDocuments(
     for (const q of usable) {
       const qq = squaredNorm(q)
       for (let c = docStart[d]!; c < docStart[d + 1]!; c++) {
-        const similarity = exactCosine(q, qq, copy, c)
+        const similarity = exactCosine(q, qq, segment, c)
         if (similarity > best) (best = similarity), (bestChunk = c)
       }
     }
@@ -151,8 +137,8 @@ export function rankDocuments(
 }
 
 /** pgvector's cosine: dot / sqrt(|a|² |b|²), clamped to [-1, 1]; four independent sums (1.4× faster than one here). */
-function exactCosine(q: Float32Array, qq: number, copy: UserVectors, c: number): number {
-  const { vectors, dim } = copy
+function exactCosine(q: Float32Array, qq: number, segment: VectorSegment, c: number): number {
+  const { vectors, dim } = segment
   let s0 = 0
   let s1 = 0
   let s2 = 0
@@ -167,7 +153,7 @@ function exactCosine(q: Float32Array, qq: number, copy: UserVectors, c: number):
     s3 += q[i + 3]! * vectors[j + 3]!
   }
   for (; i < dim; i++) s0 += q[i]! * vectors[at + i]!
-  return Math.max(-1, Math.min(1, (s0 + s1 + s2 + s3) / Math.sqrt(qq * copy.norms[c]!)))
+  return Math.max(-1, Math.min(1, (s0 + s1 + s2 + s3) / Math.sqrt(qq * segment.norms[c]!)))
 }
 
 function squaredNorm(q: Float32Array): number {
@@ -177,32 +163,32 @@ function squaredNorm(q: Float32Array): number {
 }
 
 /** The documents with chunks that the filter lets through, ascending (a filtered-out document costs no arithmetic). */
-function passingDocuments(copy: UserVectors, filter: MemoryFilter, skip?: RankOptions['skip']): Int32Array {
+function passingDocuments(segment: VectorSegment, filter: MemoryFilter, dead?: Uint8Array): Int32Array {
   const out: number[] = []
-  for (let d = 0; d < copy.ids.length; d++) {
-    if (copy.docStart[d] === copy.docStart[d + 1] || skip?.has(copy.ids[d]!)) continue
+  for (let d = 0; d < segment.ids.length; d++) {
+    if (segment.docStart[d] === segment.docStart[d + 1] || dead?.[d]) continue
     const passes =
       filter.onlyDocument !== undefined
-        ? copy.ids[d] === filter.onlyDocument
-        : copy.active[d] === 1 &&
-          (filter.excludeDocument === undefined || copy.ids[d] !== filter.excludeDocument) &&
-          (filter.workspaceId === undefined || copy.workspace[d] === filter.workspaceId) &&
-          (filter.kind === undefined || copy.kind[d] === filter.kind) &&
-          (filter.source === undefined || copy.source[d] === filter.source) &&
-          (filter.tag === undefined || copy.tags[d]!.includes(filter.tag))
+        ? segment.ids[d] === filter.onlyDocument
+        : segment.active[d] === 1 &&
+          (filter.excludeDocument === undefined || segment.ids[d] !== filter.excludeDocument) &&
+          (filter.workspaceId === undefined || segment.workspace[d] === filter.workspaceId) &&
+          (filter.kind === undefined || segment.kind[d] === filter.kind) &&
+          (filter.source === undefined || segment.source[d] === filter.source) &&
+          (filter.tag === undefined || segment.tags[d]!.includes(filter.tag))
     if (passes) out.push(d)
   }
   return Int32Array.from(out)
 }
 
 /** Calls run(from, to) over the chunk ranges of consecutive passing documents (one call when nothing is filtered). */
-function runsOf(copy: UserVectors, docs: Int32Array, run: (from: number, to: number) => void): void {
+function runsOf(segment: VectorSegment, docs: Int32Array, run: (from: number, to: number) => void): void {
   let k = 0
   while (k < docs.length) {
-    const from = copy.docStart[docs[k]!]!
+    const from = segment.docStart[docs[k]!]!
     let end = k + 1
     while (end < docs.length && docs[end] === docs[end - 1]! + 1) end++
-    run(from, copy.docStart[docs[end - 1]! + 1]!)
+    run(from, segment.docStart[docs[end - 1]! + 1]!)
     k = end
   }
 }

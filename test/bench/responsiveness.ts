@@ -3,6 +3,7 @@
 // search, whose query embedding goes before the backlog's passes in the inference process.
 import { sql } from 'drizzle-orm'
 import { queryRows } from '../../db/client'
+import { embedQuery } from '../../src/ai/embeddings'
 import type { Deps } from '../../src/deps'
 import { enqueueJob } from '../../src/jobs/job-kinds'
 import { startWorker } from '../../src/jobs/worker'
@@ -23,6 +24,17 @@ async function searchLatencies(api: Api, queries: string[], mode = 'keyword'): P
     const res = await fetch(`${api.base}/api/search?q=${encodeURIComponent(q)}&mode=${mode}&limit=10`, { headers: api.headers })
     if (res.status !== 200) throw new Error(`search: ${res.status} ${await res.text()}`)
     await res.arrayBuffer()
+    took.push(performance.now() - started)
+  }
+  return took
+}
+
+/** The query embedding alone, as a semantic search makes it (through the inference process, query priority). */
+async function embeddingLatencies(deps: Deps, queries: string[]): Promise<number[]> {
+  const took: number[] = []
+  for (const q of queries) {
+    const started = performance.now()
+    await embedQuery(deps.embedder!, q)
     took.push(performance.now() - started)
   }
   return took
@@ -69,13 +81,14 @@ export async function measureResponsiveness(
   const backlog = await makeBacklog(deps)
   const idleSearch = await searchLatencies(api, queries)
   const idleSemantic = await searchLatencies(api, semanticQueries, 'semantic')
+  const idleEmbedding = await embeddingLatencies(deps, semanticQueries)
   const idleIngest = await ingestRate(api, extra.slice(0, third))
   const ms = (xs: number[]) => `p50 ${pct(xs, 0.5).toFixed(1)} ms, p99 ${pct(xs, 0.99).toFixed(1)} ms`
   console.log(
     `  responsiveness (${queries.length} keyword searches, ${semanticQueries.length} semantic searches, then ${third} documents ingested, one at a time):`,
   )
   console.log(
-    `    idle (no worker running): keyword search ${ms(idleSearch)}; semantic search ${ms(idleSemantic)}; ingest ${idleIngest.toFixed(1)} docs/s`,
+    `    idle (no worker running): keyword search ${ms(idleSearch)}; semantic search ${ms(idleSemantic)} (its query embedding alone ${ms(idleEmbedding)}); ingest ${idleIngest.toFixed(1)} docs/s`,
   )
   // First the worker on embedding jobs alone (what this measures), then on every kind: each embedded document
   // also queues a suggest-links job, whose cost grows with the corpus (README "Link suggestions").
@@ -86,7 +99,10 @@ export async function measureResponsiveness(
     const busyStarted = performance.now()
     const before = await pending(deps)
     const busySearch = await searchLatencies(api, queries)
+    const copies = { loads: deps.vectorMemory.loads, catchUps: deps.vectorMemory.catchUps }
     const busySemantic = await searchLatencies(api, semanticQueries, 'semantic')
+    const copied = `${deps.vectorMemory.catchUps - copies.catchUps} catch-ups, ${deps.vectorMemory.loads - copies.loads} full loads`
+    const busyEmbedding = await embeddingLatencies(deps, semanticQueries)
     const busyIngest = await ingestRate(api, extra.slice((i + 1) * third, (i + 2) * third))
     const left = await pending(deps)
     const busySeconds = (performance.now() - busyStarted) / 1000
@@ -96,7 +112,9 @@ export async function measureResponsiveness(
     console.log(
       `    draining a backlog of ${backlog}+ documents, worker running ${kinds ? 'embedding jobs only' : 'every job (embedding and suggest-links)'}:`,
     )
-    console.log(`      keyword search ${ms(busySearch)}; semantic search ${ms(busySemantic)}; ingest ${busyIngest.toFixed(1)} docs/s`)
+    console.log(
+      `      keyword search ${ms(busySearch)}; semantic search ${ms(busySemantic)} (its query embedding alone ${ms(busyEmbedding)}; the vector copy: ${copied}); ingest ${busyIngest.toFixed(1)} docs/s`,
+    )
     console.log(
       `      meanwhile ${embedded} documents embedded in ${busySeconds.toFixed(0)} s (${(embedded / busySeconds).toFixed(1)} docs/s; ${left} still pending)`,
     )

@@ -13,7 +13,7 @@ import { semanticSearch } from '../../src/retrieval/semantic'
 import { suggestLinks } from '../../src/retrieval/suggestions'
 import { VectorMemory } from '../../src/retrieval/vector-memory'
 import { codesBytes } from '../../src/retrieval/vector-codes'
-import { bytesOf, searchUserVectors } from '../../src/retrieval/vector-memory-rank'
+import { searchVectorCopy } from '../../src/retrieval/vector-memory-copy'
 import { KeywordMemory } from '../../src/retrieval/keyword-memory'
 
 export const BENCH_DIMENSIONS = 384
@@ -68,8 +68,8 @@ export async function measureVectors({ deps, userId, mode, queries, total, drive
   if (!copy) throw new Error('the in-memory vector copy did not load')
   const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MB`
   console.log(
-    `in-memory chunk vectors: ${copy.chunkIds.length} × ${copy.dim} float32 (${mb(copy.vectors.byteLength)}) + int8 codes (${mb(codesBytes(copy.codes))}); ` +
-      `the copy counts ${mb(bytesOf(copy))} against VECTOR_MEMORY_MAX_MB; loaded in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+    `in-memory chunk vectors: ${copy.chunks} × ${copy.dim} float32 (${mb(4 * copy.chunks * copy.dim)}) + int8 codes (${mb(codesBytes(copy.parts[0]!.segment.codes))}); ` +
+      `the copy counts ${mb(copy.bytes)} against VECTOR_MEMORY_MAX_MB; loaded in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
   )
 
   const vectors = await Promise.all(queries.map(async (q) => (await embedQuery(deps.embedder!, q))!))
@@ -99,7 +99,7 @@ export async function measureVectors({ deps, userId, mode, queries, total, drive
   await drive(1, queries.length, httpOnce) // warm-up
   const http1 = await drive(1, total, httpOnce)
   const http16 = await drive(16, total, httpOnce)
-  const bare = await drive(1, total, async (k) => void searchUserVectors(copy, vectors[k % vectors.length]!, {}, 10))
+  const bare = await drive(1, total, async (k) => void searchVectorCopy(copy, vectors[k % vectors.length]!, {}, 10))
   const bareSql = await drive(
     1,
     Math.min(total, exactN),

@@ -10,11 +10,11 @@ import { queryRows } from '../../db/client'
 import { analyzeQuery, keywordSearch, type KeywordHit } from '../../src/retrieval/keyword'
 import { KeywordMemory } from '../../src/retrieval/keyword-memory'
 import type { KeywordCopy } from '../../src/retrieval/keyword-memory-copy'
-import { pruneKeywordChanges } from '../../src/retrieval/keyword-memory-delta'
+import { pruneChangeLogs } from '../../src/retrieval/change-logs'
 import { searchUserIndex, type MemoryFilter } from '../../src/retrieval/keyword-memory-rank'
 import { createTestApp, type TestApp, type TestUser } from '../harness'
 import { seededRandom } from '../seeded-random'
-import { sqlFilter } from './copy-corpus'
+import { SCIENCE_WORDS, sqlFilter } from './copy-corpus'
 
 let t: TestApp
 let u: TestUser
@@ -22,20 +22,7 @@ let memory: KeywordMemory
 let workspaces: string[] = []
 const ids: string[] = []
 
-const WORDS = ['vaccine', 'vaccination', 'immune', 'response', 'protein', 'cell', 'tumor', 'growth', 'signal', 'pathway', 'mouse'].concat([
-  'patient',
-  'trial',
-  'dose',
-  'risk',
-  'gene',
-  'expression',
-  'receptor',
-  'ops',
-  'options',
-  'operators',
-  'optimal',
-  'recall',
-])
+const WORDS = [...SCIENCE_WORDS.slice(0, 18), 'ops', 'options', 'operators', 'optimal', 'recall']
 
 const r = seededRandom(15)
 const text = (n: number) => Array.from({ length: n }, () => r.pick(WORDS)).join(' ')
@@ -200,10 +187,10 @@ describe('the keyword copy catches up with writes', () => {
     await memory.current(t.deps.db, u.id)
     await write(1)
     // The default window keeps what was just written: still a catch-up.
-    expect(await pruneKeywordChanges(t.deps.db)).toBe(0)
+    expect(await pruneChangeLogs(t.deps.db)).toBe(0)
     await write(2)
     // Pruned to nothing: the copy cannot catch up.
-    expect(await pruneKeywordChanges(t.deps.db, 0)).toBeGreaterThan(0)
+    expect(await pruneChangeLogs(t.deps.db, 0)).toBeGreaterThan(0)
     const loads = memory.loads
     expect(await memory.current(t.deps.db, u.id)).toBeNull()
     const reloaded = await memory.load(t.deps.db, u.id)

@@ -1,4 +1,4 @@
-// A document's postings are found through its terms (document_terms, migration 0030) — postings have no index by
+// A document's postings are found through its terms (document_terms, migrations 0031–0032) — postings have no index by
 // document — so the two must agree after every write: ingested in bulk or alone, edited (re-indexed), ingested
 // again as a duplicate, deleted alone, in bulk, with a workspace or with the account. A term a document lost is
 // gone from keyword search at once, and nothing is left behind.

@@ -6,14 +6,14 @@ import { describe, expect, test } from 'bun:test'
 import { createInt8Dots } from '../../src/retrieval/int8-dots'
 import type { MemoryFilter } from '../../src/retrieval/keyword-memory-rank'
 import { encodeRows } from '../../src/retrieval/vector-codes'
-import { rankDocuments, type UserVectors } from '../../src/retrieval/vector-memory-rank'
+import { rankDocuments, type VectorSegment } from '../../src/retrieval/vector-memory-rank'
 
 let seed = 7
 const random = () => ((seed = (seed * 1103515245 + 12345) % 2147483648), seed / 2147483648)
 const gaussian = () => Math.sqrt(-2 * Math.log(random() + 1e-12)) * Math.cos(2 * Math.PI * random())
 
 /** A copy of `docs` documents with 1–3 chunks each; every fifth document a near-duplicate of a few shared centres. */
-function syntheticCopy(docs: number, dim: number, simd: boolean): UserVectors {
+function syntheticCopy(docs: number, dim: number, simd: boolean): VectorSegment {
   const centres = Array.from({ length: 4 }, () => Array.from({ length: dim }, gaussian))
   const rows: number[][] = []
   const chunkDoc: number[] = []
@@ -28,7 +28,7 @@ function syntheticCopy(docs: number, dim: number, simd: boolean): UserVectors {
   return copyOf(rows, chunkDoc, simd)
 }
 
-function copyOf(rows: number[][], chunkDoc: number[], simd: boolean): UserVectors {
+function copyOf(rows: number[][], chunkDoc: number[], simd: boolean): VectorSegment {
   const docs = chunkDoc[chunkDoc.length - 1]! + 1
   const dim = rows[0]!.length
   const vectors = Float32Array.from(rows.flat())
@@ -36,8 +36,6 @@ function copyOf(rows: number[][], chunkDoc: number[], simd: boolean): UserVector
   for (const d of chunkDoc) docStart[d + 1]!++
   for (let d = 0; d < docs; d++) docStart[d + 1]! += docStart[d]!
   return {
-    version: 1,
-    embeddingVersion: 1,
     model: 'test',
     dim,
     ids: Array.from({ length: docs }, (_, d) => `doc-${String(d).padStart(5, '0')}`),
@@ -57,7 +55,14 @@ function copyOf(rows: number[][], chunkDoc: number[], simd: boolean): UserVector
 }
 
 /** Every chunk compared in float: the ranking the SQL makes, and the copy made before it had codes. */
-function bruteForce(copy: UserVectors, queries: Float32Array[], filter: MemoryFilter, limit: number, boost: boolean, atLeast = -Infinity) {
+function bruteForce(
+  copy: VectorSegment,
+  queries: Float32Array[],
+  filter: MemoryFilter,
+  limit: number,
+  boost: boolean,
+  atLeast = -Infinity,
+) {
   const scored: { id: string; chunk: string; similarity: number; ranked: number }[] = []
   for (let d = 0; d < copy.ids.length; d++) {
     if (filter.workspaceId !== undefined && copy.workspace[d] !== filter.workspaceId) continue

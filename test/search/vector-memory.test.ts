@@ -2,8 +2,8 @@
 // ratings, tags, kinds, two workspaces, a zero vector, a chunk of another model and another user's documents, it
 // ranks exactly as the SQL ranking does — same documents, same best chunks, same scores — under every filter, and
 // never returns fewer than `limit` when that many match; link suggestions' neighbour query gives what the SQL gives;
-// any write to the user's documents or chunk vectors makes the copy stale at once, so search never answers from an
-// outdated copy.
+// and it is never stale: each search catches up with every write to the user's documents or chunk vectors by a delta
+// (or, when the logs no longer reach back to it, ranks in SQL while a full load runs).
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { eq, sql } from 'drizzle-orm'
 import { chunks, documents } from '../../db/schema'
@@ -11,8 +11,9 @@ import { queryRows } from '../../db/client'
 import { embedQuery } from '../../src/ai/embeddings'
 import { drainJobs } from '../../src/jobs/worker'
 import { neighboursInMemory, neighboursInSql } from '../../src/retrieval/link-neighbours'
+import { pruneChangeLogs } from '../../src/retrieval/change-logs'
 import { semanticSearch } from '../../src/retrieval/semantic'
-import { searchUserVectors } from '../../src/retrieval/vector-memory-rank'
+import { searchVectorCopy, type VectorCopy } from '../../src/retrieval/vector-memory-copy'
 import { createTestApp, type TestApp, type TestUser } from '../harness'
 import { ingestStudies, seededText, sqlFilter, studyFilters } from './copy-corpus'
 import { search } from './search.fixtures'
@@ -52,6 +53,37 @@ const QUERIES = [
 ]
 const model = () => t.deps.embedder!.id
 const vectorOf = async (q: string) => (await embedQuery(t.deps.embedder!, q))!
+/** Documents with chunks in the copy, live in any of its segments. */
+const held = (copy: VectorCopy) =>
+  copy.parts.reduce(
+    (n, { segment, dead }) => n + segment.ids.filter((_, d) => !dead[d] && segment.docStart[d] !== segment.docStart[d + 1]).length,
+    0,
+  )
+
+/** The copy and the SQL ranking agree on every query × filter × limit; answers how many results were compared. */
+async function expectExact(copy: VectorCopy, queries = QUERIES): Promise<number> {
+  let compared = 0
+  for (const q of queries) {
+    const vector = await vectorOf(q)
+    for (const f of studyFilters(other, docs)) {
+      for (const limit of [1, 5, 50]) {
+        const fromSql = await semanticSearch(t.deps.db, u.id, model(), vector, sqlFilter(u.id, f), limit)
+        const fromMemory = searchVectorCopy(copy, vector, f, limit)!
+        const where = JSON.stringify({ q, f, limit })
+        expect({ where, hits: fromMemory.map((h) => [h.document_id, h.chunk_id]) }).toEqual({
+          where,
+          hits: fromSql.map((h) => [h.document_id, h.chunk_id]),
+        })
+        fromMemory.forEach((h, i) => {
+          expect(h.similarity).toBeCloseTo(fromSql[i]!.similarity, 5) // pgvector sums in float4, the copy in float8
+          expect(h.boost).toBeCloseTo(fromSql[i]!.boost, 9)
+        })
+        compared += fromSql.length
+      }
+    }
+  }
+  return compared
+}
 
 describe('the in-memory copy of the chunk vectors', () => {
   test('ranks exactly as the SQL ranking: same documents, best chunks, order, similarities and boosts, under every filter', async () => {
@@ -59,26 +91,10 @@ describe('the in-memory copy of the chunk vectors', () => {
     expect(copy).not.toBeNull()
     // Only the caller's vectors of the loaded model, and no zero vector.
     // 60 documents less the zero vector's and the other model's; the archived one stays (filtered at query time).
-    expect(new Set(copy!.chunkDoc).size).toBe(58)
-    let compared = 0
-    for (const q of QUERIES) {
-      const vector = await vectorOf(q)
-      for (const f of studyFilters(other, docs)) {
-        for (const limit of [1, 5, 50]) {
-          const fromSql = await semanticSearch(t.deps.db, u.id, model(), vector, sqlFilter(u.id, f), limit)
-          const fromMemory = searchUserVectors(copy!, vector, f, limit)!
-          expect(fromMemory.map((h) => [h.document_id, h.chunk_id])).toEqual(fromSql.map((h) => [h.document_id, h.chunk_id]))
-          fromMemory.forEach((h, i) => {
-            expect(h.similarity).toBeCloseTo(fromSql[i]!.similarity, 5) // pgvector sums in float4, the copy in float8
-            expect(h.boost).toBeCloseTo(fromSql[i]!.boost, 9)
-          })
-          compared += fromSql.length
-        }
-      }
-    }
-    expect(compared).toBeGreaterThan(1000)
+    expect(held(copy!)).toBe(58)
+    expect(await expectExact(copy!)).toBeGreaterThan(1000)
     // A zero query vector ranks nothing, as in SQL.
-    expect(searchUserVectors(copy!, new Array(copy!.dim).fill(0), {}, 10)).toEqual([])
+    expect(searchVectorCopy(copy!, new Array(copy!.dim).fill(0), {}, 10)).toEqual([])
   })
 
   test("link suggestions' neighbour query ranks in the copy exactly as over the whole workspace in SQL", async () => {
@@ -105,56 +121,93 @@ describe('the in-memory copy of the chunk vectors', () => {
     const copy = await t.deps.vectorMemory.load(t.deps.db, u.id, model())
     const vector = await vectorOf('vaccine immune response')
     // Documents 0, 20 and 40 are the notes in the other workspace: all three, among the 57 ranked documents.
-    const notes = searchUserVectors(copy!, vector, { workspaceId: other, kind: 'note' }, 3)!
+    const notes = searchVectorCopy(copy!, vector, { workspaceId: other, kind: 'note' }, 3)!
     expect(notes.map((h) => h.document_id).sort()).toEqual([docs[0], docs[20], docs[40]].sort() as string[])
-    expect(searchUserVectors(copy!, vector, { workspaceId: other, kind: 'document' }, 8)!.length).toBe(8)
+    expect(searchVectorCopy(copy!, vector, { workspaceId: other, kind: 'document' }, 8)!.length).toBe(8)
   })
 
-  test('is used only while current: any write to documents or chunk vectors makes search rank in SQL until a fresh copy loads', async () => {
+  test('catches up with every write by a delta, not a reload, and ranks exactly as SQL after each', async () => {
     const memory = t.deps.vectorMemory
-    const isCurrent = async () => (await memory.current(t.deps.db, u.id, model())) !== null
-    await memory.load(t.deps.db, u.id, model())
-    expect(await isCurrent()).toBe(true)
+    const current = () => memory.current(t.deps.db, u.id, model())
+    const base = (await memory.load(t.deps.db, u.id, model()))!.parts[0]!.segment
+    const loads = memory.loads
     // This model's copy is never used for another one.
     expect(await memory.current(t.deps.db, u.id, 'another-model')).toBeNull()
 
-    // A new document, once embedded: found at once by semantic search, though the copy predates it.
-    await memory.load(t.deps.db, u.id, model())
+    // A new document, once embedded: in the copy at the next search, found first for its own words.
     const added = await t.json('POST', '/api/documents', {
       key: u.key,
       body: { title: 'Quokka', body: 'quokka wallaby marsupial island census' },
     })
     await drainJobs(t.deps)
-    expect(await isCurrent()).toBe(false)
-    const found = await search(t, u, { q: 'quokka wallaby marsupial island census', mode: 'semantic', limit: 1 })
-    expect(found.results.map((r) => r.document.id)).toEqual([added.body.id])
+    let copy = (await current())!
+    expect(held(copy)).toBe(59)
+    expect(searchVectorCopy(copy, await vectorOf('quokka wallaby marsupial island census'), {}, 1)!.map((h) => h.document_id)).toEqual([
+      added.body.id,
+    ])
+    await expectExact(copy, ['quokka wallaby marsupial island census', 'vaccine immune response'])
 
-    // Archiving changes no vector, but the copy holds statuses: stale too, and the archived one is gone.
-    await memory.load(t.deps.db, u.id, model())
+    // Archiving changes no vector, but the copy holds statuses: the archived one is no longer found.
     await t.json('POST', `/api/documents/${added.body.id}/archive`, { key: u.key })
-    expect(await isCurrent()).toBe(false)
+    copy = (await current())!
     expect(
-      (await search(t, u, { q: 'quokka wallaby marsupial island census', mode: 'semantic', limit: 1 })).results.map((r) => r.document.id),
+      searchVectorCopy(copy, await vectorOf('quokka wallaby marsupial island census'), {}, 1)!.map((h) => h.document_id),
     ).not.toContain(added.body.id)
 
-    // A vector rewritten in place (a re-embedding) makes it stale; marking documents indexed does not.
-    await memory.load(t.deps.db, u.id, model())
+    // A vector rewritten in place (a re-embedding): the copy holds the new one. Marking documents indexed changes nothing.
     await t.deps.db.update(documents).set({ index_status: 'indexed', updated_at: new Date() }).where(eq(documents.user_id, u.id))
-    expect(await isCurrent()).toBe(true)
+    expect(await current()).toBe(copy)
     await t.deps.db.execute(sql`update chunks set embedding = embedding where document_id = ${docs[1]}`) // same vector: nothing changed
-    expect(await isCurrent()).toBe(true)
+    expect(await current()).toBe(copy)
     await t.deps.db.execute(
       sql`update chunks set embedding = (select embedding from chunks where document_id = ${docs[2]} limit 1) where document_id = ${docs[1]}`,
     )
-    expect(await isCurrent()).toBe(false)
-    // Deleting a document deletes its chunks: stale.
-    await memory.load(t.deps.db, u.id, model())
+    copy = (await current())!
+    await expectExact(copy, ['vaccine immune response', 'tumor growth signal pathway kinase'])
+
+    // Deleting a document deletes its chunks: gone from the copy. Editing one leaves it unembedded until the worker runs.
     await t.json('DELETE', `/api/documents/${docs[1]}`, { key: u.key })
-    expect(await isCurrent()).toBe(false)
-    const [{ n }] = (await queryRows<{ n: number }>(
-      t.deps.db,
-      sql`select count(*)::int as n from chunks where document_id = ${docs[1]}`,
-    )) as [{ n: number }]
-    expect(n).toBe(0)
+    await t.json('PATCH', `/api/documents/${docs[4]}`, { key: u.key, body: { body: 'platypus echidna monotreme burrow' } })
+    copy = (await current())!
+    expect(held(copy)).toBe(57)
+    await expectExact(copy)
+    await drainJobs(t.deps)
+    copy = (await current())!
+    expect(held(copy)).toBe(58)
+    await expectExact(copy)
+
+    // All of it by deltas over the base loaded first.
+    expect(memory.loads).toBe(loads)
+    expect(copy.parts[0]!.segment).toBe(base)
+    expect(copy.parts.length).toBeGreaterThan(1)
+  })
+
+  test('joins its deltas as they pile up, and reloads in full when the logs were pruned past it — exact throughout', async () => {
+    const memory = t.deps.vectorMemory
+    const current = () => memory.current(t.deps.db, u.id, model())
+    await memory.load(t.deps.db, u.id, model())
+    // Twelve catch-ups of one new document each: never more than a base and eight deltas.
+    for (let i = 0; i < 12; i++) {
+      await t.json('POST', '/api/documents', { key: u.key, body: { title: `Later ${i}`, body: text(3000 + i, 40) } })
+      await drainJobs(t.deps)
+      expect((await current())!.parts.length).toBeLessThanOrEqual(9)
+    }
+    await expectExact((await current())!)
+
+    // Logs pruned past the copy: it cannot catch up, so search ranks in SQL while a full load runs; then exact again.
+    await memory.load(t.deps.db, u.id, model()) // (the deltas above outgrew their share: a reload may be running)
+    const loads = memory.loads
+    await t.json('POST', '/api/documents', { key: u.key, body: { title: 'Pruned', body: text(4000, 40) } })
+    expect((await t.json('PATCH', `/api/documents/${docs[5]}`, { key: u.key, body: { pinned: true } })).status).toBe(200)
+    await pruneChangeLogs(t.deps.db, 0)
+    expect(await current()).toBeNull()
+    const reloaded = await memory.load(t.deps.db, u.id, model())
+    expect(memory.loads).toBe(loads + 1)
+    expect(await current()).toBe(reloaded)
+    await expectExact(reloaded!)
+    // And it catches up by deltas again from there.
+    await drainJobs(t.deps)
+    await expectExact((await current())!)
+    expect(memory.loads).toBe(loads + 1)
   })
 })

@@ -1,0 +1,140 @@
+// A vector copy brought up to date by deltas (a base, documents marked dead, delta segments joined as they pile up)
+// ranks exactly as a copy built afresh from the same documents — same documents, chunks and similarities to the
+// bit — over seeded random rounds of new, re-embedded, re-filed and deleted documents, for search (boosted, every
+// filter) and for link suggestions (raw similarity above a threshold, several query vectors).
+import { describe, expect, test } from 'bun:test'
+import { type SeededRandom, seededRandom } from '../../test/seeded-random'
+import type { DocumentFields } from './document-fields'
+import type { MemoryFilter } from './keyword-memory-words'
+import { copyOf, rankCopy, searchVectorCopy, withChanges, type VectorCopy } from './vector-memory-copy'
+import type { VectorChanges } from './vector-memory-delta'
+import { SegmentBuilder } from './vector-memory-segment'
+
+const DIM = 24
+const WORKSPACES = ['11111111-1111-4111-8111-111111111111', '22222222-2222-4222-8222-222222222222']
+
+interface Doc {
+  fields: DocumentFields
+  chunks: { id: string; vector: number[] }[]
+}
+
+function fieldsOf(r: SeededRandom, id: string): DocumentFields {
+  return {
+    id,
+    status: r.next() < 0.85 ? 'active' : 'archived',
+    workspace_id: r.pick(WORKSPACES),
+    kind: r.pick(['document', 'note']),
+    source: r.pick(['api', 'extension']),
+    tags: r.next() < 0.3 ? [r.pick(['lab', 'clinic'])] : [],
+    pinned: r.next() < 0.1,
+    rating: r.pick([-1, 0, 0, 1]),
+  }
+}
+
+/** 0–3 chunks; a few near-duplicates of shared centres, so ties and close scores happen. */
+function chunksOf(r: SeededRandom, centres: number[][]): Doc['chunks'] {
+  return Array.from({ length: r.int(4) }, () => {
+    const near = r.next() < 0.3 ? r.pick(centres) : null
+    return { id: r.uuid(), vector: Array.from({ length: DIM }, (_, i) => (near ? near[i]! + 1e-4 * (r.next() - 0.5) : r.next() - 0.5)) }
+  })
+}
+
+/** Chunks as pgvector sends them (int16 dim, int16 unused, big-endian float4s), in chunk id order. */
+function sent(docs: Doc[]): { chunkIds: string[]; chunkDocuments: string[]; vectors: Uint8Array } {
+  const chunks = docs.flatMap((d) => d.chunks.map((c) => ({ ...c, document: d.fields.id }))).sort((a, b) => (a.id < b.id ? -1 : 1))
+  const bytes = new Uint8Array(chunks.length * (4 + 4 * DIM))
+  const view = new DataView(bytes.buffer)
+  chunks.forEach((c, k) => {
+    const at = k * (4 + 4 * DIM)
+    view.setInt16(at, DIM)
+    c.vector.forEach((v, i) => view.setFloat32(at + 4 + 4 * i, v))
+  })
+  return { chunkIds: chunks.map((c) => c.id), chunkDocuments: chunks.map((c) => c.document), vectors: bytes }
+}
+
+function built(docs: Map<string, Doc>, versions: { version: number; embeddingVersion: number }): VectorCopy {
+  const builder = new SegmentBuilder([...docs.values()].map((d) => d.fields))
+  const { chunkIds, chunkDocuments, vectors } = sent([...docs.values()])
+  expect(builder.addChunks(chunkIds, chunkDocuments, vectors)).toBe(true)
+  return copyOf(builder.build('test'), versions)
+}
+
+function filterOf(r: SeededRandom, ids: string[]): MemoryFilter {
+  return r.pick<MemoryFilter>([
+    {},
+    { workspaceId: r.pick(WORKSPACES) },
+    { kind: 'note' },
+    { tag: 'lab' },
+    { source: 'extension' },
+    { excludeDocument: r.pick(ids) },
+    { onlyDocument: r.pick(ids) },
+    { workspaceId: WORKSPACES[0], kind: 'document' },
+  ])
+}
+
+describe('a vector copy caught up by deltas', () => {
+  for (const seed of [1, 2, 3, 4]) {
+    test(`ranks as a copy built afresh, after every round of changes (seed ${seed})`, () => {
+      const r = seededRandom(seed)
+      const centres = Array.from({ length: 3 }, () => Array.from({ length: DIM }, () => r.next() - 0.5))
+      const docs = new Map<string, Doc>()
+      for (let i = 0; i < 120; i++) {
+        const id = r.uuid()
+        docs.set(id, { fields: fieldsOf(r, id), chunks: chunksOf(r, centres) })
+      }
+      let versions = { version: 1, embeddingVersion: 1 }
+      let copy = built(docs, versions)
+      const maxParts = { seen: 0 }
+      for (let round = 0; round < 14; round++) {
+        // A round: documents added, re-embedded (vectors changed or gone), re-filed (fields only) and deleted.
+        const changed = new Set<string>()
+        for (let k = 0, n = 1 + r.int(8); k < n; k++) {
+          const ids = [...docs.keys()]
+          const what = r.int(4)
+          const id = what === 0 || ids.length === 0 ? r.uuid() : r.pick(ids)
+          if (what === 0) docs.set(id, { fields: fieldsOf(r, id), chunks: chunksOf(r, centres) })
+          else if (what === 1) docs.get(id)!.chunks = chunksOf(r, centres)
+          else if (what === 2) docs.get(id)!.fields = fieldsOf(r, id)
+          else docs.delete(id)
+          changed.add(id)
+        }
+        versions = { version: versions.version + 1, embeddingVersion: versions.embeddingVersion + 1 }
+        const existing = [...changed].flatMap((id) => (docs.has(id) ? [docs.get(id)!] : []))
+        const changes: Extract<VectorChanges, { changed: string[] }> = {
+          ...versions,
+          changed: [...changed],
+          documents: existing.map((d) => d.fields),
+          ...sent(existing),
+        }
+        copy = withChanges(copy, changes)!
+        maxParts.seen = Math.max(maxParts.seen, copy.parts.length)
+        const fresh = built(docs, versions)
+        expect(copy.version).toBe(versions.version)
+
+        const ids = [...docs.keys()]
+        for (let q = 0; q < 12; q++) {
+          const query = Array.from({ length: DIM }, (_, i) => (r.next() < 0.5 ? r.pick(centres)[i]! : r.next() - 0.5))
+          const filter = filterOf(r, ids)
+          const limit = r.pick([1, 3, 10, 200])
+          const where = `seed ${seed}, round ${round}: ${JSON.stringify({ filter, limit })}`
+          expect({ where, hits: searchVectorCopy(copy, query, filter, limit) }).toEqual({
+            where,
+            hits: searchVectorCopy(fresh, query, filter, limit),
+          })
+          const queries = [Float32Array.from(query), Float32Array.from({ length: DIM }, () => r.next() - 0.5)]
+          const linkFilter = { workspaceId: WORKSPACES[0], excludeDocument: r.pick(ids) }
+          const links = (c: VectorCopy) =>
+            rankCopy(c, queries, linkFilter, limit, { boost: false, atLeast: 0.2 }).map((h) => [
+              h.segment.ids[h.d],
+              h.segment.chunkIds[h.chunk],
+              h.similarity,
+            ])
+          expect({ where, links: links(copy) }).toEqual({ where, links: links(fresh) })
+        }
+      }
+      // Deltas were joined as they piled up: never more than the base and eight.
+      expect(maxParts.seen).toBeLessThanOrEqual(9)
+      expect(copy.parts.length).toBeGreaterThan(1)
+    })
+  }
+})

@@ -5,7 +5,7 @@ import { describe, expect, test } from 'bun:test'
 import { PGlite } from '@electric-sql/pglite'
 import { isInMemoryPglite, tuneInMemoryPglite } from '../../db/pglite-memory'
 
-const digest = async (pglite: Pick<PGlite, 'query'>) =>
+const digest = async (pglite: PGlite) =>
   (
     await pglite.query<{ n: number; h: string }>(
       `select count(*)::int as n, md5(string_agg(v, ',' order by id)) as h from t where id = any(array(select generate_series(1, 60000)))`,

@@ -12,7 +12,6 @@ import postgres from 'postgres'
 import { isInMemory, type Config } from '../src/config'
 import { lockDataDir, type DataDirLock, type LockOwner } from '../src/lib/data-dir-lock'
 import { guardPglite, type PgliteGuard } from './pglite-guard'
-import { isInMemoryPglite, tuneInMemoryPglite } from './pglite-memory'
 import * as schema from './schema'
 
 export type Schema = typeof schema
@@ -44,16 +43,11 @@ export async function createDb(config: Pick<Config, 'dataDir' | 'databaseUrl'>, 
     const client = postgres(config.databaseUrl, { max: options.poolSize ?? 10, onnotice: () => {} })
     return { db: drizzlePostgres(client, { schema }) as unknown as Db, kind: 'postgres', close: () => client.end({ timeout: 5 }) }
   }
-  if (options.pglite) {
-    if (isInMemoryPglite(options.pglite)) await tuneInMemoryPglite(options.pglite)
-    return pgliteDatabase(options.pglite, null)
-  }
+  if (options.pglite) return pgliteDatabase(options.pglite, null)
   // The lock is taken before PGlite touches the directory, and let go only once it is closed.
   const lock = isInMemory(config) ? null : lockDataDir(resolve(config.dataDir), options.onStaleLock)
   try {
-    const pglite = await openPglite(config.dataDir)
-    if (isInMemoryPglite(pglite)) await tuneInMemoryPglite(pglite)
-    return pgliteDatabase(pglite, lock)
+    return pgliteDatabase(await openPglite(config.dataDir), lock)
   } catch (error) {
     lock?.release()
     throw error

@@ -66,11 +66,18 @@ export async function countBacklog(db: Tx): Promise<{ pending: number; failed: n
  */
 export const UNEMBEDDED_COUNT_CAP = 1_000
 
-/** How many of the documents a search covers (`filter` on documents `d`) semantic ranking cannot see yet, up to UNEMBEDDED_COUNT_CAP. */
-export async function countUnembedded(db: Tx, filter: SQL): Promise<number> {
+/**
+ * How many of the user's documents a search covers (`filter` on documents `d`) semantic ranking cannot see yet, up
+ * to UNEMBEDDED_COUNT_CAP. Read from the partial index of documents not indexed (a fenced subquery naming only
+ * its columns): asked with the search's filter, the planner walked every active document of the user by
+ * documents_user_status_idx to find none (4 ms at 3,000 documents, growing with the corpus).
+ */
+export async function countUnembedded(db: Tx, userId: string, filter: SQL): Promise<number> {
   const [row] = await queryRows<{ n: number }>(
     db,
-    sql`select count(*)::int as n from (select 1 from documents d where ${filter} and d.index_status <> 'indexed' limit ${UNEMBEDDED_COUNT_CAP}) capped`,
+    sql`select count(*)::int as n from (
+          select 1 from (select * from documents d where d.user_id = ${userId} and d.index_status <> 'indexed' offset 0) d
+          where ${filter} limit ${UNEMBEDDED_COUNT_CAP}) capped`,
   )
   return Number(row?.n ?? 0)
 }

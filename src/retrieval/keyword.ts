@@ -107,17 +107,21 @@ export async function keywordSearch(
 export async function matchedWords(db: Tx, userId: string, terms: QueryTerm[], documentIds: string[]): Promise<Map<string, number>> {
   if (documentIds.length === 0 || terms.length === 0) return new Map()
   const ids = sql`${`{${documentIds.join(',')}}`}::uuid[]`
+  // Each word's postings among the documents by the primary key's (user, term) prefix (a fenced lateral
+  // subquery per word): joined freely, the planner skip-scanned the key for every posting of the documents, twice
+  // (56 ms for ten SciFact abstracts at 3,000 documents, most of a semantic search; 3 ms so).
   const rows = await queryRows<{ document_id: string; words: number }>(
     db,
     sql`with q as (
         select (e->>'idx')::int as idx, e->>'term' as term, (e->>'prefix')::boolean as prefix
         from jsonb_array_elements(${JSON.stringify(terms)}::jsonb) e)
       select m.document_id, count(distinct m.idx)::int as words from (
-        select p.document_id, q.idx from q join postings p on p.user_id = ${userId} and p.term = q.term and p.document_id = any(${ids})
+        select p.document_id, q.idx from q cross join lateral (select p.document_id from postings p
+          where p.user_id = ${userId} and p.term = q.term and p.document_id = any(${ids}) offset 0) p
         where not q.prefix
         union all
-        select p.document_id, q.idx from q join postings p
-          on p.user_id = ${userId} and p.term > q.term and p.term < q.term || chr(1114111) and p.document_id = any(${ids})
+        select p.document_id, q.idx from q cross join lateral (select p.document_id, p.term from postings p
+          where p.user_id = ${userId} and p.term > q.term and p.term < q.term || chr(1114111) and p.document_id = any(${ids}) offset 0) p
         where q.prefix and p.term not in (select term from q where not prefix)) m
       group by m.document_id`,
   )

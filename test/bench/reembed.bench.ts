@@ -98,7 +98,7 @@ const backlog = await countBacklog(h512.deps.db)
 const userId = (await queryRows<{ id: string }>(h512.deps.db, sql`select id from users limit 1`))[0]!.id
 const counts: number[] = []
 for (let i = 0; i < 50; i++)
-  counts.push((await timed(() => countUnembedded(h512.deps.db, sql`d.user_id = ${userId} and d.status = 'active'`)))[1])
+  counts.push((await timed(() => countUnembedded(h512.deps.db, userId, sql`d.user_id = ${userId} and d.status = 'active'`)))[1])
 console.log(
   `boot tick with hash-512: ${seconds(bootMs)} (marks ${backlog.pending} documents pending, starts the chain; includes VACUUM ANALYZE); the search notice's count p50/p95 ${pct(counts, 0.5)}/${pct(counts, 0.95)} ms`,
 )

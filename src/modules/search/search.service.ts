@@ -74,7 +74,7 @@ export async function searchDocuments(deps: Deps, user: SessionUser, input: Sear
   const ran = failure ? 'keyword' : mode
   const { terms } = query
   // Documents not embedded by the loaded model yet are invisible to semantic ranking: say how many.
-  const unembedded = ran === 'keyword' ? undefined : unembeddedNotice(await countUnembedded(deps.db, filter))
+  const unembedded = ran === 'keyword' ? undefined : unembeddedNotice(await countUnembedded(deps.db, user.id, filter))
   const memory = { copies: deps.keywordMemory, filter: memoryFilter }
   const keyword: { hits: KeywordHit[]; notice?: string } =
     ran === 'semantic' ? { hits: [] } : await keywordSearch(deps.db, user.id, terms, filter, ran === 'hybrid' ? FUSION_POOL : limit, memory)

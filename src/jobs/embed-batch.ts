@@ -170,7 +170,7 @@ async function writeDocument(
   embedded: { id: string; vector: number[] | null }[],
 ): Promise<string | null> {
   try {
-    const indexed = await deps.db.transaction(async (tx) => {
+    await deps.db.transaction(async (tx) => {
       // The document's row before the chunks: their trigger takes the user's keyword_stats row, which a
       // single UPDATE of the document (a rating, an archive) takes after the document's. Opposite orders deadlock.
       await tx.select({ id: documents.id }).from(documents).where(eq(documents.id, documentId)).for('no key update')

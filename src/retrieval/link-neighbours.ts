@@ -5,7 +5,7 @@
 // behind. So a job's work is an in-memory scan and an indexed read, whatever the corpus size — never a scan of the
 // corpus in SQL, which holds the one PGlite connection (the API's thread) for seconds. The SQL ranking remains for
 // a user whose copy cannot be held (over the memory budget, copies off), over keyword candidates when the user is large.
-import { and, eq, inArray, sql } from 'drizzle-orm'
+import { sql } from 'drizzle-orm'
 import { queryRows } from '../../db/client'
 import type { documents } from '../../db/schema'
 import type { Deps } from '../deps'
@@ -20,8 +20,6 @@ export interface Neighbour {
 
 export const sameWorkspace = (doc: Doc) =>
   sql`d.user_id = ${doc.user_id} and d.workspace_id = ${doc.workspace_id} and d.status = 'active' and d.id <> ${doc.id}`
-
-const better = (a: Neighbour, b: Neighbour) => b.score - a.score || (a.document_id < b.document_id ? -1 : 1)
 
 /** Null when no copy can answer for this user (copies off, over budget, or vectors of another dimension). */
 export async function neighboursInMemory(

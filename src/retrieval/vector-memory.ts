@@ -33,7 +33,8 @@ const TOO_LARGE_RETRY_MS = 10 * 60_000
 
 export class VectorMemory {
   private readonly copies = new Map<string, VectorCopy>()
-  private readonly loading = new Map<string, Promise<VectorCopy | null>>()
+  /** The load running for each user, and of which model's vectors. */
+  private readonly loading = new Map<string, { model: string; promise: Promise<VectorCopy | null> }>()
   private readonly shared = new SharedCatchUps<VectorCopy | null>()
   /** No new load for a user before this time: a failed or outdated load backs off. */
   private readonly notBefore = new Map<string, number>()
@@ -80,17 +81,29 @@ export class VectorMemory {
       const copy = await this.catchUp(db, userId)
       if (copy) return copy
     }
-    const loaded = await (this.loading.get(userId) ?? (this.mayLoad(userId) ? this.load(db, userId, model) : null))
+    const running = this.loading.get(userId)
+    const loaded = await (running?.model === model ? running.promise : this.mayLoad(userId) ? this.load(db, userId, model) : null)
     return loaded?.model === model ? loaded : null
   }
 
   /** Loads (or reloads) the user's copy; resolves when done (with the load under way, if one is). Tests and benchmarks await it. */
   load(db: Tx, userId: string, model: string): Promise<VectorCopy | null> {
     const running = this.loading.get(userId)
-    if (running) return running
-    const loading = this.loadNow(db, userId, model).finally(() => this.loading.delete(userId))
-    this.loading.set(userId, loading)
-    return loading
+    if (running?.model === model) return running.promise
+    // Another model's load first (a copy holds one model's vectors): this one replaces it when it is done.
+    const after = running
+      ? running.promise.then(
+          () => undefined,
+          () => undefined,
+        )
+      : Promise.resolve()
+    const promise: Promise<VectorCopy | null> = after
+      .then(() => this.loadNow(db, userId, model))
+      .finally(() => {
+        if (this.loading.get(userId)?.promise === promise) this.loading.delete(userId)
+      })
+    this.loading.set(userId, { model, promise })
+    return promise
   }
 
   forget(userId: string): void {

@@ -40,7 +40,7 @@ describe('link suggestions over a copy that a backlog keeps moving', () => {
     for (let i = 0; i < 24; i++) before.push(await ingest(`${text(i)} entry${i}`))
     await drainJobs(t.deps)
     const loaded = await t.deps.vectorMemory.load(t.deps.db, u.id, model())
-    expect(loaded?.parts[0]!.segment.ids).toHaveLength(24)
+    expect(loaded!.parts[0]!.segment.ids).toHaveLength(24)
     const catchUps = t.deps.vectorMemory.catchUps
 
     // The backlog: new documents (near-copies of old ones and of each other) embedded after the load…

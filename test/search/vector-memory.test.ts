@@ -7,7 +7,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { eq, sql } from 'drizzle-orm'
 import { chunks, documents } from '../../db/schema'
-import { queryRows } from '../../db/client'
 import { embedQuery } from '../../src/ai/embeddings'
 import { drainJobs } from '../../src/jobs/worker'
 import { neighboursInMemory, neighboursInSql } from '../../src/retrieval/link-neighbours'
@@ -16,7 +15,6 @@ import { semanticSearch } from '../../src/retrieval/semantic'
 import { searchVectorCopy, type VectorCopy } from '../../src/retrieval/vector-memory-copy'
 import { createTestApp, type TestApp, type TestUser } from '../harness'
 import { ingestStudies, seededText, sqlFilter, studyFilters } from './copy-corpus'
-import { search } from './search.fixtures'
 
 let t: TestApp
 let u: TestUser
@@ -129,10 +127,10 @@ describe('the in-memory copy of the chunk vectors', () => {
   test('catches up with every write by a delta, not a reload, and ranks exactly as SQL after each', async () => {
     const memory = t.deps.vectorMemory
     const current = () => memory.current(t.deps.db, u.id, model())
+    // This model's copy is never used for another one (which starts loading that model's copy instead).
+    expect(await memory.current(t.deps.db, u.id, 'another-model')).toBeNull()
     const base = (await memory.load(t.deps.db, u.id, model()))!.parts[0]!.segment
     const loads = memory.loads
-    // This model's copy is never used for another one.
-    expect(await memory.current(t.deps.db, u.id, 'another-model')).toBeNull()
 
     // A new document, once embedded: in the copy at the next search, found first for its own words.
     const added = await t.json('POST', '/api/documents', {

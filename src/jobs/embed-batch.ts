@@ -193,9 +193,8 @@ async function writeDocument(
         .update(documents)
         .set({ index_status: 'indexed' })
         .where(and(eq(documents.id, documentId), not(stale)))
-        .returning({ user_id: documents.user_id, workspace_id: documents.workspace_id })
+        .returning({ user_id: documents.user_id })
       if (done) await enqueueJob(tx, deps, 'suggest-links', { document_id: documentId }, done.user_id)
-      return done
     })
     return null
   } catch (error) {

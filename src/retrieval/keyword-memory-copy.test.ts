@@ -9,9 +9,9 @@ import { rankExhaustively } from './keyword-memory-exhaustive'
 import { searchUserIndex } from './keyword-memory-rank'
 import type { MemoryFilter } from './keyword-memory-words'
 import type { QueryTerm } from './keyword-query'
+import { RANDOM_WORKSPACES, randomFields } from '../../test/search/copy-corpus'
 import { type SeededRandom, seededRandom } from '../../test/seeded-random'
 
-const WORKSPACES = ['11111111-1111-4111-8111-111111111111', '22222222-2222-4222-8222-222222222222']
 const STEMS = ['cell', 'gene', 'prot', 'vacc', 'immun', 'tum', 'rec', 'ops']
 const VOCABULARY = Array.from({ length: 120 }, (_, i) => `${STEMS[i % STEMS.length]}${i < STEMS.length ? '' : i.toString(36)}`)
 
@@ -25,14 +25,7 @@ function documentOf(r: SeededRandom, id: string, long = false): ChangedDocument 
   }
   const dl = [...tfs.values()].reduce((a, b) => a + b, 0)
   return {
-    id,
-    status: r.next() < 0.85 ? 'active' : 'archived',
-    workspace_id: r.pick(WORKSPACES),
-    kind: r.pick(['document', 'note']),
-    source: r.pick(['api', 'extension']),
-    tags: r.next() < 0.3 ? [r.pick(['lab', 'clinic'])] : [],
-    pinned: r.next() < 0.1,
-    rating: r.pick([-1, 0, 0, 1]),
+    ...randomFields(r, id),
     postings: [...tfs].map(([term, tf]) => [term, tf, dl]),
   }
 }
@@ -60,7 +53,7 @@ function query(r: SeededRandom): QueryTerm[] {
 function filter(r: SeededRandom, ids: string[]): MemoryFilter {
   if (r.next() < 0.05) return { onlyDocument: r.pick(ids) }
   const f: MemoryFilter = {}
-  if (r.next() < 0.2) f.workspaceId = r.pick(WORKSPACES)
+  if (r.next() < 0.2) f.workspaceId = r.pick(RANDOM_WORKSPACES)
   if (r.next() < 0.1) f.kind = 'note'
   if (r.next() < 0.1) f.tag = 'lab'
   if (r.next() < 0.1) f.excludeDocument = r.pick(ids)

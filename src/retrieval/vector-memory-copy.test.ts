@@ -3,6 +3,7 @@
 // bit — over seeded random rounds of new, re-embedded, re-filed and deleted documents, for search (boosted, every
 // filter) and for link suggestions (raw similarity above a threshold, several query vectors).
 import { describe, expect, test } from 'bun:test'
+import { RANDOM_WORKSPACES, randomFields } from '../../test/search/copy-corpus'
 import { type SeededRandom, seededRandom } from '../../test/seeded-random'
 import type { DocumentFields } from './document-fields'
 import type { MemoryFilter } from './keyword-memory-words'
@@ -11,24 +12,10 @@ import type { VectorChanges } from './vector-memory-delta'
 import { SegmentBuilder } from './vector-memory-segment'
 
 const DIM = 24
-const WORKSPACES = ['11111111-1111-4111-8111-111111111111', '22222222-2222-4222-8222-222222222222']
 
 interface Doc {
   fields: DocumentFields
   chunks: { id: string; vector: number[] }[]
-}
-
-function fieldsOf(r: SeededRandom, id: string): DocumentFields {
-  return {
-    id,
-    status: r.next() < 0.85 ? 'active' : 'archived',
-    workspace_id: r.pick(WORKSPACES),
-    kind: r.pick(['document', 'note']),
-    source: r.pick(['api', 'extension']),
-    tags: r.next() < 0.3 ? [r.pick(['lab', 'clinic'])] : [],
-    pinned: r.next() < 0.1,
-    rating: r.pick([-1, 0, 0, 1]),
-  }
 }
 
 /** 0–3 chunks; a few near-duplicates of shared centres, so ties and close scores happen. */
@@ -62,13 +49,13 @@ function built(docs: Map<string, Doc>, versions: { version: number; embeddingVer
 function filterOf(r: SeededRandom, ids: string[]): MemoryFilter {
   return r.pick<MemoryFilter>([
     {},
-    { workspaceId: r.pick(WORKSPACES) },
+    { workspaceId: r.pick(RANDOM_WORKSPACES) },
     { kind: 'note' },
     { tag: 'lab' },
     { source: 'extension' },
     { excludeDocument: r.pick(ids) },
     { onlyDocument: r.pick(ids) },
-    { workspaceId: WORKSPACES[0], kind: 'document' },
+    { workspaceId: RANDOM_WORKSPACES[0], kind: 'document' },
   ])
 }
 
@@ -80,7 +67,7 @@ describe('a vector copy caught up by deltas', () => {
       const docs = new Map<string, Doc>()
       for (let i = 0; i < 120; i++) {
         const id = r.uuid()
-        docs.set(id, { fields: fieldsOf(r, id), chunks: chunksOf(r, centres) })
+        docs.set(id, { fields: randomFields(r, id), chunks: chunksOf(r, centres) })
       }
       let versions = { version: 1, embeddingVersion: 1 }
       let copy = built(docs, versions)
@@ -92,9 +79,9 @@ describe('a vector copy caught up by deltas', () => {
           const ids = [...docs.keys()]
           const what = r.int(4)
           const id = what === 0 || ids.length === 0 ? r.uuid() : r.pick(ids)
-          if (what === 0) docs.set(id, { fields: fieldsOf(r, id), chunks: chunksOf(r, centres) })
+          if (what === 0) docs.set(id, { fields: randomFields(r, id), chunks: chunksOf(r, centres) })
           else if (what === 1) docs.get(id)!.chunks = chunksOf(r, centres)
-          else if (what === 2) docs.get(id)!.fields = fieldsOf(r, id)
+          else if (what === 2) docs.get(id)!.fields = randomFields(r, id)
           else docs.delete(id)
           changed.add(id)
         }
@@ -122,7 +109,7 @@ describe('a vector copy caught up by deltas', () => {
             hits: searchVectorCopy(fresh, query, filter, limit),
           })
           const queries = [Float32Array.from(query), Float32Array.from({ length: DIM }, () => r.next() - 0.5)]
-          const linkFilter = { workspaceId: WORKSPACES[0], excludeDocument: r.pick(ids) }
+          const linkFilter = { workspaceId: RANDOM_WORKSPACES[0], excludeDocument: r.pick(ids) }
           const links = (c: VectorCopy) =>
             rankCopy(c, queries, linkFilter, limit, { boost: false, atLeast: 0.2 }).map((h) => [
               h.segment.ids[h.d],

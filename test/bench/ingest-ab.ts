@@ -11,6 +11,7 @@ import { createDeps } from '../../src/create-deps'
 import type { PGlite } from '@electric-sql/pglite'
 import { createTestApp } from '../harness'
 import { insertIndexedDocuments } from '../../src/modules/documents/documents.insert'
+import { documentRows } from './ingest-rows'
 import { loadScifact } from './scifact'
 
 const corpus = loadScifact().corpus
@@ -38,31 +39,8 @@ async function side(setup: string | null) {
   let total = 0
   const times: number[] = []
   const batch = async (b: number) => {
-    const now = new Date()
-    const rows = Array.from({ length: BATCH }, (_, i) => corpus[(b * BATCH + i) % corpus.length]!).map((d) => ({
-      id: Bun.randomUUIDv7(),
-      user_id: user.id,
-      workspace_id: ws,
-      title: d.title,
-      excerpt: d.text.slice(0, 200),
-      body: d.text,
-      tags: [],
-      kind: 'document',
-      status: 'active',
-      archived_from: null,
-      source: 'api',
-      source_ref: null,
-      external_id: null,
-      url: null,
-      content_hash: crypto.randomUUID(),
-      size_bytes: d.text.length,
-      pinned: false,
-      rating: 0,
-      metadata: {},
-      index_status: 'pending',
-      created_at: now,
-      updated_at: now,
-    }))
+    const docs = Array.from({ length: BATCH }, (_, i) => corpus[(b * BATCH + i) % corpus.length]!)
+    const rows = documentRows(docs, user.id, ws)
     const started = performance.now()
     await t.deps.db.transaction((tx) => insertIndexedDocuments(tx, t.deps, rows as never))
     const ms = performance.now() - started

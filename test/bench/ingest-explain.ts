@@ -7,6 +7,7 @@ import type { PGlite } from '@electric-sql/pglite'
 import { migrationsFolder } from '../../db/migrate'
 import { chunkText } from '../../src/retrieval/chunking'
 import { createTestApp } from '../harness'
+import { documentRows } from './ingest-rows'
 import { loadScifact } from './scifact'
 
 const newest = readdirSync(migrationsFolder)
@@ -31,30 +32,8 @@ const pg = (t.deps.db as unknown as { $client: PGlite }).$client
 const ws = (await pg.query<{ id: string }>('select id from workspaces where user_id = $1', [user.id])).rows[0]!.id
 const BATCH = Number(process.env.BENCH_BATCH ?? 1000)
 for (let b = 0; b < Number(process.env.BATCHES ?? 3); b++) {
-  const now = new Date().toISOString()
-  const rows = corpus.slice(b * BATCH, (b + 1) * BATCH).map((d) => ({
-    id: Bun.randomUUIDv7(),
-    user_id: user.id,
-    workspace_id: ws,
-    title: d.title,
-    excerpt: d.text.slice(0, 200),
-    body: d.text,
-    tags: [],
-    kind: 'document',
-    status: 'active',
-    archived_from: null,
-    source: 'api',
-    source_ref: null,
-    external_id: null,
-    url: null,
-    content_hash: crypto.randomUUID(),
-    size_bytes: d.text.length,
-    pinned: false,
-    rating: 0,
-    metadata: {},
-    index_status: 'pending',
-    created_at: now,
-    updated_at: now,
+  const rows = documentRows(corpus.slice(b * BATCH, (b + 1) * BATCH), user.id, ws).map((d) => ({
+    ...d,
     heading: d.title,
     job_id: crypto.randomUUID(),
     event_id: crypto.randomUUID(),

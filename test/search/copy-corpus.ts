@@ -4,7 +4,9 @@
 import { expect } from 'bun:test'
 import { type SQL, sql } from 'drizzle-orm'
 import type { MemoryFilter } from '../../src/retrieval/keyword-memory-rank'
+import type { DocumentFields } from '../../src/retrieval/document-fields'
 import type { TestApp, TestUser } from '../harness'
+import type { SeededRandom } from '../seeded-random'
 
 /** A small vocabulary, so documents share words (real document frequencies) and queries match many of them. */
 export const SCIENCE_WORDS = [
@@ -98,4 +100,21 @@ export function sqlFilter(userId: string, f: MemoryFilter): SQL {
   if (f.source) parts.push(sql`d.source = ${f.source}`)
   if (f.tag) parts.push(sql`d.tags @> array[${f.tag}]::text[]`)
   return sql.join(parts, sql` and `)
+}
+
+/** The two workspaces randomFields files documents in. */
+export const RANDOM_WORKSPACES = ['11111111-1111-4111-8111-111111111111', '22222222-2222-4222-8222-222222222222']
+
+/** Random filtered and boosted fields for document `id` (the copies' property tests): mostly active, some pinned or rated. */
+export function randomFields(r: SeededRandom, id: string): DocumentFields {
+  return {
+    id,
+    status: r.next() < 0.85 ? 'active' : 'archived',
+    workspace_id: r.pick(RANDOM_WORKSPACES),
+    kind: r.pick(['document', 'note']),
+    source: r.pick(['api', 'extension']),
+    tags: r.next() < 0.3 ? [r.pick(['lab', 'clinic'])] : [],
+    pinned: r.next() < 0.1,
+    rating: r.pick([-1, 0, 0, 1]),
+  }
 }

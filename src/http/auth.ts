@@ -7,6 +7,7 @@ import type { Deps } from '../deps'
 import { forbidden, paymentRequired, unauthorized } from './errors'
 import type { Principal } from '../modules/auth/session-user'
 import { readCookie, SESSION_COOKIE, sessionCookie, validateSession } from '../modules/auth/sessions.service'
+import { assertAllowed, KEY_SCOPES, requirementOf } from '../modules/keys/key-scopes'
 import { verifyKey } from '../modules/keys/keys.service'
 import { ACCESS_TOKEN_PREFIX } from '../modules/oauth/oauth.urls'
 import { verifyAccessToken } from '../modules/oauth/tokens.service'
@@ -29,10 +30,12 @@ export function authPlugin(deps: Deps) {
   return new Elysia({ name: 'auth' }).macro({
     auth: {
       detail: { security },
-      async transform({ request, set }) {
+      async transform({ request, set, route }) {
         const { apiCalls, ...principal } = await authenticate(deps, request, (cookie) => (set.headers['set-cookie'] = cookie), {
           countCall: true,
         })
+        // Before anything is counted against the plan: a key without the route's scope did nothing.
+        assertAllowed(principal, requirementOf(request.method, route))
         // Delegated requests (actAs) were authenticated already, and are counted here on their own.
         const calls = apiCalls ?? (await countApiCall(deps, principal.user.id))
         const cap = limitsOf(deps, principal.user.plan).api_calls_per_month
@@ -80,7 +83,14 @@ export async function authenticate(
     }
     const found = await verifyKey(deps, match[1]!, { countCall })
     if (!found) throw unauthorized('invalid or revoked API key')
-    return { user: found.user, via: 'key', credentialId: found.keyId, settings: found.settings, apiCalls: found.apiCalls }
+    return {
+      user: found.user,
+      via: 'key',
+      credentialId: found.keyId,
+      scopes: found.scopes,
+      settings: found.settings,
+      apiCalls: found.apiCalls,
+    }
   }
   const token = readCookie(request.headers.get('cookie'), SESSION_COOKIE)
   if (!token) throw unauthorized('missing credentials: send "Authorization: Bearer <API key>" or sign in')
@@ -91,7 +101,14 @@ export async function authenticate(
   if (!session) throw unauthorized('session expired or signed out')
   if (checkOrigin) assertAllowedOrigin(deps, request)
   if (session.renewed) setCookie(sessionCookie(deps, token, session.expiresAt))
-  return { user: session.user, via: 'session', credentialId: session.sessionId, settings: session.settings, apiCalls: session.apiCalls }
+  return {
+    user: session.user,
+    via: 'session',
+    credentialId: session.sessionId,
+    scopes: KEY_SCOPES,
+    settings: session.settings,
+    apiCalls: session.apiCalls,
+  }
 }
 
 /** Cookie-authenticated writes must come from the service's own origin or a configured one (CSRF). */

@@ -28,9 +28,9 @@ export async function authenticateMcp(deps: Deps, request: Request): Promise<Pri
     const found = await verifyAccessToken(deps, token)
     if (!found || !isMcpResource(deps, found.resource)) throw refuse('invalid, expired or revoked access token', 'invalid_token')
     // A grant acts like a key: agent writes stay drafts, and per-key rate limits count per grant.
-    return { user: found.user, via: 'key', credentialId: found.grantId }
+    return { user: found.user, via: 'key', credentialId: found.grantId, scopes: ['read', 'write'] }
   }
   const key = await verifyKey(deps, token)
   if (!key) throw refuse('invalid or revoked API key', 'invalid_token')
-  return { user: key.user, via: 'key', credentialId: key.keyId }
+  return { user: key.user, via: 'key', credentialId: key.keyId, scopes: key.scopes }
 }

@@ -107,7 +107,7 @@ async function plantIntegrationRows(userId: string) {
 /** A user with rows in every table a person can fill through the API, plus the planted ones. */
 async function populatedUser(label: string): Promise<TestUser & { cookies: string[]; keys: string[]; avatarPath: string }> {
   const u = await t.signUp()
-  const second = await t.json('POST', '/api/keys', { key: u.key, body: { label: 'second' } })
+  const second = await t.json('POST', '/api/keys', { cookie: u.cookie, body: { label: 'second' } })
   expect(second.status).toBe(201)
   const signedIn = await signIn(u.email)
   expect(signedIn.status).toBe(200)
@@ -115,7 +115,7 @@ async function populatedUser(label: string): Promise<TestUser & { cookies: strin
   const [inbox] = await workspaceIds(t, u)
   const projects = await createWorkspace(t, u, `${label} projects`)
   await t.json('PATCH', '/api/settings', { key: u.key, body: { search_mode: 'keyword', answer_style: 'detailed' } })
-  await t.json('PATCH', '/api/profile', { key: u.key, body: { name: `${label} person` } })
+  await t.json('PATCH', '/api/profile', { cookie: u.cookie, body: { name: `${label} person` } })
   const avatar = await uploadAvatar(t, u, IMAGES.png.bytes, { type: 'image/png' })
   expect(avatar.status).toBe(200)
 
@@ -186,7 +186,7 @@ describe('confirmation', () => {
     test(`${what} → 400; the account and its data stay`, async () => {
       const u = await t.signUp()
       await ingest(t, u, { body: 'Still here after a refused deletion.' })
-      const res = await t.json('DELETE', '/api/account', { key: u.key, body })
+      const res = await t.json('DELETE', '/api/account', { cookie: u.cookie, body })
       expect(res.status).toBe(400)
       expect(typeof res.body.error).toBe('string')
       if (body !== undefined) expect(res.body.error).toContain('confirm')
@@ -214,14 +214,14 @@ describe('confirmation', () => {
     expect(
       (await deleteAccount({ cookie: u.cookie, headers: { origin: 'https://evil.example' }, body: { confirm: 'DELETE' } })).status,
     ).toBe(403)
-    expect((await t.json('GET', '/api/profile', { key: u.key })).status).toBe(200)
+    expect((await t.json('GET', '/api/profile', { cookie: u.cookie })).status).toBe(200)
   })
 })
 
 describe('deleting', () => {
   test('204 with no body; the session cookie is cleared; every key and every session fails at once', async () => {
     const u = await t.signUp()
-    const second = (await t.json('POST', '/api/keys', { key: u.key, body: { label: 'second' } })).body.key as string
+    const second = (await t.json('POST', '/api/keys', { cookie: u.cookie, body: { label: 'second' } })).body.key as string
     const otherSession = cookieOf(await signIn(u.email))
 
     const res = await deleteAccount({ cookie: u.cookie, body: { confirm: 'DELETE' } })
@@ -244,7 +244,7 @@ describe('deleting', () => {
   test('the old password no longer signs in (the same 401 as an unknown address); the address is free for a new, empty account', async () => {
     const u = await t.signUp()
     await ingest(t, u, { body: 'Something of the old account.' })
-    expect((await deleteAccount({ key: u.key, body: { confirm: 'DELETE' } })).status).toBe(204)
+    expect((await deleteAccount({ cookie: u.cookie, body: { confirm: 'DELETE' } })).status).toBe(204)
 
     const old = await t.json('POST', '/api/auth/sign-in', { body: { email: u.email, password: PASSWORD } })
     const unknown = await t.json('POST', '/api/auth/sign-in', {
@@ -310,7 +310,7 @@ describe('deleting', () => {
     expect(before['public.workspaces']).toBe(2)
 
     const revokedBefore = notion.revokedTokens.length
-    const res = await deleteAccount({ key: doomed.keys[1], body: { confirm: 'DELETE' } })
+    const res = await deleteAccount({ cookie: doomed.cookies[1], body: { confirm: 'DELETE' } })
     expect(res.status).toBe(204)
     // The Notion grant of the deleted account was revoked at Notion (and only that one).
     expect(notion.revokedTokens.length).toBe(revokedBefore + 1)

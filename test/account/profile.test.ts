@@ -34,19 +34,19 @@ describe('profile', () => {
 
   test('PATCH a name: trimmed, kept, and cleared with null or blanks', async () => {
     const u = await t.signUp()
-    const named = await t.json('PATCH', '/api/profile', { key: u.key, body: { name: '  Ada Lovelace  ' } })
+    const named = await t.json('PATCH', '/api/profile', { cookie: u.cookie, body: { name: '  Ada Lovelace  ' } })
     expect(named.status).toBe(200)
     expect(named.body).toEqual({ id: u.id, email: u.email, name: 'Ada Lovelace', avatar_url: null })
     expect((await getProfile(u.key)).name).toBe('Ada Lovelace')
-    expect((await t.json('PATCH', '/api/profile', { key: u.key, body: { name: null } })).body.name).toBeNull()
-    await t.json('PATCH', '/api/profile', { key: u.key, body: { name: 'Ada' } })
-    expect((await t.json('PATCH', '/api/profile', { key: u.key, body: { name: '   ' } })).body.name).toBeNull()
+    expect((await t.json('PATCH', '/api/profile', { cookie: u.cookie, body: { name: null } })).body.name).toBeNull()
+    await t.json('PATCH', '/api/profile', { cookie: u.cookie, body: { name: 'Ada' } })
+    expect((await t.json('PATCH', '/api/profile', { cookie: u.cookie, body: { name: '   ' } })).body.name).toBeNull()
   })
 
   test('PATCH an email: stored lowercased; the person then signs in with it (in any case), not with the old one', async () => {
     const u = await t.signUp()
     const address = `New.Address-${crypto.randomUUID().slice(0, 8)}@Example.COM`
-    const res = await t.json('PATCH', '/api/profile', { key: u.key, body: { email: address } })
+    const res = await t.json('PATCH', '/api/profile', { cookie: u.cookie, body: { email: address } })
     expect(res.status).toBe(200)
     expect(res.body).toEqual({ id: u.id, email: address.toLowerCase(), name: null, avatar_url: null })
     expect((await getProfile(u.key)).email).toBe(address.toLowerCase())
@@ -60,7 +60,7 @@ describe('profile', () => {
 
   test('name and email in one PATCH; the same email again is fine', async () => {
     const u = await t.signUp()
-    const res = await t.json('PATCH', '/api/profile', { key: u.key, body: { name: 'Grace', email: u.email.toUpperCase() } })
+    const res = await t.json('PATCH', '/api/profile', { cookie: u.cookie, body: { name: 'Grace', email: u.email.toUpperCase() } })
     expect(res.status).toBe(200)
     expect(res.body).toEqual({ id: u.id, email: u.email, name: 'Grace', avatar_url: null })
   })
@@ -69,7 +69,7 @@ describe('profile', () => {
     const u = await t.signUp()
     const other = await t.signUp()
     for (const email of [other.email, other.email.toUpperCase()]) {
-      const res = await t.json('PATCH', '/api/profile', { key: u.key, body: { email, name: 'Should not stick' } })
+      const res = await t.json('PATCH', '/api/profile', { cookie: u.cookie, body: { email, name: 'Should not stick' } })
       expect(res.status).toBe(409)
       expect(res.body.error).toContain('email')
     }
@@ -85,21 +85,21 @@ describe('profile', () => {
     const a = await t.signUp()
     const b = await t.signUp()
     const email = `contested-${crypto.randomUUID().slice(0, 8)}@example.com`
-    const results = await Promise.all([a, b].map((u) => t.json('PATCH', '/api/profile', { key: u.key, body: { email } })))
+    const results = await Promise.all([a, b].map((u) => t.json('PATCH', '/api/profile', { cookie: u.cookie, body: { email } })))
     expect(results.map((r) => r.status).sort()).toEqual([200, 409])
   })
 
   test('an invalid email → 400 naming email; an empty body → 400; a name over 100 characters → 400 naming name', async () => {
     const u = await t.signUp()
     for (const email of ['not an email', 'missing-at.example.com', '', 'a@']) {
-      const res = await t.json('PATCH', '/api/profile', { key: u.key, body: { email } })
+      const res = await t.json('PATCH', '/api/profile', { cookie: u.cookie, body: { email } })
       expect({ email, status: res.status }).toEqual({ email, status: 400 })
       expect(res.body.error).toContain('email')
     }
-    const empty = await t.json('PATCH', '/api/profile', { key: u.key, body: {} })
+    const empty = await t.json('PATCH', '/api/profile', { cookie: u.cookie, body: {} })
     expect(empty.status).toBe(400)
     expect(empty.body.error).toContain('name or email')
-    const long = await t.json('PATCH', '/api/profile', { key: u.key, body: { name: 'x'.repeat(101) } })
+    const long = await t.json('PATCH', '/api/profile', { cookie: u.cookie, body: { name: 'x'.repeat(101) } })
     expect(long.status).toBe(400)
     expect(long.body.error).toContain('name')
     expect(await getProfile(u.key)).toEqual({ id: u.id, email: u.email, name: null, avatar_url: null })

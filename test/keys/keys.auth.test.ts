@@ -25,12 +25,22 @@ describe('credentials', () => {
     }
   })
 
-  test('a key can manage keys (list, create, revoke) as well as a session can', async () => {
+  test('a session manages keys (list, create, revoke); a key made without the keys scope cannot (403, nothing changes)', async () => {
     const u = await t.signUp()
-    const created = await t.json('POST', '/api/keys', { key: u.key, body: { label: 'by key' } })
+    const created = await t.json('POST', '/api/keys', { cookie: u.cookie, body: { label: 'by session' } })
     expect(created.status).toBe(201)
-    expect((await t.json('GET', '/api/keys', { key: u.key })).body.data).toHaveLength(2)
-    expect((await t.request('DELETE', `/api/keys/${created.body.id}`, { key: u.key })).status).toBe(204)
+    expect((await t.json('GET', '/api/keys', { cookie: u.cookie })).body.data).toHaveLength(2)
+    for (const [method, path] of [
+      ['GET', '/api/keys'],
+      ['POST', '/api/keys'],
+      ['DELETE', `/api/keys/${created.body.id}`],
+    ] as const) {
+      const res = await t.json(method, path, { key: u.key, body: method === 'POST' ? {} : undefined })
+      expect(res.status).toBe(403)
+      expect(res.body.error).toContain('"keys" scope')
+    }
+    expect((await t.json('GET', '/api/keys', { cookie: u.cookie })).body.data).toHaveLength(2)
+    expect((await t.request('DELETE', `/api/keys/${created.body.id}`, { cookie: u.cookie })).status).toBe(204)
   })
 })
 
@@ -40,7 +50,7 @@ describe('revocation is immediate', () => {
     const spare = (await t.json('POST', '/api/keys', { cookie: u.cookie, body: { label: 'spare' } })).body
     // warm up: the key is used (and could be cached) right before revocation
     expect((await t.request('GET', '/api/workspaces', { key: spare.key })).status).toBe(200)
-    expect((await t.request('DELETE', `/api/keys/${spare.id}`, { key: u.key })).status).toBe(204)
+    expect((await t.request('DELETE', `/api/keys/${spare.id}`, { cookie: u.cookie })).status).toBe(204)
     for (const [method, path] of [
       ['GET', '/api/workspaces'],
       ['GET', '/api/keys'],
@@ -68,25 +78,25 @@ describe('revocation is immediate', () => {
   test('signing out every session does not matter: a key works without one', async () => {
     const u = await t.signUp()
     await t.request('POST', '/api/auth/sign-out', { cookie: u.cookie })
-    expect((await t.request('GET', '/api/keys', { key: u.key })).status).toBe(200)
+    expect((await t.request('GET', '/api/workspaces', { key: u.key })).status).toBe(200)
   })
 })
 
 describe('keys are private to their owner', () => {
   test("another user's list never shows my keys, and they cannot revoke them (404, key still works)", async () => {
     const [a, b] = await Promise.all([t.signUp(), t.signUp()])
-    const [aKey] = (await t.json('GET', '/api/keys', { key: a.key })).body.data
-    const bList = (await t.json('GET', '/api/keys', { key: b.key })).body.data
+    const [aKey] = (await t.json('GET', '/api/keys', { cookie: a.cookie })).body.data
+    const bList = (await t.json('GET', '/api/keys', { cookie: b.cookie })).body.data
     expect(bList.map((k: { id: string }) => k.id)).not.toContain(aKey.id)
     expect(JSON.stringify(bList)).not.toContain(aKey.prefix)
-    const res = await t.json('DELETE', `/api/keys/${aKey.id}`, { key: b.key })
+    const res = await t.json('DELETE', `/api/keys/${aKey.id}`, { cookie: b.cookie })
     expect(res.status).toBe(404)
     expect(res.body.error).toBeString()
     // exactly the answer for an id that does not exist
     const missingId = crypto.randomUUID()
-    const missing = await t.json('DELETE', `/api/keys/${missingId}`, { key: b.key })
+    const missing = await t.json('DELETE', `/api/keys/${missingId}`, { cookie: b.cookie })
     expect(missing.body.error.replace(missingId, '<id>')).toBe(res.body.error.replace(aKey.id, '<id>'))
-    expect((await t.request('GET', '/api/keys', { key: a.key })).status).toBe(200)
+    expect((await t.request('GET', '/api/keys', { cookie: a.cookie })).status).toBe(200)
   })
 })
 
@@ -105,10 +115,10 @@ describe('CSRF', () => {
 
   test('a cookie-authenticated revoke from a foreign origin is 403 and the key keeps working', async () => {
     const u = await t.signUp()
-    const [k] = (await t.json('GET', '/api/keys', { key: u.key })).body.data
+    const [k] = (await t.json('GET', '/api/keys', { cookie: u.cookie })).body.data
     expect((await t.request('DELETE', `/api/keys/${k.id}`, { cookie: u.cookie, headers: { origin: 'https://evil.example' } })).status).toBe(
       403,
     )
-    expect((await t.request('GET', '/api/keys', { key: u.key })).status).toBe(200)
+    expect((await t.request('GET', '/api/keys', { cookie: u.cookie })).status).toBe(200)
   })
 })

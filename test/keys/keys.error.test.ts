@@ -32,11 +32,11 @@ describe('plan cap', () => {
 
   test('a refused create stores nothing and returns no key', async () => {
     const u = await t.signUp()
-    const res = await t.json('POST', '/api/keys', { key: u.key, body: { label: 'second' } })
+    const res = await t.json('POST', '/api/keys', { cookie: u.cookie, body: { label: 'second' } })
     expect(res.status).toBe(402)
     expect(res.body.key).toBeUndefined()
     expect(JSON.stringify(res.body)).not.toMatch(/svc_[0-9A-Za-z]{40}/)
-    expect((await t.json('GET', '/api/keys', { key: u.key })).body.data).toHaveLength(1)
+    expect((await t.json('GET', '/api/keys', { cookie: u.cookie })).body.data).toHaveLength(1)
   })
 
   test('concurrent creates cannot pass the cap', async () => {
@@ -52,9 +52,9 @@ describe('plan cap', () => {
     const three = await createTestApp({ env: { PLAN_FREE_API_KEYS: '3' } })
     try {
       const u = await three.signUp() // 1
-      expect((await three.request('POST', '/api/keys', { key: u.key, body: {} })).status).toBe(201)
-      expect((await three.request('POST', '/api/keys', { key: u.key, body: {} })).status).toBe(201)
-      expect(await expectError(await three.request('POST', '/api/keys', { key: u.key, body: {} }), 402)).toContain('3')
+      expect((await three.request('POST', '/api/keys', { cookie: u.cookie, body: {} })).status).toBe(201)
+      expect((await three.request('POST', '/api/keys', { cookie: u.cookie, body: {} })).status).toBe(201)
+      expect(await expectError(await three.request('POST', '/api/keys', { cookie: u.cookie, body: {} }), 402)).toContain('3')
     } finally {
       await three.close()
     }
@@ -88,16 +88,16 @@ describe('invalid input (400)', () => {
   test('a key id that is not a UUID', async () => {
     const u = await t.signUp()
     for (const id of ['not-a-uuid', '123', "1' or '1'='1"]) {
-      expect(await expectError(await t.request('DELETE', `/api/keys/${encodeURIComponent(id)}`, { key: u.key }), 400)).toContain('id')
+      expect(await expectError(await t.request('DELETE', `/api/keys/${encodeURIComponent(id)}`, { cookie: u.cookie }), 400)).toContain('id')
     }
-    expect((await t.request('GET', '/api/keys', { key: u.key })).status).toBe(200)
+    expect((await t.request('GET', '/api/keys', { cookie: u.cookie })).status).toBe(200)
   })
 })
 
 describe('unknown keys (404)', () => {
   test('revoking an id that does not exist', async () => {
     const u = await t.signUp()
-    expect(await expectError(await t.request('DELETE', `/api/keys/${crypto.randomUUID()}`, { key: u.key }), 404)).toContain('not found')
+    expect(await expectError(await t.request('DELETE', `/api/keys/${crypto.randomUUID()}`, { cookie: u.cookie }), 404)).toContain('not found')
   })
 
   test('revoking the same key twice: 204 then 404', async () => {
@@ -111,11 +111,11 @@ describe('unknown keys (404)', () => {
 describe('routes that do not exist', () => {
   test('keys cannot be read one by one or edited', async () => {
     const u = await t.signUp()
-    const [k] = (await t.json('GET', '/api/keys', { key: u.key })).body.data
+    const [k] = (await t.json('GET', '/api/keys', { cookie: u.cookie })).body.data
     // The path exists (to revoke): other methods are 405 with Allow: DELETE.
-    const read = await t.request('GET', `/api/keys/${k.id}`, { key: u.key })
+    const read = await t.request('GET', `/api/keys/${k.id}`, { cookie: u.cookie })
     expect(read.status).toBe(405)
     expect(read.headers.get('allow')).toBe('DELETE, OPTIONS')
-    expect((await t.request('PATCH', `/api/keys/${k.id}`, { key: u.key, body: { label: 'x' } })).status).toBe(405)
+    expect((await t.request('PATCH', `/api/keys/${k.id}`, { cookie: u.cookie, body: { label: 'x' } })).status).toBe(405)
   })
 })

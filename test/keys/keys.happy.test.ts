@@ -98,6 +98,8 @@ describe('list', () => {
         last_used_at: null,
         kind: 'api_key',
         client_name: null,
+        scopes: ['read', 'write'],
+        parent_id: null,
       })
       expect(listed.key).toBeUndefined()
     }
@@ -135,27 +137,27 @@ describe('list', () => {
 describe('revoke and rotate', () => {
   test('DELETE answers 204; the key fails with 401 on the very next request and disappears from the list', async () => {
     const u = await free.signUp()
-    const [k] = (await free.json('GET', '/api/keys', { key: u.key })).body.data
+    const [k] = (await free.json('GET', '/api/keys', { cookie: u.cookie })).body.data
     expect((await free.request('GET', '/api/workspaces', { key: u.key })).status).toBe(200)
     expect((await free.request('DELETE', `/api/keys/${k.id}`, { cookie: u.cookie })).status).toBe(204)
     expect((await free.request('GET', '/api/workspaces', { key: u.key })).status).toBe(401)
     expect((await free.json('GET', '/api/keys', { cookie: u.cookie })).body.data).toEqual([])
   })
 
-  test('a key can revoke itself', async () => {
-    const u = await free.signUp()
-    const [k] = (await free.json('GET', '/api/keys', { key: u.key })).body.data
-    expect((await free.request('DELETE', `/api/keys/${k.id}`, { key: u.key })).status).toBe(204)
-    expect((await free.request('GET', '/api/keys', { key: u.key })).status).toBe(401)
+  test('a key with the keys scope can revoke itself', async () => {
+    const u = await free.signUp({ withKey: false })
+    const k = (await free.json('POST', '/api/keys', { cookie: u.cookie, body: { scopes: ['read', 'keys'] } })).body
+    expect((await free.request('DELETE', `/api/keys/${k.id}`, { key: k.key })).status).toBe(204)
+    expect((await free.request('GET', '/api/keys', { key: k.key })).status).toBe(401)
   })
 
   test('rotation: several keys are valid at once; deleting the old one leaves the new one working', async () => {
     const u = await pro.signUp() // key #1
-    const fresh = (await pro.json('POST', '/api/keys', { key: u.key, body: { label: 'rotated' } })).body
+    const fresh = (await pro.json('POST', '/api/keys', { cookie: u.cookie, body: { label: 'rotated' } })).body
     expect((await pro.request('GET', '/api/workspaces', { key: u.key })).status).toBe(200)
     expect((await pro.request('GET', '/api/workspaces', { key: fresh.key })).status).toBe(200)
-    const old = (await pro.json('GET', '/api/keys', { key: fresh.key })).body.data.find((k: { id: string }) => k.id !== fresh.id)
-    expect((await pro.request('DELETE', `/api/keys/${old.id}`, { key: fresh.key })).status).toBe(204)
+    const old = (await pro.json('GET', '/api/keys', { cookie: u.cookie })).body.data.find((k: { id: string }) => k.id !== fresh.id)
+    expect((await pro.request('DELETE', `/api/keys/${old.id}`, { cookie: u.cookie })).status).toBe(204)
     expect((await pro.request('GET', '/api/workspaces', { key: u.key })).status).toBe(401)
     expect((await pro.request('GET', '/api/workspaces', { key: fresh.key })).status).toBe(200)
   })
@@ -189,9 +191,9 @@ describe('plans', () => {
 
   test("tier equals the account's plan", async () => {
     const f = await free.signUp()
-    expect((await free.json('GET', '/api/keys', { key: f.key })).body.data[0].tier).toBe('free')
+    expect((await free.json('GET', '/api/keys', { cookie: f.cookie })).body.data[0].tier).toBe('free')
     const p = await pro.signUp()
-    expect((await pro.json('GET', '/api/keys', { key: p.key })).body.data[0].tier).toBe('pro')
+    expect((await pro.json('GET', '/api/keys', { cookie: p.cookie })).body.data[0].tier).toBe('pro')
     expect((await pro.json('GET', '/api/auth/session', { key: p.key })).body.user.plan).toBe('pro')
   })
 })

@@ -1,17 +1,20 @@
-// Bearer API keys: `svc_` + 40 base62 characters, shown once, stored as SHA-256, revoked by deletion. The list
-// also shows the MCP clients connected by OAuth (kind "oauth"), revoked the same way.
+// Bearer API keys: `svc_` + 40 base62 characters, shown once, stored as SHA-256, revoked by deletion. Each key has
+// scopes (key-scopes.ts); a key with `keys` may mint keys with no more scopes than its own, and sees and revokes only
+// itself and the keys it minted — revoking a key revokes those too. A person signed in sees every key, and the MCP
+// clients connected by OAuth (kind "oauth"), revoked the same way.
 import { and, count, desc, eq, sql } from 'drizzle-orm'
 import { apiKeys, users } from '../../../db/schema'
 import type { Deps } from '../../deps'
-import { notFound } from '../../http/errors'
+import { forbidden, notFound } from '../../http/errors'
 import { randomBase62, sha256Hex } from '../../lib/crypto'
 import { lockUser } from '../../lib/locks'
 import { accountPlan, asPlan, assertWithinLimit } from '../../plans'
 import type { Plan } from '../../config'
 import { settingsOf, type SettingsDto } from '../account/settings.model'
-import type { SessionUser } from '../auth/sessions.service'
+import type { Principal, SessionUser } from '../auth/session-user'
 import { lookupAndCount } from '../usage/usage.service'
 import { listGrants, revokeGrant, type GrantDto } from '../oauth/grants.service'
+import { asScopes, DEFAULT_KEY_SCOPES, type KeyScope } from './key-scopes'
 
 export const KEY_PREFIX = 'svc_'
 export const KEY_PATTERN = /^svc_[0-9A-Za-z]{40}$/
@@ -27,6 +30,10 @@ export interface KeyDto {
   kind: 'api_key' | 'oauth'
   /** The MCP client's registered name (oauth); null for API keys. */
   client_name: string | null
+  /** What the key may do; an MCP client connected by OAuth reads and writes. */
+  scopes: KeyScope[]
+  /** The key that minted this one; null when a person made it (and for oauth). */
+  parent_id: string | null
 }
 
 type KeyRow = typeof apiKeys.$inferSelect
@@ -41,6 +48,8 @@ const toKeyDto = (row: KeyRow, plan: string): KeyDto => ({
   last_used_at: row.last_used_at?.toISOString() ?? null,
   kind: 'api_key',
   client_name: null,
+  scopes: asScopes(row.scopes),
+  parent_id: row.parent_key_id,
 })
 
 const grantToKeyDto = (grant: GrantDto, plan: string): KeyDto => ({
@@ -52,10 +61,31 @@ const grantToKeyDto = (grant: GrantDto, plan: string): KeyDto => ({
   last_used_at: grant.last_used_at,
   kind: 'oauth',
   client_name: grant.client_name,
+  scopes: ['read', 'write'],
+  parent_id: null,
 })
 
-export async function listKeys(deps: Deps, user: SessionUser): Promise<KeyDto[]> {
+/** The key ids a key may manage: itself and every key it minted, at any depth. */
+function subtreeOf(rows: KeyRow[], rootId: string): Set<string> {
+  const ids = new Set([rootId])
+  for (let grew = true; grew; ) {
+    grew = false
+    for (const row of rows)
+      if (row.parent_key_id && ids.has(row.parent_key_id) && !ids.has(row.id)) {
+        ids.add(row.id)
+        grew = true
+      }
+  }
+  return ids
+}
+
+export async function listKeys(deps: Deps, principal: Principal): Promise<KeyDto[]> {
+  const { user } = principal
   const rows = await deps.db.select().from(apiKeys).where(eq(apiKeys.user_id, user.id)).orderBy(desc(apiKeys.id))
+  if (principal.via === 'key') {
+    const mine = subtreeOf(rows, principal.credentialId)
+    return rows.filter((row) => mine.has(row.id)).map((r) => toKeyDto(r, user.plan))
+  }
   const grants = await listGrants(deps, user)
   // Newest first across both kinds (UUIDv7 ids sort by creation).
   return [...rows.map((r) => toKeyDto(r, user.plan)), ...grants.map((g) => grantToKeyDto(g, user.plan))].sort((a, b) =>
@@ -63,7 +93,17 @@ export async function listKeys(deps: Deps, user: SessionUser): Promise<KeyDto[]>
   )
 }
 
-export async function createKey(deps: Deps, user: SessionUser, label: string | null): Promise<KeyDto & { key: string }> {
+/** A key minted by a key holds no scope its maker lacks, and is revoked with it. */
+export async function createKey(
+  deps: Deps,
+  principal: Principal,
+  input: { label: string | null; scopes?: readonly string[] },
+): Promise<KeyDto & { key: string }> {
+  const { user } = principal
+  const scopes = input.scopes ? asScopes(input.scopes) : DEFAULT_KEY_SCOPES
+  const minter = principal.via === 'key' ? principal.credentialId : null
+  const beyond = minter ? scopes.filter((scope) => !principal.scopes.includes(scope)) : []
+  if (beyond.length) throw forbidden(`a key cannot mint a key with more power than its own: it lacks ${beyond.join(', ')}`)
   const key = KEY_PREFIX + randomBase62(40)
   const now = deps.clock.now()
   const row = await deps.db.transaction(async (tx) => {
@@ -72,19 +112,35 @@ export async function createKey(deps: Deps, user: SessionUser, label: string | n
     assertWithinLimit(deps, user.plan, 'api_keys', n)
     const [created] = await tx
       .insert(apiKeys)
-      .values({ id: deps.ids.next(), user_id: user.id, prefix: key.slice(0, 16), key_hash: sha256Hex(key), label, created_at: now })
+      .values({
+        id: deps.ids.next(),
+        user_id: user.id,
+        prefix: key.slice(0, 16),
+        key_hash: sha256Hex(key),
+        label: input.label,
+        scopes,
+        parent_key_id: minter,
+        created_at: now,
+      })
       .returning()
     return created!
   })
   return { ...toKeyDto(row, user.plan), key }
 }
 
-export async function revokeKey(deps: Deps, user: SessionUser, id: string): Promise<void> {
+/** Deleting a key deletes the keys it minted (the foreign key cascades). A key revokes only within its own subtree;
+ * another key of the same account is a 404 to it, as it is absent from its list. */
+export async function revokeKey(deps: Deps, principal: Principal, id: string): Promise<void> {
+  const { user } = principal
+  if (principal.via === 'key') {
+    const rows = await deps.db.select().from(apiKeys).where(eq(apiKeys.user_id, user.id))
+    if (!subtreeOf(rows, principal.credentialId).has(id)) throw notFound(`API key ${id} not found`)
+  }
   const deleted = await deps.db
     .delete(apiKeys)
     .where(and(eq(apiKeys.id, id), eq(apiKeys.user_id, user.id)))
     .returning({ id: apiKeys.id })
-  if (deleted.length === 0 && !(await revokeGrant(deps, user, id))) throw notFound(`API key ${id} not found`)
+  if (deleted.length === 0 && (principal.via === 'key' || !(await revokeGrant(deps, user, id)))) throw notFound(`API key ${id} not found`)
 }
 
 /** last_used_at is kept to the minute: a busy key is not rewritten on every request. */
@@ -93,6 +149,7 @@ const LAST_USED_RESOLUTION_MS = 60_000
 export interface VerifiedKey {
   user: SessionUser
   keyId: string
+  scopes: KeyScope[]
   /** This month's API calls including this one, when `countCall` asked to count it; else null. */
   apiCalls: number | null
   settings: SettingsDto
@@ -107,13 +164,14 @@ export async function verifyKey(deps: Deps, key: string, { countCall = false } =
   const row = await lookupAndCount<{
     id: string
     key_id: string
+    scopes: string[]
     last_used_at: Date | string | null
     email: string
     name: string | null
     plan: string
   }>(
     deps,
-    sql`select ${apiKeys.id} as key_id, ${apiKeys.last_used_at} as last_used_at, ${users.id} as id, ${users.email} as email, ${users.name} as name,
+    sql`select ${apiKeys.id} as key_id, ${apiKeys.scopes} as scopes, ${apiKeys.last_used_at} as last_used_at, ${users.id} as id, ${users.email} as email, ${users.name} as name,
           ${accountPlan(deps.config)} as plan
         from ${apiKeys} inner join ${users} on ${users.id} = ${apiKeys.user_id}
         where ${apiKeys.key_hash} = ${sha256Hex(key)}`,
@@ -128,6 +186,7 @@ export async function verifyKey(deps: Deps, key: string, { countCall = false } =
   }
   return {
     keyId: row.key_id,
+    scopes: asScopes(row.scopes),
     user: { id: row.id, email: row.email, name: row.name, plan: row.plan },
     apiCalls: row.api_calls,
     settings: settingsOf(row.settings as never),

@@ -18,6 +18,7 @@ import { accountRoutes } from './modules/account/account.routes'
 import { agentRoutes } from './modules/agent/agent.routes'
 import { askRoutes } from './modules/ask/ask.routes'
 import { authRoutes } from './modules/auth/auth.routes'
+import { credentialsRoutes } from './modules/auth/credentials.routes'
 import { billingRoutes } from './modules/billing/billing.routes'
 import { connectorsRoutes } from './modules/connectors/connectors.routes'
 import { conversationsRoutes } from './modules/conversations/conversations.routes'
@@ -109,6 +110,7 @@ export function createApp(deps: Deps) {
       },
     )
     .use(authRoutes(deps))
+    .use(credentialsRoutes(deps))
     .use(keysRoutes(deps))
     .use(workspacesRoutes(deps))
     .use(documentsRoutes(deps))

@@ -91,6 +91,8 @@ export interface Config {
   vectorMemory: { minDocuments: number; maxMegabytes: number }
   /** MCP clients' dynamic registrations (POST /oauth/register) allowed per address per hour. */
   oauthRegistrationsPerHour: number
+  /** Outgoing mail (address verification, password reset): SMTP_URL and MAIL_FROM; null without SMTP_URL. */
+  mail: { smtpUrl: string; from: string } | null
 }
 
 export const EMBEDDING_PROVIDERS = ['local', 'openai', 'hash', 'none'] as const
@@ -248,7 +250,27 @@ export function loadConfig(env: Env = process.env): Config {
       maxMegabytes: int(env, 'VECTOR_MEMORY_MAX_MB', 512, 0, 1_000_000),
     },
     oauthRegistrationsPerHour: int(env, 'OAUTH_REGISTRATIONS_PER_HOUR', 60, 1, 100_000),
+    mail: mailConfig(env, baseUrl),
   }
+}
+
+/** SMTP_URL (smtp:// or smtps://, user and password in it when the server wants them) and MAIL_FROM (default
+ * no-reply@ the BASE_URL's host). */
+function mailConfig(env: Env, baseUrl: string): Config['mail'] {
+  const raw = env.SMTP_URL?.trim()
+  if (!raw) return null
+  let parsed: URL
+  try {
+    parsed = new URL(raw)
+  } catch {
+    throw new ConfigError(`SMTP_URL must be an smtp:// or smtps:// URL, got "${raw.replace(/\/\/[^@/]*@/, '//…@')}"`)
+  }
+  if (parsed.protocol !== 'smtp:' && parsed.protocol !== 'smtps:') throw new ConfigError('SMTP_URL must be an smtp:// or smtps:// URL')
+  const from = env.MAIL_FROM?.trim() || `no-reply@${new URL(baseUrl).hostname}`
+  if (!/^[^\s@<>]+@[^\s@<>]+$|^[^<>]*<[^\s@<>]+@[^\s@<>]+>$/.test(from)) {
+    throw new ConfigError(`MAIL_FROM must be an address such as "Memory <no-reply@example.com>", got "${from}"`)
+  }
+  return { smtpUrl: raw, from }
 }
 
 /**

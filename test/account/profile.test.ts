@@ -7,6 +7,8 @@ import { IMAGES, pathOf, pngOfSize, uploadAvatar } from './account.fixtures'
 
 setDefaultTimeout(30_000)
 
+const PASSWORD = 'correct horse battery'
+
 let t: TestApp
 beforeAll(async () => {
   t = await createTestApp()
@@ -22,11 +24,22 @@ const getProfile = async (key: string) => {
 describe('profile', () => {
   test('a new account: its id and email, no name, no avatar', async () => {
     const u = await t.signUp()
-    expect(await getProfile(u.key)).toEqual({ id: u.id, email: u.email, name: null, avatar_url: null })
+    expect(await getProfile(u.key)).toEqual({
+      id: u.id,
+      email: u.email,
+      email_verified: false,
+      pending_email: null,
+      identities: [],
+      name: null,
+      avatar_url: null,
+    })
     // The dashboard reads the same with its cookie.
     expect((await t.json('GET', '/api/profile', { cookie: u.cookie })).body).toEqual({
       id: u.id,
       email: u.email,
+      email_verified: false,
+      pending_email: null,
+      identities: [],
       name: null,
       avatar_url: null,
     })
@@ -36,7 +49,15 @@ describe('profile', () => {
     const u = await t.signUp()
     const named = await t.json('PATCH', '/api/profile', { cookie: u.cookie, body: { name: '  Ada Lovelace  ' } })
     expect(named.status).toBe(200)
-    expect(named.body).toEqual({ id: u.id, email: u.email, name: 'Ada Lovelace', avatar_url: null })
+    expect(named.body).toEqual({
+      id: u.id,
+      email: u.email,
+      email_verified: false,
+      pending_email: null,
+      identities: [],
+      name: 'Ada Lovelace',
+      avatar_url: null,
+    })
     expect((await getProfile(u.key)).name).toBe('Ada Lovelace')
     expect((await t.json('PATCH', '/api/profile', { cookie: u.cookie, body: { name: null } })).body.name).toBeNull()
     await t.json('PATCH', '/api/profile', { cookie: u.cookie, body: { name: 'Ada' } })
@@ -46,9 +67,17 @@ describe('profile', () => {
   test('PATCH an email: stored lowercased; the person then signs in with it (in any case), not with the old one', async () => {
     const u = await t.signUp()
     const address = `New.Address-${crypto.randomUUID().slice(0, 8)}@Example.COM`
-    const res = await t.json('PATCH', '/api/profile', { cookie: u.cookie, body: { email: address } })
+    const res = await t.json('PATCH', '/api/profile', { cookie: u.cookie, body: { email: address, current_password: PASSWORD } })
     expect(res.status).toBe(200)
-    expect(res.body).toEqual({ id: u.id, email: address.toLowerCase(), name: null, avatar_url: null })
+    expect(res.body).toEqual({
+      id: u.id,
+      email: address.toLowerCase(),
+      email_verified: false,
+      pending_email: null,
+      identities: [],
+      name: null,
+      avatar_url: null,
+    })
     expect((await getProfile(u.key)).email).toBe(address.toLowerCase())
 
     const signIn = (email: string) => t.json('POST', '/api/auth/sign-in', { body: { email, password: 'correct horse battery' } })
@@ -62,30 +91,48 @@ describe('profile', () => {
     const u = await t.signUp()
     const res = await t.json('PATCH', '/api/profile', { cookie: u.cookie, body: { name: 'Grace', email: u.email.toUpperCase() } })
     expect(res.status).toBe(200)
-    expect(res.body).toEqual({ id: u.id, email: u.email, name: 'Grace', avatar_url: null })
+    expect(res.body).toEqual({
+      id: u.id,
+      email: u.email,
+      email_verified: false,
+      pending_email: null,
+      identities: [],
+      name: 'Grace',
+      avatar_url: null,
+    })
   })
 
   test('an email that belongs to another account → 409 (whatever its case); nothing changes', async () => {
     const u = await t.signUp()
     const other = await t.signUp()
     for (const email of [other.email, other.email.toUpperCase()]) {
-      const res = await t.json('PATCH', '/api/profile', { cookie: u.cookie, body: { email, name: 'Should not stick' } })
+      const res = await t.json('PATCH', '/api/profile', {
+        cookie: u.cookie,
+        body: { email, name: 'Should not stick', current_password: PASSWORD },
+      })
       expect(res.status).toBe(409)
       expect(res.body.error).toContain('email')
     }
-    expect(await getProfile(u.key)).toEqual({ id: u.id, email: u.email, name: null, avatar_url: null })
+    expect(await getProfile(u.key)).toEqual({
+      id: u.id,
+      email: u.email,
+      email_verified: false,
+      pending_email: null,
+      identities: [],
+      name: null,
+      avatar_url: null,
+    })
     expect((await getProfile(other.key)).email).toBe(other.email)
   })
 
-  // DEFECT (src/modules/account/settings.service.ts, updateProfile): the address is checked to be free and
-  // then written, in two statements outside a transaction; two accounts taking the same new address at the
-  // same moment both pass the check, and the second write hits the users_email_key unique index → 500
-  // "internal error" instead of 409. (A unique violation on users.email should map to the same 409.)
+  // The address is checked to be free and then written in two statements: the unique index decides a race (409).
   test('two accounts taking the same new address at once: one gets it, the other 409', async () => {
     const a = await t.signUp()
     const b = await t.signUp()
     const email = `contested-${crypto.randomUUID().slice(0, 8)}@example.com`
-    const results = await Promise.all([a, b].map((u) => t.json('PATCH', '/api/profile', { cookie: u.cookie, body: { email } })))
+    const results = await Promise.all(
+      [a, b].map((u) => t.json('PATCH', '/api/profile', { cookie: u.cookie, body: { email, current_password: PASSWORD } })),
+    )
     expect(results.map((r) => r.status).sort()).toEqual([200, 409])
   })
 
@@ -102,7 +149,15 @@ describe('profile', () => {
     const long = await t.json('PATCH', '/api/profile', { cookie: u.cookie, body: { name: 'x'.repeat(101) } })
     expect(long.status).toBe(400)
     expect(long.body.error).toContain('name')
-    expect(await getProfile(u.key)).toEqual({ id: u.id, email: u.email, name: null, avatar_url: null })
+    expect(await getProfile(u.key)).toEqual({
+      id: u.id,
+      email: u.email,
+      email_verified: false,
+      pending_email: null,
+      identities: [],
+      name: null,
+      avatar_url: null,
+    })
   })
 
   test('without credentials → 401', async () => {

@@ -272,7 +272,7 @@ describe('credentials are checked before the input is (401, not 400)', () => {
 
   test('a revoked key with an invalid body is 401', async () => {
     const u = await t.signUp()
-    const [k] = (await t.json('GET', '/api/keys', { key: u.key })).body.data
+    const [k] = (await t.json('GET', '/api/keys', { cookie: u.cookie })).body.data
     await t.request('DELETE', `/api/keys/${k.id}`, { cookie: u.cookie })
     expect((await t.request('POST', '/api/workspaces', { key: u.key, body: { name: '' } })).status).toBe(401)
   })

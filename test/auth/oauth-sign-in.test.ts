@@ -121,18 +121,74 @@ describe.each(PROVIDERS)('signing in with %s', (provider) => {
     expect(await accountsWithEmail(moved.emails[0]!.email)).toBe(0)
   })
 
-  test('an existing password account with the same verified email is linked, and its password still works', async () => {
+  // The takeover before sign-up: a stranger signs up with the person's address (no mail reaches them); when the
+  // person later signs in with the provider, it must not land in the stranger's account.
+  test("a password account that never verified its address is not linked: the provider sign-in is refused, the squatter's account stays empty of the person", async () => {
+    const squatter = await t.signUp({ withKey: false })
+    const who = person({ emails: [{ email: squatter.email.toUpperCase(), verified: true, primary: true }] })
+    const before = await countSessions()
+    const { res } = await signInWith(provider, who)
+    await expectRefused(res, 409, before, 'link')
+    expect(await t.deps.db.select().from(identities).where(eq(identities.user_id, squatter.id))).toEqual([])
+    expect(await accountsWithEmail(squatter.email)).toBe(1)
+  })
+
+  test('an account that verified its address is linked by it, and its password still works', async () => {
     const owner = await t.signUp({ withKey: false })
+    await t.deps.db.update(users).set({ email_verified_at: new Date() }).where(eq(users.id, owner.id))
     const who = person({ emails: [{ email: owner.email.toUpperCase(), verified: true, primary: true }] })
     const { res, session } = await signInWith(provider, who)
     expect(res.status).toBe(302)
     expect((await me(session)).body.user.id).toBe(owner.id)
-    expect(await accountsWithEmail(owner.email)).toBe(1)
     const byPassword = await t.json('POST', '/api/auth/sign-in', { body: { email: owner.email, password: 'correct horse battery' } })
     expect(byPassword.status).toBe(200)
     expect(byPassword.body.user.id).toBe(owner.id)
     const linked = await t.deps.db.select().from(identities).where(eq(identities.user_id, owner.id))
     expect(linked.map((i) => [i.provider, i.provider_user_id])).toEqual([[provider, who.id]])
+  })
+
+  test('a person signed in links the provider from Settings, whatever its address; then it signs in to that account, verified', async () => {
+    const owner = await t.signUp({ withKey: false })
+    const who = person() // another address than the account's
+    fakes[provider].signInAs(who)
+    const started = await t.request('GET', `/api/auth/oauth/${provider}/link`, { cookie: owner.cookie })
+    expect(started.status).toBe(302)
+    const back = await atProvider(new URL(started.headers.get('location')!))
+    const linked = await callback(back, cookieOf(started, 'oauth_state'))
+    expect(linked.status).toBe(302)
+    expect(linked.headers.get('location')).toBe(`${BASE}/app/profile`)
+    expect((await t.json('GET', '/api/profile', { cookie: owner.cookie })).body.identities).toEqual([provider])
+    const again = await signInWith(provider, who)
+    expect((await me(again.session)).body.user.id).toBe(owner.id)
+    // A key cannot start a link: it would hand the account to whoever holds the provider login.
+    const keyed = await t.signUp()
+    expect((await t.request('GET', `/api/auth/oauth/${provider}/link`, { key: keyed.key })).status).toBe(403)
+  })
+
+  test("a leaked key cannot move the sign-in email to the attacker's address; the person's own change leaves it unverified, so the provider still cannot claim it", async () => {
+    const victim = await t.signUp()
+    const attacker = person()
+    const address = attacker.emails[0]!.email
+    const byKey = await t.json('PATCH', '/api/profile', { key: victim.key, body: { email: address } })
+    expect(byKey.status).toBe(403)
+    const noPassword = await t.json('PATCH', '/api/profile', { cookie: victim.cookie, body: { email: address } })
+    expect(noPassword.status).toBe(400)
+    expect(noPassword.body.error).toContain('current_password')
+    const wrong = await t.json('PATCH', '/api/profile', {
+      cookie: victim.cookie,
+      body: { email: address, current_password: 'not it at all' },
+    })
+    expect(wrong.status).toBe(403)
+    expect((await t.json('GET', '/api/profile', { cookie: victim.cookie })).body.email).toBe(victim.email)
+    // The person changes it themselves (no mail configured here): changed, but unverified.
+    const changed = await t.json('PATCH', '/api/profile', {
+      cookie: victim.cookie,
+      body: { email: address, current_password: 'correct horse battery' },
+    })
+    expect(changed.status).toBe(200)
+    expect(changed.body).toMatchObject({ email: address.toLowerCase(), email_verified: false })
+    const before = await countSessions()
+    await expectRefused((await signInWith(provider, attacker)).res, 409, before, 'link')
   })
 
   test('an unverified email with no known identity is refused and no account is made', async () => {

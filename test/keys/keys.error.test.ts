@@ -97,7 +97,9 @@ describe('invalid input (400)', () => {
 describe('unknown keys (404)', () => {
   test('revoking an id that does not exist', async () => {
     const u = await t.signUp()
-    expect(await expectError(await t.request('DELETE', `/api/keys/${crypto.randomUUID()}`, { cookie: u.cookie }), 404)).toContain('not found')
+    expect(await expectError(await t.request('DELETE', `/api/keys/${crypto.randomUUID()}`, { cookie: u.cookie }), 404)).toContain(
+      'not found',
+    )
   })
 
   test('revoking the same key twice: 204 then 404', async () => {

@@ -2,6 +2,7 @@
 // summary, `security: []` when public, parameter descriptions, the headers of README "HTTP conventions"
 // (Idempotency-Key, If-Match, If-None-Match, ETag, Location, RateLimit-*, Retry-After, x-request-id), the
 // answers they bring (304, 409, 412, 422), and the event streams declared as `text/event-stream`.
+import { requirementOf } from '../../modules/keys/key-scopes'
 import { OPERATIONS, PARAMETERS } from './operations'
 import { AnswerEvent, ChatCompletionChunk, ResponseStreamEvent } from './streams'
 
@@ -105,6 +106,20 @@ function idOf(path: string): string {
 
 const streamRef = (schema: Json) => ({ $ref: `#/components/schemas/${schema.title}` })
 
+/** What an API key needs for the operation (key-scopes.ts), as `x-key-scope` and a line of its description. */
+function describeScope(path: string, method: string, op: Json): void {
+  const need = requirementOf(method.toUpperCase(), path.replace(/\{(\w+)\}/g, ':$1'))
+  op['x-key-scope'] = need
+  op.description = [
+    op.description,
+    need === 'person'
+      ? 'Key scope: none — a person signed in only (API keys get 403).'
+      : `Key scope: \`${need}\` (a key without it gets 403; a session holds every scope).`,
+  ]
+    .filter(Boolean)
+    .join('\n\n')
+}
+
 export function annotate(key: string, path: string, method: string, op: Json): void {
   const named = OPERATIONS[key]
   const routeText = [op.summary, op.description].filter(Boolean).join('\n\n')
@@ -115,6 +130,7 @@ export function annotate(key: string, path: string, method: string, op: Json): v
   }
   const isPublic = !op.security?.length
   if (isPublic) op.security = []
+  else if (key !== 'POST /mcp') describeScope(path, method, op)
   for (const p of op.parameters ?? []) {
     if (p.$ref) continue
     p.description ??= p.schema?.description ?? PARAMETERS[p.name] ?? (p.name === 'id' ? idOf(path) : undefined)

@@ -57,7 +57,7 @@ export function accountRoutes(deps: Deps) {
     })
     .patch(
       '/profile',
-      async ({ user, body, set, request }) =>
+      async ({ user, principal, body, set, request }) =>
         tagged(
           set,
           await ifMatched(
@@ -65,14 +65,19 @@ export function accountRoutes(deps: Deps) {
             user.id,
             request,
             (d) => getProfile(d, user),
-            (d) => updateProfile(d, user, body),
+            (d) => updateProfile(d, principal, body),
           ),
         ),
       {
         auth: true,
         body: UpdateProfileBody,
-        response: { 200: Profile, ...errors(400, 401, 409, 412) },
-        detail: { tags, summary: 'Update name or email (409 when the email belongs to another account)' },
+        response: { 200: Profile, ...errors(400, 401, 403, 409, 412, 503) },
+        detail: {
+          tags,
+          summary:
+            'Update the name, or the sign-in email: a person signed in only, with current_password (403 with a key or a wrong password; ' +
+            '409 when the email belongs to another account). With mail configured the new address takes effect when its mailed link is opened (pending_email)',
+        },
       },
     )
     .post('/avatar', ({ user, body }) => setAvatar(deps, user, body.file), {

@@ -14,13 +14,27 @@ export const Settings = t.Object(
 export const UpdateSettingsBody = t.Partial(Settings, { minProperties: 1, error: 'give default_workspace_id, search_mode or answer_style' })
 
 export const Profile = t.Object(
-  { id: Uuid(), email: t.String(), name: t.Nullable(t.String()), avatar_url: t.Nullable(t.String()) },
+  {
+    id: Uuid(),
+    email: t.String({ description: 'The sign-in email' }),
+    email_verified: t.Boolean({
+      description:
+        'The person proved they receive mail there (a mailed link, GitHub or Google); only then may a provider sign-in be linked by it',
+    }),
+    pending_email: t.Nullable(t.String({ description: 'A new sign-in email waiting for the link mailed to it; null when none' })),
+    identities: t.Array(t.Union([t.Literal('github'), t.Literal('google')]), { description: 'Providers linked for sign-in' }),
+    name: t.Nullable(t.String()),
+    avatar_url: t.Nullable(t.String()),
+  },
   { title: 'Profile' },
 )
 export const UpdateProfileBody = t.Object(
   {
     name: t.Optional(t.Nullable(Text({ maxLength: 100, error: 'name must be at most 100 characters' }))),
     email: t.Optional(Text({ format: 'email', maxLength: 254, error: 'email must be a valid email address' })),
+    current_password: t.Optional(
+      Text({ maxLength: 256, description: 'Required with email when the account has a password (a person signed in only)' }),
+    ),
   },
   { minProperties: 1, error: 'give name or email' },
 )

@@ -1,11 +1,12 @@
 // Settings and profile: the preferences search and answers read, the person's name, email and avatar.
-import { and, eq, ne } from 'drizzle-orm'
-import { settings, users } from '../../../db/schema'
+import { and, desc, eq, gt, ne } from 'drizzle-orm'
+import { emailTokens, identities, settings, users } from '../../../db/schema'
 import type { Tx } from '../../../db/client'
 import type { Deps } from '../../deps'
-import { AppError, conflict, notFound, payloadTooLarge } from '../../http/errors'
+import { AppError, notFound, payloadTooLarge } from '../../http/errors'
 import { toUserDto } from '../auth/auth.service'
-import type { SessionUser } from '../auth/session-user'
+import { changeEmail } from '../auth/credentials.service'
+import type { Principal, SessionUser } from '../auth/session-user'
 import { findWorkspace } from '../workspaces/workspaces.service'
 import { DEFAULT_SETTINGS, settingsOf, type SettingsDto } from './settings.model'
 
@@ -25,9 +26,32 @@ export async function updateSettings(deps: Deps, user: SessionUser, input: Parti
   return getSettings(deps.db, user.id)
 }
 
-const toProfile = (deps: Deps, row: typeof users.$inferSelect) => {
+const toProfile = async (deps: Deps, row: typeof users.$inferSelect) => {
   const { id, email, name, avatar_url } = toUserDto(deps, row)
-  return { id, email, name, avatar_url }
+  const linked = await deps.db.select({ provider: identities.provider }).from(identities).where(eq(identities.user_id, id))
+  // A change of address waits for its link: the newest unexpired one names the address it would become.
+  const [pending] = await deps.db
+    .select({ email: emailTokens.email })
+    .from(emailTokens)
+    .where(
+      and(
+        eq(emailTokens.user_id, id),
+        eq(emailTokens.purpose, 'verify-email'),
+        ne(emailTokens.email, email),
+        gt(emailTokens.expires_at, deps.clock.now()),
+      ),
+    )
+    .orderBy(desc(emailTokens.created_at))
+    .limit(1)
+  return {
+    id,
+    email,
+    email_verified: row.email_verified_at !== null,
+    pending_email: pending?.email ?? null,
+    identities: [...new Set(linked.map((l) => l.provider as 'github' | 'google'))].sort(),
+    name,
+    avatar_url,
+  }
 }
 
 async function userRow(deps: Deps, id: string) {
@@ -40,27 +64,21 @@ export async function getProfile(deps: Deps, user: SessionUser) {
   return toProfile(deps, await userRow(deps, user.id))
 }
 
-export async function updateProfile(deps: Deps, user: SessionUser, input: { name?: string | null; email?: string }) {
-  const email = input.email?.trim().toLowerCase()
-  if (email) {
-    const [taken] = await deps.db
-      .select({ id: users.id })
-      .from(users)
-      .where(and(eq(users.email, email), ne(users.id, user.id)))
-    if (taken) throw conflict('email is already used by another account')
+/** The name by anyone with write; the sign-in email only by the person, with the current password (credentials.service). */
+export async function updateProfile(
+  deps: Deps,
+  principal: Principal,
+  input: { name?: string | null; email?: string; current_password?: string },
+) {
+  const { user } = principal
+  if (input.email !== undefined) await changeEmail(deps, principal, { email: input.email, current_password: input.current_password })
+  if (input.name !== undefined) {
+    await deps.db
+      .update(users)
+      .set({ name: input.name?.trim() || null, updated_at: deps.clock.now() })
+      .where(eq(users.id, user.id))
   }
-  const name = input.name === undefined ? undefined : input.name?.trim() || null
-  const [row] = await deps.db
-    .update(users)
-    .set({ ...(name !== undefined && { name }), ...(email && { email }), updated_at: deps.clock.now() })
-    .where(eq(users.id, user.id))
-    .returning()
-    .catch((error: unknown) => {
-      // Two accounts taking the same address at the same moment: the unique index decides, the loser gets 409.
-      if (isUniqueViolation(error)) throw conflict('email is already used by another account')
-      throw error
-    })
-  return toProfile(deps, row!)
+  return getProfile(deps, user)
 }
 
 /** Postgres' unique_violation (23505), as PGlite and postgres.js report it (possibly wrapped by drizzle). */

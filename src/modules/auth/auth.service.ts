@@ -36,7 +36,11 @@ export function toUserDto(
 }
 
 /** Creates the account, its default workspace and its settings in one transaction. */
-export async function createAccount(deps: Deps, input: { email: string; password: string | null; name?: string | null }): Promise<UserRow> {
+/** `verified`: the address is proven already (a provider's verified email). */
+export async function createAccount(
+  deps: Deps,
+  input: { email: string; password: string | null; name?: string | null; verified?: boolean },
+): Promise<UserRow> {
   const email = input.email.trim().toLowerCase()
   const passwordHash = input.password === null ? null : await Bun.password.hash(input.password, { algorithm: 'argon2id' })
   const now = deps.clock.now()
@@ -51,6 +55,7 @@ export async function createAccount(deps: Deps, input: { email: string; password
         email,
         name: input.name?.trim() || null,
         password_hash: passwordHash,
+        email_verified_at: input.verified ? now : null,
         plan: deps.config.defaultPlan,
         created_at: now,
         updated_at: now,

@@ -1,6 +1,6 @@
 // Browser sessions, as the Lucia guide teaches: a random token in the cookie, only its SHA-256 stored,
 // sliding expiry (renewed when less than half its life is left), deleted on sign-out.
-import { eq, sql } from 'drizzle-orm'
+import { and, desc, eq, gt, sql } from 'drizzle-orm'
 import { sessions, users } from '../../../db/schema'
 import type { Deps } from '../../deps'
 import { randomToken, sha256Hex } from '../../lib/crypto'
@@ -14,11 +14,57 @@ const DAY = 86_400_000
 
 export type { SessionUser } from './session-user'
 
-export async function createSession(deps: Deps, userId: string): Promise<{ token: string; expiresAt: Date }> {
+/** `userAgent`: the browser's User-Agent, kept (trimmed) so the person can tell their sessions apart. */
+export async function createSession(deps: Deps, userId: string, userAgent?: string | null): Promise<{ token: string; expiresAt: Date }> {
   const token = randomToken()
   const expiresAt = new Date(deps.clock.now().getTime() + deps.config.sessionTtlDays * DAY)
-  await deps.db.insert(sessions).values({ id: sha256Hex(token), user_id: userId, expires_at: expiresAt, created_at: deps.clock.now() })
+  await deps.db.insert(sessions).values({
+    id: sha256Hex(token),
+    user_id: userId,
+    expires_at: expiresAt,
+    user_agent: userAgent?.slice(0, 300) || null,
+    created_at: deps.clock.now(),
+  })
   return { token, expiresAt }
+}
+
+export interface SessionDto {
+  id: string
+  created_at: string
+  expires_at: string
+  user_agent: string | null
+  /** The session this request came with. */
+  current: boolean
+}
+
+/** The account's live sessions, newest first; `currentId` marks the caller's own. */
+export async function listSessions(deps: Deps, userId: string, currentId: string): Promise<SessionDto[]> {
+  const rows = await deps.db
+    .select()
+    .from(sessions)
+    .where(and(eq(sessions.user_id, userId), gt(sessions.expires_at, deps.clock.now())))
+    .orderBy(desc(sessions.created_at))
+  return rows.map((row) => ({
+    id: row.id,
+    created_at: row.created_at.toISOString(),
+    expires_at: row.expires_at.toISOString(),
+    user_agent: row.user_agent,
+    current: row.id === currentId,
+  }))
+}
+
+/** Ends one session of the account; false when it has none by that id (another account's reads the same). */
+export async function endSession(deps: Deps, userId: string, id: string): Promise<boolean> {
+  const ended = await deps.db
+    .delete(sessions)
+    .where(and(eq(sessions.id, id), eq(sessions.user_id, userId)))
+    .returning({ id: sessions.id })
+  return ended.length > 0
+}
+
+/** Sign out everywhere: every session of the account ends, this one included. */
+export async function endAllSessions(deps: Deps, userId: string): Promise<void> {
+  await deps.db.delete(sessions).where(eq(sessions.user_id, userId))
 }
 
 export interface ValidSession {
@@ -63,10 +109,10 @@ export async function invalidateSession(deps: Deps, token: string): Promise<void
 }
 
 export function sessionCookie(deps: Deps, token: string, expiresAt: Date | null): string {
-  const base = new URL(deps.config.baseUrl)
-  const plainLocalhost = base.protocol === 'http:' && ['localhost', '127.0.0.1', '[::1]'].includes(base.hostname)
+  // Secure exactly when the service is reached over https: over plain http (a LAN address) a browser drops a Secure
+  // cookie and the dashboard would silently stay signed out.
   const parts = [`${SESSION_COOKIE}=${token}`, 'Path=/', 'HttpOnly', 'SameSite=Lax']
-  if (!plainLocalhost) parts.push('Secure')
+  if (new URL(deps.config.baseUrl).protocol === 'https:') parts.push('Secure')
   parts.push(expiresAt ? `Expires=${expiresAt.toUTCString()}` : 'Max-Age=0')
   return parts.join('; ')
 }

@@ -29,8 +29,8 @@ const PERSON_ONLY = new Set([
   'GET /api/sessions',
   'DELETE /api/sessions',
   'DELETE /api/sessions/:id',
-  'GET /api/auth/identities',
-  'DELETE /api/auth/identities/:provider',
+  'POST /api/auth/verify-email',
+  'GET /api/auth/oauth/:provider/link',
 ])
 
 /** What `method route` (Elysia's route pattern, e.g. /api/documents/:id) needs of its caller. */

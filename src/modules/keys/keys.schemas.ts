@@ -4,8 +4,9 @@ import { Timestamp, Uuid, Text } from '../../http/schemas'
 import { PlanName } from '../../plans'
 import { KEY_SCOPES, SCOPE_DESCRIPTIONS } from './key-scopes'
 
-const Scope = t.Union([t.Literal('read'), t.Literal('write'), t.Literal('keys')], { description: `What a key may do. ${KEY_SCOPES.map((scope) => SCOPE_DESCRIPTIONS[scope]).join('; ')}` },
-)
+const Scope = t.Union([t.Literal('read'), t.Literal('write'), t.Literal('keys')], {
+  description: `What a key may do. ${KEY_SCOPES.map((scope) => SCOPE_DESCRIPTIONS[scope]).join('; ')}`,
+})
 
 export const ApiKey = t.Object(
   {

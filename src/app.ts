@@ -77,7 +77,12 @@ export function createApp(deps: Deps) {
   let handle: (request: Request) => Promise<Response> = () => Promise.reject(new Error('app not built yet'))
   // normalize 'typebox': unknown fields are dropped after a type check, never by coercion (Elysia's default
   // cleaner turned `"metadata": "abc"` into `{"0":"a","1":"b","2":"c"}` and `[]` bodies into `{}`).
-  const app = new Elysia({ normalize: 'typebox' })
+  // standardHostname false: Elysia finds the path as the first "/" from the 8th character of request.url, not the
+  // 12th, which skipped into the path whenever the Host had under four characters (`Host: api` answered 404
+  // everywhere; `Host: x` + /mcp/api/keys served /api/keys, past a proxy that lets only /mcp through). Right
+  // for every http:// URL, which is what reaches the app: Bun.serve's (serve.ts) and the in-process callers'.
+  // aot true: the other handler (ELYSIA_AOT=false) has the 12th character written in.
+  const app = new Elysia({ normalize: 'typebox', aot: true, handler: { standardHostname: false } })
     .use(accessLog(deps.log))
     .use(errorHandler(deps.log, MAX_BODY_BYTES))
     .use(cors(deps.config))

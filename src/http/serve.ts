@@ -9,6 +9,11 @@
 // segments is routed through one of them, and served only when its raw segments are exactly the segments
 // of the URL the app will see. A path that reaches the fallback with fewer segments than that was longer
 // before the parser shortened it, so it is refused too.
+//
+// The Host header never chooses the route: the app finds the path in `http://<host>/…` whatever the host
+// (app.ts, standardHostname), and when Bun leaves the URL relative — no Host, as HTTP/1.0 allows (a load
+// balancer's health check), or a Host that is no host name — the first is served on a placeholder host and the
+// second refused with a 400, as RFC 9112 §3.2 asks, rather than failing with a 500.
 import type { Server } from 'bun'
 import { compressResponse } from './compress'
 import { errorResponse } from './error-codes'
@@ -33,23 +38,41 @@ export function serveApp(
   let pattern = ''
   for (let i = 1; i <= MAX_SEGMENTS; i++) {
     pattern += `/:s${i}`
-    routes[pattern] = (request, server) => (isNormal(request) ? fetch(request, server) : notNormal(request))
+    routes[pattern] = (request, server) => {
+      const absolute = withHost(request)
+      if (absolute instanceof Response) return absolute
+      return isNormal(absolute, Object.values(request.params)) ? fetch(absolute, server) : notNormal(absolute)
+    }
   }
   return Bun.serve({
     ...options,
     maxRequestBodySize: BUN_BODY_LIMIT,
     routes,
     fetch(request, server) {
-      const segments = new URL(request.url).pathname.split('/').length - 1
-      return segments <= 1 || segments > MAX_SEGMENTS ? fetch(request, server) : notNormal(request)
+      const absolute = withHost(request)
+      if (absolute instanceof Response) return absolute
+      const segments = new URL(absolute.url).pathname.split('/').length - 1
+      return segments <= 1 || segments > MAX_SEGMENTS ? fetch(absolute, server) : notNormal(absolute)
     },
   })
 }
 
+/** The request with an absolute URL: as Bun made it, or on a placeholder host when it had no Host; a 400 when
+ * its Host is not a host. */
+function withHost(request: Request): Request | Response {
+  if (URL.canParse(request.url)) return request
+  const url = `http://localhost${request.url.startsWith('/') ? '' : '/'}${request.url}`
+  if (!request.headers.has('host')) return new Request(url, request)
+  return errorResponse(
+    new Request(url),
+    400,
+    'the Host header is not a host name or address (RFC 9112 §3.2): send the one the service is reached at',
+  )
+}
+
 /** The raw segments (as Bun's router split and decoded them) are the parsed URL's segments. */
-function isNormal(request: Request & { params: Record<string, string> }): boolean {
+function isNormal(request: Request, raw: string[]): boolean {
   const parsed = new URL(request.url).pathname.split('/').slice(1)
-  const raw = Object.values(request.params)
   return raw.length === parsed.length && raw.every((segment, i) => segment === decode(parsed[i]!))
 }
 

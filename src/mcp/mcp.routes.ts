@@ -77,7 +77,7 @@ export function mcpRoutes(deps: Deps, handle: (request: Request) => Promise<Resp
     .post(
       '/mcp',
       async ({ request, body }) => {
-        const api = inProcessCaller(deps, handle, callers.get(request)!)
+        const api = inProcessCaller(handle, callers.get(request)!)
         const server = createMcpServer(api, { version: deps.config.version, log: deps.log })
         const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
         await server.connect(transport)
@@ -118,13 +118,17 @@ export function mcpRoutes(deps: Deps, handle: (request: Request) => Promise<Resp
     .delete('/mcp', notAllowed, { detail: { hide: true } })
 }
 
+/** Where in-process calls are addressed: an http:// URL, the only kind the app routes (app.ts, standardHostname);
+ * BASE_URL may be https. */
+const IN_PROCESS_ORIGIN = 'http://localhost'
+
 /** Each tool's REST call goes through the app itself, as the caller, so it meets the same auth, validation and
  * rate limits. The principal travels with the request object (an OAuth token is not good on /api itself). */
-function inProcessCaller(deps: Deps, handle: (request: Request) => Promise<Response>, principal: Principal): ApiCaller {
+function inProcessCaller(handle: (request: Request) => Promise<Response>, principal: Principal): ApiCaller {
   return (method, path, body, signal) => {
     const headers: Record<string, string> = {}
     if (body !== undefined) headers['content-type'] = 'application/json'
-    const request = new Request(deps.config.baseUrl + path, {
+    const request = new Request(IN_PROCESS_ORIGIN + path, {
       method,
       headers,
       body: body === undefined ? undefined : JSON.stringify(body),

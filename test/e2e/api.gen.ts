@@ -1380,7 +1380,7 @@ export interface paths {
         put?: never;
         /**
          * Revoke an OAuth token
-         * @description Revoke an access or refresh token (RFC 7009); a refresh token ends its whole grant. Unknown tokens are not an error
+         * @description Revoke an access or refresh token (RFC 7009): either ends its whole grant, every token of it. Unknown tokens are not an error
          */
         post: operations["revokeOAuthToken"];
         delete?: never;

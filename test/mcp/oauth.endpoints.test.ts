@@ -196,7 +196,7 @@ describe('authorization endpoint', () => {
     expect((await post(user.cookie, s.url, fields)).status).toBe(303)
   })
 
-  test('an unknown client or unregistered redirect_uri is an error page, never a redirect; other errors go back to the client', async () => {
+  test('an invalid request is an error page, never a redirect: unknown client or redirect_uri, bad PKCE, response_type or resource', async () => {
     const { challenge } = await pkce()
     const unknown = await fetch(authorizeUrl(s.url, { client_id: 'mcpc_nope', code_challenge: challenge }), {
       headers: { cookie: user.cookie },
@@ -212,21 +212,19 @@ describe('authorization endpoint', () => {
     expect(elsewhere.status).toBe(400)
     expect(elsewhere.headers.get('location')).toBeNull()
 
-    const back = async (params: Record<string, string>) => {
+    // RFC 9700 §4.11.2: the client's registered redirect_uri is not trusted with an error before consent.
+    const refused = async (params: Record<string, string>) => {
       const res = await fetch(authorizeUrl(s.url, { client_id: client.client_id, code_challenge: challenge, ...params }), {
         headers: { cookie: user.cookie },
         redirect: 'manual',
       })
-      expect(res.status).toBe(302)
-      const location = new URL(res.headers.get('location')!)
-      expect(location.origin + location.pathname).toBe(REDIRECT_URI)
-      expect(location.searchParams.get('state')).toBe('xyz')
-      return location.searchParams.get('error')
+      expect({ params, status: res.status, location: res.headers.get('location') }).toEqual({ params, status: 400, location: null })
+      return res.text()
     }
-    expect(await back({ code_challenge: '' })).toBe('invalid_request')
-    expect(await back({ code_challenge_method: 'plain' })).toBe('invalid_request')
-    expect(await back({ response_type: 'token' })).toBe('unsupported_response_type')
-    expect(await back({ resource: 'https://other.example/mcp' })).toBe('invalid_target')
+    expect(await refused({ code_challenge: '' })).toContain('invalid_request')
+    expect(await refused({ code_challenge_method: 'plain' })).toContain('invalid_request')
+    expect(await refused({ response_type: 'token' })).toContain('unsupported_response_type')
+    expect(await refused({ resource: 'https://other.example/mcp' })).toContain('invalid_target')
     // A loopback redirect URI may use any port (RFC 8252 §7.3).
     const loopback = await fetch(
       authorizeUrl(s.url, { client_id: client.client_id, code_challenge: challenge, redirect_uri: 'http://127.0.0.1:40000/callback' }),

@@ -1,6 +1,7 @@
 // /oauth/authorize: the authorization endpoint. GET shows the signed-in person a consent page (or sends them to
-// the dashboard's sign-in, which returns here); POST is that page's Allow/Deny form, checked for its origin and
-// for a token bound to the session and the request, and answered with a redirect to the client.
+// the dashboard's sign-in, which returns here), or an error page for an invalid request; POST is that page's
+// Allow/Deny form, checked for its origin and for a token bound to the session and the request, and answered
+// with a redirect to the client — the only redirect to a client there is.
 import { Elysia } from 'elysia'
 import type { Deps } from '../../deps'
 import { readCookie, SESSION_COOKIE, sessionCookie, validateSession } from '../auth/sessions.service'
@@ -38,8 +39,8 @@ export function authorizeRoutes(deps: Deps) {
       async ({ query, request, set }) => {
         const params = readAuthorizationParams(query)
         const checked = await checkAuthorizationRequest(deps, params)
+        // Before anything else, the session included: an invalid request never leaves this service (RFC 9700 §4.11.2).
         if (checked.kind === 'refused') return errorPage(400, checked.message)
-        if (checked.kind === 'error') return redirect(checked.location, 302)
         const session = await sessionOf(request, set)
         if (!session) return signIn(params, 302)
         return consentPage({
@@ -66,7 +67,6 @@ export function authorizeRoutes(deps: Deps) {
         }
         const checked = await checkAuthorizationRequest(deps, params)
         if (checked.kind === 'refused') return errorPage(400, checked.message)
-        if (checked.kind === 'error') return redirect(checked.location, 303)
         if (fields.decision === 'approve') return redirect(await approve(deps, session.user.id, checked.request), 303)
         if (fields.decision === 'deny') return redirect(denial(deps, checked.request), 303)
         return errorPage(400, 'Choose Allow or Deny.')

@@ -1,6 +1,6 @@
-// The authorization endpoint's rules (RFC 6749 §4.1, OAuth 2.1, RFC 8707): which requests are refused outright
-// (an unknown client or redirect_uri: never redirect there), which are answered at the client's redirect_uri
-// with an error, and the code an approval gives. Consent forms carry a token bound to the session and the request.
+// The authorization endpoint's rules (RFC 6749 §4.1, OAuth 2.1, RFC 8707): which requests are refused (every
+// invalid one, on a page of this service: never at the client's redirect_uri), and the code an approval gives.
+// Consent forms carry a token bound to the session and the request.
 import { createHmac, timingSafeEqual } from 'node:crypto'
 import { oauthCodes } from '../../../db/schema'
 import type { Deps } from '../../deps'
@@ -8,7 +8,7 @@ import { randomBase62, sha256Hex } from '../../lib/crypto'
 import { findClient, type OAuthClient } from './clients.service'
 import type { OAuthErrorCode } from './oauth.errors'
 import { CODE_TTL_MS, issuerOf, MCP_SCOPE, mcpResourceOf } from './oauth.urls'
-import { matchesRegistered, withParams } from './redirect-uris'
+import { matchesRegistered, redirectUriProblem, withParams } from './redirect-uris'
 
 /** The parameters of an authorization request, as the consent form carries them back. */
 export const AUTHORIZATION_PARAMS = [
@@ -35,12 +35,13 @@ export interface AuthorizationRequest {
   resource: string
 }
 
-export type Checked =
-  | { kind: 'ok'; request: AuthorizationRequest }
-  /** Shown to the person, never sent to a redirect_uri nobody vouched for. */
-  | { kind: 'refused'; message: string }
-  /** Sent back to the client at its redirect_uri. */
-  | { kind: 'error'; location: string }
+/**
+ * An invalid request is shown to the person, never sent to the client's redirect_uri: anyone may register a
+ * client with any https redirect URI, and an error answered there would make this service an open redirector
+ * (a link to it lands, with no click, on the registrant's site: RFC 9700 §4.11.2). Only the person's own
+ * answer on the consent page (Allow or Deny) goes back to the client.
+ */
+export type Checked = { kind: 'ok'; request: AuthorizationRequest } | { kind: 'refused'; message: string }
 
 /** S256 of a 43–128 character verifier: 43 base64url characters. */
 const CHALLENGE = /^[A-Za-z0-9_-]{43}$/
@@ -65,9 +66,12 @@ export async function checkAuthorizationRequest(deps: Deps, params: Authorizatio
   } else {
     return { kind: 'refused', message: 'The request has no redirect_uri and the application registered several.' }
   }
+  // A client registered under older rules keeps its URIs; today's rules still decide where an answer may go.
+  const problem = redirectUriProblem(redirectUri)
+  if (problem) return { kind: 'refused', message: `The application's ${problem}.` }
   const fail = (error: OAuthErrorCode, description: string): Checked => ({
-    kind: 'error',
-    location: errorLocation(deps, redirectUri, error, description, params.state),
+    kind: 'refused',
+    message: `The application sent an invalid authorization request (${error}): ${description}.`,
   })
   if (params.response_type !== 'code') return fail('unsupported_response_type', 'response_type must be code')
   if (!params.code_challenge) return fail('invalid_request', 'code_challenge is required (PKCE with S256)')

@@ -2,21 +2,19 @@
 // dashboard's Content-Security-Policy. Every string a client or user supplied is escaped as text.
 import { CONTENT_SECURITY_POLICY } from '../../web/web.routes'
 import { AUTHORIZATION_PARAMS, type AuthorizationParams, type AuthorizationRequest } from './authorize.service'
+import { formActionSource } from './redirect-uris'
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }
 export const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => ESCAPES[c]!)
 
 /**
  * The dashboard's policy, except that the form may lead to the client's redirect URI: browsers apply
- * form-action to the redirect that answers the POST, and that redirect goes to the client.
+ * form-action to the redirect that answers the POST, and that redirect goes to the client. The source is
+ * rebuilt from the validated URI (redirect-uris.ts), never spliced in as the client wrote it.
  */
 function headersFor(formTarget: string | null): Record<string, string> {
-  let policy = CONTENT_SECURITY_POLICY
-  if (formTarget) {
-    const url = new URL(formTarget)
-    const source = url.protocol === 'http:' || url.protocol === 'https:' ? url.origin : url.protocol
-    policy = policy.replace("form-action 'self'", `form-action 'self' ${source}`)
-  }
+  const source = formTarget === null ? null : formActionSource(formTarget)
+  const policy = source ? CONTENT_SECURITY_POLICY.replace("form-action 'self'", `form-action 'self' ${source}`) : CONTENT_SECURITY_POLICY
   return {
     'content-type': 'text/html; charset=utf-8',
     'content-security-policy': policy,
@@ -69,7 +67,7 @@ ${hidden}
   return new Response(page(`Connect ${name}`, body), { headers: headersFor(request.redirectUri) })
 }
 
-/** An authorization request that cannot go back to its client (unknown client or redirect URI), or a refused form. */
+/** An invalid authorization request (it never goes back to the client), or a refused form. */
 export function errorPage(status: number, message: string): Response {
   const body = `<h1>This authorization request cannot be completed</h1>
 <p>${escapeHtml(message)}</p>

@@ -29,14 +29,10 @@ export class OAuthError extends Error {
 /** Token, registration and revocation answers are never cached (RFC 6749 §5.1). */
 export const NO_STORE = { 'cache-control': 'no-store', pragma: 'no-cache' }
 
-/** Public clients, browser-based ones included (the MCP Inspector), call these endpoints from other origins
- * without cookies: any origin may read the answers. */
-export const OPEN_CORS = { 'access-control-allow-origin': '*', 'access-control-expose-headers': 'www-authenticate, retry-after' }
-
 export function oauthJson(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(body), {
     status,
-    headers: { 'content-type': 'application/json', ...NO_STORE, ...OPEN_CORS, ...headers },
+    headers: { 'content-type': 'application/json', ...NO_STORE, ...headers },
   })
 }
 

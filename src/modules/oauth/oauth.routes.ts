@@ -1,10 +1,11 @@
 // The OAuth authorization server MCP clients discover from /mcp's 401: the metadata documents (RFC 9728,
 // RFC 8414), dynamic registration (RFC 7591), the token endpoint (RFC 6749, PKCE) and revocation (RFC 7009).
 // These answer in OAuth's shapes ({ error, error_description }), not the service's { error }: see oauth.errors.ts.
+// Any origin may call them, browser-based MCP clients included: CORS is answered in http/cors.ts.
 import { Elysia, type TSchema } from 'elysia'
 import type { Deps } from '../../deps'
 import { authenticateClient, registerClient } from './clients.service'
-import { answerOAuth, OAuthError, oauthJson, OPEN_CORS } from './oauth.errors'
+import { answerOAuth, OAuthError, oauthJson } from './oauth.errors'
 import {
   AuthorizationServerMetadata,
   Revoked,
@@ -48,7 +49,7 @@ export function oauthRoutes(deps: Deps) {
     authorization_response_iss_parameter_supported: true,
     service_documentation: `${issuerOf(deps.config)}/openapi`,
   })
-  const metadataHeaders = { ...OPEN_CORS, 'cache-control': 'public, max-age=3600' }
+  const metadataHeaders = { 'cache-control': 'public, max-age=3600' }
   const prm = {
     response: { 200: ProtectedResourceMetadata },
     detail: { tags, summary: 'OAuth protected resource metadata of /mcp (RFC 9728): where MCP clients get tokens' },
@@ -126,27 +127,13 @@ export function oauthRoutes(deps: Deps) {
           response: { 200: Revoked, 400: OAuthErrorBody, 401: OAuthErrorBody },
           detail: {
             tags,
-            summary: 'Revoke an access or refresh token (RFC 7009); a refresh token ends its whole grant. Unknown tokens are not an error',
+            summary:
+              'Revoke an access or refresh token (RFC 7009): either ends its whole grant, every token of it. Unknown tokens are not an error',
             requestBody: form(RevocationRequest),
           },
         },
       )
-      // Browser-based clients (the MCP Inspector) preflight their token and registration calls.
-      .options('/oauth/*', preflight, { detail: { hide: true } })
-      .options('/.well-known/*', preflight, { detail: { hide: true } })
   )
-}
-
-function preflight(): Response {
-  return new Response(null, {
-    status: 204,
-    headers: {
-      ...OPEN_CORS,
-      'access-control-allow-methods': 'GET, POST, OPTIONS',
-      'access-control-allow-headers': 'authorization, content-type, mcp-protocol-version',
-      'access-control-max-age': '600',
-    },
-  })
 }
 
 /** The form's parameters as strings; RFC 6749 §3.2: none may be sent twice. */

@@ -1,6 +1,7 @@
 // The token endpoint's rules: an authorization code (single use, PKCE S256, same client, redirect_uri and
 // resource) or a refresh token (rotated at each use; a rotated one shown again revokes its grant) becomes an
-// access token for /mcp (an hour) and a new refresh token. Revocation (RFC 7009) and the check of /mcp's tokens.
+// access token for /mcp (an hour) and a new refresh token. Revocation (RFC 7009: a token ends its grant) and the
+// check of /mcp's tokens.
 import { and, eq, gt, lt } from 'drizzle-orm'
 import { oauthCodes, oauthGrants, oauthTokens, users } from '../../../db/schema'
 import type { Deps } from '../../deps'
@@ -91,17 +92,20 @@ export async function refreshTokens(deps: Deps, client: OAuthClient, form: Recor
   })
 }
 
-/** RFC 7009: the token stops working; a refresh token takes its whole grant with it. Unknown tokens are no error. */
+/**
+ * RFC 7009: the token stops working, and so does every token of its grant (RFC 7009 §2.1 lets an access token's
+ * revocation take its refresh token): a client that signs out by revoking what it shows would otherwise leave
+ * a refresh token behind, good for a month of new access tokens. Unknown tokens are no error.
+ */
 export async function revokeToken(deps: Deps, client: OAuthClient, token: string): Promise<void> {
   const [row] = await deps.db
-    .select({ id: oauthTokens.id, kind: oauthTokens.kind, grantId: oauthGrants.id, clientId: oauthGrants.client_id })
+    .select({ grantId: oauthGrants.id, clientId: oauthGrants.client_id })
     .from(oauthTokens)
     .innerJoin(oauthGrants, eq(oauthGrants.id, oauthTokens.grant_id))
     .where(eq(oauthTokens.id, sha256Hex(token)))
   // Another client's token is left alone, and the answer does not say it exists.
   if (!row || row.clientId !== client.id) return
-  if (row.kind === 'refresh') await deps.db.delete(oauthGrants).where(eq(oauthGrants.id, row.grantId))
-  else await deps.db.delete(oauthTokens).where(eq(oauthTokens.id, row.id))
+  await deps.db.delete(oauthGrants).where(eq(oauthGrants.id, row.grantId))
 }
 
 /** last_used_at of a grant is kept to the minute, as for keys. */

@@ -1,5 +1,6 @@
-// Serving the app over HTTP with Bun.serve: request paths that are not in normal form refused, and every
-// response compressed as the client accepts (compress.ts).
+// Serving the app over HTTP with Bun.serve: request paths that are not in normal form refused, every
+// response compressed as the client accepts (compress.ts), and each request's socket peer recorded for
+// clientAddress (client-address.ts).
 //
 // Why: Bun builds `request.url` with the URL parser, which resolves "." and ".." segments (also spelt
 // %2e), reads "\" as "/" and cuts the path at "#" — before the app sees anything. A client that interpolates
@@ -10,6 +11,7 @@
 // of the URL the app will see. A path that reaches the fallback with fewer segments than that was longer
 // before the parser shortened it, so it is refused too.
 import type { Server } from 'bun'
+import { recordPeer } from './client-address'
 import { compressResponse } from './compress'
 import { errorResponse } from './error-codes'
 
@@ -25,7 +27,10 @@ export function serveApp(
   app: { fetch: (request: Request) => Response | Promise<Response> },
   options: { port: number; hostname?: string },
 ): Server<undefined> {
-  const fetch: Fetch = async (request) => compressResponse(request, await app.fetch(request))
+  const fetch: Fetch = async (request, server) => {
+    recordPeer(request, server)
+    return compressResponse(request, await app.fetch(request))
+  }
   const routes: Record<
     string,
     (request: Request & { params: Record<string, string> }, server: Server<undefined>) => Response | Promise<Response>

@@ -32,7 +32,7 @@ export interface paths {
         put?: never;
         /**
          * Create an account
-         * @description Create an account and start a session (cookie `session`)
+         * @description Create an account and start a session (cookie `session`); 503 with Retry-After while too many passwords are being hashed
          */
         post: operations["signUp"];
         delete?: never;
@@ -52,7 +52,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in with email and password
-         * @description Sign in with email and password (sets cookie `session`)
+         * @description Sign in with email and password (sets cookie `session`); 429 with Retry-After after 5 failures for the email or 20 from the address, even for the right password; 503 with Retry-After while too many passwords are being checked
          */
         post: operations["signIn"];
         delete?: never;
@@ -2841,6 +2841,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Not available on this server: no model loaded (`code` model_unavailable), or not configured (`code` service_unavailable) */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     signIn: {
@@ -2911,8 +2921,29 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Rate limited: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The request line and headers together are larger than 256 KiB (a long query string) */
             431: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not available on this server: no model loaded (`code` model_unavailable), or not configured (`code` service_unavailable) */
+            503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;

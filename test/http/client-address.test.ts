@@ -1,6 +1,6 @@
 // Which client a request came from (TRUST_PROXY): the X-Forwarded-For walk on its own, then over a real listening
 // server, where the socket peer exists — a spoofed header dodges no per-address limit unless the peer is a proxy
-// named in TRUST_PROXY, and behind one each client gets its own OAuth registration quota.
+// named in TRUST_PROXY, and behind one each client gets its own sign-in count and OAuth registration quota.
 import { describe, expect, test } from 'bun:test'
 import { addressBehind, canonicalAddress } from '../../src/http/client-address'
 import { startServer } from '../e2e/server'
@@ -39,6 +39,49 @@ describe('the X-Forwarded-For walk', () => {
     expect(canonicalAddress('unknown')).toBeNull()
     expect(addressBehind(false, null, '203.0.113.7')).toBe('unknown')
   })
+})
+
+const signIn = (url: string, email: string, forwardedFor: string, password = 'wrong password!') =>
+  fetch(`${url}/api/auth/sign-in`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-forwarded-for': forwardedFor },
+    body: JSON.stringify({ email, password }),
+  })
+const email = () => `addr-${crypto.randomUUID().slice(0, 8)}@example.com`
+
+describe('sign-in over a real socket', () => {
+  test('without TRUST_PROXY, rotating X-Forwarded-For does not dodge the per-address lock', async () => {
+    const s = await startServer()
+    try {
+      // 20 failures, each for another email (no account lock) and claiming another address.
+      for (let i = 0; i < 20; i++) expect((await signIn(s.url, email(), `198.51.100.${i}`)).status).toBe(401)
+      const res = await signIn(s.url, email(), '198.51.100.200')
+      expect(res.status).toBe(429)
+      expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0)
+      expect((await res.json()).error).toContain('from this address')
+    } finally {
+      await s.stop()
+    }
+  }, 60_000)
+
+  test('behind a trusted proxy each client has its own count: one locked out, another still signs in', async () => {
+    const s = await startServer({ env: { TRUST_PROXY: '127.0.0.1' } })
+    try {
+      const up = await fetch(`${s.url}/api/auth/sign-up`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: 'bea@example.com', password: 'correct horse battery' }),
+      })
+      expect(up.status).toBe(201)
+      // Client A guesses 20 times at other emails; the proxy appends its address after whatever A wrote.
+      for (let i = 0; i < 20; i++) expect((await signIn(s.url, email(), `10.9.9.${i}, 203.0.113.7`)).status).toBe(401)
+      expect((await signIn(s.url, email(), '203.0.113.7')).status).toBe(429)
+      // Client B, through the same proxy, is not A.
+      expect((await signIn(s.url, 'bea@example.com', '198.51.100.9', 'correct horse battery')).status).toBe(200)
+    } finally {
+      await s.stop()
+    }
+  }, 60_000)
 })
 
 describe('OAuth client registration quota (OAUTH_REGISTRATIONS_PER_HOUR) over a real socket', () => {

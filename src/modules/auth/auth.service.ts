@@ -3,9 +3,11 @@ import { eq, getTableColumns } from 'drizzle-orm'
 import { settings, users, workspaces } from '../../../db/schema'
 import type { Deps } from '../../deps'
 import { conflict, unauthorized } from '../../http/errors'
+import { hashPassword, verifyPassword } from '../../lib/passwords'
 import { accountPlan, asPlan } from '../../plans'
 import type { Plan } from '../../config'
 import { createSession } from './sessions.service'
+import { throttleSignIn } from './sign-in-throttle'
 
 export interface UserDto {
   id: string
@@ -38,7 +40,7 @@ export function toUserDto(
 /** Creates the account, its default workspace and its settings in one transaction. */
 export async function createAccount(deps: Deps, input: { email: string; password: string | null; name?: string | null }): Promise<UserRow> {
   const email = input.email.trim().toLowerCase()
-  const passwordHash = input.password === null ? null : await Bun.password.hash(input.password, { algorithm: 'argon2id' })
+  const passwordHash = input.password === null ? null : await hashPassword(input.password)
   const now = deps.clock.now()
   return deps.db.transaction(async (tx) => {
     const [existing] = await tx.select({ id: users.id }).from(users).where(eq(users.email, email))
@@ -72,17 +74,17 @@ export async function signUp(deps: Deps, input: { email: string; password: strin
   return { user, session: await createSession(deps, user.id) }
 }
 
-/** Wrong password and unknown email answer the same 401, after the same hashing work. */
-export async function signIn(deps: Deps, input: { email: string; password: string }) {
-  const [user] = await deps.db.select(withPlan(deps)).from(users).where(eq(users.email, input.email.trim().toLowerCase()))
-  const hash = user?.password_hash ?? DUMMY_HASH
-  const ok = await Bun.password.verify(input.password, await hash)
-  if (!user?.password_hash || !ok) throw unauthorized('wrong email or password')
+/**
+ * Wrong password and unknown email answer the same 401, after the same hashing work; repeated failures for the
+ * email or from the address answer 429 before any (sign-in-throttle.ts).
+ */
+export async function signIn(deps: Deps, input: { email: string; password: string }, address: string) {
+  const email = input.email.trim().toLowerCase()
+  const [user] = await deps.db.select(withPlan(deps)).from(users).where(eq(users.email, email))
+  const ok = await throttleSignIn(deps, { email, address }, () => verifyPassword(input.password, user?.password_hash ?? null))
+  if (!ok || !user) throw unauthorized('wrong email or password')
   return { user, session: await createSession(deps, user.id) }
 }
-
-// Verified against when the email is unknown, so both failures cost the same time.
-const DUMMY_HASH = Bun.password.hash('not-a-real-password', { algorithm: 'argon2id' })
 
 export async function getUser(deps: Deps, id: string): Promise<UserRow> {
   const [user] = await deps.db.select(withPlan(deps)).from(users).where(eq(users.id, id))

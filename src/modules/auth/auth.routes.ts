@@ -78,7 +78,7 @@ export function authRoutes(deps: Deps) {
         detail: {
           tags,
           summary:
-            'Create an account and start a session (cookie `session`); 503 with Retry-After while too many passwords are being hashed',
+            'Create an account and start a session (cookie `session`); 400 for a password that is all spaces, one character repeated, one of the most common passwords or the email itself; 503 with Retry-After while too many passwords are being hashed',
         },
       },
     )

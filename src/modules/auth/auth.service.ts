@@ -6,6 +6,7 @@ import { conflict, unauthorized } from '../../http/errors'
 import { hashPassword, verifyPassword } from '../../lib/passwords'
 import { accountPlan, asPlan } from '../../plans'
 import type { Plan } from '../../config'
+import { assertPasswordAllowed } from './password-rules'
 import { createSession } from './sessions.service'
 import { throttleSignIn } from './sign-in-throttle'
 
@@ -40,6 +41,7 @@ export function toUserDto(
 /** Creates the account, its default workspace and its settings in one transaction. */
 export async function createAccount(deps: Deps, input: { email: string; password: string | null; name?: string | null }): Promise<UserRow> {
   const email = input.email.trim().toLowerCase()
+  if (input.password !== null) assertPasswordAllowed(input.password, email)
   const passwordHash = input.password === null ? null : await hashPassword(input.password)
   const now = deps.clock.now()
   return deps.db.transaction(async (tx) => {

@@ -32,7 +32,7 @@ export interface paths {
         put?: never;
         /**
          * Create an account
-         * @description Create an account and start a session (cookie `session`); 503 with Retry-After while too many passwords are being hashed
+         * @description Create an account and start a session (cookie `session`); 400 for a password that is all spaces, one character repeated, one of the most common passwords or the email itself; 503 with Retry-After while too many passwords are being hashed
          */
         post: operations["signUp"];
         delete?: never;

@@ -188,6 +188,11 @@ describe('every bad variable fails with a ConfigError that names it', () => {
     ['EMBEDDING_NICE', '20'],
     ['EMBEDDING_THREADS', '0'],
     ['EMBEDDING_PROVIDER', 'cohere'],
+    ['TRUST_PROXY', 'yes'],
+    ['TRUST_PROXY', '10.0.0.0/33'],
+    ['TRUST_PROXY', '10.0.0.1, proxy.internal'],
+    ['TRUST_PROXY', 'fd00::/129'],
+    ['TRUST_PROXY', '10.0.0.0/8/8'],
   ]
   for (const [name, value] of cases) {
     test(`${name}=${JSON.stringify(value)}`, () => {
@@ -219,6 +224,24 @@ describe('every bad variable fails with a ConfigError that names it', () => {
   test('DB_WATCHDOG_SECONDS: 0 turns the watchdog off; not a number is refused', () => {
     expect(loadConfig({ ...base, DB_WATCHDOG_SECONDS: '0' }).dbWatchdogSeconds).toBe(0)
     expect(configError({ ...base, DB_WATCHDOG_SECONDS: '-1' }).message).toContain('DB_WATCHDOG_SECONDS')
+  })
+})
+
+describe('TRUST_PROXY', () => {
+  test('unset, blank or false trusts no proxy: the socket peer is the client', () => {
+    expect(loadConfig(base).trustProxy).toBe(false)
+    expect(loadConfig({ ...base, TRUST_PROXY: ' ' }).trustProxy).toBe(false)
+    expect(loadConfig({ ...base, TRUST_PROXY: 'false' }).trustProxy).toBe(false)
+  })
+
+  test('true trusts the peer whatever it is; a list names proxies by address or CIDR, IPv4 and IPv6', () => {
+    expect(loadConfig({ ...base, TRUST_PROXY: 'true' }).trustProxy).toBe(true)
+    expect(loadConfig({ ...base, TRUST_PROXY: ' 10.0.0.1, 172.16.0.0/12 ,::1,fd00::/8' }).trustProxy).toEqual([
+      '10.0.0.1',
+      '172.16.0.0/12',
+      '::1',
+      'fd00::/8',
+    ])
   })
 })
 

@@ -1,5 +1,6 @@
 // The one reader of process.env: every setting, validated at boot into a typed Config.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { isIP } from 'node:net'
 import { join, resolve } from 'node:path'
 
 export const PLANS = ['free', 'pro', 'unlimited'] as const
@@ -93,6 +94,11 @@ export interface Config {
   oauthRegistrationsPerHour: number
   /** Outgoing mail (address verification, password reset): SMTP_URL and MAIL_FROM; null without SMTP_URL. */
   mail: { smtpUrl: string; from: string } | null
+  /**
+   * TRUST_PROXY: which socket peers are proxies whose X-Forwarded-For names the client (src/http/client-address.ts).
+   * false: none, the peer is the client; true: any peer (one proxy in front); a list: these addresses and CIDR ranges.
+   */
+  trustProxy: boolean | string[]
 }
 
 export const EMBEDDING_PROVIDERS = ['local', 'openai', 'hash', 'none'] as const
@@ -251,6 +257,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     oauthRegistrationsPerHour: int(env, 'OAUTH_REGISTRATIONS_PER_HOUR', 60, 1, 100_000),
     mail: mailConfig(env, baseUrl),
+    trustProxy: trustProxy(env),
   }
 }
 
@@ -271,6 +278,28 @@ function mailConfig(env: Env, baseUrl: string): Config['mail'] {
     throw new ConfigError(`MAIL_FROM must be an address such as "Memory <no-reply@example.com>", got "${from}"`)
   }
   return { smtpUrl: raw, from }
+}
+
+/** TRUST_PROXY: unset or false, true, or a comma list of IPv4/IPv6 addresses and CIDR ranges (10.0.0.0/8, fd00::/8). */
+function trustProxy(env: Env): boolean | string[] {
+  const raw = env.TRUST_PROXY?.trim()
+  if (!raw || raw === 'false') return false
+  if (raw === 'true') return true
+  const entries = raw
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean)
+  for (const entry of entries) {
+    const [address = '', bits, ...rest] = entry.split('/')
+    const version = isIP(address)
+    const maxBits = version === 6 ? 128 : 32
+    if (!version || rest.length > 0 || (bits !== undefined && !(/^\d{1,3}$/.test(bits) && Number(bits) <= maxBits))) {
+      throw new ConfigError(
+        `TRUST_PROXY must be true, false, or a comma-separated list of proxy addresses or CIDR ranges (IPv4 or IPv6), got "${entry}"`,
+      )
+    }
+  }
+  return entries
 }
 
 /**

@@ -104,3 +104,18 @@ export const idempotencyKeys = pgTable(
   },
   (t) => [primaryKey({ columns: [t.user_id, t.key] }), index('idempotency_keys_expires_idx').on(t.expires_at)],
 )
+
+/**
+ * Failed password sign-ins per account and per client address (src/modules/auth/sign-in-throttle.ts), so the
+ * lock holds across processes. `key` is `account:<sha-256 of the email>` or `address:<address or /64>`; a row is
+ * forgotten once its lock and a quiet window have passed, and swept later.
+ */
+export const signInFailures = pgTable(
+  'sign_in_failures',
+  {
+    key: text('key').primaryKey(),
+    failures: integer('failures').notNull(),
+    last_failure_at: ts('last_failure_at').notNull(),
+  },
+  (t) => [index('sign_in_failures_last_idx').on(t.last_failure_at)],
+)

@@ -1,5 +1,6 @@
-// Serving the app over HTTP with Bun.serve: request paths that are not in normal form refused, and every
-// response compressed as the client accepts (compress.ts).
+// Serving the app over HTTP with Bun.serve: request paths that are not in normal form refused, every
+// response compressed as the client accepts (compress.ts), and each request's socket peer recorded for
+// clientAddress (client-address.ts).
 //
 // Why: Bun builds `request.url` with the URL parser, which resolves "." and ".." segments (also spelt
 // %2e), reads "\" as "/" and cuts the path at "#" — before the app sees anything. A client that interpolates
@@ -15,6 +16,7 @@
 // balancer's health check), or a Host that is no host name — the first is served on a placeholder host and the
 // second refused with a 400, as RFC 9112 §3.2 asks, rather than failing with a 500.
 import type { Server } from 'bun'
+import { recordPeer } from './client-address'
 import { compressResponse } from './compress'
 import { errorResponse } from './error-codes'
 
@@ -30,7 +32,10 @@ export function serveApp(
   app: { fetch: (request: Request) => Response | Promise<Response> },
   options: { port: number; hostname?: string },
 ): Server<undefined> {
-  const fetch: Fetch = async (request) => compressResponse(request, await app.fetch(request))
+  const fetch: Fetch = async (request, server) => {
+    recordPeer(request, server)
+    return compressResponse(request, await app.fetch(request))
+  }
   const routes: Record<
     string,
     (request: Request & { params: Record<string, string> }, server: Server<undefined>) => Response | Promise<Response>

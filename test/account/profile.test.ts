@@ -18,7 +18,7 @@ afterAll(() => t.close())
 const getProfile = async (key: string) => {
   const res = await t.json('GET', '/api/profile', { key })
   expect(res.status).toBe(200)
-  return res.body as { id: string; email: string; name: string | null; avatar_url: string | null }
+  return res.body as { id: string; email: string; name: string | null; avatar_url: string | null; [field: string]: unknown }
 }
 
 describe('profile', () => {

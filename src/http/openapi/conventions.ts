@@ -182,7 +182,8 @@ export function annotate(key: string, path: string, method: string, op: Json): v
     ok.content = stream.always ? events : { ...ok.content, ...events }
     ok.description = stream.always ? 'A stream of server-sent events' : 'The answer; with `"stream": true`, a stream of server-sent events'
   }
-  const limited = Boolean(responses['429']) && key !== 'POST /oauth/register'
+  // Registration and sign-in count per address and per email, not per minute of a plan: no RateLimit-* there.
+  const limited = Boolean(responses['429']) && key !== 'POST /oauth/register' && key !== 'POST /api/auth/sign-in'
   for (const [status, response] of Object.entries(responses) as [string, Json][]) {
     if (response.$ref) continue
     if (/^Response for status \d+$/.test(response.description ?? '') && STATUS[status]) response.description = STATUS[status]

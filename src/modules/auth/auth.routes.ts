@@ -2,6 +2,7 @@
 import { Elysia } from 'elysia'
 import type { Deps } from '../../deps'
 import { assertAllowedOrigin, authPlugin } from '../../http/auth'
+import { clientAddress } from '../../http/client-address'
 import { created } from '../../http/created'
 import { errors, NoContent, Text } from '../../http/schemas'
 import { getUser, signIn, signUp, toUserDto } from './auth.service'
@@ -53,6 +54,7 @@ async function completeSignIn(
     asSignInProvider(params.provider),
     query,
     readCookie(request.headers.get('cookie'), STATE_COOKIE),
+    request.headers.get('user-agent'),
   )
   set.headers['set-cookie'] = [sessionCookie(deps, session.token, session.expiresAt), stateCookie(deps, '', 0)]
   set.headers.location = redirectTo
@@ -66,29 +68,37 @@ export function authRoutes(deps: Deps) {
       '/sign-up',
       async ({ body, request, set }) => {
         assertAllowedOrigin(deps, request, false)
-        const { user, session } = await signUp(deps, body)
+        const { user, session } = await signUp(deps, body, request.headers.get('user-agent'))
         set.headers['set-cookie'] = sessionCookie(deps, session.token, session.expiresAt)
         // The account's own resource is its profile.
         return created(set, '/api/profile', { user: toUserDto(deps, user) })
       },
       {
         body: SignUpBody,
-        response: { 201: UserResponse, ...errors(400, 403, 409) },
-        detail: { tags, summary: 'Create an account and start a session (cookie `session`)' },
+        response: { 201: UserResponse, ...errors(400, 403, 409, 503) },
+        detail: {
+          tags,
+          summary:
+            'Create an account and start a session (cookie `session`); 400 for a password that is all spaces, one character repeated, one of the most common passwords or the email itself; 503 with Retry-After while too many passwords are being hashed',
+        },
       },
     )
     .post(
       '/sign-in',
-      async ({ body, request, set }) => {
+      async ({ body, request, server, set }) => {
         assertAllowedOrigin(deps, request, false)
-        const { user, session } = await signIn(deps, body)
+        const { user, session } = await signIn(deps, body, clientAddress(deps.config, request, server), request.headers.get('user-agent'))
         set.headers['set-cookie'] = sessionCookie(deps, session.token, session.expiresAt)
         return { user: toUserDto(deps, user) }
       },
       {
         body: SignInBody,
-        response: { 200: UserResponse, ...errors(400, 401, 403) },
-        detail: { tags, summary: 'Sign in with email and password (sets cookie `session`)' },
+        response: { 200: UserResponse, ...errors(400, 401, 403, 429, 503) },
+        detail: {
+          tags,
+          summary:
+            'Sign in with email and password (sets cookie `session`); 429 with Retry-After after 5 failures for the email or 20 from the address, even for the right password; 503 with Retry-After while too many passwords are being checked',
+        },
       },
     )
     .post(

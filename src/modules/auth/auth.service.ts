@@ -3,9 +3,12 @@ import { eq, getTableColumns } from 'drizzle-orm'
 import { settings, users, workspaces } from '../../../db/schema'
 import type { Deps } from '../../deps'
 import { conflict, unauthorized } from '../../http/errors'
+import { hashPassword, verifyPassword } from '../../lib/passwords'
 import { accountPlan, asPlan } from '../../plans'
 import type { Plan } from '../../config'
+import { assertPasswordAllowed } from './password-rules'
 import { createSession } from './sessions.service'
+import { throttleSignIn } from './sign-in-throttle'
 
 export interface UserDto {
   id: string
@@ -42,7 +45,8 @@ export async function createAccount(
   input: { email: string; password: string | null; name?: string | null; verified?: boolean },
 ): Promise<UserRow> {
   const email = input.email.trim().toLowerCase()
-  const passwordHash = input.password === null ? null : await Bun.password.hash(input.password, { algorithm: 'argon2id' })
+  if (input.password !== null) assertPasswordAllowed(input.password, email)
+  const passwordHash = input.password === null ? null : await hashPassword(input.password)
   const now = deps.clock.now()
   return deps.db.transaction(async (tx) => {
     const [existing] = await tx.select({ id: users.id }).from(users).where(eq(users.email, email))
@@ -72,22 +76,22 @@ export async function createAccount(
   })
 }
 
-export async function signUp(deps: Deps, input: { email: string; password: string; name?: string }) {
+export async function signUp(deps: Deps, input: { email: string; password: string; name?: string }, userAgent?: string | null) {
   const user = await createAccount(deps, input)
-  return { user, session: await createSession(deps, user.id) }
+  return { user, session: await createSession(deps, user.id, userAgent) }
 }
 
-/** Wrong password and unknown email answer the same 401, after the same hashing work. */
-export async function signIn(deps: Deps, input: { email: string; password: string }) {
-  const [user] = await deps.db.select(withPlan(deps)).from(users).where(eq(users.email, input.email.trim().toLowerCase()))
-  const hash = user?.password_hash ?? DUMMY_HASH
-  const ok = await Bun.password.verify(input.password, await hash)
-  if (!user?.password_hash || !ok) throw unauthorized('wrong email or password')
-  return { user, session: await createSession(deps, user.id) }
+/**
+ * Wrong password and unknown email answer the same 401, after the same hashing work; repeated failures for the
+ * email or from the address answer 429 before any (sign-in-throttle.ts).
+ */
+export async function signIn(deps: Deps, input: { email: string; password: string }, address: string, userAgent?: string | null) {
+  const email = input.email.trim().toLowerCase()
+  const [user] = await deps.db.select(withPlan(deps)).from(users).where(eq(users.email, email))
+  const ok = await throttleSignIn(deps, { email, address }, () => verifyPassword(input.password, user?.password_hash ?? null))
+  if (!ok || !user) throw unauthorized('wrong email or password')
+  return { user, session: await createSession(deps, user.id, userAgent) }
 }
-
-// Verified against when the email is unknown, so both failures cost the same time.
-const DUMMY_HASH = Bun.password.hash('not-a-real-password', { algorithm: 'argon2id' })
 
 export async function getUser(deps: Deps, id: string): Promise<UserRow> {
   const [user] = await deps.db.select(withPlan(deps)).from(users).where(eq(users.id, id))

@@ -5,6 +5,7 @@ import { and, eq, ne } from 'drizzle-orm'
 import { sessions, users } from '../../../db/schema'
 import type { Deps } from '../../deps'
 import { badRequest, conflict, forbidden, unavailable } from '../../http/errors'
+import { hashPassword, verifyPassword } from '../../lib/passwords'
 import type { Principal } from './session-user'
 import { canMail, consumeLink, dropLinks, mailLink } from './email-links.service'
 
@@ -24,7 +25,7 @@ async function assertReauthenticated(deps: Deps, principal: Principal, account: 
   if (principal.via !== 'session') throw forbidden('this takes a person signed in (the dashboard): an API key cannot change credentials')
   if (account.password_hash) {
     if (!currentPassword) throw badRequest('current_password is required to change the sign-in email or password')
-    if (!(await Bun.password.verify(currentPassword, account.password_hash))) throw forbidden('current_password is wrong')
+    if (!(await verifyPassword(currentPassword, account.password_hash))) throw forbidden('current_password is wrong')
     return
   }
   const [session] = await deps.db.select({ created_at: sessions.created_at }).from(sessions).where(eq(sessions.id, principal.credentialId))
@@ -112,11 +113,9 @@ export async function changePassword(
   await assertReauthenticated(deps, principal, account, input.current_password)
   const problem = problemOf(input.new_password, account.email)
   if (problem) throw badRequest(problem)
+  const hash = await hashPassword(input.new_password)
   await deps.db.transaction(async (tx) => {
-    await tx
-      .update(users)
-      .set({ password_hash: await Bun.password.hash(input.new_password, { algorithm: 'argon2id' }), updated_at: deps.clock.now() })
-      .where(eq(users.id, account.id))
+    await tx.update(users).set({ password_hash: hash, updated_at: deps.clock.now() }).where(eq(users.id, account.id))
     await tx.delete(sessions).where(and(eq(sessions.user_id, account.id), ne(sessions.id, principal.credentialId)))
   })
 }
@@ -156,7 +155,7 @@ export async function resetPassword(
   const account = await accountOf(deps, userId)
   const problem = problemOf(input.new_password, account.email)
   if (problem) throw badRequest(problem)
-  const hash = await Bun.password.hash(input.new_password, { algorithm: 'argon2id' })
+  const hash = await hashPassword(input.new_password)
   const now = deps.clock.now()
   await deps.db.transaction(async (tx) => {
     await tx

@@ -4,6 +4,7 @@
 // Any origin may call them, browser-based MCP clients included: CORS is answered in http/cors.ts.
 import { Elysia, type TSchema } from 'elysia'
 import type { Deps } from '../../deps'
+import { clientAddress } from '../../http/client-address'
 import { authenticateClient, registerClient } from './clients.service'
 import { answerOAuth, OAuthError, oauthJson } from './oauth.errors'
 import {
@@ -76,8 +77,8 @@ export function oauthRoutes(deps: Deps) {
           answerOAuth(async () => {
             if (!isObject(body))
               throw new OAuthError('invalid_client_metadata', 'the body must be a JSON object of client metadata (RFC 7591)')
-            // The peer's address (a proxy's, behind one); in-process calls have none.
-            const from = server?.requestIP(request)?.address ?? 'unknown'
+            // The client's address, read through the proxies TRUST_PROXY names; in-process calls have none.
+            const from = clientAddress(deps.config, request, server)
             return oauthJson(await registerClient(deps, body, from), 201)
           }),
         {

@@ -32,7 +32,7 @@ export interface paths {
         put?: never;
         /**
          * Create an account
-         * @description Create an account and start a session (cookie `session`)
+         * @description Create an account and start a session (cookie `session`); 400 for a password that is all spaces, one character repeated, one of the most common passwords or the email itself; 503 with Retry-After while too many passwords are being hashed
          */
         post: operations["signUp"];
         delete?: never;
@@ -52,7 +52,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in with email and password
-         * @description Sign in with email and password (sets cookie `session`)
+         * @description Sign in with email and password (sets cookie `session`); 429 with Retry-After after 5 failures for the email or 20 from the address, even for the right password; 503 with Retry-After while too many passwords are being checked
          */
         post: operations["signIn"];
         delete?: never;
@@ -155,8 +155,170 @@ export interface paths {
         /**
          * Get the current session
          * @description The signed-in user (by cookie or key)
+         *
+         *     Key scope: `read` (a key without it gets 403; a session holds every scope).
          */
         get: operations["getSession"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change the password
+         * @description Change the password (a person signed in, with current_password; an account without one sets its first within 10 minutes of signing in). Every other session ends
+         *
+         *     Key scope: none — a person signed in only (API keys get 403).
+         */
+        post: operations["changePassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/password-reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mail a password reset link
+         * @description Mail a password reset link (the same answer whether or not an account has the address; 503 when this server has no SMTP_URL: its administrator resets passwords with `bun run admin reset-password`)
+         */
+        post: operations["requestPasswordReset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/password-reset/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reset the password with a mailed link
+         * @description Set a new password with a reset link's token; every session of the account ends, and the address counts as verified
+         */
+        post: operations["resetPassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/verify-email": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Verify the sign-in email with a mailed link
+         * @description Open a verification link: the address is verified (and becomes the sign-in email if it was a change); redirects to the profile
+         */
+        get: operations["verifyEmail"];
+        put?: never;
+        /**
+         * Mail a link that verifies the sign-in email
+         * @description Mail a link that verifies the sign-in email (at most 3 an hour)
+         *
+         *     Key scope: none — a person signed in only (API keys get 403).
+         */
+        post: operations["sendEmailVerification"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List signed-in sessions
+         * @description The signed-in sessions of the account, newest first (a person signed in only)
+         *
+         *     Key scope: none — a person signed in only (API keys get 403).
+         */
+        get: operations["listSessions"];
+        put?: never;
+        post?: never;
+        /**
+         * Sign out everywhere
+         * @description Sign out everywhere: every session of the account ends, this one included (API keys are not sessions)
+         *
+         *     Key scope: none — a person signed in only (API keys get 403).
+         */
+        delete: operations["endAllSessions"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sessions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * End a session
+         * @description End one session (it is signed out on its next request)
+         *
+         *     Key scope: none — a person signed in only (API keys get 403).
+         */
+        delete: operations["endSession"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/oauth/{provider}/link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Link a sign-in provider to this account
+         * @description Link GitHub or Google to the signed-in account (a person signed in): redirects to the provider
+         *
+         *     Key scope: none — a person signed in only (API keys get 403).
+         */
+        get: operations["linkOAuthProvider"];
         put?: never;
         post?: never;
         delete?: never;
@@ -174,13 +336,17 @@ export interface paths {
         };
         /**
          * List API keys
-         * @description List API keys (prefixes only; the full key is never shown again) and the MCP clients connected by OAuth (kind oauth)
+         * @description List API keys (prefixes only; the full key is never shown again) and the MCP clients connected by OAuth (kind oauth). With a key (scope keys): only itself and the keys it minted
+         *
+         *     Key scope: `keys` (a key without it gets 403; a session holds every scope).
          */
         get: operations["listKeys"];
         put?: never;
         /**
          * Create an API key
-         * @description Create an API key; the response carries the full key once (402 at the plan cap)
+         * @description Create an API key with its scopes (default read and write); the response carries the full key once (402 at the plan cap; 403 when a key asks for a scope it lacks itself)
+         *
+         *     Key scope: `keys` (a key without it gets 403; a session holds every scope).
          */
         post: operations["createKey"];
         delete?: never;
@@ -201,7 +367,9 @@ export interface paths {
         post?: never;
         /**
          * Revoke an API key
-         * @description Revoke a key, or disconnect an MCP client (kind oauth: all its tokens); the next request with it gets 401
+         * @description Revoke a key and the keys it minted, or disconnect an MCP client (kind oauth: all its tokens); the next request with them gets 401
+         *
+         *     Key scope: `keys` (a key without it gets 403; a session holds every scope).
          */
         delete: operations["revokeKey"];
         options?: never;
@@ -219,12 +387,16 @@ export interface paths {
         /**
          * List workspaces
          * @description List workspaces with their active document counts
+         *
+         *     Key scope: `read` (a key without it gets 403; a session holds every scope).
          */
         get: operations["listWorkspaces"];
         put?: never;
         /**
          * Create a workspace
          * @description Create a workspace (402 at the plan cap: 2 free, 20 pro)
+         *
+         *     Key scope: `write` (a key without it gets 403; a session holds every scope).
          */
         post: operations["createWorkspace"];
         delete?: never;
@@ -243,6 +415,8 @@ export interface paths {
         /**
          * Get a workspace
          * @description Fetch one workspace with its active document count (ETag; If-None-Match answers 304)
+         *
+         *     Key scope: `read` (a key without it gets 403; a session holds every scope).
          */
         get: operations["getWorkspace"];
         put?: never;
@@ -250,6 +424,8 @@ export interface paths {
         /**
          * Delete a workspace
          * @description Delete a workspace and everything in it (409 for the last workspace)
+         *
+         *     Key scope: `write` (a key without it gets 403; a session holds every scope).
          */
         delete: operations["deleteWorkspace"];
         options?: never;
@@ -257,6 +433,8 @@ export interface paths {
         /**
          * Update a workspace
          * @description Rename a workspace (or change its description); If-Match: only if unchanged, else 412
+         *
+         *     Key scope: `write` (a key without it gets 403; a session holds every scope).
          */
         patch: operations["updateWorkspace"];
         trace?: never;
@@ -271,6 +449,8 @@ export interface paths {
         /**
          * Get a workspace's context pack
          * @description Context pack: pinned items, routines, topic facts, recent items and stats; ?max_tokens= trims it to a budget
+         *
+         *     Key scope: `read` (a key without it gets 403; a session holds every scope).
          */
         get: operations["getWorkspaceContext"];
         put?: never;
@@ -291,6 +471,8 @@ export interface paths {
         /**
          * List documents
          * @description List documents, newest first; filter by workspace, tag, source, kind, status (default active)
+         *
+         *     Key scope: `read` (a key without it gets 403; a session holds every scope).
          */
         get: operations["listDocuments"];
         put?: never;
@@ -299,6 +481,8 @@ export interface paths {
          * @description Ingest a document: plan limits are checked first; the same URL, or the same text under the same title, updates the existing document (200, deduplicated)
          *
          *     A memory kind (fact, preference, decision, routine, lesson) sent with an API key becomes a pending_approval draft, exactly as POST /api/memories/batch-draft makes one (`status` and `notice` say so); when it would update an existing document, the draft's metadata.supersedes names it and approval replaces it. Only a person signed in with a session writes active memories directly.
+         *
+         *     Key scope: `write` (a key without it gets 403; a session holds every scope).
          */
         post: operations["ingestDocument"];
         delete?: never;
@@ -321,11 +505,15 @@ export interface paths {
          * @description Ingest up to 1000 documents in one request and one transaction: 200 with one result per item, in order
          *
          *     Each item is the body of POST /api/documents and follows its rules, in order (an item may update a document written by an earlier one: 200, deduplicated). An item that is invalid (400), names a workspace that is not yours (404) or is too large (413) gets its own `{ status, error }` and the others are written. A batch that would pass a plan cap (documents, storage) is refused whole with 402 before anything is written. The body may be up to 32 MiB (413 past it). One request counts once against API usage; every document created counts as an ingest.
+         *
+         *     Key scope: `write` (a key without it gets 403; a session holds every scope).
          */
         post: operations["ingestDocuments"];
         /**
          * Delete documents in bulk
          * @description Delete up to 100 documents; reports which ids were deleted and which were not found
+         *
+         *     Key scope: `write` (a key without it gets 403; a session holds every scope).
          */
         delete: operations["deleteDocuments"];
         options?: never;
@@ -343,6 +531,8 @@ export interface paths {
         /**
          * Check whether an ingest would be allowed
          * @description Dry run: would an ingest of this size (and URL) be allowed? Same verdict and reason as POST (1 MiB body, 16 KiB metadata, plan caps), nothing stored
+         *
+         *     Key scope: `read` (a key without it gets 403; a session holds every scope).
          */
         get: operations["checkIngest"];
         put?: never;
@@ -363,6 +553,8 @@ export interface paths {
         /**
          * Get a document
          * @description Fetch one document with its body and metadata (ETag; If-None-Match answers 304)
+         *
+         *     Key scope: `read` (a key without it gets 403; a session holds every scope).
          */
         get: operations["getDocument"];
         put?: never;
@@ -370,6 +562,8 @@ export interface paths {
         /**
          * Delete a document
          * @description Delete one document (If-Match: only if unchanged, else 412)
+         *
+         *     Key scope: `write` (a key without it gets 403; a session holds every scope).
          */
         delete: operations["deleteDocument"];
         options?: never;
@@ -377,6 +571,8 @@ export interface paths {
         /**
          * Update a document
          * @description Update title, excerpt, body, tags or pinned; the document is re-indexed. With an API key, a change to an approved memory's content is a new draft that supersedes it (202)
+         *
+         *     Key scope: `write` (a key without it gets 403; a session holds every scope).
          */
         patch: operations["updateDocument"];
         trace?: never;
@@ -393,6 +589,8 @@ export interface paths {
         /**
          * Archive a document
          * @description Archive: hidden from retrieval and lists, recoverable
+         *
+         *     Key scope: `write` (a key without it gets 403; a session holds every scope).
          */
         post: operations["archiveDocument"];
         delete?: never;
@@ -413,6 +611,8 @@ export interface paths {
         /**
          * Restore an archived document
          * @description Restore an archived document: to active, but a rejected draft (and any memory restored with an API key) to pending_approval
+         *
+         *     Key scope: `write` (a key without it gets 403; a session holds every scope).
          */
         post: operations["restoreDocument"];
         delete?: never;
@@ -433,6 +633,8 @@ export interface paths {
         /**
          * Forget a document for good
          * @description Forget: purge the document, its chunks, links and quoted excerpts for good, leaving a content-free tombstone
+         *
+         *     Key scope: `write` (a key without it gets 403; a session holds every scope).
          */
         post: operations["forgetDocument"];
         delete?: never;
@@ -453,6 +655,8 @@ export interface paths {
         /**
          * Rate a document
          * @description Rate a document or memory: 1 up, -1 down, 0 cleared (a mild ranking signal)
+         *
+         *     Key scope: `write` (a key without it gets 403; a session holds every scope).
          */
         post: operations["rateDocument"];
         delete?: never;
@@ -473,6 +677,8 @@ export interface paths {
         /**
          * Approve a memory draft
          * @description Approve a pending memory draft: it becomes an active, retrievable memory. A person signed in only (403 with an API key)
+         *
+         *     Key scope: none — a person signed in only (API keys get 403).
          */
         post: operations["approveDocument"];
         delete?: never;
@@ -493,6 +699,8 @@ export interface paths {
         /**
          * Reject a memory draft
          * @description Reject a pending draft: it becomes archived
+         *
+         *     Key scope: `write` (a key without it gets 403; a session holds every scope).
          */
         post: operations["rejectDocument"];
         delete?: never;
@@ -511,6 +719,8 @@ export interface paths {
         /**
          * List a document's links
          * @description Links of a document, pending suggestions and completed links, with scores and statuses
+         *
+         *     Key scope: `read` (a key without it gets 403; a session holds every scope).
          */
         get: operations["listDocumentLinks"];
         put?: never;
@@ -533,6 +743,8 @@ export interface paths {
         /**
          * Link two documents
          * @description Link two documents (201), or accept an existing suggestion (200)
+         *
+         *     Key scope: `write` (a key without it gets 403; a session holds every scope).
          */
         post: operations["linkDocument"];
         delete?: never;
@@ -554,6 +766,8 @@ export interface paths {
         /**
          * Unlink two documents
          * @description Unlink two documents; a removed suggestion is not suggested again
+         *
+         *     Key scope: `write` (a key without it gets 403; a session holds every scope).
          */
         delete: operations["unlinkDocument"];
         options?: never;
@@ -573,6 +787,8 @@ export interface paths {
         /**
          * Draft memories in a batch
          * @description Save 1–25 learnings as pending_approval drafts: all stored or none; invisible until approved
+         *
+         *     Key scope: `write` (a key without it gets 403; a session holds every scope).
          */
         post: operations["draftMemories"];
         delete?: never;
@@ -591,6 +807,8 @@ export interface paths {
         /**
          * List memories
          * @description List memories (fact, preference, decision, routine, lesson), newest first; ?status=pending_approval lists drafts
+         *
+         *     Key scope: `read` (a key without it gets 403; a session holds every scope).
          */
         get: operations["listMemories"];
         put?: never;
@@ -611,6 +829,8 @@ export interface paths {
         /**
          * Search documents
          * @description Search: AND matching first, OR to fill, prefix on the last word; results explain their ranks (429 past the plan rate)
+         *
+         *     Key scope: `read` (a key without it gets 403; a session holds every scope).
          */
         get: operations["search"];
         put?: never;
@@ -633,6 +853,8 @@ export interface paths {
         /**
          * Ask a question (streamed)
          * @description Ask: a streamed answer grounded in your documents with [n] citations (SSE: delta…, sources, saved; error on failure)
+         *
+         *     Key scope: `read` (a key without it gets 403; a session holds every scope).
          */
         post: operations["ask"];
         delete?: never;
@@ -653,6 +875,8 @@ export interface paths {
         /**
          * Chat with the agent (streamed)
          * @description Agent chat: a tool-using agent over your memory (SSE: tool…, delta…, sources, saved; error on failure)
+         *
+         *     Key scope: `write` (a key without it gets 403; a session holds every scope).
          */
         post: operations["chatWithAgent"];
         delete?: never;
@@ -671,6 +895,8 @@ export interface paths {
         /**
          * List the sources of past answers
          * @description Recent answers with the sources they were given and the ones they cited
+         *
+         *     Key scope: `read` (a key without it gets 403; a session holds every scope).
          */
         get: operations["listSources"];
         put?: never;
@@ -691,6 +917,8 @@ export interface paths {
         /**
          * List conversations
          * @description Conversations, newest first (404 when workspace_id is not one of yours)
+         *
+         *     Key scope: `read` (a key without it gets 403; a session holds every scope).
          */
         get: operations["listConversations"];
         put?: never;
@@ -711,6 +939,8 @@ export interface paths {
         /**
          * Get a conversation
          * @description A conversation with its messages and their sources (ETag; If-None-Match answers 304)
+         *
+         *     Key scope: `read` (a key without it gets 403; a session holds every scope).
          */
         get: operations["getConversation"];
         put?: never;
@@ -718,6 +948,8 @@ export interface paths {
         /**
          * Delete a conversation
          * @description Delete a conversation and its messages (If-Match: only if unchanged, else 412)
+         *
+         *     Key scope: `write` (a key without it gets 403; a session holds every scope).
          */
         delete: operations["deleteConversation"];
         options?: never;
@@ -725,6 +957,8 @@ export interface paths {
         /**
          * Rename a conversation
          * @description Rename a conversation or change its workspace (If-Match: the ETag of GET /conversations/{id}, else 412)
+         *
+         *     Key scope: `write` (a key without it gets 403; a session holds every scope).
          */
         patch: operations["updateConversation"];
         trace?: never;
@@ -739,6 +973,8 @@ export interface paths {
         /**
          * Get the document graph
          * @description A workspace's graph: active documents as nodes, pending and completed links as edges with scores
+         *
+         *     Key scope: `read` (a key without it gets 403; a session holds every scope).
          */
         get: operations["getGraph"];
         put?: never;
@@ -759,6 +995,8 @@ export interface paths {
         /**
          * Get usage against plan limits
          * @description Documents, storage bytes and API calls this month, each with its plan limit
+         *
+         *     Key scope: `read` (a key without it gets 403; a session holds every scope).
          */
         get: operations["getUsage"];
         put?: never;
@@ -779,6 +1017,8 @@ export interface paths {
         /**
          * Get settings
          * @description Settings: default workspace, search mode, answer style
+         *
+         *     Key scope: `read` (a key without it gets 403; a session holds every scope).
          */
         get: operations["getSettings"];
         put?: never;
@@ -789,6 +1029,8 @@ export interface paths {
         /**
          * Update settings
          * @description Update settings (an unknown workspace is 404)
+         *
+         *     Key scope: `write` (a key without it gets 403; a session holds every scope).
          */
         patch: operations["updateSettings"];
         trace?: never;
@@ -803,6 +1045,8 @@ export interface paths {
         /**
          * Get the profile
          * @description Profile: id, email, name, avatar_url
+         *
+         *     Key scope: `read` (a key without it gets 403; a session holds every scope).
          */
         get: operations["getProfile"];
         put?: never;
@@ -812,7 +1056,9 @@ export interface paths {
         head?: never;
         /**
          * Update the profile
-         * @description Update name or email (409 when the email belongs to another account)
+         * @description Update the name, or the sign-in email: a person signed in only, with current_password (403 with a key or a wrong password; 409 when the email belongs to another account). With mail configured the new address takes effect when its mailed link is opened (pending_email)
+         *
+         *     Key scope: `write` (a key without it gets 403; a session holds every scope).
          */
         patch: operations["updateProfile"];
         trace?: never;
@@ -829,6 +1075,8 @@ export interface paths {
         /**
          * Upload an avatar
          * @description Upload an avatar (multipart field `file`; PNG, JPEG, WebP or GIF by magic bytes; at most 1 MiB)
+         *
+         *     Key scope: `write` (a key without it gets 403; a session holds every scope).
          */
         post: operations["uploadAvatar"];
         delete?: never;
@@ -847,6 +1095,8 @@ export interface paths {
         /**
          * Get an avatar image
          * @description The avatar image (your own; the URL in the profile changes with each upload)
+         *
+         *     Key scope: `read` (a key without it gets 403; a session holds every scope).
          */
         get: operations["getAvatar"];
         put?: never;
@@ -867,6 +1117,8 @@ export interface paths {
         /**
          * Get statistics
          * @description Statistics: documents by kind, source and workspace; memories; drafts; links; conversations; searches; answers
+         *
+         *     Key scope: `read` (a key without it gets 403; a session holds every scope).
          */
         get: operations["getStats"];
         put?: never;
@@ -887,6 +1139,8 @@ export interface paths {
         /**
          * Get statistics by day
          * @description A daily series (UTC) of searches, answers and documents added over the last `days` (1–365, default 30)
+         *
+         *     Key scope: `read` (a key without it gets 403; a session holds every scope).
          */
         get: operations["getHistoricalStats"];
         put?: never;
@@ -910,6 +1164,8 @@ export interface paths {
         /**
          * Delete the account
          * @description Delete the account and every row of its data; body { "confirm": "DELETE" }
+         *
+         *     Key scope: none — a person signed in only (API keys get 403).
          */
         delete: operations["deleteAccount"];
         options?: never;
@@ -927,6 +1183,8 @@ export interface paths {
         /**
          * Get the subscription
          * @description The plan, subscription status and period end (503 without Stripe configured)
+         *
+         *     Key scope: `read` (a key without it gets 403; a session holds every scope).
          */
         get: operations["getSubscription"];
         put?: never;
@@ -949,6 +1207,8 @@ export interface paths {
         /**
          * Sync the subscription from Stripe
          * @description Re-read the subscription from Stripe and apply it
+         *
+         *     Key scope: `write` (a key without it gets 403; a session holds every scope).
          */
         post: operations["syncSubscription"];
         delete?: never;
@@ -969,6 +1229,8 @@ export interface paths {
         /**
          * Start a Stripe checkout
          * @description Start a Stripe Checkout for the pro plan; answers the hosted page URL
+         *
+         *     Key scope: `write` (a key without it gets 403; a session holds every scope).
          */
         post: operations["createCheckout"];
         delete?: never;
@@ -989,6 +1251,8 @@ export interface paths {
         /**
          * Verify a finished checkout
          * @description After the checkout return: read the session from Stripe and apply the subscription
+         *
+         *     Key scope: `write` (a key without it gets 403; a session holds every scope).
          */
         post: operations["verifyCheckout"];
         delete?: never;
@@ -1009,6 +1273,8 @@ export interface paths {
         /**
          * Open the Stripe billing portal
          * @description Open Stripe's customer portal (409 before any checkout)
+         *
+         *     Key scope: `write` (a key without it gets 403; a session holds every scope).
          */
         post: operations["openBillingPortal"];
         delete?: never;
@@ -1029,6 +1295,8 @@ export interface paths {
         /**
          * Sync after the billing portal
          * @description After returning from the portal: re-read the subscription from Stripe
+         *
+         *     Key scope: `write` (a key without it gets 403; a session holds every scope).
          */
         post: operations["syncAfterPortal"];
         delete?: never;
@@ -1067,12 +1335,16 @@ export interface paths {
         /**
          * List connectors
          * @description List connectors with their latest sync run
+         *
+         *     Key scope: `read` (a key without it gets 403; a session holds every scope).
          */
         get: operations["listConnectors"];
         put?: never;
         /**
          * Create a connector
          * @description Create a connector (pending_auth) and get the provider's consent URL; 402 at the plan's connector cap, 503 when the provider is not configured
+         *
+         *     Key scope: `write` (a key without it gets 403; a session holds every scope).
          */
         post: operations["createConnector"];
         delete?: never;
@@ -1111,6 +1383,8 @@ export interface paths {
         /**
          * List provider connections
          * @description List the user's OAuth connections (never their tokens)
+         *
+         *     Key scope: `read` (a key without it gets 403; a session holds every scope).
          */
         get: operations["listConnections"];
         put?: never;
@@ -1134,6 +1408,8 @@ export interface paths {
         /**
          * Delete a provider connection
          * @description Disconnect: revokes the grant at the provider, deletes the tokens, and returns its connectors to pending_auth
+         *
+         *     Key scope: `write` (a key without it gets 403; a session holds every scope).
          */
         delete: operations["deleteConnection"];
         options?: never;
@@ -1151,6 +1427,8 @@ export interface paths {
         /**
          * Get a connector
          * @description A connector with its latest runs (poll it to follow a sync; ETag, so If-None-Match answers 304 while nothing moved)
+         *
+         *     Key scope: `read` (a key without it gets 403; a session holds every scope).
          */
         get: operations["getConnector"];
         put?: never;
@@ -1158,6 +1436,8 @@ export interface paths {
         /**
          * Delete a connector
          * @description Remove a connector and its runs (its documents stay unless ?delete_documents=true)
+         *
+         *     Key scope: `write` (a key without it gets 403; a session holds every scope).
          */
         delete: operations["deleteConnector"];
         options?: never;
@@ -1165,6 +1445,8 @@ export interface paths {
         /**
          * Update a connector
          * @description Change the label, target workspace or sync selection (spaces, folders or pages); the next sync applies it
+         *
+         *     Key scope: `write` (a key without it gets 403; a session holds every scope).
          */
         patch: operations["updateConnector"];
         trace?: never;
@@ -1181,6 +1463,8 @@ export interface paths {
         /**
          * Authorize a connector
          * @description Authorize an existing connector again (after a disconnect or a refused token): a new consent URL
+         *
+         *     Key scope: `write` (a key without it gets 403; a session holds every scope).
          */
         post: operations["authorizeConnector"];
         delete?: never;
@@ -1199,6 +1483,8 @@ export interface paths {
         /**
          * List a wiki connector's spaces
          * @description List a wiki connector's spaces for selection (GET /:id/confluence/spaces)
+         *
+         *     Key scope: `read` (a key without it gets 403; a session holds every scope).
          */
         get: operations["listConnectorSpaces"];
         put?: never;
@@ -1221,6 +1507,8 @@ export interface paths {
         /**
          * Sync a connector now
          * @description Queue a sync run (or answer the one already queued or running)
+         *
+         *     Key scope: `write` (a key without it gets 403; a session holds every scope).
          */
         post: operations["syncConnector"];
         delete?: never;
@@ -1239,6 +1527,8 @@ export interface paths {
         /**
          * List models
          * @description Models: service-rag and service-embed, with what backs each
+         *
+         *     Key scope: `read` (a key without it gets 403; a session holds every scope).
          */
         get: operations["listModels"];
         put?: never;
@@ -1259,6 +1549,8 @@ export interface paths {
         /**
          * Get a model
          * @description One model: what backs it and whether it is available; 404 for any other id
+         *
+         *     Key scope: `read` (a key without it gets 403; a session holds every scope).
          */
         get: operations["getModel"];
         put?: never;
@@ -1281,6 +1573,8 @@ export interface paths {
         /**
          * Create a chat completion
          * @description Chat completions in OpenAI's format, grounded in your documents, with citations; streaming or not; rate-limited per key and plan
+         *
+         *     Key scope: `read` (a key without it gets 403; a session holds every scope).
          */
         post: operations["createChatCompletion"];
         delete?: never;
@@ -1301,6 +1595,8 @@ export interface paths {
         /**
          * Create a response
          * @description OpenAI's Responses API, grounded in your documents: input, instructions, previous_response_id, function tools, text.format; citations as file_citation annotations; streaming or not; rate-limited per key and plan
+         *
+         *     Key scope: `write` (a key without it gets 403; a session holds every scope).
          */
         post: operations["createResponse"];
         delete?: never;
@@ -1321,6 +1617,8 @@ export interface paths {
         /**
          * Create embeddings
          * @description Embeddings in OpenAI's format (float or base64), rate-limited per key and plan; 503 without a model
+         *
+         *     Key scope: `read` (a key without it gets 403; a session holds every scope).
          */
         post: operations["createEmbeddings"];
         delete?: never;
@@ -1443,6 +1741,13 @@ export interface components {
             kind: "api_key" | "oauth";
             /** @description The MCP client's registered name (kind oauth); null for API keys */
             client_name: string | null;
+            /** @description What the key may do (an MCP client connected by OAuth: read and write) */
+            scopes: ("read" | "write" | "keys")[];
+            /**
+             * Format: uuid
+             * @description The key that minted this one (revoking it revokes this one); null when a person made it
+             */
+            parent_id: string | null;
         };
         /** ApiKeyList */
         ApiKeyList: {
@@ -1801,6 +2106,13 @@ export interface components {
             kind: "api_key" | "oauth";
             /** @description The MCP client's registered name (kind oauth); null for API keys */
             client_name: string | null;
+            /** @description What the key may do (an MCP client connected by OAuth: read and write) */
+            scopes: ("read" | "write" | "keys")[];
+            /**
+             * Format: uuid
+             * @description The key that minted this one (revoking it revokes this one); null when a person made it
+             */
+            parent_id: string | null;
             /** @description The full key, returned this once only */
             key: string;
         };
@@ -2246,7 +2558,14 @@ export interface components {
         Profile: {
             /** Format: uuid */
             id: string;
+            /** @description The sign-in email */
             email: string;
+            /** @description The person proved they receive mail there (a mailed link, GitHub or Google); only then may a provider sign-in be linked by it */
+            email_verified: boolean;
+            /** @description A new sign-in email waiting for the link mailed to it; null when none */
+            pending_email: string | null;
+            /** @description Providers linked for sign-in */
+            identities: ("github" | "google")[];
             name: string | null;
             avatar_url: string | null;
         };
@@ -2420,6 +2739,26 @@ export interface components {
             }[];
             /** @description What the search did differently from what was asked, clauses joined by "; ": the mode that ran, a query with no searchable words (empty, punctuation, stop words only), a query cut to length, the rarest words kept of too many */
             notice?: string;
+        };
+        /** Session */
+        Session: {
+            /** @description Names the session to end it (DELETE /api/sessions/{id}); not a credential */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When it signed in
+             */
+            created_at: string;
+            /** Format: date-time */
+            expires_at: string;
+            /** @description The browser that signed in */
+            user_agent: string | null;
+            /** @description This request came with it */
+            current: boolean;
+        };
+        /** SessionList */
+        SessionList: {
+            data: components["schemas"]["Session"][];
         };
         /** Settings */
         Settings: {
@@ -2841,6 +3180,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Not available on this server: no model loaded (`code` model_unavailable), or not configured (`code` service_unavailable) */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     signIn: {
@@ -2911,8 +3260,29 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Rate limited: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The request line and headers together are larger than 256 KiB (a long query string) */
             431: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not available on this server: no model loaded (`code` model_unavailable), or not configured (`code` service_unavailable) */
+            503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
@@ -3267,6 +3637,746 @@ export interface operations {
             };
         };
     };
+    changePassword: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe (Stripe semantics): the same key with the same request replays the first answer for 24 hours; with another body it is a 422; while the first still runs the retry waits, then 409. 1–255 printable ASCII characters, a UUID for example. Not with a streamed answer. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Required when the account has a password */
+                    current_password?: string;
+                    new_password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request: `error` names what is wrong */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid API key, token or session */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed with these credentials (or from this origin) */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A request with this Idempotency-Key is still in progress (retry after Retry-After) */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This Idempotency-Key was used with another request */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
+            431: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    requestPasswordReset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: email */
+                    email: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "accepted";
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Invalid request: `error` names what is wrong */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed with these credentials (or from this origin) */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
+            431: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not available on this server: no model loaded (`code` model_unavailable), or not configured (`code` service_unavailable) */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    resetPassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The token of the mailed link */
+                    token: string;
+                    new_password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request: `error` names what is wrong */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed with these credentials (or from this origin) */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
+            431: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    verifyEmail: {
+        parameters: {
+            query: {
+                token: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Redirect */
+            302: {
+                headers: {
+                    /** @description Where to go next */
+                    Location?: string;
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request: `error` names what is wrong */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with the current state (`code` conflict), or an Idempotency-Key still in progress (`code` idempotency_in_progress) */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
+            431: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    sendEmailVerification: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe (Stripe semantics): the same key with the same request replays the first answer for 24 hours; with another body it is a 422; while the first still runs the retry waits, then 409. 1–255 printable ASCII characters, a UUID for example. Not with a streamed answer. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "accepted";
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Invalid request (an Idempotency-Key that is not 1–255 printable ASCII characters) */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid API key, token or session */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed with these credentials (or from this origin) */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (another user's object is not found either) */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A request with this Idempotency-Key is still in progress (retry after Retry-After) */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This Idempotency-Key was used with another request */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
+            431: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listSessions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionList"];
+                };
+            };
+            /** @description No valid API key, token or session */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed with these credentials (or from this origin) */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
+            431: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    endAllSessions: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe (Stripe semantics): the same key with the same request replays the first answer for 24 hours; with another body it is a 422; while the first still runs the retry waits, then 409. 1–255 printable ASCII characters, a UUID for example. Not with a streamed answer. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request (an Idempotency-Key that is not 1–255 printable ASCII characters) */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid API key, token or session */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed with these credentials (or from this origin) */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A request with this Idempotency-Key is still in progress (retry after Retry-After) */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This Idempotency-Key was used with another request */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
+            431: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    endSession: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe (Stripe semantics): the same key with the same request replays the first answer for 24 hours; with another body it is a 422; while the first still runs the retry waits, then 409. 1–255 printable ASCII characters, a UUID for example. Not with a streamed answer. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The session's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request: `error` names what is wrong */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid API key, token or session */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed with these credentials (or from this origin) */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (another user's object is not found either) */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A request with this Idempotency-Key is still in progress (retry after Retry-After) */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This Idempotency-Key was used with another request */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
+            431: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    linkOAuthProvider: {
+        parameters: {
+            query?: {
+                /** @description Where to land afterwards */
+                redirect_to?: string;
+            };
+            header?: never;
+            path: {
+                /** @description github or google */
+                provider: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Redirect */
+            302: {
+                headers: {
+                    /** @description Where to go next */
+                    Location?: string;
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No valid API key, token or session */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed with these credentials (or from this origin) */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (another user's object is not found either) */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
+            431: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not available on this server: no model loaded (`code` model_unavailable), or not configured (`code` service_unavailable) */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listKeys: {
         parameters: {
             query?: never;
@@ -3327,6 +4437,8 @@ export interface operations {
                  */
                 "application/json": {
                     label?: string | null;
+                    /** @description Default ["read", "write"]. A key making a key may give it only scopes it holds itself */
+                    scopes?: ("read" | "write" | "keys")[];
                 };
             };
         };
@@ -7493,6 +8605,8 @@ export interface operations {
                     name?: string | null;
                     /** Format: email */
                     email?: string;
+                    /** @description Required with email when the account has a password (a person signed in only) */
+                    current_password?: string;
                 };
             };
         };
@@ -7522,6 +8636,17 @@ export interface operations {
             };
             /** @description No valid API key, token or session */
             401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed with these credentials (or from this origin) */
+            403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -7581,6 +8706,16 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not available on this server: no model loaded (`code` model_unavailable), or not configured (`code` service_unavailable) */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {

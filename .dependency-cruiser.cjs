@@ -5,7 +5,7 @@
 const any = (...patterns) => patterns.join('|')
 
 // The process entry points and the composition root: they may import anything.
-const ENTRY = any('^src/(index|boot|app|create-deps)[.]ts$', '^src/jobs/(main|reindex)[.]ts$', '^src/mcp/main[.]ts$')
+const ENTRY = any('^src/(index|boot|app|create-deps|admin)[.]ts$', '^src/jobs/(main|reindex)[.]ts$', '^src/mcp/main[.]ts$')
 // What everything may import: the database, helpers, config, log, plan limits, the Deps contract (types only,
 // see deps-types-only), and the HTTP vocabulary services throw and write (errors, shared schemas, SSE frames).
 const FOUNDATION = any(

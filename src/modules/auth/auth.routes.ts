@@ -6,6 +6,7 @@ import { clientAddress } from '../../http/client-address'
 import { created } from '../../http/created'
 import { errors, NoContent, Text } from '../../http/schemas'
 import { getUser, signIn, signUp, toUserDto } from './auth.service'
+import { sendVerification } from './credentials.service'
 import { ProvidersResponse, SessionResponse, SignInBody, SignUpBody, UserResponse } from './auth.schemas'
 import { asSignInProvider, finishSignIn, SIGN_IN_PROVIDERS, startSignIn, STATE_COOKIE, stateCookie } from './oauth.service'
 import { invalidateSession, readCookie, SESSION_COOKIE, sessionCookie } from './sessions.service'
@@ -69,6 +70,8 @@ export function authRoutes(deps: Deps) {
       async ({ body, request, set }) => {
         assertAllowedOrigin(deps, request, false)
         const { user, session } = await signUp(deps, body, request.headers.get('user-agent'))
+        // With mail configured, the address is proven by the link (until then no provider sign-in is linked by it).
+        await sendVerification(deps, user.id, user.email)
         set.headers['set-cookie'] = sessionCookie(deps, session.token, session.expiresAt)
         // The account's own resource is its profile.
         return created(set, '/api/profile', { user: toUserDto(deps, user) })

@@ -7,7 +7,7 @@ import type { Deps } from '../../deps'
 import { badRequest, conflict, forbidden, unavailable } from '../../http/errors'
 import { hashPassword, verifyPassword } from '../../lib/passwords'
 import type { Principal } from './session-user'
-import { canMail, consumeLink, dropLinks, mailLink } from './email-links.service'
+import { canMail, consumeLink, dropLinks, mailLink, peekLink } from './email-links.service'
 
 /** An account without a password (GitHub or Google only) proves it is the person by a sign-in this recent. */
 export const RECENT_SIGN_IN_MS = 10 * 60_000
@@ -100,6 +100,8 @@ export async function verifyEmail(deps: Deps, token: string): Promise<void> {
   const { userId, email } = await consumeLink(deps, 'verify-email', token)
   await assertEmailFree(deps, email, userId)
   await setEmail(deps, userId, email, deps.clock.now())
+  // Links still out for the address the account had (or another change) would move the sign-in email again.
+  await dropLinks(deps, userId, 'verify-email')
 }
 
 /** Sets a new password after checking the current one; every other session of the account ends. */
@@ -151,10 +153,14 @@ export async function resetPassword(
   input: { token: string; new_password: string },
   problemOf: (password: string, email: string) => string | null,
 ): Promise<void> {
+  // A password the rules refuse leaves the link usable: the person tries another without a new mail.
+  const peeked = await peekLink(deps, 'reset-password', input.token)
+  if (peeked) {
+    const problem = problemOf(input.new_password, (await accountOf(deps, peeked.userId)).email)
+    if (problem) throw badRequest(problem)
+  }
   const { userId, email } = await consumeLink(deps, 'reset-password', input.token)
   const account = await accountOf(deps, userId)
-  const problem = problemOf(input.new_password, account.email)
-  if (problem) throw badRequest(problem)
   const hash = await hashPassword(input.new_password)
   const now = deps.clock.now()
   await deps.db.transaction(async (tx) => {

@@ -71,6 +71,16 @@ export async function consumeLink(deps: Deps, purpose: EmailPurpose, token: stri
   return { userId: row.user_id, email: row.email }
 }
 
+/** The link's account and address without spending it (to check a new password before the link is used). */
+export async function peekLink(deps: Deps, purpose: EmailPurpose, token: string): Promise<{ userId: string; email: string } | null> {
+  const [row] = await deps.db
+    .select()
+    .from(emailTokens)
+    .where(and(eq(emailTokens.id, sha256Hex(token)), eq(emailTokens.purpose, purpose)))
+  if (!row || row.expires_at.getTime() <= deps.clock.now().getTime()) return null
+  return { userId: row.user_id, email: row.email }
+}
+
 /** Every outstanding link of the account for `purpose`: a reset ends them all. */
 export async function dropLinks(deps: Deps, userId: string, purpose: EmailPurpose): Promise<void> {
   await deps.db.delete(emailTokens).where(and(eq(emailTokens.user_id, userId), eq(emailTokens.purpose, purpose)))

@@ -42,6 +42,7 @@ const GLOBAL_TABLES = new Set([
   'drizzle.__drizzle_migrations', // the migrations drizzle has applied
   'public.processed_webhook_events', // payment-provider event ids already applied (no personal data)
   'public.oauth_clients', // MCP clients' anonymous registrations (RFC 7591): software names and redirect URIs, nobody's data
+  'public.sign_in_failures', // failed sign-ins by hashed address or client address, forgotten within the hour
 ])
 
 interface Table {

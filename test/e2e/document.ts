@@ -36,6 +36,10 @@ export const PUBLIC = new Set([
   'GET /api/auth/oauth/{provider}/callback',
   'POST /api/auth/oauth/{provider}/callback',
   'GET /api/connectors/oauth/callback',
+  // Mailed links: the token in them is the credential (POST /api/auth/* is public in SPEC; the link is a GET).
+  'POST /api/auth/password-reset',
+  'POST /api/auth/password-reset/confirm',
+  'GET /api/auth/verify-email',
   'POST /webhooks/stripe',
   // OAuth for MCP clients (RFC 9728, 8414, 7591, 6749, 7009): how a client without credentials gets some.
   'GET /.well-known/oauth-protected-resource',

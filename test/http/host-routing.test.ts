@@ -27,7 +27,7 @@ beforeAll(async () => {
   const created = await fetch(`${server.url}/api/keys`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', cookie, origin: server.url },
-    body: JSON.stringify({ label: 'host routing' }),
+    body: JSON.stringify({ label: 'host routing', scopes: ['read', 'keys'] }),
   })
   key = ((await created.json()) as { key: string }).key
 })
@@ -93,8 +93,9 @@ describe('through app.handle', () => {
   test('the URL the app is handed routes by its path alone', async () => {
     const t = await createTestApp()
     try {
-      const user = await t.signUp()
-      const auth = { authorization: `Bearer ${user.key}` }
+      const user = await t.signUp({ withKey: false })
+      const manager = await t.json('POST', '/api/keys', { cookie: user.cookie, body: { scopes: ['read', 'keys'] } })
+      const auth = { authorization: `Bearer ${manager.body.key}` }
       for (const origin of ['http://api', 'http://x', 'http://[::1]:3000', 'http://api.internal:8080']) {
         const keys = await t.app.handle(new Request(`${origin}/api/keys`, { headers: auth }))
         expect({ origin, status: keys.status }).toEqual({ origin, status: 200 })

@@ -12,7 +12,7 @@ beforeAll(async () => {
 afterAll(() => t.close())
 
 test('a nullable field given the wrong type is named with what it must be, not as a failed union', async () => {
-  const res = await t.json('POST', '/api/keys', { key: u.key, body: { label: 5 } })
+  const res = await t.json('POST', '/api/keys', { cookie: u.cookie, body: { label: 5 } })
   expect(res.status).toBe(400)
   expect(res.body.error).toBe('body.label: must be a string, not a number')
   expect(res.body.error).not.toContain('union')

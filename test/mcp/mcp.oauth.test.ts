@@ -123,6 +123,8 @@ describe('the SDK client connects by URL alone', () => {
         tier: 'free',
         created_at: expect.any(String),
         last_used_at: expect.any(String),
+        scopes: ['read', 'write'],
+        parent_id: null,
       })
       expect(listed.body.data.find((k: { kind: string }) => k.kind === 'api_key')).toMatchObject({ client_name: null, label: 'test' })
 

@@ -130,7 +130,6 @@ export function annotate(key: string, path: string, method: string, op: Json): v
   }
   const isPublic = !op.security?.length
   if (isPublic) op.security = []
-  else if (key !== 'POST /mcp') describeScope(path, method, op)
   for (const p of op.parameters ?? []) {
     if (p.$ref) continue
     p.description ??= p.schema?.description ?? PARAMETERS[p.name] ?? (p.name === 'id' ? idOf(path) : undefined)
@@ -145,6 +144,10 @@ export function annotate(key: string, path: string, method: string, op: Json): v
   }
   const responses: Json = (op.responses ??= {})
   const ERROR = errorContent(path)
+  if (!isPublic && key !== 'POST /mcp') {
+    describeScope(path, method, op)
+    responses['403'] ??= { description: 'The API key lacks the scope this operation needs, or it takes a person signed in', content: ERROR }
+  }
   const params: Json[] = (op.parameters ??= [])
 
   // Idempotency-Key: every authenticated write; the event streams refuse it.

@@ -34,7 +34,7 @@ export const EXAMPLES: Record<string, { request?: unknown; responses?: Record<st
     },
   },
   'POST /api/keys': {
-    request: { label: 'laptop' },
+    request: { label: 'laptop', scopes: ['read', 'write'] },
     responses: {
       201: {
         id: ID,
@@ -45,6 +45,8 @@ export const EXAMPLES: Record<string, { request?: unknown; responses?: Record<st
         last_used_at: null,
         kind: 'api_key',
         client_name: null,
+        scopes: ['read', 'write'],
+        parent_id: null,
         key: 'svc_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcd',
       },
     },

@@ -25,7 +25,9 @@ const ResetBody = t.Object({
   token: Text({ minLength: 1, maxLength: 200, description: 'The token of the mailed link' }),
   new_password: NewPassword,
 })
-const TokenQuery = t.Object({ token: Text({ minLength: 1, maxLength: 200, error: 'token is missing from the link' }) })
+const TokenQuery = t.Object({
+  token: Text({ minLength: 1, maxLength: 200, error: 'token is missing from the link', description: 'The token of the mailed link' }),
+})
 const Session = t.Object(
   {
     id: t.String({ description: 'Names the session to end it (DELETE /api/sessions/{id}); not a credential' }),

@@ -77,7 +77,8 @@ export async function startEntry(env: Record<string, string> = {}): Promise<Entr
     const created = await fetch(`${url}/api/keys`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', cookie, origin: url },
-      body: '{"label":"entry"}',
+      // Every scope: the fuzz reaches the key routes too.
+      body: '{"label":"entry","scopes":["read","write","keys"]}',
     })
     const { key } = (await created.json()) as { key: string }
     if (!key) throw new Error(`no key: ${created.status}`)

@@ -82,7 +82,11 @@ export async function signUpActor(url: string, label: string): Promise<Actor> {
   if (res.status !== 201) throw new Error(`fixture sign-up: ${res.status} ${await res.text()}`)
   const cookie = res.headers.get('set-cookie')!.split(';')[0]!
   const key = must(
-    await api('POST', '/api/keys', { actor: { email, key: '', cookie }, via: 'cookie', body: { label: 'fuzz' } }),
+    await api('POST', '/api/keys', {
+      actor: { email, key: '', cookie },
+      via: 'cookie',
+      body: { label: 'fuzz', scopes: ['read', 'write', 'keys'] },
+    }),
     [201],
     'key',
   ).key as string

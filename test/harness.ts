@@ -46,7 +46,7 @@ export interface TestApp {
   clock: FakeClock
   request(method: string, path: string, options?: RequestOptions): Promise<Response>
   json<T = any>(method: string, path: string, options?: RequestOptions): Promise<{ status: number; body: T; headers: Headers }>
-  signUp(options?: { email?: string; withKey?: boolean }): Promise<TestUser>
+  signUp(options?: { email?: string; withKey?: boolean; scopes?: string[] }): Promise<TestUser>
   close(): Promise<void>
 }
 
@@ -97,7 +97,16 @@ export async function createTestApp(options: { env?: Record<string, string>; dep
     return { status: res.status, body: text ? JSON.parse(text) : null, headers: res.headers }
   }
 
-  const signUp = async ({ email, withKey = true }: { email?: string; withKey?: boolean } = {}): Promise<TestUser> => {
+  /** `scopes`: the key's (default: what a key gets by default, read and write). */
+  const signUp = async ({
+    email,
+    withKey = true,
+    scopes,
+  }: {
+    email?: string
+    withKey?: boolean
+    scopes?: string[]
+  } = {}): Promise<TestUser> => {
     const address = email ?? `user${++counter}-${crypto.randomUUID().slice(0, 8)}@example.com`
     const res = await request('POST', '/api/auth/sign-up', { body: { email: address, password: 'correct horse battery' } })
     if (res.status !== 201) throw new Error(`sign-up failed: ${res.status} ${await res.text()}`)
@@ -105,7 +114,7 @@ export async function createTestApp(options: { env?: Record<string, string>; dep
     const cookie = res.headers.get('set-cookie')!.split(';')[0]!
     let key = ''
     if (withKey) {
-      const created = await json('POST', '/api/keys', { cookie, body: { label: 'test' } })
+      const created = await json('POST', '/api/keys', { cookie, body: { label: 'test', ...(scopes && { scopes }) } })
       if (created.status !== 201) throw new Error(`key creation failed: ${created.status} ${JSON.stringify(created.body)}`)
       key = created.body.key
     }

@@ -34,7 +34,7 @@ export function authPlugin(deps: Deps) {
         const { apiCalls, ...principal } = await authenticate(deps, request, (cookie) => (set.headers['set-cookie'] = cookie), {
           countCall: true,
         })
-        // Before anything is counted against the plan: a key without the route's scope did nothing.
+        // A key without the route's scope is refused here, before validation (counted like any authenticated call).
         assertAllowed(principal, requirementOf(request.method, route))
         // Delegated requests (actAs) were authenticated already, and are counted here on their own.
         const calls = apiCalls ?? (await countApiCall(deps, principal.user.id))

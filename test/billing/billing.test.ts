@@ -461,7 +461,7 @@ describe('subscription lifecycle events', () => {
     expect((await newKey(t, u)).status).toBe(402)
     expect((await newWorkspace(t, u, 'three')).status).toBe(402)
     // … but what exists stays, and the keys still work.
-    const keys = (await t.json('GET', '/api/keys', { key: u.key })).body
+    const keys = (await t.json('GET', '/api/keys', { cookie: u.cookie })).body
     expect((keys.data ?? keys).length).toBe(3)
     expect((await t.json('GET', '/api/workspaces', { cookie: u.cookie })).body.data.length).toBe(2)
   })

@@ -74,7 +74,7 @@ test('deleting the account leaves none of its postings', async () => {
   const u = await t.signUp()
   await bulk(u, docs(8))
   expect((await books(u)).postings).toBeGreaterThan(0)
-  expect((await t.request('DELETE', '/api/account', { key: u.key, body: { confirm: 'DELETE' } })).status).toBe(204)
+  expect((await t.request('DELETE', '/api/account', { cookie: u.cookie, body: { confirm: 'DELETE' } })).status).toBe(204)
   const [left] = await queryRows<{ n: number }>(t.deps.db, sql`select count(*)::int as n from postings where user_id = ${u.id}`)
   expect(left!.n).toBe(0)
 })

@@ -173,7 +173,8 @@ describe('things that do not exist', () => {
       ['DELETE', `/api/documents/${MISSING}/links/${other}`],
       ['DELETE', `/api/documents/${other}/links/${MISSING}`],
     ] as [string, string, unknown?][]) {
-      const res = await t.json(method, path, { key: u.key, body })
+      // Approving takes a person signed in: a key never gets that far.
+      const res = await t.json(method, path, path.endsWith('/approve') ? { cookie: u.cookie, body } : { key: u.key, body })
       expect({ method, path, status: res.status }).toEqual({ method, path, status: 404 })
       expect(typeof res.body.error).toBe('string')
     }
@@ -183,7 +184,7 @@ describe('things that do not exist', () => {
 describe('transitions that do not apply', () => {
   test('approving or rejecting an active document is 409 and changes nothing', async () => {
     const d = await ingest(t, u)
-    await expectError(await t.json('POST', `/api/documents/${d.id}/approve`, { key: u.key }), 409)
+    await expectError(await t.json('POST', `/api/documents/${d.id}/approve`, { cookie: u.cookie }), 409)
     await expectError(await t.json('POST', `/api/documents/${d.id}/reject`, { key: u.key }), 409)
     expect((await t.json('GET', `/api/documents/${d.id}`, { key: u.key })).body.status).toBe('active')
   })
@@ -208,7 +209,7 @@ describe('transitions that do not apply', () => {
     })
     const draft = drafts.body.data[0]
     expect((await t.json('POST', `/api/documents/${draft.id}/reject`, { key: u.key })).status).toBe(200)
-    await expectError(await t.json('POST', `/api/documents/${draft.id}/approve`, { key: u.key }), 409)
+    await expectError(await t.json('POST', `/api/documents/${draft.id}/approve`, { cookie: u.cookie }), 409)
     await expectError(await t.json('POST', `/api/documents/${draft.id}/reject`, { key: u.key }), 409)
   })
 })

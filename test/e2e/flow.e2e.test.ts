@@ -31,7 +31,10 @@ describe('user flow through the generated client', () => {
     const foreign = await api.POST('/api/keys', { body: { label: 'e2e' }, headers: { cookie, origin: 'http://evil.example' } })
     expect(outcome(foreign)).toEqual({ status: 403, body: { error: expect.any(String), code: 'forbidden' } })
 
-    const created = await api.POST('/api/keys', { body: { label: 'e2e' }, headers: { cookie, origin: server.url } })
+    const created = await api.POST('/api/keys', {
+      body: { label: 'e2e', scopes: ['read', 'write', 'keys'] },
+      headers: { cookie, origin: server.url },
+    })
     expect(outcome(created)).toMatchObject({ status: 201, body: { label: 'e2e' } })
     const key = created.data!.key
     expect(key).toMatch(/^svc_[0-9A-Za-z]{40}$/)

@@ -181,9 +181,9 @@ describe('what is remembered', () => {
   test('a 5xx is not remembered: the retry runs again', async () => {
     const user = await t.signUp()
     const key = crypto.randomUUID()
-    const first = await post(user, '/api/billing/checkout', {}, key) // Stripe is not configured: 503
+    const first = await post(user, '/api/billing/sync', undefined, key) // Stripe is not configured: 503
     expect(first.status).toBe(503)
-    const again = await post(user, '/api/billing/checkout', {}, key)
+    const again = await post(user, '/api/billing/sync', undefined, key)
     expect(again.status).toBe(503)
     expect(again.headers.get('idempotent-replayed')).toBeNull()
     const rows = await t.deps.db

@@ -35,10 +35,14 @@ describe('approving', () => {
     expect(await listIds(t, u, '/api/memories')).toEqual([])
   })
 
-  test("another user's draft is 404 for a key, as for anyone", async () => {
+  test("a key is refused alike whoever's draft it names (403: it learns nothing); another person gets 404", async () => {
     const [owner, other] = [await t.signUp(), await t.signUp()]
     const [draft] = await saveDrafts(t, owner, await defaultWorkspaceId(t, owner), [learning()])
-    expect((await post(asKey(other), `/api/documents/${draft.id}/approve`)).status).toBe(404)
+    const foreign = await post(asKey(other), `/api/documents/${draft.id}/approve`)
+    const missing = await post(asKey(other), `/api/documents/${crypto.randomUUID()}/approve`)
+    expect([foreign.status, missing.status]).toEqual([403, 403])
+    expect(foreign.body).toEqual(missing.body)
+    expect((await t.json('POST', `/api/documents/${draft.id}/approve`, { cookie: other.cookie })).status).toBe(404)
   })
 })
 

@@ -99,7 +99,7 @@ describe("another user's drafts and memories", () => {
     const [draft, other] = await saveDrafts(t, owner, space, [learning(), learning()])
     const stranger = await t.signUp()
     expect(await listIds(t, stranger, '/api/memories?status=pending_approval')).toEqual([])
-    expect((await t.json('POST', `/api/documents/${draft.id}/approve`, { key: stranger.key })).status).toBe(404)
+    expect((await t.json('POST', `/api/documents/${draft.id}/approve`, { cookie: stranger.cookie })).status).toBe(404)
     expect((await t.json('POST', `/api/documents/${other.id}/reject`, { key: stranger.key })).status).toBe(404)
     expect((await t.json('GET', `/api/memories?workspace_id=${space}`, { key: stranger.key })).status).toBe(404)
     for (const id of [draft.id, other.id]) {

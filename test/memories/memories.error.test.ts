@@ -157,7 +157,7 @@ describe('listing memories with bad parameters', () => {
 describe('approving and rejecting', () => {
   test('approving something that is not a pending memory draft is 409', async () => {
     const doc = await ingest(t, u)
-    const res = await t.json('POST', `/api/documents/${doc.id}/approve`, { key: u.key })
+    const res = await t.json('POST', `/api/documents/${doc.id}/approve`, { cookie: u.cookie })
     expect(res.status).toBe(409)
     expect(typeof res.body.error).toBe('string')
   })

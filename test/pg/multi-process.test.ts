@@ -90,7 +90,7 @@ describe.skipIf(reason !== null)(`two API processes and two workers on one serve
     // Both processes have served the credentials just before, so anything they kept of them would still be warm.
     for (const on of [a, b]) expect((await call(on, 'GET', '/api/usage', { key: u.key })).status).toBe(200)
     expect((await call(b, 'GET', '/api/auth/session', { cookie: u.cookie })).status).toBe(200)
-    expect((await call(a, 'DELETE', '/api/account', { key: u.key, body: { confirm: 'DELETE' } })).status).toBe(204)
+    expect((await call(a, 'DELETE', '/api/account', { cookie: u.cookie, body: { confirm: 'DELETE' } })).status).toBe(204)
     const after = await Promise.all([
       call(a, 'GET', '/api/usage', { key: u.key }),
       call(b, 'GET', '/api/usage', { key: u.key }),
@@ -103,7 +103,7 @@ describe.skipIf(reason !== null)(`two API processes and two workers on one serve
     const u = await signUp(b)
     for (const on of [a, b]) expect((await call(on, 'GET', '/api/usage', { key: u.key })).body.plan).toBe('free')
     await sql`insert into subscriptions (user_id, plan, status, stripe_customer_id, stripe_subscription_id) values (${u.id}, 'pro', 'active', ${`cus_${u.id}`}, ${`sub_${u.id}`})`
-    const [onA, onB] = await Promise.all([call(a, 'GET', '/api/usage', { key: u.key }), call(b, 'GET', '/api/keys', { key: u.key })])
+    const [onA, onB] = await Promise.all([call(a, 'GET', '/api/usage', { key: u.key }), call(b, 'GET', '/api/keys', { cookie: u.cookie })])
     expect(onA.body.plan).toBe('pro')
     expect(onB.body.data.map((k: { tier: string }) => k.tier)).toEqual(['pro'])
   })

@@ -96,7 +96,7 @@ test('postings and listed terms agree through ingest, edits, duplicates and dele
   await expectAgreement(u)
   expect((await found(u, 'kingfisher')).sort()).toEqual(ids.slice(4, 6).sort())
 
-  expect((await t.request('DELETE', '/api/account', { key: u.key, body: { confirm: 'DELETE' } })).status).toBe(204)
+  expect((await t.request('DELETE', '/api/account', { cookie: u.cookie, body: { confirm: 'DELETE' } })).status).toBe(204)
   const [left] = await queryRows<{ postings: number; terms: number }>(
     t.deps.db,
     sql`select (select count(*)::int from postings where user_id = ${u.id}) as postings,

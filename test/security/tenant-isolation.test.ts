@@ -6,6 +6,7 @@ import { eq } from 'drizzle-orm'
 import { connections, connectors } from '../../db/schema'
 import { sealSecret } from '../../src/lib/secret-box'
 import { encodeCursor } from '../../src/lib/cursor'
+import { requirementOf } from '../../src/modules/keys/key-scopes'
 import { createTestApp, type TestApp, type TestUser } from '../harness'
 
 // test/setup.ts sets 30 s, but that default is lost for files that run after a src/*.test.ts file; the first
@@ -21,16 +22,17 @@ const a = {
   workspaces: [] as string[],
   docs: {} as Record<'active' | 'target' | 'archived' | 'draft' | 'memory' | 'pinned', string>,
   keyId: '',
+  sessionId: '',
   conversations: [] as string[],
   connectors: [] as string[],
   connections: [] as string[],
   titles: [] as string[],
 }
 /** B's own things, used where a route needs a second, legitimate id. */
-const b = { workspace: '', doc: '', keyId: '', conversation: '', connector: '', connection: '' }
+const b = { workspace: '', doc: '', keyId: '', sessionId: '', conversation: '', connector: '', connection: '' }
 
 const aDocIds = () => Object.values(a.docs)
-const aIds = () => [...a.workspaces, ...aDocIds(), a.keyId, ...a.conversations, ...a.connectors, ...a.connections]
+const aIds = () => [...a.workspaces, ...aDocIds(), a.keyId, a.sessionId, ...a.conversations, ...a.connectors, ...a.connections]
 
 /** Route prefix → A's ids (what B must not reach) and B's own id of the same kind. */
 const fixtures = () => ({
@@ -38,6 +40,7 @@ const fixtures = () => ({
   '/api/memories': { foreign: [a.docs.draft, a.docs.memory], own: b.doc },
   '/api/workspaces': { foreign: a.workspaces, own: b.workspace },
   '/api/keys': { foreign: [a.keyId], own: b.keyId },
+  '/api/sessions': { foreign: [a.sessionId], own: b.sessionId },
   '/api/conversations': { foreign: a.conversations, own: b.conversation },
   // Listed before /api/connectors, whose prefix it shares.
   '/api/connectors/connections': { foreign: a.connections, own: b.connection },
@@ -110,10 +113,12 @@ beforeAll(async () => {
       CONFLUENCE_CLIENT_SECRET: 'c-secret',
     },
   })
-  A = await t.signUp()
-  B = await t.signUp()
+  // Keys holding every scope: each one's reach over the other's objects is what is tested, /api/keys included.
+  A = await t.signUp({ scopes: ['read', 'write', 'keys'] })
+  B = await t.signUp({ scopes: ['read', 'write', 'keys'] })
 
   a.keyId = (await ok('GET', '/api/keys', { key: A.key })).data[0].id
+  a.sessionId = (await ok('GET', '/api/sessions', { cookie: A.cookie })).data[0].id
   a.workspaces.push((await ok('GET', '/api/workspaces', { key: A.key })).data[0].id)
   a.workspaces.push((await ok('POST', '/api/workspaces', { key: A.key, body: { name: 'A secret workspace' } })).id)
   const [ws1, ws2] = a.workspaces as [string, string]
@@ -165,6 +170,7 @@ beforeAll(async () => {
   a.connections.push(await connectDirectly(A.id, a.connectors[0]!))
 
   b.keyId = (await ok('GET', '/api/keys', { key: B.key })).data[0].id
+  b.sessionId = (await ok('GET', '/api/sessions', { cookie: B.cookie })).data[0].id
   b.connector = (await ok('POST', '/api/connectors', { key: B.key, body: { type: 'confluence' } })).connector.id
   b.connection = await connectDirectly(B.id, b.connector)
   b.workspace = (await ok('GET', '/api/workspaces', { key: B.key })).data[0].id
@@ -304,6 +310,7 @@ const REQUIRED_ROUTES = [
   'DELETE /api/workspaces/{id}',
   'GET /api/workspaces/{id}/context',
   'DELETE /api/keys/{id}',
+  'DELETE /api/sessions/{id}',
 ]
 
 const fill = (path: string, values: Record<string, string>) => path.replace(/\{(\w+)\}/g, (_, name: string) => values[name]!)
@@ -341,6 +348,8 @@ describe("B holding A's ids", () => {
         const foreignIds = Object.values(values).filter((v) => v !== own)
         const controlValues = Object.fromEntries(Object.entries(values).map(([k, v]) => [k, v === own ? own : crypto.randomUUID()]))
         for (const cred of ['key', 'cookie'] as const) {
+          // A route only a person reaches refuses every key alike (403, whatever the id): B's key learns nothing either.
+          const expected = cred === 'key' && requirementOf(op.method, op.path.replace(/\{(\w+)\}/g, ':$1')) === 'person' ? 403 : 404
           attempts++
           const path = fill(op.path, values)
           const res = await t.request(op.method, path, { ...as(cred), body })
@@ -349,8 +358,8 @@ describe("B holding A's ids", () => {
           const controlText = await control.text()
           const leaks = a.titles.filter((title) => text.includes(title))
           if (
-            res.status !== 404 ||
-            control.status !== 404 ||
+            res.status !== expected ||
+            control.status !== expected ||
             mask(text, foreignIds) !==
               mask(
                 controlText,
@@ -504,10 +513,12 @@ describe("B's lists never contain A's ids", () => {
       expectClean('session', await ok('GET', '/api/auth/session', as(cred)))
       expectClean("B's own context", await ok('GET', `/api/workspaces/${b.workspace}/context`, as(cred)))
     }
+    expectClean('sessions', await ok('GET', '/api/sessions', as('cookie')))
   })
 
   test("a cursor made from A's ids pages B's own data only", async () => {
-    for (const id of aIds()) {
+    // Cursors are made of row ids (UUIDs); a session's id is a hash, never a cursor.
+    for (const id of aIds().filter((id) => id !== a.sessionId)) {
       const cursor = encodeCursor(id)
       for (const route of ['/api/documents', '/api/memories', '/api/workspaces']) {
         const res = await t.json('GET', `${route}?cursor=${cursor}`, { key: B.key })

@@ -99,7 +99,7 @@ describe('statistics events written behind the request', () => {
     const stays = await t.signUp()
     await t.request('GET', '/api/search?q=lamp', { key: gone.key })
     await t.request('GET', '/api/search?q=lamp', { key: stays.key })
-    expect((await t.request('DELETE', '/api/account', { key: gone.key, body: { confirm: 'DELETE' } })).status).toBe(204)
+    expect((await t.request('DELETE', '/api/account', { cookie: gone.cookie, body: { confirm: 'DELETE' } })).status).toBe(204)
     await flushEvents(t.deps)
     const rows = await queryRows<{ user_id: string }>(
       t.deps.db,

@@ -52,7 +52,7 @@ describe('accounts and keys', () => {
     expectStatus(session, 200)
     expect(session.body).toMatchObject({ user: { id: user.id }, via: 'session' })
 
-    const created = await w.json('POST', '/api/keys', { cookie, body: { label: 'wire' } })
+    const created = await w.json('POST', '/api/keys', { cookie, body: { label: 'wire', scopes: ['read', 'write', 'keys'] } })
     expectStatus(created, 201)
     const key: string = created.body.key
     expect(key).toMatch(/^svc_[0-9A-Za-z]{40}$/)
@@ -91,12 +91,12 @@ describe('usage', () => {
   test('api_calls.used grows by exactly the number of authenticated calls, also when they run concurrently', async () => {
     const u = await w.signUp()
     let expected = await apiCalls(u.key) // the usage call counts itself
-    for (let i = 0; i < 3; i++) expect((await w.request('GET', '/api/keys', { key: u.key })).status).toBe(200)
+    for (let i = 0; i < 3; i++) expect((await w.request('GET', '/api/workspaces', { key: u.key })).status).toBe(200)
     expected += 3 + 1
     expect(await apiCalls(u.key)).toBe(expected)
 
     const statuses = await Promise.all(
-      Array.from({ length: 12 }, () => w.request('GET', '/api/keys', { key: u.key }).then((r) => r.status)),
+      Array.from({ length: 12 }, () => w.request('GET', '/api/workspaces', { key: u.key }).then((r) => r.status)),
     )
     expect(statuses.every((s) => s === 200)).toBe(true)
     expected += 12 + 1

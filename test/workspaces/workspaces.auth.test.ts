@@ -38,7 +38,7 @@ describe('credentials', () => {
   test('a revoked key is 401 on every workspace route', async () => {
     const u = await t.signUp()
     const w = await firstWorkspace(u)
-    const [k] = (await t.json('GET', '/api/keys', { key: u.key })).body.data
+    const [k] = (await t.json('GET', '/api/keys', { cookie: u.cookie })).body.data
     await t.request('DELETE', `/api/keys/${k.id}`, { cookie: u.cookie })
     for (const [method, path, body] of routes(w.id)) expect((await t.request(method, path, { key: u.key, body })).status).toBe(401)
   })

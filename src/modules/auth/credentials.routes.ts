@@ -39,7 +39,7 @@ const Session = t.Object(
   { title: 'Session' },
 )
 const SessionList = t.Object({ data: t.Array(Session) }, { title: 'SessionList' })
-const SessionParams = t.Object({ id: Text({ pattern: '^[0-9a-f]{64}$', error: 'id must be a session id (64 hex characters)' }) })
+const SessionParams = t.Object({ id: Text({ minLength: 1, maxLength: 128, description: 'The session id, from GET /api/sessions' }) })
 const Accepted = t.Object({ status: t.Literal('accepted'), detail: t.String() })
 const Redirect = t.Void({ description: 'Redirect (302) with a Location header' })
 
@@ -163,7 +163,7 @@ export function credentialsRoutes(deps: Deps) {
         auth: true,
         params: SessionParams,
         response: { 204: NoContent, ...errors(400, 401, 403, 404) },
-        detail: { tags, summary: 'End one session (it is signed out on its next request)' },
+        detail: { tags, summary: 'End one session (it is signed out on its next request); an unknown id, or another account’s, is 404' },
       },
     )
     .get(

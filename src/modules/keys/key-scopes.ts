@@ -9,7 +9,7 @@ export type KeyScope = (typeof KEY_SCOPES)[number]
 export const DEFAULT_KEY_SCOPES: KeyScope[] = ['read', 'write']
 
 export const SCOPE_DESCRIPTIONS: Record<KeyScope, string> = {
-  read: 'read: list, read, search and ask (also POST /api/ask, /v1/chat/completions, /v1/embeddings); for a read-only widget',
+  read: 'read: list, read, search and ask (also POST /api/ask, whose exchange is kept as a conversation, /v1/chat/completions, /v1/embeddings); for a read-only widget',
   write: 'write: add, change and delete documents, memory drafts, workspaces, conversations, settings and connectors',
   keys: 'keys: list, create and revoke keys — only keys it made, with no more scopes than its own',
 }
@@ -21,9 +21,12 @@ export type Requirement = KeyScope | 'person'
 const READ_POSTS = new Set(['/api/ask', '/v1/chat/completions', '/v1/embeddings'])
 
 // Routes a key never reaches, whatever its scopes: they change how the account is signed in to, or end it, or make a
-// draft an agent proposed into a memory (the approval rule of src/modules/documents/approval.ts).
+// draft an agent proposed into a memory (the approval rule of src/modules/documents/approval.ts), or open the
+// payment pages (Stripe's portal shows the billing details and cancels the plan).
 const PERSON_ONLY = new Set([
   'DELETE /api/account',
+  'POST /api/billing/checkout',
+  'POST /api/billing/portal',
   'POST /api/documents/:id/approve',
   'POST /api/auth/password',
   'GET /api/sessions',
@@ -45,7 +48,9 @@ export function requirementOf(method: string, route: string): Requirement {
 export function assertAllowed(caller: { via: 'key' | 'session'; scopes: readonly KeyScope[] }, requirement: Requirement): void {
   if (caller.via === 'session') return
   if (requirement === 'person')
-    throw forbidden('this takes a person signed in (the dashboard): an API key cannot change sign-in credentials, sessions or the account')
+    throw forbidden(
+      'this takes a person signed in (the dashboard): an API key never changes credentials, sessions, the account or billing, nor approves drafts',
+    )
   if (!caller.scopes.includes(requirement))
     throw forbidden(`this API key lacks the "${requirement}" scope (it has: ${caller.scopes.join(', ') || 'none'}); create a key with it`)
 }

@@ -295,7 +295,7 @@ export interface paths {
         post?: never;
         /**
          * End a session
-         * @description End one session (it is signed out on its next request)
+         * @description End one session (it is signed out on its next request); an unknown id, or another account’s, is 404
          *
          *     Key scope: none — a person signed in only (API keys get 403).
          */
@@ -1230,7 +1230,7 @@ export interface paths {
          * Start a Stripe checkout
          * @description Start a Stripe Checkout for the pro plan; answers the hosted page URL
          *
-         *     Key scope: `write` (a key without it gets 403; a session holds every scope).
+         *     Key scope: none — a person signed in only (API keys get 403).
          */
         post: operations["createCheckout"];
         delete?: never;
@@ -1274,7 +1274,7 @@ export interface paths {
          * Open the Stripe billing portal
          * @description Open Stripe's customer portal (409 before any checkout)
          *
-         *     Key scope: `write` (a key without it gets 403; a session holds every scope).
+         *     Key scope: none — a person signed in only (API keys get 403).
          */
         post: operations["openBillingPortal"];
         delete?: never;
@@ -4215,7 +4215,7 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @description The session's id */
+                /** @description The session id, from GET /api/sessions */
                 id: string;
             };
             cookie?: never;

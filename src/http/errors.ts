@@ -146,7 +146,7 @@ function databaseUnreachable(error: unknown): Error | null {
 }
 
 /** "Error: connect ECONNREFUSED 127.0.0.1:5432", with its causes (a few: a chain may loop). */
-function describeError(error: unknown, depth = 0): string {
+export function describeError(error: unknown, depth = 0): string {
   if (!(error instanceof Error)) return String(error)
   const cause = error.cause !== undefined && depth < 4 ? ` (cause: ${describeError(error.cause, depth + 1)})` : ''
   return `${error.name}: ${error.message}${cause}`

@@ -76,6 +76,7 @@ describe.skipIf(reason !== null)(`PostgreSQL stopped, then started again${skippe
 
     const writes = [
       await call(t, 'POST', '/api/workspaces', { key: u.key, body: { name: 'Runbooks' } }),
+      await call(t, 'POST', '/api/workspaces', { key: u.key, body: { name: 'Runbooks' }, headers: { 'idempotency-key': 'k-1' } }),
       await call(t, 'POST', '/api/documents', { cookie: u.cookie, body: { body: 'Backups run nightly at two.' } }),
       await call(t, 'POST', '/api/auth/sign-up', { body: { email: 'late@example.com', password: 'correct horse battery' } }),
     ]

@@ -1,13 +1,15 @@
 // Calls a provider's REST API with a connection's token: a refreshed token after a 401, waits and retries on
 // 429 and 5xx (Retry-After honoured), a timeout per request, and the token only ever sent to the API's origin.
 
+/** `message` is shown to the user (an answer, a sync run); `cause`, the network's own error, only logged. */
 export class ProviderError extends Error {
   constructor(
     /** The provider's HTTP status, or null when it could not be reached. */
     readonly status: number | null,
     message: string,
+    options?: ErrorOptions,
   ) {
-    super(message)
+    super(message, options)
   }
 }
 
@@ -88,7 +90,7 @@ export function createProviderApi(options: ProviderApiOptions): ProviderApi {
           signal: AbortSignal.timeout(options.timeoutMs ?? 30_000),
         })
       } catch (error) {
-        if (attempt >= attempts) throw new ProviderError(null, `${name} could not be reached: ${(error as Error).message}`)
+        if (attempt >= attempts) throw new ProviderError(null, `${name} could not be reached`, { cause: error })
         await sleep(backoff(attempt, maxWaitMs))
         continue
       }

@@ -5,7 +5,7 @@
 import { and, eq, sql } from 'drizzle-orm'
 import { connections, connectors, syncRuns, users } from '../../db/schema'
 import type { Deps } from '../deps'
-import { AppError } from '../http/errors'
+import { AppError, describeError } from '../http/errors'
 import { accountPlan } from '../plans'
 import { touchJob, type JobRow } from '../jobs/queue'
 import { MAX_BODY_BYTES } from '../modules/documents/documents.model'
@@ -37,16 +37,21 @@ export async function runSync(deps: Deps, runId: string, job: JobRow): Promise<v
   } catch (error) {
     if (error instanceof ClaimLost) return
     const expected = error instanceof LimitReached || error instanceof AppError || error instanceof ProviderError
-    if (!expected) deps.log.error('sync failed', { run_id: runId, error: String(error) })
+    if (!expected) deps.log.error('sync failed', { run_id: runId, error: describeError(error) })
+    else if (error.cause !== undefined)
+      deps.log.warn('sync failed', { run_id: runId, error: error.message, cause: describeError(error.cause) })
     await finishRun(deps, runId, connector.id, 'failed', failureMessage(error))
   }
 }
 
-/** What the run shows: a limit says the sync stopped; the provider's and our refusals speak for themselves. */
+/**
+ * What the run shows: a limit says the sync stopped; the provider's and our refusals speak for themselves.
+ * Anything else (a database or programming error) names internals — SQL, hosts, ports: the log has it by run id.
+ */
 function failureMessage(error: unknown): string {
   if (error instanceof LimitReached) return `stopped: ${error.message}`
   if (error instanceof AppError || error instanceof ProviderError) return error.message
-  return `sync failed: ${(error as Error).message}`
+  return 'sync failed: internal error (logged under this run id)'
 }
 
 export async function finishRun(

@@ -8,15 +8,20 @@ import { bodyLimitFor } from './route-body-limits'
 import { codeForStatus, errorBody, type ErrorCode } from './error-codes'
 import { requestIdFor } from './request-id'
 
-/** `code` defaults to the status's own (error-codes.ts); name one only where the status has several meanings. */
+/**
+ * `code` defaults to the status's own (error-codes.ts); name one only where the status has several meanings.
+ * `message` is what the client reads; a `cause` (the driver's or the network's own error, which names hosts,
+ * ports and internals) is written to the log with the request id, never into the answer.
+ */
 export class AppError extends Error {
   constructor(
     readonly status: number,
     message: string,
     readonly headers: Record<string, string> = {},
     readonly code: ErrorCode = codeForStatus(status),
+    options?: ErrorOptions,
   ) {
-    super(message)
+    super(message, options)
   }
 }
 
@@ -29,12 +34,18 @@ export const conflict = (message: string) => new AppError(409, message)
 export const payloadTooLarge = (message: string) => new AppError(413, message)
 /** A dependency that is not configured (billing, an OAuth provider). */
 export const unavailable = (message: string) => new AppError(503, message, {}, 'service_unavailable')
+/** An upstream service (Stripe, an OAuth or connector provider) failed or could not be reached: `message` names
+ * which, in words that stay the same whatever went wrong; `cause` is why, for the log only. */
+export const providerFailed = (message: string, cause?: unknown) => new AppError(502, message, {}, 'provider_error', { cause })
 /** No embedding or chat model is loaded, or it failed. */
 export const modelUnavailable = (message: string) => new AppError(503, message, {}, 'model_unavailable')
 
 /** Request ids, kept per request so the error mapper can log them even before routing succeeds. */
 const requestIds = new WeakMap<Request, string>()
 export const requestIdOf = (request: Request) => requestIds.get(request) ?? 'unknown'
+
+/** What a client waiting out a database restart or an exhausted pool is told to wait, in seconds. */
+export const DATABASE_RETRY_AFTER_SECONDS = 5
 
 export function errorHandler(log: Logger, maxBodyBytes: number) {
   return new Elysia({ name: 'error-handler' })
@@ -59,7 +70,10 @@ export function errorHandler(log: Logger, maxBodyBytes: number) {
       }
       // An AppError thrown while parsing (the body limit) arrives wrapped in Elysia's parse error.
       if (code === 'PARSE' && (error as Error).cause instanceof AppError) error = (error as Error).cause as AppError
+      const where = () => ({ request_id: requestIdOf(request), method: request.method, path: pathname })
       if (error instanceof AppError) {
+        if (error.status >= 500 && error.cause !== undefined)
+          log.warn('upstream failed', { ...where(), error: error.message, cause: describeError(error.cause) })
         Object.assign(set.headers, error.headers)
         return answer(error.status, error.message, error.code)
       }
@@ -71,20 +85,71 @@ export function errorHandler(log: Logger, maxBodyBytes: number) {
             ? (error as Error).cause
             : null
       if (crash) return answer(503, 'the database is unavailable: the service must be restarted')
+      const unreachable = databaseUnreachable(error)
+      if (unreachable) {
+        log.warn('database unavailable', { ...where(), cause: describeError(unreachable) })
+        set.headers['retry-after'] = String(DATABASE_RETRY_AFTER_SECONDS)
+        return answer(503, 'database unavailable, retry shortly', 'service_unavailable')
+      }
       if (accountGone(error)) return answer(401, 'the account was deleted')
       if (error instanceof ValidationError && error.type !== 'response') return answer(400, describeValidation(error))
       if (code === 'NOT_FOUND') return answer(404, `no route for ${request.method} ${pathname}`)
       if (code === 'PARSE') return answer(400, 'request body is not valid JSON (or does not match its content-type)')
       if (code === 'INVALID_COOKIE_SIGNATURE') return answer(401, 'invalid session cookie')
       log.error('unhandled error', {
-        request_id: requestIdOf(request),
-        method: request.method,
-        path: pathname,
+        ...where(),
         error: String((error as Error)?.stack ?? error),
         cause: String((error as Error)?.cause ?? ''),
       })
       return answer(500, 'internal error')
     })
+}
+
+/** Socket errors (Node's, as postgres.js passes them on) and postgres.js's own connection errors. */
+const CONNECTION_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+  'CONNECTION_ENDED',
+  'CONNECTION_CLOSED',
+  'CONNECTION_DESTROYED',
+  'CONNECT_TIMEOUT',
+])
+/** SQLSTATEs of a server that is there but cannot serve now: class 08 (connection exception), too many
+ * connections, and a backend ended by the server (shut down, crashed, terminated, starting up, idle timeout). */
+const UNAVAILABLE_STATES = /^(08...|53300|57P0[1-5])$/
+
+/**
+ * The error, or the cause in its chain, that says the database cannot be reached right now (down, restarting,
+ * out of connections, closed) rather than that a statement was wrong: the request may succeed once it is back,
+ * so the client is told to retry (503 with Retry-After), not that the service is broken (500). The query
+ * builder wraps the driver's error; the cause is what the driver threw.
+ */
+function databaseUnreachable(error: unknown): Error | null {
+  let depth = 0
+  for (
+    let e = error as { code?: unknown; message?: unknown; cause?: unknown } | undefined;
+    e && depth < 8;
+    e = e.cause as typeof e, depth++
+  ) {
+    const code = typeof e.code === 'string' ? e.code : ''
+    if (CONNECTION_CODES.has(code) || UNAVAILABLE_STATES.test(code)) return e as Error
+    // The embedded database after close() (a request that outlived shutdown's drain).
+    if (e instanceof Error && /^PGlite is clos(ed|ing)$/.test(e.message)) return e
+  }
+  return null
+}
+
+/** "Error: connect ECONNREFUSED 127.0.0.1:5432", with its causes (a few: a chain may loop). */
+export function describeError(error: unknown, depth = 0): string {
+  if (!(error instanceof Error)) return String(error)
+  const cause = error.cause !== undefined && depth < 4 ? ` (cause: ${describeError(error.cause, depth + 1)})` : ''
+  return `${error.name}: ${error.message}${cause}`
 }
 
 /** A write that references a user who is gone: the account was deleted (with its keys and sessions) while this

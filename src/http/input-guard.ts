@@ -10,8 +10,11 @@
 //   before routing, so `DELETE /api/documents/X/links/..` arrives as `DELETE /api/documents/X/`; refusing
 //   the trailing slash keeps an id that is not an id from changing which route runs;
 // - request line and headers together stay under MAX_HEADER_BYTES (431 with `{ error }`; Bun's own limit,
-//   which answers with an empty body, is set above it).
+//   which answers with an empty body, is set above it);
+// - a body is sent as itself: a Content-Encoding other than identity (gzip, br, deflate, zstd…) is 415, since
+//   the server decodes none and would otherwise read compressed bytes as malformed JSON (a 400 that hides why).
 import { Elysia } from 'elysia'
+import { drainBody } from './drain'
 import { AppError, badRequest, notFound } from './errors'
 
 export const MAX_JSON_DEPTH = 32
@@ -78,11 +81,27 @@ function headerBytes(request: Request): number {
   return size
 }
 
+/** The codings applied to the body other than identity, as the client named them; null when there are none. */
+function bodyEncoding(request: Request): string | null {
+  const header = request.headers.get('content-encoding')
+  if (header === null) return null
+  const codings = header
+    .split(',')
+    .map((c) => c.trim())
+    .filter((c) => c && c.toLowerCase() !== 'identity')
+  return codings.length ? codings.join(', ').slice(0, 100) : null
+}
+
 export function inputGuard() {
   return new Elysia({ name: 'input-guard' })
-    .onRequest(({ request }) => {
+    .onRequest(async ({ request }) => {
       if (headerBytes(request) > MAX_HEADER_BYTES)
         throw new AppError(431, `request line and headers are larger than ${MAX_HEADER_BYTES} bytes`)
+      const encoding = bodyEncoding(request)
+      if (encoding) {
+        await drainBody(request.body)
+        throw new AppError(415, `Content-Encoding ${encoding} is not supported: send the body uncompressed`)
+      }
       const { pathname, search } = new URL(request.url)
       if (pathname.length > 1 && pathname.endsWith('/')) {
         throw notFound(`no route for ${request.method} ${pathname}: a path never ends with "/" here (an id of "." or ".." is not an id)`)

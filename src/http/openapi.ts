@@ -1,6 +1,9 @@
 // OpenAPI 3.1 at /openapi/json (built by @elysiajs/openapi's toOpenAPISchema from every route's schemas,
 // then tidied into a document generators accept) and the Swagger UI explorer at /openapi, whose assets are
-// served from node_modules so it works with no internet.
+// served from node_modules so it works with no internet. The explorer is a page where people paste API keys:
+// it runs only its own scripts (a Content-Security-Policy), is never framed, and forgets a key when the page
+// goes (Swagger UI's persistAuthorization would keep it in localStorage, for any script of this origin to read).
+import { createHash } from 'node:crypto'
 import { toOpenAPISchema } from '@elysiajs/openapi'
 import type { AnyElysia } from 'elysia'
 import type { Config } from '../config'
@@ -51,27 +54,60 @@ request, **409** while the first still runs). Single-object reads carry an **ETa
 \`RateLimit-Limit\`, \`RateLimit-Remaining\`, \`RateLimit-Reset\`, and **429** with \`Retry-After\`.
 \`/api/ask\`, \`/api/agent/chat\` and \`/v1\` with \`"stream": true\` answer \`text/event-stream\`.`
 
+/** The explorer's start. A key an earlier version kept (under Swagger UI's own storage name) is dropped. */
+const START = `try { localStorage.removeItem('authorized') } catch {}
+window.ui = SwaggerUIBundle({"url": "/openapi/json", "dom_id": "#swagger-ui", "persistAuthorization": false})`
+
 const PAGE = `<!doctype html>
 <html lang="en">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Knowledge Memory Service API</title><link rel="stylesheet" href="/openapi/assets/swagger-ui.css"></head>
 <body><div id="swagger-ui"></div>
 <script src="/openapi/assets/swagger-ui-bundle.js"></script>
-<script>window.ui = SwaggerUIBundle({"url": "/openapi/json", "dom_id": "#swagger-ui", "persistAuthorization": true})</script>
+<script>${START}</script>
 </body></html>`
+
+/**
+ * What the explorer needs and no more: its scripts and stylesheet from this origin, and the one inline script
+ * above by its hash (Swagger UI sets styles through the DOM, which a policy does not govern, and draws its icons
+ * from data: URLs); requests to this origin only (the document, "Try it out"); no framing, plugins, <base>, or
+ * form posts elsewhere.
+ */
+const EXPLORER_POLICY = [
+  "default-src 'none'",
+  `script-src 'self' 'sha256-${createHash('sha256').update(START).digest('base64')}'`,
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "font-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ')
+
+const PAGE_HEADERS = {
+  'content-type': 'text/html; charset=utf-8',
+  'content-security-policy': EXPLORER_POLICY,
+  'x-frame-options': 'DENY',
+  'x-content-type-options': 'nosniff',
+  // Not no-referrer: under it a browser sends `Origin: null` with "Try it out"'s POSTs, which the cookie check refuses.
+  'referrer-policy': 'same-origin',
+  'cross-origin-opener-policy': 'same-origin',
+}
 
 /** Adds the explorer, its assets and the document to `app` — call it last, once every module is mounted. */
 export function mountOpenApi<A extends AnyElysia>(app: A, config: Config): A {
   let document: unknown
   return app
-    .get('/openapi', () => new Response(PAGE, { headers: { 'content-type': 'text/html; charset=utf-8' } }), { detail: { hide: true } })
+    .get('/openapi', () => new Response(PAGE, { headers: PAGE_HEADERS }), { detail: { hide: true } })
     .get(
       '/openapi/assets/:file',
       ({ params }) => {
         const type = ASSETS[params.file]
         if (!type) throw notFound(`no asset ${params.file}`)
         return new Response(Bun.file(Bun.resolveSync(`swagger-ui-dist/${params.file}`, import.meta.dir)), {
-          headers: { 'content-type': type, 'cache-control': 'public, max-age=86400' },
+          headers: { 'content-type': type, 'cache-control': 'public, max-age=86400', 'x-content-type-options': 'nosniff' },
         })
       },
       { detail: { hide: true } },

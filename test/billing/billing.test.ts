@@ -642,14 +642,13 @@ describe('Stripe failing', () => {
     expect((await billingOf(t, u)).plan).toBe('pro')
   })
 
-  test('a wrong secret key: Stripe answers 401, we answer 502 with its message', async () => {
+  test("a wrong secret key: Stripe answers 401, we answer 502 naming its status (its message quotes the key: the log's)", async () => {
     const wrong = await createTestApp({ env: stripeEnv(fake, { STRIPE_SECRET_KEY: 'sk_test_wrong' }) })
     try {
       const u = await wrong.signUp()
       const res = await wrong.json('POST', '/api/billing/checkout', { cookie: u.cookie, body: {} })
       expect(res.status).toBe(502)
-      expect(res.body.error).toContain('Stripe answered 401')
-      expect(res.body.error).toContain('Invalid API Key')
+      expect(res.body.error).toBe('Stripe answered 401')
     } finally {
       await wrong.close()
     }

@@ -63,7 +63,8 @@ async function fetchJson<T>(provider: string, url: string, token: string): Promi
     headers: { authorization: `Bearer ${token}`, accept: 'application/json', 'user-agent': 'knowledge-memory-service' },
     signal: AbortSignal.timeout(15_000),
   }).catch((error: Error) => {
-    throw new AppError(502, `${provider} could not be reached: ${error.message}`)
+    // The network's own words (DNS, TLS, sockets) are for the log, with the request id; the client learns who failed.
+    throw new AppError(502, `${provider} could not be reached`, {}, 'provider_error', { cause: error })
   })
   if (!res.ok) throw new AppError(502, `${provider} answered ${res.status} for the profile`)
   return (await res.json()) as T

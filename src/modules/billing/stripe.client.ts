@@ -1,7 +1,8 @@
 // Stripe's REST API through fetch: form-encoded requests with the secret key as a Bearer token, JSON
-// answers, errors turned into 502 naming Stripe's message. The base URL is configurable (tests run a fake).
+// answers, errors turned into 502 naming Stripe and its status (Stripe's own message and any network error go
+// to the log: they name our key, hosts and ports). The base URL is configurable (tests run a fake).
 import type { Config } from '../../config'
-import { AppError } from '../../http/errors'
+import { AppError, providerFailed } from '../../http/errors'
 
 export interface StripeSubscription {
   id: string
@@ -55,11 +56,12 @@ export function createStripeClient(config: Config['stripe'] & { secretKey: strin
         signal: AbortSignal.timeout(15_000),
       })
     } catch (error) {
-      throw new AppError(502, `Stripe could not be reached: ${(error as Error).message}`)
+      throw providerFailed('Stripe could not be reached', error)
     }
     const body = (await res.json().catch(() => ({}))) as { error?: { message?: string } }
     // Stripe's 404 means the object is not there (a bad id from the client); anything else is Stripe failing us.
-    if (!res.ok) throw new AppError(res.status === 404 ? 404 : 502, `Stripe answered ${res.status}: ${body.error?.message ?? 'no message'}`)
+    if (res.status === 404) throw new AppError(404, `Stripe has no such object (${method} ${path})`)
+    if (!res.ok) throw providerFailed(`Stripe answered ${res.status}`, new Error(`Stripe: ${body.error?.message ?? 'no message'}`))
     return body as T
   }
   return {

@@ -1,12 +1,9 @@
 // A small Markdown parser to a tree of blocks and inlines — never to an HTML string. The renderer
 // (ui/markdown.tsx) makes Preact elements of it, so raw HTML in a document shows as the text it is.
 // Covers what notes use: headings, paragraphs, lists, quotes, fenced code, rules, emphasis, code, links.
-export type Inline =
-  | { type: 'text'; text: string }
-  | { type: 'code'; text: string }
-  | { type: 'strong' | 'em'; children: Inline[] }
-  | { type: 'link'; href: string; children: Inline[] }
-  | { type: 'break' }
+import { parseInline, type Inline } from './markdown-inline'
+
+export { parseInline, type Inline } from './markdown-inline'
 
 export type Block =
   | { type: 'heading'; level: number; children: Inline[] }
@@ -18,7 +15,6 @@ export type Block =
 
 const FENCE = /^ {0,3}(`{3,}|~{3,})\s*([\w+-]*)/
 const HEADING = /^ {0,3}(#{1,6})\s+(.*?)\s*#*\s*$/
-const RULE = /^ {0,3}([-*_])(\s*\1){2,}\s*$/
 const QUOTE = /^ {0,3}> ?/
 const BULLET = /^ {0,3}([-*+])\s+/
 const ORDERED = /^ {0,3}(\d{1,9})[.)]\s+/
@@ -47,7 +43,7 @@ export function parseMarkdown(source: string, depth = 0): Block[] {
       i++
       continue
     }
-    if (RULE.test(line)) {
+    if (isRule(line)) {
       blocks.push({ type: 'rule' })
       i++
       continue
@@ -89,34 +85,23 @@ export function parseMarkdown(source: string, depth = 0): Block[] {
 }
 
 const startsBlock = (line: string) =>
-  FENCE.test(line) || HEADING.test(line) || RULE.test(line) || QUOTE.test(line) || BULLET.test(line) || ORDERED.test(line)
+  FENCE.test(line) || HEADING.test(line) || isRule(line) || QUOTE.test(line) || BULLET.test(line) || ORDERED.test(line)
 
-// One scan: the earliest of code span, link, autolink, bare URL, strong, emphasis, hard break.
-const INLINE =
-  /`([^`\n]+)`|\[([^\]\n]+)\]\(\s*<?([^\s()<>]+(?:\([^\s()]*\))?)>?(?:\s+"[^"\n]*")?\s*\)|<((?:https?|mailto):[^\s<>]+)>|(https?:\/\/[^\s<>()]+[^\s<>().,;:!?'"])|\*\*(?=\S)([^\n]*?\S)\*\*|__(?=\S)([^\n]*?\S)__|\*(?=\S)([^*\n]*?\S)\*|(?<![\p{L}\p{N}])_(?=\S)([^_\n]*?\S)_(?![\p{L}\p{N}])| {2,}\n|\\\n/gu
-
-export function parseInline(text: string, depth = 0): Inline[] {
-  const out: Inline[] = []
-  let at = 0
-  const push = (piece: Inline) => {
-    const last = out[out.length - 1]
-    if (piece.type === 'text' && last?.type === 'text') last.text += piece.text
-    else out.push(piece)
+/**
+ * `---`, `***` or `___`, white space between allowed, indented by three spaces at most: a rule. A loop, not the
+ * pattern it replaces (a back-reference under a repeat), which a long line of "- - - … x" made slow.
+ */
+function isRule(line: string): boolean {
+  const indent = line.length - line.trimStart().length
+  const mark = line[indent]
+  if (mark !== '-' && mark !== '*' && mark !== '_') return false
+  if (indent > 3 || line.slice(0, indent) !== ' '.repeat(indent)) return false
+  let marks = 0
+  for (let i = indent; i < line.length; i++) {
+    if (line[i] === mark) marks++
+    else if (!/\s/.test(line[i]!)) return false
   }
-  const nested = (inner: string) => (depth < 6 ? parseInline(inner, depth + 1) : [{ type: 'text' as const, text: inner }])
-  for (const m of text.matchAll(INLINE)) {
-    if (m.index > at) push({ type: 'text', text: text.slice(at, m.index) })
-    at = m.index + m[0].length
-    if (m[1] !== undefined) push({ type: 'code', text: m[1] })
-    else if (m[2] !== undefined) push({ type: 'link', href: m[3]!, children: nested(m[2]) })
-    else if (m[4] !== undefined) push({ type: 'link', href: m[4], children: [{ type: 'text', text: m[4] }] })
-    else if (m[5] !== undefined) push({ type: 'link', href: m[5], children: [{ type: 'text', text: m[5] }] })
-    else if (m[6] !== undefined || m[7] !== undefined) push({ type: 'strong', children: nested((m[6] ?? m[7])!) })
-    else if (m[8] !== undefined || m[9] !== undefined) push({ type: 'em', children: nested((m[8] ?? m[9])!) })
-    else push({ type: 'break' })
-  }
-  if (at < text.length) push({ type: 'text', text: text.slice(at) })
-  return out
+  return marks >= 3
 }
 
 /** The words of a Markdown text without its markers, for excerpts and snippets shown as one line. */

@@ -4,7 +4,7 @@ const BROWSERS: [RegExp, string][] = [
   [/\bEdg(e|A|iOS)?\//, 'Edge'],
   [/\bOPR\//, 'Opera'],
   [/\b(Firefox|FxiOS)\//, 'Firefox'],
-  [/\b(Chrome|CriOS)\//, 'Chrome'],
+  [/\b(HeadlessChrome|Chrome|CriOS)\//, 'Chrome'],
   [/\bChromium\//, 'Chromium'],
   [/\bVersion\/[\d.]+.*\bSafari\//, 'Safari'],
 ]

@@ -52,7 +52,7 @@ export function Sessions({ refresh }: { refresh: number }) {
                   <div>
                     <strong>{name}</strong> {s.current && <span class="badge">this session</span>}
                     <p class="meta">
-                      <span>Signed in {formatDate(s.created_at)}</span>
+                      <span>Signed in on {formatDate(s.created_at)}</span>
                       {s.user_agent && <span class="user-agent">{s.user_agent}</span>}
                     </p>
                   </div>
@@ -61,7 +61,7 @@ export function Sessions({ refresh }: { refresh: number }) {
                       type="button"
                       onClick={() => signOut(s)}
                       disabled={end.busy}
-                      aria-label={`Sign out ${name}, signed in ${formatDate(s.created_at)}`}
+                      aria-label={`Sign out ${name}, signed in on ${formatDate(s.created_at)}`}
                     >
                       Sign out
                     </button>

@@ -85,8 +85,8 @@ describe.skipIf(!!missing)('key scopes', () => {
     await scope('read').check()
     await page.getByLabel(/^Label/).fill('Read-only widget')
     await page.getByRole('button', { name: 'Create key' }).click()
-    const key = await page.getByLabel('The new API key').innerText()
     await page.getByText('Scopes: read', { exact: true }).waitFor()
+    const key = await page.getByLabel('The new API key').innerText()
     const row = page.locator('table.keys-table tbody tr', { hasText: 'Read-only widget' })
     expect(await row.locator('td').nth(2).innerText()).toBe('read')
     // The form is back to the default for the next key.
@@ -109,8 +109,9 @@ describe.skipIf(!!missing)('key scopes', () => {
     await page.getByRole('checkbox', { name: /^keys:/ }).check()
     await page.getByLabel(/^Label/).fill('Key maker')
     await page.getByRole('button', { name: 'Create key' }).click()
-    const maker = await page.getByLabel('The new API key').innerText()
+    // The first key's card is still up until this one replaces it: read the key once its scopes show.
     await page.getByText('Scopes: read, write, keys', { exact: true }).waitFor()
+    const maker = await page.getByLabel('The new API key').innerText()
 
     const minted = await call('POST', '/api/keys', { key: maker }, { label: 'Minted', scopes: ['read'] })
     expect(minted.status).toBe(201)
@@ -201,8 +202,10 @@ describe.skipIf(!!missing)('sign-in and security in Settings', () => {
     await fresh.fill('password')
     await again.fill('password')
     await form.getByRole('button', { name: 'Change password' }).click()
-    const rule = await form.getByRole('alert').innerText()
-    expect(rule).toMatch(/^Error 400: .*common/)
+    await form
+      .getByRole('alert')
+      .getByText(/^Error 400: .*common/)
+      .waitFor()
     expect((await call('GET', '/api/auth/session', { cookie: elsewhere })).status).toBe(200)
 
     await fresh.fill('a new river stone 42')
@@ -295,6 +298,7 @@ describe.skipIf(!!missing)('a forgotten password, signed out', () => {
     await v.go('/app/reset-password#token=not-a-real-token')
     // Not bounced to sign-in, and the token is out of the address bar.
     await v.page.getByRole('heading', { name: 'Choose a new password', level: 1 }).waitFor()
+    await v.page.waitForFunction(() => location.hash === '')
     expect(v.page.url()).toBe(`${h.server.url}/app/reset-password`)
     await v.page.getByLabel(/^New password/).fill('a fresh long passphrase')
     await v.page.getByLabel('Confirm new password').fill('a fresh long passphrase')

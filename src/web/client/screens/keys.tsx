@@ -159,7 +159,7 @@ export function Keys() {
             Every client using the key <code>{revoking.prefix}…</code> gets 401 from its very next request.{' '}
             <strong>This cannot be undone.</strong>
           </p>
-          <RevokesMinted count={mintedBy(keys.data?.data ?? [], revoking)} />
+          {revoking.kind === 'api_key' && <RevokesMinted count={mintedBy(keys.data?.data ?? [], revoking)} />}
         </Confirm>
       )}
       <Integrations apiKey={created?.key} />

@@ -104,7 +104,8 @@ describe.skipIf(!!missing)('workspaces, keys, usage, settings and the account', 
     await s.go('/app/keys')
     const row = page.locator('table.keys-table tbody tr')
     expect(await row.count()).toBe(1)
-    expect(await row.innerText()).toMatch(new RegExp(`Claude Desktop\\s+${key.slice(0, 16)}…\\s+free`))
+    // Made without a choice of scopes: read and write, the default.
+    expect(await row.innerText()).toMatch(new RegExp(`Claude Desktop\\s+${key.slice(0, 16)}…\\s+read, write\\s+free`))
     expect(await row.innerText()).not.toContain('never') // last used: just now, by the call above
     expect(await page.content()).not.toContain(key)
     expect(await page.locator('pre', { hasText: '/mcp' }).innerText()).toContain('svc_…your key…')

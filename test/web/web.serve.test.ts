@@ -19,6 +19,9 @@ describe('the shell', () => {
     '/app/search?q=%3Cscript%3E',
     '/app/sign-in?next=/app/documents',
     '/app/review',
+    // A mailed reset link, opened signed out (its token is in the #fragment, which no request carries).
+    '/app/reset-password',
+    '/app/forgot-password',
   ])('%s answers the shell under a strict Content-Security-Policy', async (path) => {
     const res = await get(path)
     expect(res.status).toBe(200)

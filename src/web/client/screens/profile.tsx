@@ -1,4 +1,5 @@
-// The profile card of Settings: name and email, and the avatar (PNG, JPEG, WebP or GIF up to 1 MiB).
+// The profile card of Settings: the name and the avatar (PNG, JPEG, WebP or GIF up to 1 MiB); the sign-in email has
+// its own card (sign-in-email.tsx), since changing it takes the current password.
 import { useRef, useState } from 'preact/hooks'
 import { api, unwrap } from '../api/client'
 import type { paths } from '../api/schema'
@@ -22,19 +23,18 @@ export function avatarSrc(url: string | null | undefined): string | null {
 export function ProfileForm({ profile, onSaved }: { profile: Profile; onSaved(): void }) {
   const user = useUser()
   const [name, setName] = useState(profile.name ?? '')
-  const [email, setEmail] = useState(profile.email)
   const save = useAction()
   const upload = useAction()
   const file = useRef<HTMLInputElement>(null)
   const [fileError, setFileError] = useState('')
 
   const apply = (saved: Profile) => {
-    if (user) setUser({ ...user, name: saved.name, email: saved.email, avatar_url: saved.avatar_url })
+    if (user) setUser({ ...user, name: saved.name, avatar_url: saved.avatar_url })
     onSaved()
   }
   const submit = async (event: Event) => {
     event.preventDefault()
-    const saved = await save.run(() => unwrap(api.PATCH('/api/profile', { body: { name: name.trim() || null, email: email.trim() } })))
+    const saved = await save.run(() => unwrap(api.PATCH('/api/profile', { body: { name: name.trim() || null } })))
     if (saved) apply(saved), announce('Profile saved')
   }
   const chosen = async () => {
@@ -78,10 +78,6 @@ export function ProfileForm({ profile, onSaved }: { profile: Profile; onSaved():
       <label>
         Name
         <input value={name} maxLength={100} autoComplete="name" onInput={(e) => setName(e.currentTarget.value)} />
-      </label>
-      <label>
-        Email
-        <input type="email" value={email} required maxLength={254} autoComplete="email" onInput={(e) => setEmail(e.currentTarget.value)} />
       </label>
       <button type="submit" class="primary" disabled={save.busy}>
         Save profile

@@ -1,27 +1,45 @@
-// Settings and profile: default workspace, search mode and answer style; name, email and avatar; and
-// deleting the account (type DELETE to confirm: it cannot be undone).
+// Settings and profile: default workspace, search mode and answer style; name and avatar; how the account is signed
+// in to (the email, the password, GitHub or Google, the signed-in sessions); and deleting the account (type DELETE to
+// confirm: it cannot be undone).
 import { useState } from 'preact/hooks'
 import { api, unwrap } from '../api/client'
 import type { paths } from '../api/schema'
 import { announce } from '../lib/announce'
+import { usePlace } from '../lib/router'
 import { useAction, useApi } from '../lib/use-api'
 import { useWorkspaces } from '../lib/workspaces'
 import { PageTitle } from '../ui/page'
 import { ActionStatus, Loaded } from '../ui/states'
 import { AccountDeletion } from './account-deletion'
+import { LinkedProviders } from './linked-providers'
+import { PasswordChange } from './password-change'
 import { ProfileForm } from './profile'
+import { Sessions } from './sessions'
+import { SignInEmail } from './sign-in-email'
 
 type Settings = paths['/api/settings']['get']['responses']['200']['content']['application/json']
 
 export function SettingsScreen() {
   const settings = useApi((signal) => unwrap(api.GET('/api/settings', { signal })), [])
   const profile = useApi((signal) => unwrap(api.GET('/api/profile', { signal })), [])
+  // Bumped when a password change ends the other sessions, so their list is read again.
+  const [sessionsEnded, setSessionsEnded] = useState(0)
+  const { query } = usePlace()
   return (
     <section class="settings">
       <PageTitle title="Settings" />
+      {/* Where the mailed verification link lands (GET /api/auth/verify-email). */}
+      {query.get('email') === 'verified' && <p class="notice">Your email address is verified.</p>}
       <div class="settings-grid">
         <Loaded query={settings}>{(s) => <SettingsForm settings={s} />}</Loaded>
         <Loaded query={profile}>{(p) => <ProfileForm profile={p} onSaved={profile.reload} />}</Loaded>
+      </div>
+      <h2 class="settings-section">Sign-in and security</h2>
+      <div class="settings-grid">
+        <Loaded query={profile}>{(p) => <SignInEmail profile={p} onSaved={profile.reload} />}</Loaded>
+        <PasswordChange onChanged={() => setSessionsEnded((n) => n + 1)} />
+        <Sessions refresh={sessionsEnded} />
+        <Loaded query={profile}>{(p) => <LinkedProviders profile={p} />}</Loaded>
       </div>
       <AccountDeletion />
     </section>

@@ -1,5 +1,6 @@
 // Sign in and sign up (email and password), with GitHub and Google buttons when the service has them
-// configured (GET /api/auth/providers). After signing in, back to the page that asked for it.
+// configured (GET /api/auth/providers), and the way to a forgotten password. After signing in, back to the page
+// that asked for it.
 import { useState } from 'preact/hooks'
 import { api, unwrap } from '../api/client'
 import { navigate, usePlace, withQuery } from '../lib/router'
@@ -62,6 +63,11 @@ export function SignIn({ mode }: { mode: 'sign-in' | 'sign-up' }) {
               onInput={(e) => setPassword(e.currentTarget.value)}
             />
           </label>
+          {!signingUp && (
+            <p class="forgot">
+              <Link href="/app/forgot-password">Forgot password?</Link>
+            </p>
+          )}
           <ActionStatus action={action} />
           <button type="submit" class="primary" disabled={action.busy}>
             {action.busy ? 'Please wait…' : signingUp ? 'Create account' : 'Sign in'}

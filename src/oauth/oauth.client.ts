@@ -3,7 +3,7 @@
 import { CodeChallengeMethod, OAuth2Client, OAuth2RequestError, OAuth2Tokens } from 'arctic'
 import type { OAuthApp, OAuthProvider } from '../config'
 import type { Deps } from '../deps'
-import { AppError, unavailable } from '../http/errors'
+import { AppError, providerFailed, unavailable } from '../http/errors'
 
 interface ProviderTraits {
   scopes: string[]
@@ -81,7 +81,7 @@ export async function exchangeCode(
   } catch (error) {
     if (error instanceof AppError) throw error
     if (error instanceof OAuth2RequestError) throw new AppError(400, `${provider} refused the authorization code: ${error.code}`)
-    throw new AppError(502, `${provider} token endpoint failed: ${(error as Error).message}`)
+    throw providerFailed(`${provider} token endpoint failed`, error)
   }
 }
 
@@ -95,7 +95,7 @@ export async function refreshTokens(deps: Deps, provider: OAuthProvider, refresh
   } catch (error) {
     // The provider's refusal (502), not the caller's credentials (a 401 would tell a client its own key is bad).
     if (error instanceof OAuth2RequestError) throw new AppError(502, `${provider} refused to refresh the token (${error.code}): reconnect`)
-    throw new AppError(502, `${provider} token endpoint failed: ${(error as Error).message}`)
+    throw providerFailed(`${provider} token endpoint failed`, error)
   }
 }
 

@@ -154,9 +154,13 @@ describe.each(PROVIDERS)('signing in with %s', (provider) => {
     const started = await t.request('GET', `/api/auth/oauth/${provider}/link`, { cookie: owner.cookie })
     expect(started.status).toBe(302)
     const back = await atProvider(new URL(started.headers.get('location')!))
+    const sessionsBefore = await countSessions()
     const linked = await callback(back, cookieOf(started, 'oauth_state'))
     expect(linked.status).toBe(302)
     expect(linked.headers.get('location')).toBe(`${BASE}/app/profile`)
+    // The person stays in the session they linked from: no second session appears.
+    expect(cookieOf(linked, 'session')).toBeNull()
+    expect(await countSessions()).toBe(sessionsBefore)
     expect((await t.json('GET', '/api/profile', { cookie: owner.cookie })).body.identities).toEqual([provider])
     const again = await signInWith(provider, who)
     expect((await me(again.session)).body.user.id).toBe(owner.id)

@@ -57,7 +57,9 @@ async function completeSignIn(
     readCookie(request.headers.get('cookie'), STATE_COOKIE),
     request.headers.get('user-agent'),
   )
-  set.headers['set-cookie'] = [sessionCookie(deps, session.token, session.expiresAt), stateCookie(deps, '', 0)]
+  set.headers['set-cookie'] = session
+    ? [sessionCookie(deps, session.token, session.expiresAt), stateCookie(deps, '', 0)]
+    : [stateCookie(deps, '', 0)]
   set.headers.location = redirectTo
   set.status = 302
 }

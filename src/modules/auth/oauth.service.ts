@@ -99,9 +99,14 @@ export async function finishSignIn(
   if (!query.code) throw badRequest('code is missing from the callback')
   const tokens = await exchangeCode(deps, provider, callbackUrl(deps, provider), query.code, codeVerifier)
   const profile = await profileOf(deps, provider, tokens.accessToken())
-  const userId =
-    payload.purpose === 'link' && linkTo ? await linkIdentity(deps, provider, profile, linkTo) : await accountFor(deps, provider, profile)
-  return { session: await createSession(deps, userId, userAgent), redirectTo: String(payload.redirect_to ?? `${deps.config.baseUrl}/`) }
+  const redirectTo = String(payload.redirect_to ?? `${deps.config.baseUrl}/`)
+  // Linking from Settings keeps the session the person is signed in with: no second one appears in their list.
+  if (payload.purpose === 'link' && linkTo) {
+    await linkIdentity(deps, provider, profile, linkTo)
+    return { session: null, redirectTo }
+  }
+  const userId = await accountFor(deps, provider, profile)
+  return { session: await createSession(deps, userId, userAgent), redirectTo }
 }
 
 const identityOwner = async (deps: Deps, provider: SignInProvider, profile: Profile) =>
@@ -154,10 +159,9 @@ async function accountFor(deps: Deps, provider: SignInProvider, profile: Profile
 }
 
 /** Settings → link: the identity joins the signed-in account, whatever its address; one already another's is 409. */
-async function linkIdentity(deps: Deps, provider: SignInProvider, profile: Profile, userId: string): Promise<string> {
+async function linkIdentity(deps: Deps, provider: SignInProvider, profile: Profile, userId: string): Promise<void> {
   const owner = await identityOwner(deps, provider, profile)
   if (owner && owner !== userId) throw conflict(`this ${provider} account already signs in to another account: unlink it there first`)
   if (!owner) await addIdentity(deps, provider, profile, userId)
   await noteVerified(deps, userId, profile)
-  return userId
 }

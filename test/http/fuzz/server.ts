@@ -1,10 +1,11 @@
 // The service listening on a loopback port with every optional integration pointed at a local fake (Stripe,
-// GitHub sign-in, Confluence, Google Drive, Notion), so no route answers "not configured" and every input
+// GitHub sign-in, Confluence, Google Drive, Notion, a real SMTP server for mail), so no route answers "not configured" and every input
 // reaches the code that reads it.
 import { startConfluenceFake } from '../../fakes/confluence'
 import { startGoogleDriveFake } from '../../fakes/google-drive'
 import { startNotionFake } from '../../fakes/notion'
 import { startFakeGitHub } from '../../fakes/oauth-provider'
+import { startSmtp } from '../../fakes/smtp'
 import { startFakeStripe } from '../../fakes/stripe'
 import { createTestApp, type TestApp } from '../../harness'
 import { serveApp } from '../../../src/http/serve'
@@ -39,7 +40,8 @@ export async function startFuzzServer(): Promise<FuzzServer> {
   const confluence = startConfluenceFake({ callbackUrl })
   const drive = startGoogleDriveFake({ callbackUrl })
   const notion = startNotionFake({ callbackUrl })
-  const fakes = [stripe, github, confluence, drive, notion]
+  const smtp = await startSmtp()
+  const fakes = [stripe, github, confluence, drive, notion, smtp]
   const t = await createTestApp({
     env: {
       BASE_URL: url,
@@ -48,6 +50,7 @@ export async function startFuzzServer(): Promise<FuzzServer> {
       STRIPE_WEBHOOK_SECRET: 'whsec_fuzz',
       STRIPE_PRICE_PRO: 'price_pro_fuzz',
       STRIPE_API_URL: stripe.apiUrl,
+      SMTP_URL: smtp.url,
       ...github.env,
       ...confluence.env,
       ...drive.env,

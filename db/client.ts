@@ -64,7 +64,65 @@ function pgliteDatabase(pglite: PGlite, lock: DataDirLock | null): Database {
       lock?.release()
     }
   }
-  return { db: drizzlePglite(withTextParsers(pglite), { schema }) as unknown as Db, kind: 'pglite', close, pglite, guard }
+  return { db: drizzlePglite(countUses(withTextParsers(pglite)), { schema }) as unknown as Db, kind: 'pglite', close, pglite, guard }
+}
+
+/** How many statements and transactions are waiting for or holding an embedded instance's one connection. */
+interface ConnectionUse {
+  busy: number
+  /** Told when `busy` drops to 0. */
+  idle: (() => void)[]
+}
+
+const connectionUses = new WeakMap<PGlite, ConnectionUse>()
+
+/** Counts what goes through the instance's query, exec and transaction (everything drizzle sends), for yieldConnection. */
+function countUses(pglite: PGlite): PGlite {
+  const use: ConnectionUse = { busy: 0, idle: [] }
+  const done = () => {
+    if (--use.busy === 0) for (const tell of use.idle.splice(0)) tell()
+  }
+  const target = pglite as unknown as Record<'query' | 'exec' | 'transaction', (...args: unknown[]) => Promise<unknown>>
+  for (const name of ['query', 'exec', 'transaction'] as const) {
+    const original = target[name].bind(pglite)
+    target[name] = (...args) => {
+      use.busy++
+      return original(...args).finally(done)
+    }
+  }
+  connectionUses.set(pglite, use)
+  return pglite
+}
+
+/**
+ * For a long write cut into transactions (a bulk ingest): between two of them, lets every statement and transaction
+ * that waits for the embedded database's one connection run first — until none is waiting or running and one turn of
+ * the event loop brought no new one (a request between two of its statements sends the next), or `atMostMs` passed,
+ * so the writer keeps at least its share. PGlite's queue is first come, first served: without this, a request of
+ * several statements would wait a whole transaction of the writer before each of them. At once on PostgreSQL, whose
+ * pool gives every request a connection of its own.
+ */
+export async function yieldConnection(db: Db, atMostMs: number): Promise<void> {
+  const client = (db as unknown as { $client?: PGlite }).$client
+  const use = client && connectionUses.get(client)
+  if (!use) return
+  const deadline = performance.now() + atMostMs
+  for (;;) {
+    const left = deadline - performance.now()
+    if (left <= 0) return
+    if (use.busy > 0) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, left)
+        use.idle.push(() => {
+          clearTimeout(timer)
+          resolve()
+        })
+      })
+      continue
+    }
+    await new Promise((resolve) => setImmediate(resolve))
+    if (use.busy === 0) return
+  }
 }
 
 /** Types drizzle reads as the text PostgreSQL sends: timestamps, dates, intervals, and arrays of them and of numeric. */

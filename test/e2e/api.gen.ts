@@ -502,9 +502,9 @@ export interface paths {
         put?: never;
         /**
          * Ingest documents in bulk
-         * @description Ingest up to 1000 documents in one request and one transaction: 200 with one result per item, in order
+         * @description Ingest up to 1000 documents in one request: 200 with one result per item, in order
          *
-         *     Each item is the body of POST /api/documents and follows its rules, in order (an item may update a document written by an earlier one: 200, deduplicated). An item that is invalid (400), names a workspace that is not yours (404) or is too large (413) gets its own `{ status, error }` and the others are written. A batch that would pass a plan cap (documents, storage) is refused whole with 402 before anything is written. The body may be up to 32 MiB (413 past it). One request counts once against API usage; every document created counts as an ingest.
+         *     Each item is the body of POST /api/documents and follows its rules, in order (an item may update a document written by an earlier one: 200, deduplicated). An item that is invalid (400), names a workspace that is not yours (404) or is too large (413) gets its own `{ status, error }` and the others are written. A batch that would pass a plan cap (documents, storage) is refused whole with 402 before anything is written. On PostgreSQL the batch is one transaction; on the embedded database it is written in groups of up to 256 KiB of text, each a transaction, with other requests served between them: each item is written whole, and a batch cut short (the process stopped) keeps the groups already written — sending it again deduplicates them. The body may be up to 32 MiB (413 past it). One request counts once against API usage; every document created counts as an ingest.
          *
          *     Key scope: `write` (a key without it gets 403; a session holds every scope).
          */

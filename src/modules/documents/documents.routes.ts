@@ -10,6 +10,7 @@ import * as S from './documents.schemas'
 import { DRAFT_NOTICE, writerOf } from './approval'
 import { bulkDeleteDocuments, deleteDocument, getDocument, listDocuments, patchDocument } from './documents.service'
 import { checkIngest, ingestDocument } from './ingest.service'
+import { GROUP_BYTES } from './bulk.groups'
 import { ingestMany, MAX_BULK_DOCUMENTS } from './bulk.service'
 import { readBulkItems } from './bulk.input'
 import { approveDraft, archiveDocument, forgetDocument, rateDocument, rejectDraft, restoreDocument } from './lifecycle.service'
@@ -48,7 +49,7 @@ export function documentsRoutes(deps: Deps) {
     .post(
       '/bulk',
       async ({ user, principal, body }) => {
-        const results = (await ingestMany(deps, user, readBulkItems(body.documents, principal))).map((r) =>
+        const results = (await ingestMany(deps, user, await readBulkItems(body.documents, principal))).map((r) =>
           'error' in r
             ? r
             : {
@@ -69,13 +70,16 @@ export function documentsRoutes(deps: Deps) {
         response: { 200: S.BulkIngestResult, ...errors(400, 401, 402, 403, 413) },
         detail: {
           tags,
-          summary: `Ingest up to ${MAX_BULK_DOCUMENTS} documents in one request and one transaction: 200 with one result per item, in order`,
+          summary: `Ingest up to ${MAX_BULK_DOCUMENTS} documents in one request: 200 with one result per item, in order`,
           description:
             'Each item is the body of POST /api/documents and follows its rules, in order (an item may update a document written by an ' +
             'earlier one: 200, deduplicated). An item that is invalid (400), names a workspace that is not yours (404) or is too large ' +
             '(413) gets its own `{ status, error }` and the others are written. A batch that would pass a plan cap (documents, storage) ' +
-            'is refused whole with 402 before anything is written. The body may be up to 32 MiB (413 past it). One request counts once ' +
-            'against API usage; every document created counts as an ingest.',
+            'is refused whole with 402 before anything is written. On PostgreSQL the batch is one transaction; on the embedded database ' +
+            `it is written in groups of up to ${GROUP_BYTES / 1024} KiB of text, each a transaction, with other requests served between them: each item ` +
+            'is written whole, and a batch cut short (the process stopped) keeps the groups already written — sending it again ' +
+            'deduplicates them. The body may be up to 32 MiB (413 past it). One request counts once against API usage; every document ' +
+            'created counts as an ingest.',
         },
       },
     )

@@ -70,6 +70,8 @@ function pgliteDatabase(pglite: PGlite, lock: DataDirLock | null): Database {
 /** How many statements and transactions are waiting for or holding an embedded instance's one connection. */
 interface ConnectionUse {
   busy: number
+  /** When the last of them ended (performance.now()). */
+  lastDone: number
   /** Told when `busy` drops to 0. */
   idle: (() => void)[]
 }
@@ -78,8 +80,9 @@ const connectionUses = new WeakMap<PGlite, ConnectionUse>()
 
 /** Counts what goes through the instance's query, exec and transaction (everything drizzle sends), for yieldConnection. */
 function countUses(pglite: PGlite): PGlite {
-  const use: ConnectionUse = { busy: 0, idle: [] }
+  const use: ConnectionUse = { busy: 0, lastDone: 0, idle: [] }
   const done = () => {
+    use.lastDone = performance.now()
     if (--use.busy === 0) for (const tell of use.idle.splice(0)) tell()
   }
   const target = pglite as unknown as Record<'query' | 'exec' | 'transaction', (...args: unknown[]) => Promise<unknown>>
@@ -94,25 +97,32 @@ function countUses(pglite: PGlite): PGlite {
   return pglite
 }
 
+/** Once others used the connection, how long it must stay unused before a long writer takes it again: PGlite runs
+ * a statement on the process's one thread, so a writer's statement would also hold the rest of their requests (an
+ * answer compressed off the thread, waiting to be sent). */
+const QUIET_MS = 10
+
 /**
  * For a long write cut into transactions (a bulk ingest): between two of them, lets every statement and transaction
- * that waits for the embedded database's one connection run first — until none is waiting or running and one turn of
- * the event loop brought no new one (a request between two of its statements sends the next), or `atMostMs` passed,
- * so the writer keeps at least its share. PGlite's queue is first come, first served: without this, a request of
- * several statements would wait a whole transaction of the writer before each of them. At once on PostgreSQL, whose
- * pool gives every request a connection of its own.
+ * that waits for the embedded database's one connection run first, and the requests they belong to finish — until,
+ * after a turn of the event loop, nobody has used the connection, or nobody has for QUIET_MS — or until `atMostMs`
+ * passed, so the writer keeps at least its share. PGlite's queue is first come, first served: without this, a
+ * request of several statements would wait a whole transaction of the writer before each of them. At once on
+ * PostgreSQL, whose pool gives every request a connection of its own.
  */
 export async function yieldConnection(db: Db, atMostMs: number): Promise<void> {
   const client = (db as unknown as { $client?: PGlite }).$client
   const use = client && connectionUses.get(client)
   if (!use) return
-  const deadline = performance.now() + atMostMs
+  const started = performance.now()
+  const deadline = started + atMostMs
+  await new Promise((resolve) => setImmediate(resolve))
   for (;;) {
-    const left = deadline - performance.now()
-    if (left <= 0) return
+    const now = performance.now()
+    if (now >= deadline) return
     if (use.busy > 0) {
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, left)
+        const timer = setTimeout(resolve, deadline - now)
         use.idle.push(() => {
           clearTimeout(timer)
           resolve()
@@ -120,8 +130,8 @@ export async function yieldConnection(db: Db, atMostMs: number): Promise<void> {
       })
       continue
     }
-    await new Promise((resolve) => setImmediate(resolve))
-    if (use.busy === 0) return
+    if (use.lastDone <= started || now - use.lastDone >= QUIET_MS) return
+    await Bun.sleep(Math.min(QUIET_MS - (now - use.lastDone), deadline - now))
   }
 }
 

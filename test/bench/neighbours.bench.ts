@@ -16,6 +16,8 @@ const BULK_DOCS = env('BENCH_BULK_DOCS', 1000)
 const DOC_CHARS = env('BENCH_DOC_CHARS', 30_000)
 const B_DOCS = env('BENCH_B_DOCS', 2000)
 const IDLE_SEARCHES = env('BENCH_IDLE_SEARCHES', 200)
+/** BENCH_SEARCHING=0: B does not search during the bulks, for A's rate alone. */
+const SEARCHING = process.env.BENCH_SEARCHING !== '0'
 
 const load = () =>
   loadavg()
@@ -86,18 +88,22 @@ const batches = Array.from({ length: BULKS }, (_, i) => largeDocuments(scifact.c
 const bodies = batches.map((documents) => new TextEncoder().encode(JSON.stringify({ documents })))
 const averageChars = Math.round(batches.flat().reduce((n, d) => n + d.body.length, 0) / (BULKS * BULK_DOCS))
 
-console.log(`bench:neighbours — PGlite in a data directory, embedder none, ${navigator.hardwareConcurrency} cores, load average ${load()}`)
+console.log(
+  `bench:neighbours — the service in its own process (bun src/index.ts, worker in process), PGlite in a data directory, embedder none, ${navigator.hardwareConcurrency} cores, load average ${load()}`,
+)
 console.log(
   `  user A: ${BULKS} bulks of ${BULK_DOCS} documents (${averageChars} characters on average, ${(bodies[0]!.byteLength / 1024 ** 2).toFixed(1)} MiB a request), one after another`,
 )
-console.log(`  user B: ${B_DOCS} SciFact abstracts; searches (hybrid, the default mode) one at a time, in a loop`)
+console.log(
+  `  user B: ${B_DOCS} SciFact abstracts; ${SEARCHING ? 'searches (hybrid, the default mode) one at a time, in a loop' : 'no searches during the bulks (BENCH_SEARCHING=0)'}`,
+)
 
 const idle: number[] = []
 for (let i = 0; i < IDLE_SEARCHES; i++) idle.push(await search(b, queries[i % queries.length]!))
 console.log(`  B idle:          ${latencies(idle)}`)
 
 const busy: number[] = []
-let bulking = true
+let bulking = SEARCHING
 const searcher = (async () => {
   for (let i = 0; bulking; i++) busy.push(await search(b, queries[i % queries.length]!))
 })()
@@ -108,7 +114,7 @@ for (const body of bodies) seconds.push(await bulk(a, body, BULK_DOCS))
 const total = (performance.now() - started) / 1000
 bulking = false
 await searcher
-console.log(`  B during A's bulks: ${latencies(busy)}`)
+if (SEARCHING) console.log(`  B during A's bulks: ${latencies(busy)}`)
 console.log(
   `  A: ${((BULKS * BULK_DOCS) / total).toFixed(0)} docs/s, ${(bodies.reduce((n, s) => n + s.byteLength, 0) / 1024 ** 2 / total).toFixed(1)} MiB/s ` +
     `(bulks of ${seconds.map((s) => s.toFixed(1)).join(', ')} s); load average ${before} → ${load()}`,

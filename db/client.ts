@@ -11,6 +11,7 @@ import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js'
 import postgres from 'postgres'
 import { isInMemory, type Config } from '../src/config'
 import { lockDataDir, type DataDirLock, type LockOwner } from '../src/lib/data-dir-lock'
+import { pgliteStartParams, startCheckpointer, type Checkpointer } from './pglite-checkpoints'
 import { guardPglite, type PgliteGuard } from './pglite-guard'
 import * as schema from './schema'
 
@@ -27,6 +28,8 @@ export interface Database {
   pglite?: PGlite
   /** Whether the embedded instance has crashed (db/pglite-guard.ts); absent for PostgreSQL. */
   guard?: PgliteGuard
+  /** The embedded instance's checkpoints and sizes, when it keeps its files in DATA_DIR (db/pglite-checkpoints.ts). */
+  checkpointer?: Checkpointer
 }
 
 export interface CreateDbOptions {
@@ -36,9 +39,17 @@ export interface CreateDbOptions {
   poolSize?: number
   /** Told when DATA_DIR's lock was left by a process that is gone (kill -9, a crash) and is taken over. */
   onStaleLock?: (stale: LockOwner) => void
+  /** Told when a background checkpoint of the embedded database fails. */
+  onError?: (error: unknown) => void
 }
 
-export async function createDb(config: Pick<Config, 'dataDir' | 'databaseUrl'>, options: CreateDbOptions = {}): Promise<Database> {
+/** WAL_MAX_MB when the config does not say. */
+const DEFAULT_WAL_MAX_MB = 256
+
+export async function createDb(
+  config: Pick<Config, 'dataDir' | 'databaseUrl'> & Partial<Pick<Config, 'walMaxMegabytes'>>,
+  options: CreateDbOptions = {},
+): Promise<Database> {
   if (config.databaseUrl && !options.pglite) {
     const client = postgres(config.databaseUrl, { max: options.poolSize ?? 10, onnotice: () => {} })
     return { db: drizzlePostgres(client, { schema }) as unknown as Db, kind: 'postgres', close: () => client.end({ timeout: 5 }) }
@@ -46,12 +57,34 @@ export async function createDb(config: Pick<Config, 'dataDir' | 'databaseUrl'>, 
   if (options.pglite) return pgliteDatabase(options.pglite, null)
   // The lock is taken before PGlite touches the directory, and let go only once it is closed.
   const lock = isInMemory(config) ? null : lockDataDir(resolve(config.dataDir), options.onStaleLock)
+  const walLimitBytes = (config.walMaxMegabytes ?? DEFAULT_WAL_MAX_MB) * 1024 * 1024
   try {
-    return pgliteDatabase(await openPglite(config.dataDir), lock)
+    const database = pgliteDatabase(await openPglite(config.dataDir, walLimitBytes), lock)
+    if (!isInMemory(config)) database.checkpointer = checkpointerFor(database, config.dataDir, walLimitBytes, options.onError)
+    return database
   } catch (error) {
     lock?.release()
     throw error
   }
+}
+
+function checkpointerFor(database: Database, dataDir: string, limitBytes: number, onError = (_: unknown) => {}): Checkpointer {
+  const pglite = database.pglite as PGlite
+  const use = connectionUses.get(pglite) as ConnectionUse
+  const checkpointer = startCheckpointer({
+    pglite,
+    dataDir: resolve(dataDir),
+    clusterDir: join(resolve(dataDir), 'pglite'),
+    limitBytes,
+    waitForQuiet: (atMostMs) => waitForQuiet(use, atMostMs),
+    onError,
+  })
+  const close = database.close
+  database.close = () => {
+    checkpointer.stop()
+    return close()
+  }
+  return checkpointer
 }
 
 function pgliteDatabase(pglite: PGlite, lock: DataDirLock | null): Database {
@@ -113,7 +146,10 @@ const QUIET_MS = 10
 export async function yieldConnection(db: Db, atMostMs: number): Promise<void> {
   const client = (db as unknown as { $client?: PGlite }).$client
   const use = client && connectionUses.get(client)
-  if (!use) return
+  if (use) await waitForQuiet(use, atMostMs)
+}
+
+async function waitForQuiet(use: ConnectionUse, atMostMs: number): Promise<void> {
   const started = performance.now()
   const deadline = started + atMostMs
   await new Promise((resolve) => setImmediate(resolve))
@@ -164,11 +200,11 @@ function withTextParsers(pglite: PGlite): PGlite {
 }
 
 /** PGlite on DATA_DIR (or in memory). Callers other than createDb hold the directory's lock themselves. */
-export async function openPglite(dataDir: string): Promise<PGlite> {
+export async function openPglite(dataDir: string, walLimitBytes = DEFAULT_WAL_MAX_MB * 1024 * 1024): Promise<PGlite> {
   if (isInMemory({ dataDir })) return PGlite.create({ extensions: { vector } })
   const dir = join(resolve(dataDir), 'pglite')
   mkdirSync(dir, { recursive: true })
-  return PGlite.create({ dataDir: dir, extensions: { vector } })
+  return PGlite.create({ dataDir: dir, extensions: { vector }, startParams: pgliteStartParams(walLimitBytes) })
 }
 
 /** Rows of a raw SQL query on either driver (PGlite answers `{ rows }`, postgres.js an array). */

@@ -58,6 +58,15 @@ const Health = t.Object(
       ),
       failed: t.Nullable(t.Integer({ description: 'Documents whose embedding failed (tried again hourly); null when no model is loaded' })),
     }),
+    storage: t.Nullable(
+      t.Object({
+        data_dir_bytes: t.Integer({ description: 'Every file under DATA_DIR (measured at most every 5 s)' }),
+        wal_bytes: t.Integer({ description: "The embedded database's write-ahead log, segments kept for reuse included" }),
+        wal_limit_bytes: t.Integer({ description: 'WAL_MAX_MB: checkpoints keep the log within it' }),
+        last_checkpoint_at: t.Nullable(t.String({ format: 'date-time', description: 'The last checkpoint since the service started' })),
+      }),
+      { description: 'The embedded database in DATA_DIR; null on PostgreSQL (whose server manages its own files) and in memory' },
+    ),
   },
   { title: 'Health' },
 )
@@ -72,6 +81,17 @@ const HealthUnavailable = t.Object(
   },
   { title: 'HealthUnavailable' },
 )
+
+function storageHealth(deps: Deps) {
+  const sizes = deps.databaseStorage?.sizes()
+  if (!sizes) return null
+  return {
+    data_dir_bytes: sizes.dataDirBytes,
+    wal_bytes: sizes.walBytes,
+    wal_limit_bytes: sizes.walLimitBytes,
+    last_checkpoint_at: sizes.lastCheckpointAt?.toISOString() ?? null,
+  }
+}
 
 export function createApp(deps: Deps) {
   let handle: (request: Request) => Promise<Response> = () => Promise.reject(new Error('app not built yet'))
@@ -104,13 +124,20 @@ export function createApp(deps: Deps) {
             database: deps.dbKind,
           }
         }
-        return { status: 'ok' as const, version: deps.config.version, database: deps.dbKind, embeddings: await embeddingHealth(deps) }
+        return {
+          status: 'ok' as const,
+          version: deps.config.version,
+          database: deps.dbKind,
+          embeddings: await embeddingHealth(deps),
+          storage: storageHealth(deps),
+        }
       },
       {
         response: { 200: Health, 503: HealthUnavailable },
         detail: {
           tags: ['health'],
-          summary: 'Health: status, version and database kind; 503 with the reason when the database does not answer (select 1, 2 s)',
+          summary:
+            "Health: status, version, database kind, embeddings and the embedded database's sizes; 503 with the reason when the database does not answer (select 1, 2 s)",
         },
       },
     )

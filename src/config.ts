@@ -90,6 +90,8 @@ export interface Config {
   /** In-process copies of users' keyword indexes (src/retrieval/keyword-memory.ts). */
   keywordMemory: { minDocuments: number; maxBytes: number }
   vectorMemory: { minDocuments: number; maxMegabytes: number }
+  /** The embedded database's write-ahead log stays within this (db/pglite-checkpoints.ts); PostgreSQL keeps its own. */
+  walMaxMegabytes: number
   /** MCP clients' dynamic registrations (POST /oauth/register) allowed per address per hour. */
   oauthRegistrationsPerHour: number
   /** Outgoing mail (address verification, password reset): SMTP_URL and MAIL_FROM; null without SMTP_URL. */
@@ -255,6 +257,8 @@ export function loadConfig(env: Env = process.env): Config {
       // 0 turns the copies off; ~1.6 KB a 384-dimension chunk (512 MB ≈ 300k chunks, ~200k abstract-sized documents).
       maxMegabytes: int(env, 'VECTOR_MEMORY_MAX_MB', 512, 0, 1_000_000),
     },
+    // At least 128: PostgreSQL keeps two 16 MB segments whatever the setting, and a checkpoint starts at a quarter.
+    walMaxMegabytes: int(env, 'WAL_MAX_MB', 256, 128, 1_000_000),
     oauthRegistrationsPerHour: int(env, 'OAUTH_REGISTRATIONS_PER_HOUR', 60, 1, 100_000),
     mail: mailConfig(env, baseUrl),
     trustProxy: trustProxy(env),

@@ -23,7 +23,8 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
   const log = overrides.log ?? createLogger(config.logLevel)
   const onStaleLock = (stale: { pid: number; command: string }) =>
     log.warn('took over the lock of a process that is gone', { data_dir: config.dataDir, pid: stale.pid, command: stale.command })
-  const database = overrides.database ?? (await createDb(config, { onStaleLock }))
+  const onError = (error: unknown) => log.warn('checkpointing the embedded database failed', { error: String(error) })
+  const database = overrides.database ?? (await createDb(config, { onStaleLock, onError }))
   if (!overrides.database) await runMigrations(database, config.databaseUrl)
   const { embedder, status } = await loadEmbedder(config, log)
   const deps: Deps = {
@@ -31,6 +32,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     db: database.db,
     dbKind: database.kind,
     databaseGuard: database.guard,
+    databaseStorage: database.checkpointer,
     clock: overrides.clock ?? systemClock,
     ids: { next: () => Bun.randomUUIDv7() },
     log,

@@ -1,6 +1,7 @@
 // Deps: everything a service needs, made once at boot (or per test, create-deps.ts) and passed explicitly.
 // Types only: every layer reads this contract, so it imports nothing that runs (checked: .dependency-cruiser.cjs).
 import type { Database, Db } from '../db/client'
+import type { Checkpointer } from '../db/pglite-checkpoints'
 import type { PgliteGuard } from '../db/pglite-guard'
 import type { Embedder, EmbeddingStatus } from './ai/embeddings'
 import type { ChatModel } from './ai/models'
@@ -19,6 +20,8 @@ export interface Deps {
   dbKind: Database['kind']
   /** The embedded database's crash state (absent on PostgreSQL): health answers 503 and the server exits on a crash. */
   databaseGuard?: PgliteGuard
+  /** The embedded database's checkpoints and data directory sizes (absent on PostgreSQL and in memory). */
+  databaseStorage?: Checkpointer
   clock: Clock
   ids: { next(): string }
   log: Logger

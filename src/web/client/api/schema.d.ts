@@ -10,7 +10,7 @@ export interface paths {
         };
         /**
          * Service health
-         * @description Health: status, version and database kind; 503 with the reason when the database does not answer (select 1, 2 s)
+         * @description Health: status, version, database kind, embeddings and the embedded database's sizes; 503 with the reason when the database does not answer (select 1, 2 s)
          */
         get: operations["getHealth"];
         put?: never;
@@ -2331,6 +2331,20 @@ export interface components {
                 backlog: number | null;
                 failed: number | null;
             };
+            /** @description The embedded database in DATA_DIR; null on PostgreSQL (whose server manages its own files) and in memory */
+            storage: {
+                /** @description Every file under DATA_DIR (measured at most every 5 s) */
+                data_dir_bytes: number;
+                /** @description The embedded database's write-ahead log, segments kept for reuse included */
+                wal_bytes: number;
+                /** @description WAL_MAX_MB: checkpoints keep the log within it */
+                wal_limit_bytes: number;
+                /**
+                 * Format: date-time
+                 * @description The last checkpoint since the service started
+                 */
+                last_checkpoint_at: string | null;
+            } | null;
         };
         /** HealthUnavailable */
         HealthUnavailable: {

@@ -92,6 +92,8 @@ export interface Config {
   vectorMemory: { minDocuments: number; maxMegabytes: number }
   /** The embedded database's write-ahead log stays within this (db/pglite-checkpoints.ts); PostgreSQL keeps its own. */
   walMaxMegabytes: number
+  /** Writes are refused (507) while less than this is free on DATA_DIR's disk (embedded database only). */
+  diskReserveMegabytes: number
   /** MCP clients' dynamic registrations (POST /oauth/register) allowed per address per hour. */
   oauthRegistrationsPerHour: number
   /** Outgoing mail (address verification, password reset): SMTP_URL and MAIL_FROM; null without SMTP_URL. */
@@ -259,6 +261,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     // At least 128: PostgreSQL keeps two 16 MB segments whatever the setting, and a checkpoint starts at a quarter.
     walMaxMegabytes: int(env, 'WAL_MAX_MB', 256, 128, 1_000_000),
+    diskReserveMegabytes: int(env, 'DISK_RESERVE_MB', 256, 0, 1_000_000),
     oauthRegistrationsPerHour: int(env, 'OAUTH_REGISTRATIONS_PER_HOUR', 60, 1, 100_000),
     mail: mailConfig(env, baseUrl),
     trustProxy: trustProxy(env),

@@ -1,10 +1,12 @@
 // createDeps: makes the Deps of one process (or one test) — database, migrations, models, in-memory indexes —
 // in boot order. The composition root: it imports the rooms it wires, and only entry points import it.
+import { resolve } from 'node:path'
 import { createDb, type Database } from '../db/client'
+import { watchDiskSpace } from '../db/disk-space'
 import { runMigrations } from '../db/migrate'
 import { loadEmbedder } from './ai/embeddings'
 import { loadChatModel } from './ai/models'
-import type { Config } from './config'
+import { isInMemory, type Config } from './config'
 import type { Clock, Deps } from './deps'
 import { createLogger, type Logger } from './log'
 import { flushEvents } from './modules/usage/events.buffer'
@@ -33,6 +35,10 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     dbKind: database.kind,
     databaseGuard: database.guard,
     databaseStorage: database.checkpointer,
+    diskSpace:
+      database.kind === 'pglite' && !isInMemory(config)
+        ? watchDiskSpace(resolve(config.dataDir), config.diskReserveMegabytes * 1024 * 1024)
+        : undefined,
     clock: overrides.clock ?? systemClock,
     ids: { next: () => Bun.randomUUIDv7() },
     log,

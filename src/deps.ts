@@ -1,6 +1,7 @@
 // Deps: everything a service needs, made once at boot (or per test, create-deps.ts) and passed explicitly.
 // Types only: every layer reads this contract, so it imports nothing that runs (checked: .dependency-cruiser.cjs).
 import type { Database, Db } from '../db/client'
+import type { DiskSpace } from '../db/disk-space'
 import type { Checkpointer } from '../db/pglite-checkpoints'
 import type { PgliteGuard } from '../db/pglite-guard'
 import type { Embedder, EmbeddingStatus } from './ai/embeddings'
@@ -22,6 +23,8 @@ export interface Deps {
   databaseGuard?: PgliteGuard
   /** The embedded database's checkpoints and data directory sizes (absent on PostgreSQL and in memory). */
   databaseStorage?: Checkpointer
+  /** Room on DATA_DIR's disk, for the embedded database: writes are refused while it is under the reserve. */
+  diskSpace?: DiskSpace
   clock: Clock
   ids: { next(): string }
   log: Logger

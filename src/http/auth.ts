@@ -4,7 +4,7 @@
 // are refused here (403): they are good for /mcp only, whose tools call the API as their principal (actAs).
 import { Elysia } from 'elysia'
 import type { Deps } from '../deps'
-import { forbidden, paymentRequired, unauthorized } from './errors'
+import { forbidden, insufficientStorage, paymentRequired, unauthorized } from './errors'
 import type { Principal } from '../modules/auth/session-user'
 import { readCookie, SESSION_COOKIE, sessionCookie, validateSession } from '../modules/auth/sessions.service'
 import { assertAllowed, KEY_SCOPES, requirementOf } from '../modules/keys/key-scopes'
@@ -35,7 +35,9 @@ export function authPlugin(deps: Deps) {
           countCall: true,
         })
         // A key without the route's scope is refused here, before validation (counted like any authenticated call).
-        assertAllowed(principal, requirementOf(request.method, route))
+        const requirement = requirementOf(request.method, route)
+        assertAllowed(principal, requirement)
+        if (requirement !== 'read' && !SAFE_METHODS.has(request.method)) assertDiskRoom(deps)
         // Delegated requests (actAs) were authenticated already, and are counted here on their own.
         const calls = apiCalls ?? (await countApiCall(deps, principal.user.id))
         const cap = limitsOf(deps, principal.user.plan).api_calls_per_month
@@ -49,6 +51,16 @@ export function authPlugin(deps: Deps) {
       },
     },
   })
+}
+
+/** A write while DATA_DIR's disk is down to its reserve: 507 before it starts (db/disk-space.ts). */
+function assertDiskRoom(deps: Deps): void {
+  const room = deps.diskSpace?.read()
+  if (!room?.low) return
+  const mb = (bytes: number) => `${Math.floor(bytes / 1024 / 1024)} MB`
+  throw insufficientStorage(
+    `the disk holding the service's data is nearly full (${mb(room.freeBytes)} free, ${mb(room.reserveBytes)} kept for reads): nothing was written; writes resume once space is freed`,
+  )
 }
 
 /** Requests the app makes to itself on behalf of an already authenticated principal (the MCP tools' API calls). */

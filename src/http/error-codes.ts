@@ -65,6 +65,11 @@ export const ERROR_CODES = {
     status: 503,
     action: 'No model is loaded on this server (or it failed): retry later, or ask the operator to configure one.',
   },
+  insufficient_storage: {
+    status: 507,
+    action:
+      "The disk holding the service's data is full, or down to the reserve kept for reads (`DISK_RESERVE_MB`): reads work; ask the operator to free space, then retry — no restart is needed.",
+  },
 } as const satisfies Record<string, { status: number; action: string }>
 
 export type ErrorCode = keyof typeof ERROR_CODES

@@ -33,6 +33,7 @@ export const notFound = (message: string) => new AppError(404, message)
 export const conflict = (message: string) => new AppError(409, message)
 export const payloadTooLarge = (message: string) => new AppError(413, message)
 /** A dependency that is not configured (billing, an OAuth provider). */
+export const insufficientStorage = (message: string) => new AppError(507, message, {}, 'insufficient_storage')
 export const unavailable = (message: string) => new AppError(503, message, {}, 'service_unavailable')
 /** An upstream service (Stripe, an OAuth or connector provider) failed or could not be reached: `message` names
  * which, in words that stay the same whatever went wrong; `cause` is why, for the log only. */
@@ -92,6 +93,10 @@ export function errorHandler(log: Logger, maxBodyBytes: number) {
         return answer(503, 'database unavailable, retry shortly', 'service_unavailable')
       }
       if (accountGone(error)) return answer(401, 'the account was deleted')
+      if (diskFull(error)) {
+        log.warn('disk full', { ...where(), cause: describeError(error) })
+        return answer(507, DISK_FULL)
+      }
       if (error instanceof ValidationError && error.type !== 'response') return answer(400, describeValidation(error))
       if (code === 'NOT_FOUND') return answer(404, `no route for ${request.method} ${pathname}`)
       if (code === 'PARSE') return answer(400, 'request body is not valid JSON (or does not match its content-type)')
@@ -143,6 +148,16 @@ function databaseUnreachable(error: unknown): Error | null {
     if (e instanceof Error && /^PGlite is clos(ed|ing)$/.test(e.message)) return e
   }
   return null
+}
+
+export const DISK_FULL =
+  "the disk holding the service's data is full: nothing was written; writes resume once space is freed (reads still work)"
+
+/** PostgreSQL's disk_full (53100): a file of the database could not grow. The statement wrote nothing. */
+function diskFull(error: unknown): boolean {
+  for (let e = error as { code?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 8; e = e.cause as typeof e, depth++)
+    if (e.code === '53100') return true
+  return false
 }
 
 /** "Error: connect ECONNREFUSED 127.0.0.1:5432", with its causes (a few: a chain may loop). */

@@ -1772,7 +1772,7 @@ export interface components {
             status: number;
             error: string;
             /** @enum {string} */
-            code: "invalid_request" | "unauthenticated" | "plan_limit" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "idempotency_in_progress" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "internal" | "provider_error" | "service_unavailable" | "model_unavailable";
+            code: "invalid_request" | "unauthenticated" | "plan_limit" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "idempotency_in_progress" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "internal" | "provider_error" | "service_unavailable" | "model_unavailable" | "insufficient_storage";
         };
         /** BulkItemWritten */
         BulkItemWritten: {
@@ -2263,7 +2263,7 @@ export interface components {
             /** @description What is wrong, for a person */
             error: string;
             /** @enum {string} */
-            code: "invalid_request" | "unauthenticated" | "plan_limit" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "idempotency_in_progress" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "internal" | "provider_error" | "service_unavailable" | "model_unavailable";
+            code: "invalid_request" | "unauthenticated" | "plan_limit" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "idempotency_in_progress" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "internal" | "provider_error" | "service_unavailable" | "model_unavailable" | "insufficient_storage";
         };
         /**
          * ErrorEvent
@@ -2277,7 +2277,7 @@ export interface components {
             type: "ErrorEvent";
             message: string;
             /** @enum {string} */
-            code: "invalid_request" | "unauthenticated" | "plan_limit" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "idempotency_in_progress" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "internal" | "provider_error" | "service_unavailable" | "model_unavailable";
+            code: "invalid_request" | "unauthenticated" | "plan_limit" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "idempotency_in_progress" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "internal" | "provider_error" | "service_unavailable" | "model_unavailable" | "insufficient_storage";
         };
         /** Graph */
         Graph: {
@@ -2351,7 +2351,7 @@ export interface components {
             /** @description Why the service cannot serve, e.g. "database did not answer within 2 s" */
             error: string;
             /** @enum {string} */
-            code: "invalid_request" | "unauthenticated" | "plan_limit" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "idempotency_in_progress" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "internal" | "provider_error" | "service_unavailable" | "model_unavailable";
+            code: "invalid_request" | "unauthenticated" | "plan_limit" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "idempotency_in_progress" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "internal" | "provider_error" | "service_unavailable" | "model_unavailable" | "insufficient_storage";
             /** @constant */
             status: "unavailable";
             version: string;
@@ -2561,7 +2561,7 @@ export interface components {
                 type: string;
                 param: null;
                 /** @enum {string} */
-                code: "invalid_request" | "unauthenticated" | "plan_limit" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "idempotency_in_progress" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "internal" | "provider_error" | "service_unavailable" | "model_unavailable";
+                code: "invalid_request" | "unauthenticated" | "plan_limit" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "idempotency_in_progress" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "internal" | "provider_error" | "service_unavailable" | "model_unavailable" | "insufficient_storage";
             };
         };
         /** PortalSession */
@@ -2694,7 +2694,7 @@ export interface components {
              * @description On error
              * @enum {string}
              */
-            code?: "invalid_request" | "unauthenticated" | "plan_limit" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "idempotency_in_progress" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "internal" | "provider_error" | "service_unavailable" | "model_unavailable";
+            code?: "invalid_request" | "unauthenticated" | "plan_limit" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "idempotency_in_progress" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "internal" | "provider_error" | "service_unavailable" | "model_unavailable" | "insufficient_storage";
         } & {
             [key: string]: unknown;
         };

@@ -270,9 +270,10 @@ describe('the closed set is documented', () => {
     expect(rows).toEqual(ERROR_CODE_LIST.map((code) => [code, ERROR_CODES[code].status, ERROR_CODES[code].action]))
   })
 
-  // idempotency_in_progress needs a request still running: test/http/idempotency.test.ts makes one. internal is a fault.
+  // idempotency_in_progress needs a request still running: test/http/idempotency.test.ts makes one;
+  // insufficient_storage a full disk: test/db/disk-full.test.ts fills one. internal is a fault.
   test('every other code is answered by a case above', () => {
     const seen = new Set([...CASES, ...V1_CASES].map(([, , , code]) => code))
-    expect(ERROR_CODE_LIST.filter((code) => !seen.has(code))).toEqual(['idempotency_in_progress', 'internal'])
+    expect(ERROR_CODE_LIST.filter((code) => !seen.has(code))).toEqual(['idempotency_in_progress', 'internal', 'insufficient_storage'])
   })
 })

@@ -90,6 +90,7 @@ export const OPERATIONS: Record<string, readonly [string, string]> = {
   'GET /v1/models': ['listModels', 'List models'],
   'GET /v1/models/{id}': ['getModel', 'Get a model'],
   'POST /v1/chat/completions': ['createChatCompletion', 'Create a chat completion'],
+  'POST /v1/completions': ['createCompletion', 'Create a text completion (legacy)'],
   'POST /v1/responses': ['createResponse', 'Create a response'],
   'GET /v1/responses/{id}': ['getResponse', 'Get a stored response'],
   'DELETE /v1/responses/{id}': ['deleteResponse', 'Delete a stored response'],

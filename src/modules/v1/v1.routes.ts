@@ -7,6 +7,7 @@ import { enforceRateLimit } from '../../http/rate-limit'
 import { openAiErrors } from '../../http/schemas'
 import { sseResponse } from '../../http/sse'
 import { completeChat, errorChunk, prepareChat, streamChat } from './chat.service'
+import { completionsRoutes } from './completions.routes'
 import { createEmbeddings, getModel, listModels } from './embeddings.service'
 import { ResponseObject, ResponsesBody } from './responses.schemas'
 import { completeResponse, prepareResponse, streamResponse } from './responses.service'
@@ -24,6 +25,7 @@ const tags = ['openai-compatible']
 export function v1Routes(deps: Deps) {
   return new Elysia({ prefix: '/v1' })
     .use(authPlugin(deps))
+    .use(completionsRoutes(deps))
     .use(storedResponsesRoutes(deps))
     .get('/models', () => listModels(deps), {
       auth: true,

@@ -18,6 +18,9 @@ export const v1Responses = pgTable(
     input: jsonb('input').$type<unknown[]>().notNull(),
     /** The output items (messages with their annotations, function calls). */
     output: jsonb('output').$type<unknown[]>().notNull(),
+    /** The response object as it was answered, but for `output` (above): what GET /v1/responses/{id} returns.
+     * Null for responses stored before it was kept; those are rebuilt from the columns. */
+    response: jsonb('response').$type<Record<string, unknown>>(),
     created_at: ts('created_at').notNull().defaultNow(),
   },
   (t) => [index('v1_responses_user_idx').on(t.user_id, t.created_at)],

@@ -26,10 +26,11 @@ const a = {
   conversations: [] as string[],
   connectors: [] as string[],
   connections: [] as string[],
+  responses: [] as string[],
   titles: [] as string[],
 }
 /** B's own things, used where a route needs a second, legitimate id. */
-const b = { workspace: '', doc: '', keyId: '', sessionId: '', conversation: '', connector: '', connection: '' }
+const b = { workspace: '', doc: '', keyId: '', sessionId: '', conversation: '', connector: '', connection: '', response: '' }
 
 const aDocIds = () => Object.values(a.docs)
 const aIds = () => [...a.workspaces, ...aDocIds(), a.keyId, a.sessionId, ...a.conversations, ...a.connectors, ...a.connections]
@@ -47,6 +48,8 @@ const fixtures = () => ({
   '/api/connectors': { foreign: a.connectors, own: b.connector },
   // Avatars are addressed by user id: A's (who has one) is as missing to B as any other.
   '/api/avatar': { foreign: [A.id], own: B.id },
+  // Stored /v1 responses (resp_…): retrieve, input items and delete.
+  '/v1/responses': { foreign: a.responses, own: b.response },
 })
 
 /** Asks through POST /api/ask and answers the id of the conversation the exchange was saved in. */
@@ -99,6 +102,7 @@ async function snapshotA() {
     connectors: await ok('GET', '/api/connectors', as),
     connections: await ok('GET', '/api/connectors/connections', as),
     connectorDetails: await Promise.all(a.connectors.map((id) => ok('GET', `/api/connectors/${id}`, as))),
+    responses: await Promise.all(a.responses.map((id) => ok('GET', `/v1/responses/${id}`, { key: A.key }))),
   }
 }
 
@@ -156,6 +160,9 @@ beforeAll(async () => {
   a.docs.draft = drafts.data[0].id
   a.titles.push('A draft', 'A secret workspace')
   a.conversations.push(await askConversation(A, 'What is the secret plan?'))
+  a.responses.push(
+    (await ok('POST', '/v1/responses', { key: A.key, body: { model: 'service-rag', input: 'What is the secret plan?' } })).id,
+  )
   const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0])
   const form = new FormData()
   form.append('file', new Blob([png], { type: 'image/png' }), 'a.png')
@@ -176,6 +183,7 @@ beforeAll(async () => {
   b.workspace = (await ok('GET', '/api/workspaces', { key: B.key })).data[0].id
   b.doc = (await ok('POST', '/api/documents', { key: B.key, body: { title: 'B own', body: 'B owns this.' } })).id
   b.conversation = await askConversation(B, 'What do I own?')
+  b.response = (await ok('POST', '/v1/responses', { key: B.key, body: { model: 'service-rag', input: 'What do I own?' } })).id
 })
 afterAll(() => t.close())
 

@@ -4,7 +4,7 @@
 // answers they bring (304, 409, 412, 422), and the event streams declared as `text/event-stream`.
 import { requirementOf } from '../../modules/keys/key-scopes'
 import { OPERATIONS, PARAMETERS } from './operations'
-import { AnswerEvent, ChatCompletionChunk, ResponseStreamEvent } from './streams'
+import { AnswerEvent, ChatCompletionChunk, CompletionChunk, ResponseStreamEvent } from './streams'
 
 type Json = Record<string, any>
 
@@ -95,8 +95,9 @@ const STREAMS: Record<string, { schema: Json; always: boolean }> = {
   'POST /api/agent/chat': { schema: AnswerEvent, always: true },
   'POST /v1/chat/completions': { schema: ChatCompletionChunk, always: false },
   'POST /v1/responses': { schema: ResponseStreamEvent, always: false },
+  'POST /v1/completions': { schema: CompletionChunk, always: false },
 }
-export const STREAM_SCHEMAS = { AnswerEvent, ChatCompletionChunk, ResponseStreamEvent }
+export const STREAM_SCHEMAS = { AnswerEvent, ChatCompletionChunk, CompletionChunk, ResponseStreamEvent }
 
 /** `/api/documents/{id}/links` → "The document's id". */
 function idOf(path: string): string {

@@ -88,6 +88,9 @@ export const EXAMPLES: Record<string, { request?: unknown; responses?: Record<st
   'POST /v1/chat/completions': {
     request: { model: 'service-rag', messages: [{ role: 'user', content: 'Where do boats moor at spring tide?' }], stream: false },
   },
+  'POST /v1/completions': {
+    request: { model: 'service-rag', prompt: 'Where do boats moor at spring tide?', max_tokens: 200 },
+  },
   'POST /v1/responses': {
     request: { model: 'service-rag', input: 'Where do boats moor at spring tide?', instructions: 'Answer in one sentence.' },
   },

@@ -104,3 +104,38 @@ export const ResponseStreamEvent = {
   },
   additionalProperties: true,
 }
+
+/** One chunk of a streamed legacy completion (POST /v1/completions); the stream ends with `data: [DONE]`. */
+export const CompletionChunk = {
+  title: 'CompletionChunk',
+  description:
+    "One chunk of a streamed text completion, in OpenAI's shape: text pieces of each prompt's choice in turn, its last chunk with finish_reason and citations; the stream ends with the line `data: [DONE]`.",
+  type: 'object',
+  required: ['id', 'object', 'created', 'model', 'choices'],
+  properties: {
+    id: { type: 'string' },
+    object: { type: 'string', const: 'text_completion' },
+    created: { type: 'integer' },
+    model: { type: 'string' },
+    choices: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['index', 'text', 'finish_reason'],
+        properties: {
+          index: { type: 'integer', description: 'The prompt this text answers' },
+          text: { type: 'string' },
+          finish_reason: { type: ['string', 'null'], enum: ['stop', 'length', 'content_filter', null] },
+          logprobs: { type: 'null' },
+          citations: {
+            type: 'array',
+            items: { type: 'object', additionalProperties: true },
+            description: "On the choice's last chunk: the sources its text cites, as in the non-streamed answer",
+          },
+        },
+      },
+    },
+    usage: { type: ['object', 'null'], additionalProperties: true, description: 'On the last chunk with stream_options.include_usage' },
+  },
+  additionalProperties: true,
+}

@@ -9,7 +9,7 @@ export type KeyScope = (typeof KEY_SCOPES)[number]
 export const DEFAULT_KEY_SCOPES: KeyScope[] = ['read', 'write']
 
 export const SCOPE_DESCRIPTIONS: Record<KeyScope, string> = {
-  read: 'read: list, read, search and ask (also POST /api/ask, whose exchange is kept as a conversation, /v1/chat/completions, /v1/embeddings); for a read-only widget',
+  read: 'read: list, read, search and ask (also POST /api/ask, whose exchange is kept as a conversation, /v1/chat/completions, /v1/completions, /v1/embeddings); for a read-only widget',
   write: 'write: add, change and delete documents, memory drafts, workspaces, conversations, settings and connectors',
   keys: 'keys: list, create and revoke keys — only keys it made, with no more scopes than its own',
 }
@@ -18,7 +18,7 @@ export const SCOPE_DESCRIPTIONS: Record<KeyScope, string> = {
 export type Requirement = KeyScope | 'person'
 
 // Routes that do not change anything though they are POSTs: they need `read`.
-const READ_POSTS = new Set(['/api/ask', '/v1/chat/completions', '/v1/embeddings'])
+const READ_POSTS = new Set(['/api/ask', '/v1/chat/completions', '/v1/completions', '/v1/embeddings'])
 
 // Routes a key never reaches, whatever its scopes: they change how the account is signed in to, or end it, or make a
 // draft an agent proposed into a memory (the approval rule of src/modules/documents/approval.ts), or open the

@@ -142,3 +142,31 @@ export const ResponseObject = t.Object(
       'Or, with stream: true, text/event-stream of Responses events: response.created, response.in_progress, response.output_item.added, response.content_part.added, response.output_text.delta…, response.output_text.annotation.added…, response.output_text.done, response.content_part.done, response.output_item.done, then response.completed (or response.incomplete); a failure after the start ends with an `error` event',
   },
 )
+
+export const ResponseIdParams = t.Object({
+  id: t.String({ description: "The response's id (resp_…); any other id, or another user's, is 404" }),
+})
+
+export const DeletedResponse = t.Object(
+  { id: t.String(), object: t.Literal('response'), deleted: t.Literal(true) },
+  { title: 'DeletedResponse' },
+)
+
+export const InputItemsQuery = t.Object({
+  limit: t.Optional(t.Integer({ minimum: 1, maximum: 100, default: 20, error: 'limit must be an integer from 1 to 100' })),
+  order: t.Optional(literals(['asc', 'desc'] as const, 'desc (the default): the last input item first')),
+  after: t.Optional(t.String({ description: "An item id: list the items after it (the previous page's last_id)" })),
+})
+
+export const InputItemList = t.Object(
+  {
+    object: t.Literal('list'),
+    data: t.Array(t.Object({ id: t.String(), type: t.String() }, { additionalProperties: t.Unknown() }), {
+      description: "The response's own input items (messages, function_call, function_call_output), as sent; not the earlier turns",
+    }),
+    first_id: t.Nullable(t.String()),
+    last_id: t.Nullable(t.String()),
+    has_more: t.Boolean(),
+  },
+  { title: 'InputItemList' },
+)

@@ -107,16 +107,23 @@ function responseObject(r: PreparedResponse, output: Item[], end?: { finish: Fin
   }
 }
 
-/** Counts the answer and keeps the response for later turns; both before the client hears it is complete. */
-async function finishResponse(deps: Deps, user: SessionUser, r: PreparedResponse, output: Item[]) {
+const ID_PREFIX: Record<string, string> = { message: 'msg', function_call: 'fc', function_call_output: 'fco' }
+/** Input items keep the client's ids; the others get one, so GET …/input_items can page by `after`. */
+const withId = (item: Item): Item =>
+  typeof item.id === 'string' ? item : { id: `${ID_PREFIX[String(item.type ?? 'message')] ?? 'item'}_${hex()}`, ...item }
+
+/** Counts the answer and keeps the response for later turns and reads; both before the client hears it is complete. */
+async function finishResponse(deps: Deps, user: SessionUser, r: PreparedResponse, done: ReturnType<typeof responseObject>) {
   await recordEvent(deps, user.id, 'answer')
   if (r.body.store === false) return
+  const { output, ...response } = done
   await saveResponse(deps.db, {
     id: r.id,
     user_id: user.id,
     previous_response_id: r.body.previous_response_id ?? null,
-    input: r.input,
+    input: r.input.map(withId),
     output,
+    response,
   })
 }
 
@@ -126,8 +133,9 @@ export async function completeResponse(deps: Deps, user: SessionUser, r: Prepare
     ...(result.text || result.toolCalls.length === 0 ? [messageItem(r, `msg_${hex()}`, result.text, 'completed')] : []),
     ...result.toolCalls.map((c) => callItem(c, 'completed')),
   ]
-  await finishResponse(deps, user, r, output)
-  return responseObject(r, output, result)
+  const done = responseObject(r, output, result)
+  await finishResponse(deps, user, r, done)
+  return done
 }
 
 type Event = { type: string; [field: string]: unknown }
@@ -196,7 +204,7 @@ export async function streamResponse(deps: Deps, user: SessionUser, r: PreparedR
   // An answer with nothing in it is still a message, as a model's empty reply is.
   if (output.length === 0) openMessage()
   closeMessage()
-  await streamStep('the response could not be recorded', () => finishResponse(deps, user, r, output))
   const done = responseObject(r, output, end)
+  await streamStep('the response could not be recorded', () => finishResponse(deps, user, r, done))
   send({ type: done.status === 'incomplete' ? 'response.incomplete' : 'response.completed', response: done })
 }

@@ -1,7 +1,7 @@
 // Stored responses: the conversation behind a `previous_response_id` (the chain of each response's input and
-// output items, oldest first) and output items named by `item_reference`. Always the caller's own: another
-// user's response or item is "not found", exactly like a missing one.
-import { sql } from 'drizzle-orm'
+// output items, oldest first), output items named by `item_reference`, and one response read or deleted by id.
+// Always the caller's own: another user's response or item is "not found", exactly like a missing one.
+import { and, eq, sql } from 'drizzle-orm'
 import { queryRows, type Db } from '../../../db/client'
 import { v1Responses } from '../../../db/schema'
 import { notFound } from '../../http/errors'
@@ -13,14 +13,44 @@ const MAX_CHAIN = 1000
 
 export async function saveResponse(
   db: Db,
-  row: { id: string; user_id: string; previous_response_id: string | null; input: Item[]; output: Item[] },
+  row: {
+    id: string
+    user_id: string
+    previous_response_id: string | null
+    input: Item[]
+    output: Item[]
+    response: Record<string, unknown>
+  },
 ) {
   await db.insert(v1Responses).values(row)
 }
 
-/** The items of the conversation that ends with response `id`: every earlier input and output, in order. */
+export type StoredResponse = typeof v1Responses.$inferSelect
+
+/** The caller's stored response `id`, or null (missing, deleted, another user's, or made with `store: false`). */
+export async function findResponse(db: Db, userId: string, id: string): Promise<StoredResponse | null> {
+  const [row] = await db
+    .select()
+    .from(v1Responses)
+    .where(and(eq(v1Responses.id, id), eq(v1Responses.user_id, userId)))
+  return row ?? null
+}
+
+/** Deletes the caller's stored response; false when there was none to delete. */
+export async function deleteResponse(db: Db, userId: string, id: string): Promise<boolean> {
+  const rows = await db
+    .delete(v1Responses)
+    .where(and(eq(v1Responses.id, id), eq(v1Responses.user_id, userId)))
+    .returning({ id: v1Responses.id })
+  return rows.length > 0
+}
+
+/**
+ * The items of the conversation that ends with response `id`: every earlier input and output, in order. A chain
+ * with a deleted response in it is refused rather than continued without that part of the conversation.
+ */
 export async function loadConversation(db: Db, userId: string, id: string): Promise<Item[]> {
-  const rows = await queryRows<{ input: Item[]; output: Item[]; depth: number }>(
+  const rows = await queryRows<{ input: Item[]; output: Item[]; depth: number; previous_response_id: string | null }>(
     db,
     sql`with recursive chain as (
           select id, previous_response_id, input, output, 0 as depth from v1_responses where id = ${id} and user_id = ${userId}
@@ -29,9 +59,14 @@ export async function loadConversation(db: Db, userId: string, id: string): Prom
             join chain c on r.id = c.previous_response_id and r.user_id = ${userId}
           where c.depth < ${MAX_CHAIN}
         )
-        select input, output, depth from chain order by depth desc`,
+        select input, output, depth, previous_response_id from chain order by depth desc`,
   )
   if (rows.length === 0) throw notFound(`previous_response_id: response ${id} not found`)
+  const oldest = rows[0]!
+  if (oldest.previous_response_id && oldest.depth < MAX_CHAIN)
+    throw notFound(
+      `previous_response_id: the conversation of response ${id} continues response ${oldest.previous_response_id}, which was deleted`,
+    )
   return rows.flatMap((r) => [...r.input, ...r.output])
 }
 

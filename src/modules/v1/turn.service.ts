@@ -43,6 +43,8 @@ export interface TurnRequest {
   maxOutputTokens?: number
   temperature?: number
   topP?: number
+  /** Stop sequences, passed to the chat model (the extractive answerer writes no continuation to stop). */
+  stop?: string[]
 }
 
 export interface Turn {
@@ -53,7 +55,7 @@ export interface Turn {
   toolChoice?: ToolChoice<ToolSet>
   output?: Output.Output<string, string, never>
   json: boolean
-  settings: { maxOutputTokens?: number; temperature?: number; topP?: number }
+  settings: { maxOutputTokens?: number; temperature?: number; topP?: number; stopSequences?: string[] }
 }
 
 export type Finish = 'stop' | 'length' | 'tool_calls' | 'content_filter'
@@ -143,7 +145,12 @@ export async function prepareTurn(deps: Deps, user: SessionUser, request: TurnRe
     toolChoice: tools && choice ? (typeof choice === 'string' ? choice : { type: 'tool', toolName: choice.name }) : undefined,
     output: request.format ? passThrough(request.format) : undefined,
     json: request.format !== undefined,
-    settings: { maxOutputTokens: request.maxOutputTokens, temperature: request.temperature, topP: request.topP },
+    settings: {
+      maxOutputTokens: request.maxOutputTokens,
+      temperature: request.temperature,
+      topP: request.topP,
+      stopSequences: request.stop,
+    },
   }
 }
 

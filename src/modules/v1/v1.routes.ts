@@ -1,4 +1,5 @@
-// /v1: the OpenAI-compatible surface — models, grounded chat completions, responses and embeddings.
+// /v1: the OpenAI-compatible surface — models, grounded chat completions, responses and embeddings; legacy
+// completions and stored responses are in their own routes files, mounted here.
 import { Elysia, t } from 'elysia'
 import type { Deps } from '../../deps'
 import { authPlugin } from '../../http/auth'
@@ -6,9 +7,11 @@ import { enforceRateLimit } from '../../http/rate-limit'
 import { openAiErrors } from '../../http/schemas'
 import { sseResponse } from '../../http/sse'
 import { completeChat, errorChunk, prepareChat, streamChat } from './chat.service'
+import { completionsRoutes } from './completions.routes'
 import { createEmbeddings, getModel, listModels } from './embeddings.service'
 import { ResponseObject, ResponsesBody } from './responses.schemas'
 import { completeResponse, prepareResponse, streamResponse } from './responses.service'
+import { storedResponsesRoutes } from './stored-responses.routes'
 import { ChatCompletion, ChatCompletionBody, EmbeddingsBody, EmbeddingsResponse, Model, ModelList } from './v1.schemas'
 
 /** Responses events on the wire as OpenAI sends them: `event: <type>` and the event, numbered in order. */
@@ -22,6 +25,8 @@ const tags = ['openai-compatible']
 export function v1Routes(deps: Deps) {
   return new Elysia({ prefix: '/v1' })
     .use(authPlugin(deps))
+    .use(completionsRoutes(deps))
+    .use(storedResponsesRoutes(deps))
     .get('/models', () => listModels(deps), {
       auth: true,
       response: { 200: ModelList, ...openAiErrors(401) },

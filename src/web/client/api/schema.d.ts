@@ -1517,6 +1517,78 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/completions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a text completion (legacy)
+         * @description Legacy text completions in OpenAI's format (LlamaIndex OpenAILike, older clients): each prompt (a string, or up to 16 in an array, one choice each) is a question answered from your documents as chat completions answer it, with citations on each choice; streaming or not; n and best_of 1 only, no logprobs, suffix or token arrays; rate-limited per key and plan, one request per prompt
+         *
+         *     Key scope: `read` (a key without it gets 403; a session holds every scope).
+         */
+        post: operations["createCompletion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/responses/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a stored response
+         * @description A stored response (one made without store: false), as it was answered; 404 once deleted or for another user
+         *
+         *     Key scope: `read` (a key without it gets 403; a session holds every scope).
+         */
+        get: operations["getResponse"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a stored response
+         * @description Delete a stored response: it can no longer be retrieved nor continued by previous_response_id, nor can any response that continues it
+         *
+         *     Key scope: `write` (a key without it gets 403; a session holds every scope).
+         */
+        delete: operations["deleteResponse"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/responses/{id}/input_items": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a stored response's input items
+         * @description A stored response's own input items, newest first unless order=asc, paged by limit and after
+         *
+         *     Key scope: `read` (a key without it gets 403; a session holds every scope).
+         */
+        get: operations["listResponseInputItems"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/models": {
         parameters: {
             query?: never;
@@ -1884,6 +1956,35 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        /**
+         * CompletionChunk
+         * @description One chunk of a streamed text completion, in OpenAI's shape: text pieces of each prompt's choice in turn, its last chunk with finish_reason and citations; the stream ends with the line `data: [DONE]`.
+         */
+        CompletionChunk: {
+            id: string;
+            /** @constant */
+            object: "text_completion";
+            created: number;
+            model: string;
+            choices: {
+                /** @description The prompt this text answers */
+                index: number;
+                text: string;
+                /** @enum {string|null} */
+                finish_reason: "stop" | "length" | "content_filter" | null;
+                logprobs?: null;
+                /** @description On the choice's last chunk: the sources its text cites, as in the non-streamed answer */
+                citations?: {
+                    [key: string]: unknown;
+                }[];
+            }[];
+            /** @description On the last chunk with stream_options.include_usage */
+            usage?: {
+                [key: string]: unknown;
+            } | null;
+        } & {
+            [key: string]: unknown;
+        };
         /** Connection */
         Connection: {
             /** Format: uuid */
@@ -2115,6 +2216,14 @@ export interface components {
             parent_id: string | null;
             /** @description The full key, returned this once only */
             key: string;
+        };
+        /** DeletedResponse */
+        DeletedResponse: {
+            id: string;
+            /** @constant */
+            object: "response";
+            /** @constant */
+            deleted: true;
         };
         /**
          * DeltaEvent
@@ -2424,6 +2533,21 @@ export interface components {
             deduplicated: boolean;
             /** @description Present when the write became a draft pending approval: says so and why */
             notice?: string;
+        };
+        /** InputItemList */
+        InputItemList: {
+            /** @constant */
+            object: "list";
+            /** @description The response's own input items (messages, function_call, function_call_output), as sent; not the earlier turns */
+            data: ({
+                id: string;
+                type: string;
+            } & {
+                [key: string]: unknown;
+            })[];
+            first_id: string | null;
+            last_id: string | null;
+            has_more: boolean;
         };
         /** JsonRpcError */
         JsonRpcError: {
@@ -2895,6 +3019,37 @@ export interface components {
             /** Format: date-time */
             finished_at: string | null;
         } | null;
+        /**
+         * TextCompletion
+         * @description Or, with stream: true, text/event-stream of text_completion chunks ending with data: [DONE]
+         */
+        TextCompletion: {
+            id: string;
+            /** @constant */
+            object: "text_completion";
+            created: number;
+            model: string;
+            choices: {
+                text: string;
+                /** @description The prompt this choice answers */
+                index: number;
+                logprobs: null;
+                finish_reason: string;
+                /** @description The sources this text cites (an extension); [n] in the text is citation n */
+                citations: {
+                    index: number;
+                    document_id: string;
+                    title: string | null;
+                    url: string | null;
+                    excerpt: string | null;
+                }[];
+            }[];
+            usage: {
+                prompt_tokens: number;
+                completion_tokens: number;
+                total_tokens: number;
+            };
+        };
         /** TokenRequest */
         TokenRequest: {
             /** @description authorization_code or refresh_token */
@@ -11321,6 +11476,469 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createCompletion: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe (Stripe semantics): the same key with the same request replays the first answer for 24 hours; with another body it is a 422; while the first still runs the retry waits, then 409. 1–255 printable ASCII characters, a UUID for example. Not with a streamed answer. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "model": "service-rag",
+                 *       "prompt": "Where do boats moor at spring tide?",
+                 *       "max_tokens": 200
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description service-rag (GET /v1/models lists the models)
+                     * @enum {string}
+                     */
+                    model: "service-rag";
+                    /** @description The question, answered from your documents; an array gets one choice per prompt, in order */
+                    prompt: string | string[];
+                    max_tokens?: number | null;
+                    temperature?: number | null;
+                    top_p?: number | null;
+                    stop?: (string | string[]) | null;
+                    n?: number | null;
+                    best_of?: number | null;
+                    stream?: boolean | null;
+                    stream_options?: ({
+                        include_usage?: boolean;
+                    } & {
+                        [key: string]: unknown;
+                    }) | null;
+                    /** @description Start each choice with its prompt */
+                    echo?: boolean | null;
+                    logprobs?: number | null;
+                    suffix?: string | null;
+                    user?: string;
+                    /**
+                     * Format: uuid
+                     * @description Retrieve only from this workspace (an extension of the OpenAI format)
+                     */
+                    workspace_id?: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description The answer; with `"stream": true`, a stream of server-sent events */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TextCompletion"];
+                    "text/event-stream": components["schemas"]["CompletionChunk"];
+                };
+            };
+            /** @description Invalid request: `error` names what is wrong */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIError"];
+                };
+            };
+            /** @description No valid API key, token or session */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIError"];
+                };
+            };
+            /** @description The API key lacks the scope this operation needs, or it takes a person signed in */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIError"];
+                };
+            };
+            /** @description Not found (another user's object is not found either) */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIError"];
+                };
+            };
+            /** @description A request with this Idempotency-Key is still in progress (retry after Retry-After) */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIError"];
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIError"];
+                };
+            };
+            /** @description This Idempotency-Key was used with another request */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIError"];
+                };
+            };
+            /** @description Rate limited: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIError"];
+                };
+            };
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
+            431: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIError"];
+                };
+            };
+            /** @description An upstream service (model provider, Stripe, a connector) failed */
+            502: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIError"];
+                };
+            };
+        };
+    };
+    getResponse: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The response's id (resp_…); any other id, or another user's, is 404 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Or, with stream: true, text/event-stream of Responses events: response.created, response.in_progress, response.output_item.added, response.content_part.added, response.output_text.delta…, response.output_text.annotation.added…, response.output_text.done, response.content_part.done, response.output_item.done, then response.completed (or response.incomplete); a failure after the start ends with an `error` event */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResponseObject"];
+                };
+            };
+            /** @description No valid API key, token or session */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIError"];
+                };
+            };
+            /** @description The API key lacks the scope this operation needs, or it takes a person signed in */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIError"];
+                };
+            };
+            /** @description Not found (another user's object is not found either) */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIError"];
+                };
+            };
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
+            431: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIError"];
+                };
+            };
+        };
+    };
+    deleteResponse: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe (Stripe semantics): the same key with the same request replays the first answer for 24 hours; with another body it is a 422; while the first still runs the retry waits, then 409. 1–255 printable ASCII characters, a UUID for example. Not with a streamed answer. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The response's id (resp_…); any other id, or another user's, is 404 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedResponse"];
+                };
+            };
+            /** @description Invalid request (an Idempotency-Key that is not 1–255 printable ASCII characters) */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIError"];
+                };
+            };
+            /** @description No valid API key, token or session */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIError"];
+                };
+            };
+            /** @description The API key lacks the scope this operation needs, or it takes a person signed in */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIError"];
+                };
+            };
+            /** @description Not found (another user's object is not found either) */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIError"];
+                };
+            };
+            /** @description A request with this Idempotency-Key is still in progress (retry after Retry-After) */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIError"];
+                };
+            };
+            /** @description This Idempotency-Key was used with another request */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIError"];
+                };
+            };
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
+            431: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIError"];
+                };
+            };
+        };
+    };
+    listResponseInputItems: {
+        parameters: {
+            query?: {
+                /** @description How many items to return, 1–100 (default 20) */
+                limit?: number;
+                order?: "asc" | "desc";
+                /** @description An item id: list the items after it (the previous page's last_id) */
+                after?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The response's id (resp_…); any other id, or another user's, is 404 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InputItemList"];
+                };
+            };
+            /** @description Invalid request: `error` names what is wrong */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIError"];
+                };
+            };
+            /** @description No valid API key, token or session */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIError"];
+                };
+            };
+            /** @description The API key lacks the scope this operation needs, or it takes a person signed in */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIError"];
+                };
+            };
+            /** @description Not found (another user's object is not found either) */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIError"];
+                };
+            };
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
+            431: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIError"];
                 };
             };
         };

@@ -7,7 +7,7 @@ export type KeyScope = (typeof KEY_SCOPES)[number]
 export const DEFAULT_KEY_SCOPES: readonly KeyScope[] = ['read', 'write']
 
 export const SCOPE_DESCRIPTIONS: Record<KeyScope, string> = {
-  read: 'read: list, read, search and ask (also POST /api/ask, whose exchange is kept as a conversation, /v1/chat/completions, /v1/embeddings); for a read-only widget',
+  read: 'read: list, read, search and ask (also POST /api/ask, whose exchange is kept as a conversation, /v1/chat/completions, /v1/completions, /v1/embeddings); for a read-only widget',
   write: 'write: add, change and delete documents, memory drafts, workspaces, conversations, settings and connectors',
   keys: 'keys: list, create and revoke keys — only keys it made, with no more scopes than its own',
 }

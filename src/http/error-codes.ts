@@ -90,17 +90,41 @@ const openAiType = (status: number) => (status >= 500 ? 'server_error' : status 
 /** `/v1` speaks OpenAI's wire format, errors included. */
 export const isOpenAiPath = (pathname: string) => pathname === '/v1' || pathname.startsWith('/v1/')
 
+/** /mcp refuses a caller (401, 403) in JSON-RPC's envelope: the Python MCP SDK shows the `error.message` of a
+ * JSON-RPC error body and, for any other body, only "Server returned an error response". */
+export const isMcpRefusal = (pathname: string, status: number) => pathname === '/mcp' && (status === 401 || status === 403)
+
+/** The code of those refusals: the one the MCP SDKs' transport gives its own HTTP-level refusals (406, 405, …).
+ * Not -32001, which both SDKs read as their own request timeout. */
+export const MCP_REFUSED = -32000
+
 export type ErrorBody = { error: string; code: ErrorCode }
 export type OpenAiErrorBody = { error: { message: string; type: string; param: null; code: ErrorCode } }
+export type McpErrorBody = {
+  jsonrpc: '2.0'
+  id: string | number | null
+  error: { code: number; message: string; data: { code: ErrorCode } }
+}
 
-/** The body of an error answer: `{ error, code }`, or OpenAI's `{ error: { message, type, param, code } }` on /v1. */
+/** The JSON-RPC id of a parsed /mcp body, when it has a usable one. */
+export const rpcIdOf = (body: unknown): string | number | null => {
+  const id = body !== null && typeof body === 'object' ? (body as { id?: unknown }).id : undefined
+  return typeof id === 'string' || (typeof id === 'number' && Number.isSafeInteger(id)) ? id : null
+}
+
+/**
+ * The body of an error answer: `{ error, code }`; OpenAI's `{ error: { message, type, param, code } }` on /v1;
+ * on /mcp's 401 and 403, a JSON-RPC error for the request `rpcId` with our code in `error.data.code`.
+ */
 export function errorBody(
   pathname: string,
   status: number,
   message: string,
   code: ErrorCode = codeForStatus(status),
-): ErrorBody | OpenAiErrorBody {
+  rpcId: string | number | null = null,
+): ErrorBody | OpenAiErrorBody | McpErrorBody {
   if (isOpenAiPath(pathname)) return { error: { message, type: openAiType(status), param: null, code } }
+  if (isMcpRefusal(pathname, status)) return { jsonrpc: '2.0', id: rpcId, error: { code: MCP_REFUSED, message, data: { code } } }
   return { error: message, code }
 }
 

@@ -1,11 +1,11 @@
-// One error shape for the whole API: services throw these; `errorHandler` maps every error to `{ error, code }` (OpenAI's shape on /v1).
+// One error shape for the whole API: services throw these; `errorHandler` maps every error to `{ error, code }` (OpenAI's shape on /v1, JSON-RPC's on /mcp's 401 and 403).
 import type { ValueError } from '@sinclair/typebox/errors'
 import { Elysia, ValidationError } from 'elysia'
 import { DatabaseCrashedError } from '../../db/pglite-guard'
 import type { Logger } from '../log'
 import { drainBody } from './drain'
 import { bodyLimitFor } from './route-body-limits'
-import { codeForStatus, errorBody, type ErrorCode } from './error-codes'
+import { codeForStatus, errorBody, type ErrorCode, rpcIdOf } from './error-codes'
 import { requestIdFor } from './request-id'
 
 /**
@@ -61,13 +61,13 @@ export function errorHandler(log: Logger, maxBodyBytes: number) {
         throw payloadTooLarge(`request body is larger than ${limit} bytes`)
       }
     })
-    .onError({ as: 'global' }, ({ code, error: thrown, set, request }) => {
+    .onError({ as: 'global' }, ({ code, error: thrown, set, request, body }) => {
       let error: unknown = thrown
       set.headers['content-type'] = 'application/json'
       const pathname = new URL(request.url).pathname
       const answer = (status: number, message: string, errorCode?: ErrorCode) => {
         set.status = status
-        return errorBody(pathname, status, message, errorCode)
+        return errorBody(pathname, status, message, errorCode, rpcIdOf(body))
       }
       // An AppError thrown while parsing (the body limit) arrives wrapped in Elysia's parse error.
       if (code === 'PARSE' && (error as Error).cause instanceof AppError) error = (error as Error).cause as AppError

@@ -2,7 +2,7 @@
 import { t, type TSchema } from 'elysia'
 import { FormatRegistry, TypeRegistry } from 'elysia/type-system'
 import { CURSOR_PATTERN } from '../lib/cursor'
-import { ERROR_CODE_LIST, type ErrorCode } from './error-codes'
+import { ERROR_CODE_LIST, type ErrorCode, MCP_REFUSED } from './error-codes'
 
 type CodeLiteral = ReturnType<typeof t.Literal<ErrorCode>>
 
@@ -29,6 +29,16 @@ export const OpenAiErrorBody = t.Object(
     }),
   },
   { title: 'OpenAIError' },
+)
+
+/** /mcp's 401 and 403: a JSON-RPC error (MCP clients show `error.message`), our code in `error.data.code`. */
+export const McpErrorBody = t.Object(
+  {
+    jsonrpc: t.Literal('2.0'),
+    id: t.Union([t.String(), t.Integer(), t.Null()], { description: "The request's id, null when it had none" }),
+    error: t.Object({ code: t.Literal(MCP_REFUSED), message: t.String(), data: t.Object({ code: ErrorCodeSchema }) }),
+  },
+  { title: 'McpError' },
 )
 
 /** `errors(400, 404)` → the response map entries for those statuses. */

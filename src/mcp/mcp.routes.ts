@@ -6,7 +6,7 @@ import { Elysia, t } from 'elysia'
 import type { Deps } from '../deps'
 import { actAs, type Principal } from '../http/auth'
 import { AppError } from '../http/errors'
-import { ErrorBody, errors, Text } from '../http/schemas'
+import { ErrorBody, errors, McpErrorBody, Text } from '../http/schemas'
 import { authenticateMcp } from './mcp.auth'
 import { createMcpServer, type ApiCaller } from './mcp.server'
 
@@ -97,7 +97,8 @@ export function mcpRoutes(deps: Deps, handle: (request: Request) => Promise<Resp
         response: {
           200: JsonRpcResponse,
           202: t.Void({ description: 'A notification or a response was accepted (no body)' }),
-          ...errors(401, 413),
+          ...errors(413),
+          401: McpErrorBody,
           400: t.Union([ErrorBody, JsonRpcError]),
           406: t.Union([JsonRpcError], {
             description: 'Accept must list both application/json and text/event-stream (MCP Streamable HTTP)',
@@ -109,7 +110,8 @@ export function mcpRoutes(deps: Deps, handle: (request: Request) => Promise<Resp
             'MCP over Streamable HTTP (stateless, JSON responses): the tools search, get_document, add_document, save_learnings, get_workspace_context, list_workspaces, ask',
           description:
             'Authorization: an API key, or an OAuth access token that an MCP client gets by itself: a 401 carries `WWW-Authenticate: Bearer resource_metadata="<BASE_URL>/.well-known/oauth-protected-resource/mcp"`, ' +
-            'which leads to dynamic registration, the consent page and the token endpoint (see the oauth tag).',
+            'which leads to dynamic registration, the consent page and the token endpoint (see the oauth tag). ' +
+            "A 401's body is a JSON-RPC error (the sentence in `error.message`, the code in `error.data.code`), which MCP clients show.",
           security: [{ bearer: [] }, { mcpOAuth: ['mcp'] }],
         },
       },

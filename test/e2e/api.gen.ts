@@ -1772,7 +1772,7 @@ export interface paths {
          * Send an MCP message
          * @description MCP over Streamable HTTP (stateless, JSON responses): the tools search, get_document, add_document, save_learnings, get_workspace_context, list_workspaces, ask
          *
-         *     Authorization: an API key, or an OAuth access token that an MCP client gets by itself: a 401 carries `WWW-Authenticate: Bearer resource_metadata="<BASE_URL>/.well-known/oauth-protected-resource/mcp"`, which leads to dynamic registration, the consent page and the token endpoint (see the oauth tag).
+         *     Authorization: an API key, or an OAuth access token that an MCP client gets by itself: a 401 carries `WWW-Authenticate: Bearer resource_metadata="<BASE_URL>/.well-known/oauth-protected-resource/mcp"`, which leads to dynamic registration, the consent page and the token endpoint (see the oauth tag). A 401's body is a JSON-RPC error (the sentence in `error.message`, the code in `error.data.code`), which MCP clients show.
          */
         post: operations["callMcp"];
         delete?: never;
@@ -2643,6 +2643,22 @@ export interface components {
         /** LinkList */
         LinkList: {
             data: components["schemas"]["Link"][];
+        };
+        /** McpError */
+        McpError: {
+            /** @constant */
+            jsonrpc: "2.0";
+            /** @description The request's id, null when it had none */
+            id: string | number | null;
+            error: {
+                /** @constant */
+                code: -32000;
+                message: string;
+                data: {
+                    /** @enum {string} */
+                    code: "invalid_request" | "unauthenticated" | "plan_limit" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "idempotency_in_progress" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "internal" | "provider_error" | "service_unavailable" | "model_unavailable";
+                };
+            };
         };
         /** Message */
         Message: {
@@ -13030,7 +13046,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["McpError"];
                 };
             };
             /** @description Accept must list both application/json and text/event-stream (MCP Streamable HTTP) */

@@ -1,5 +1,6 @@
 // Every error answer carries a code of the closed set (src/http/error-codes.ts): each route family's characteristic
-// errors, by status and code, on /api in `{ error, code }` and on /v1 in OpenAI's `{ error: { message, type, param, code } }`.
+// errors, by status and code, on /api in `{ error, code }`, on /v1 in OpenAI's `{ error: { message, type, param, code } }`
+// and on /mcp's refusals in JSON-RPC's `{ jsonrpc, id, error: { code, message, data: { code } } }`.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { codeForStatus, ERROR_CODE_LIST, ERROR_CODES } from '../../src/http/error-codes'
@@ -185,13 +186,6 @@ const CASES: Case[] = [
       return billing.request('POST', '/api/billing/checkout', { cookie: user.cookie, body: {} })
     },
   ],
-  [
-    'mcp',
-    '/mcp without credentials',
-    401,
-    'unauthenticated',
-    () => t.request('POST', '/mcp', { body: { jsonrpc: '2.0', id: 1, method: 'ping' } }),
-  ],
   ['mcp', 'GET /mcp (the endpoint is stateless)', 405, 'method_not_allowed', () => t.request('GET', '/mcp', { key: u.key })],
 ]
 
@@ -230,6 +224,16 @@ const V1_CASES: Case[] = [
     },
   ],
 ]
+
+describe("/mcp's refusals: JSON-RPC's { jsonrpc, id, error: { code, message, data: { code } } }", () => {
+  test('/mcp without credentials → 401 unauthenticated, the code in error.data.code', async () => {
+    const res = await t.request('POST', '/mcp', { body: { jsonrpc: '2.0', id: 1, method: 'ping' } })
+    expect({ status: res.status, body: await res.json() }).toEqual({
+      status: 401,
+      body: { jsonrpc: '2.0', id: 1, error: { code: -32000, message: expect.any(String), data: { code: 'unauthenticated' } } },
+    })
+  })
+})
 
 const OPENAI_TYPE: Record<number, string> = { 429: 'requests', 503: 'server_error' }
 

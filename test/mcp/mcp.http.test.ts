@@ -304,20 +304,32 @@ describe('/mcp auth', () => {
       body: JSON.stringify(initialize),
     })
 
-  test('no key, a malformed header, an unknown key and a session cookie alone are 401 { error }', async () => {
-    const cases: Record<string, string>[] = [
-      {},
-      { authorization: 'Basic abc' },
-      { authorization: 'Bearer svc_nope' },
-      { cookie: user.cookie },
+  test('no key, a malformed header, an unknown key and a session cookie alone are 401 with a JSON-RPC error saying why', async () => {
+    const cases: [Record<string, string>, string][] = [
+      [{}, 'missing credentials: send "Authorization: Bearer <API key or OAuth access token>"'],
+      [{ authorization: 'Basic abc' }, 'Authorization header must be "Bearer <API key or OAuth access token>"'],
+      [{ authorization: 'Bearer svc_nope' }, 'invalid or revoked API key'],
+      [{ cookie: user.cookie }, 'missing credentials: send "Authorization: Bearer <API key or OAuth access token>"'],
     ]
-    for (const headers of cases) {
+    for (const [headers, message] of cases) {
       const res = await post(headers)
       expect({ headers, status: res.status }).toEqual({ headers, status: 401 })
       expect(res.headers.get('content-type')).toContain('application/json')
-      expect(await res.json()).toEqual({ error: expect.any(String), code: 'unauthenticated' })
+      expect(res.headers.get('www-authenticate')).toStartWith('Bearer resource_metadata=')
+      // What the Python MCP SDK shows of a refused request: a JSON-RPC error's message, for the request's id.
+      expect(await res.json()).toEqual({ jsonrpc: '2.0', id: 1, error: { code: -32000, message, data: { code: 'unauthenticated' } } })
     }
-    await expect(httpClient(s.url, 'svc_invalid')).rejects.toThrow()
+    await expect(httpClient(s.url, 'svc_invalid')).rejects.toThrow('invalid or revoked API key')
+  })
+
+  test('a request without an id (a notification) is refused with id null', async () => {
+    const res = await fetch(`${s.url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: 'Bearer svc_nope' },
+      body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+    })
+    expect(res.status).toBe(401)
+    expect(await res.json()).toMatchObject({ jsonrpc: '2.0', id: null, error: { message: 'invalid or revoked API key' } })
   })
 
   test('a revoked key is refused at once', async () => {
@@ -325,7 +337,7 @@ describe('/mcp auth', () => {
     const c = await httpClient(s.url, u.key)
     const keys = await s.t.json('GET', '/api/keys', { cookie: u.cookie })
     await s.t.request('DELETE', `/api/keys/${keys.body.data[0].id}`, { cookie: u.cookie })
-    await expect(c.listTools()).rejects.toThrow()
+    await expect(c.listTools()).rejects.toThrow('invalid or revoked API key')
     await c.close()
   })
 

@@ -58,7 +58,7 @@ describe('discovery', () => {
     const none = await postMcp({})
     expect(none.status).toBe(401)
     expect(none.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${s.url}/.well-known/oauth-protected-resource/mcp"`)
-    expect(await none.json()).toEqual({ error: expect.any(String), code: 'unauthenticated' })
+    expect(await none.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32000, data: { code: 'unauthenticated' } } })
     for (const bad of ['mcpat_nope', 'svc_nope']) {
       const res = await postMcp({ authorization: `Bearer ${bad}` })
       expect(res.status).toBe(401)

@@ -12000,7 +12000,8 @@ export interface operations {
                      * @enum {string}
                      */
                     model: "service-embed";
-                    input: string | string[];
+                    /** @description Text, or cl100k_base token ids as tiktoken makes them (LangChain's OpenAIEmbeddings sends these); 300000 token ids in one request at most */
+                    input: string | string[] | number[] | number[][];
                     /** @enum {string} */
                     encoding_format?: "float" | "base64";
                     dimensions?: number;

@@ -3,11 +3,17 @@ import { t } from 'elysia'
 import { EMBED_MODEL, RAG_MODEL } from '../../ai/models'
 import { literals } from '../documents/documents.schemas'
 import { Text } from '../../http/schemas'
+import type { ServiceModel } from '../../config'
+import { documentedIds } from './model-aliases'
 import { MAX_INPUT_TOKENS, MAX_REQUEST_TOKENS } from './token-input'
 
-/** The one model an endpoint serves, as an enum in the document; another id is OpenAI's 404 (`model … does not
- * exist`), which the service answers itself rather than a validation 400. */
-export const ModelId = (id: string) => t.String({ enum: [id], description: `${id} (GET /v1/models lists the models)` })
+/** The one model an endpoint serves and its default aliases, as an enum in the document; another id is OpenAI's
+ * 404 (`model … does not exist`), which the service answers itself rather than a validation 400. */
+export const ModelId = (id: ServiceModel) =>
+  t.String({
+    enum: documentedIds(id),
+    description: `${id} (GET /v1/models lists the models), or an alias of it: these and those MODEL_ALIASES adds; the response names ${id}`,
+  })
 
 export const Model = t.Object({
   id: t.String(),

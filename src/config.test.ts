@@ -245,6 +245,30 @@ describe('TRUST_PROXY', () => {
   })
 })
 
+describe('MODEL_ALIASES', () => {
+  test('unset: no aliases beyond the default table; entries are read, blanks around them ignored', () => {
+    expect(loadConfig(base).modelAliases).toEqual(new Map())
+    const { modelAliases } = loadConfig({ ...base, MODEL_ALIASES: ' my-rag = service-rag ,, gpt-4o=service-embed ' })
+    expect([...modelAliases]).toEqual([
+      ['my-rag', 'service-rag'],
+      ['gpt-4o', 'service-embed'],
+    ])
+  })
+
+  test('a bad entry is a ConfigError naming the variable and the entry', () => {
+    const cases: [string, string][] = [
+      ['gpt-4o=service-chat', 'MODEL_ALIASES entry "gpt-4o=service-chat": "service-chat" is not a model'],
+      ['gpt-4o', 'MODEL_ALIASES entry "gpt-4o": must be alias=service-rag or alias=service-embed'],
+      ['=service-rag', 'MODEL_ALIASES entry "=service-rag": must be'],
+      ['a=b=service-rag', 'MODEL_ALIASES entry "a=b=service-rag": must be'],
+      ['my model=service-rag', 'MODEL_ALIASES entry "my model=service-rag": must be'],
+      ['service-embed=service-rag', "service-embed is a model's own id, not an alias"],
+      ['x=service-rag,x=service-embed', 'MODEL_ALIASES entry "x=service-embed": x is named twice'],
+    ]
+    for (const [value, message] of cases) expect(configError({ ...base, MODEL_ALIASES: value }).message).toContain(message)
+  })
+})
+
 describe('ENCRYPTION_KEY', () => {
   test('is required with DATABASE_URL, and the error names it', () => {
     const error = configError({ DATABASE_URL: 'postgres://db/memory' })

@@ -103,7 +103,16 @@ export interface Config {
    * false: none, the peer is the client; true: any peer (one proxy in front); a list: these addresses and CIDR ranges.
    */
   trustProxy: boolean | string[]
+  /**
+   * MODEL_ALIASES (`gpt-4o=service-rag,text-embedding-3-small=service-embed`): model ids that name one of the
+   * service's models, on top of the default table (src/modules/v1/model-aliases.ts); an entry for a default id re-points it.
+   */
+  modelAliases: Map<string, ServiceModel>
 }
+
+/** The service's two models (ai/models.ts names them for the code): what a model alias can point at. */
+export const SERVICE_MODELS = ['service-rag', 'service-embed'] as const
+export type ServiceModel = (typeof SERVICE_MODELS)[number]
 
 export const EMBEDDING_PROVIDERS = ['local', 'openai', 'hash', 'none'] as const
 /** Weights of a local ONNX model: int8 (`onnx/model_quantized.onnx`), float32 (`model.onnx`), float16 (`model_fp16.onnx`). */
@@ -265,7 +274,25 @@ export function loadConfig(env: Env = process.env): Config {
     oauthRegistrationsPerHour: int(env, 'OAUTH_REGISTRATIONS_PER_HOUR', 60, 1, 100_000),
     mail: mailConfig(env, baseUrl),
     trustProxy: trustProxy(env),
+    modelAliases: modelAliases(env),
   }
+}
+
+/** MODEL_ALIASES: comma-separated `alias=service-rag|service-embed`; a bad entry is named in the error. */
+function modelAliases(env: Env): Map<string, ServiceModel> {
+  const aliases = new Map<string, ServiceModel>()
+  for (const entry of (env.MODEL_ALIASES ?? '').split(',').map((e) => e.trim())) {
+    if (!entry) continue
+    const parts = entry.split('=').map((part) => part.trim())
+    const [alias = '', target = ''] = parts
+    const bad = (why: string) => new ConfigError(`MODEL_ALIASES entry "${entry}": ${why}`)
+    if (parts.length !== 2 || !alias || /\s/.test(alias)) throw bad('must be alias=service-rag or alias=service-embed')
+    if (!SERVICE_MODELS.includes(target as ServiceModel)) throw bad(`"${target}" is not a model; use service-rag or service-embed`)
+    if (SERVICE_MODELS.includes(alias as ServiceModel)) throw bad(`${alias} is a model's own id, not an alias`)
+    if (aliases.has(alias)) throw bad(`${alias} is named twice`)
+    aliases.set(alias, target as ServiceModel)
+  }
+  return aliases
 }
 
 /** SMTP_URL (smtp:// or smtps://, user and password in it when the server wants them) and MAIL_FROM (default

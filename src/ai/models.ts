@@ -2,11 +2,11 @@
 // that chooses a chat provider; everything else asks for deps.chat.
 import { createOpenAI } from '@ai-sdk/openai'
 import type { LanguageModelV4 } from '@ai-sdk/provider'
-import type { Config } from '../config'
+import type { Config, ServiceModel } from '../config'
 import { extractiveModel } from './extractive-model'
 
-export const RAG_MODEL = 'service-rag'
-export const EMBED_MODEL = 'service-embed'
+export const RAG_MODEL = 'service-rag' satisfies ServiceModel
+export const EMBED_MODEL = 'service-embed' satisfies ServiceModel
 
 export interface ChatModel {
   id: typeof RAG_MODEL

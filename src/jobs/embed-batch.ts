@@ -19,7 +19,8 @@ export const MODEL_BATCH = 32
  * texts/s, 8 per pass 7, 32 per pass 6.2–6.5 — large passes lose more to attention over the whole padded batch
  * than they win in per-call overhead, so texts are grouped only while short (README "Embedding throughput").
  * Measured again with inference in its own process (nice 10): 1,500 still at or near the best of 1, 1,500,
- * 4,000, 10,000 and unbounded.
+ * 4,000, 10,000 and unbounded. The inference process now runs each text in a pass of its own, so that a text's
+ * vector does not depend on its batch (inference-host.ts): a group is one call to it, not one forward pass.
  * An endpoint (or the hash embedder) takes MODEL_BATCH texts per request, whatever their length.
  */
 export const BATCH_CHARS = 1_500

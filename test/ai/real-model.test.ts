@@ -124,9 +124,31 @@ describe.skipIf(missing !== null)('the real model', () => {
     // Asked again on its own: the same vector, exactly.
     const [alone] = await embeddings('Vaccines train the immune system to recognise a pathogen.')
     expect(await embeddings('Vaccines train the immune system to recognise a pathogen.')).toEqual([alone!])
-    // Beside other texts it differs in the third decimal only: int8 activations are quantized per batch.
-    expect(cosine(alone!, a!)).toBeGreaterThan(0.99)
+    expect(cosine(alone!, a!)).toBeGreaterThan(0.9999)
     expect(cosine(a!, b!)).toBeLessThan(0.6)
+  })
+
+  test('one text, one vector: whatever else is in the request, the job batch or the query, a text embeds the same (cosine ≥ 0.9999)', async () => {
+    const text = 'Vaccines train the immune system to recognise a pathogen.'
+    const shorter = 'Stocks fell.'
+    const longer = `${'The Eiffel Tower was finished in 1889 for the World Fair, and it is still the most visited monument in Paris. '.repeat(6)}`
+    const [alone] = await embeddings(text)
+    // Before each text had a pass of its own, int8 activations were quantized with one scale per pass: 0.996-0.997 here.
+    for (const input of [
+      [text, longer],
+      [shorter, text],
+      [longer, shorter, text, 'Another sentence of about the same length, to share a pass.'],
+    ]) {
+      const vectors = await embeddings(input)
+      expect(cosine(alone!, vectors[input.indexOf(text)]!)).toBeGreaterThan(0.9999)
+    }
+    // The job worker's batches (document chunks), and a search query beside the same text in a batch.
+    const embedder = t.deps.embedder!
+    const [inJobBatch] = await embedDocuments(embedder, [text, longer, shorter], 'background')
+    expect(cosine(alone!, inJobBatch!)).toBeGreaterThan(0.9999)
+    const query = await embedQuery(embedder, text)
+    const [asBatchedQuery] = await embedDocuments(embedder, [embedder.queryPrefix + text, longer])
+    expect(cosine(query!, asBatchedQuery!)).toBeGreaterThan(0.9999)
   })
 
   test('the query instruction goes in front of search queries only: /v1/embeddings embeds the text as a document', async () => {

@@ -12109,10 +12109,10 @@ export interface operations {
                  */
                 "application/json": {
                     /**
-                     * @description service-rag (GET /v1/models lists the models)
+                     * @description service-rag (GET /v1/models lists the models), or an alias of it: these and those MODEL_ALIASES adds; the response names service-rag
                      * @enum {string}
                      */
-                    model: "service-rag";
+                    model: "service-rag" | "gpt-3.5-turbo" | "gpt-3.5-turbo-instruct" | "gpt-4.1" | "gpt-4.1-mini" | "gpt-5.6-luna" | "gpt-4o" | "gpt-4o-mini" | "gpt-4" | "gpt-4-turbo" | "gpt-5" | "gpt-5-mini";
                     messages: ({
                         /** @enum {string} */
                         role: "system" | "developer" | "user" | "assistant" | "tool";
@@ -12378,10 +12378,10 @@ export interface operations {
                  */
                 "application/json": {
                     /**
-                     * @description service-rag (GET /v1/models lists the models)
+                     * @description service-rag (GET /v1/models lists the models), or an alias of it: these and those MODEL_ALIASES adds; the response names service-rag
                      * @enum {string}
                      */
-                    model: "service-rag";
+                    model: "service-rag" | "gpt-3.5-turbo" | "gpt-3.5-turbo-instruct" | "gpt-4.1" | "gpt-4.1-mini" | "gpt-5.6-luna" | "gpt-4o" | "gpt-4o-mini" | "gpt-4" | "gpt-4-turbo" | "gpt-5" | "gpt-5-mini";
                     input: string | ({
                         type?: string;
                         role?: string;
@@ -12630,11 +12630,12 @@ export interface operations {
                  */
                 "application/json": {
                     /**
-                     * @description service-embed (GET /v1/models lists the models)
+                     * @description service-embed (GET /v1/models lists the models), or an alias of it: these and those MODEL_ALIASES adds; the response names service-embed
                      * @enum {string}
                      */
-                    model: "service-embed";
-                    input: string | string[];
+                    model: "service-embed" | "text-embedding-ada-002" | "text-embedding-3-small" | "text-embedding-3-large";
+                    /** @description Text, or cl100k_base token ids as tiktoken makes them (LangChain's OpenAIEmbeddings sends these); 300000 token ids in one request at most */
+                    input: string | string[] | number[] | number[][];
                     /** @enum {string} */
                     encoding_format?: "float" | "base64";
                     dimensions?: number;

@@ -2,6 +2,7 @@
 // a regular test: the document says it, and the service does it.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { dereference } from '../e2e/document'
+import { documentedIds } from '../../src/modules/v1/model-aliases'
 import { createTestApp, type TestApp, type TestUser } from '../harness'
 
 let t: TestApp
@@ -65,19 +66,35 @@ describe('OAuth callbacks', () => {
 })
 
 describe('/v1', () => {
-  test("`model` is an enum of the one model each endpoint serves; another id is still OpenAI's 404", async () => {
-    expect(bodySchema('post', '/v1/chat/completions').properties.model.enum).toEqual(['service-rag'])
-    expect(bodySchema('post', '/v1/responses').properties.model.enum).toEqual(['service-rag'])
-    expect(bodySchema('post', '/v1/embeddings').properties.model.enum).toEqual(['service-embed'])
-    const other = await t.json('POST', '/v1/embeddings', { key: user.key, body: { model: 'text-embedding-3-small', input: 'hi' } })
+  test("`model` is an enum of the one model each endpoint serves and its default aliases; another id is still OpenAI's 404", async () => {
+    expect(bodySchema('post', '/v1/chat/completions').properties.model.enum).toEqual(documentedIds('service-rag'))
+    expect(bodySchema('post', '/v1/responses').properties.model.enum).toEqual(documentedIds('service-rag'))
+    expect(bodySchema('post', '/v1/embeddings').properties.model.enum).toEqual(documentedIds('service-embed'))
+    expect(documentedIds('service-embed')).toEqual([
+      'service-embed',
+      'text-embedding-ada-002',
+      'text-embedding-3-small',
+      'text-embedding-3-large',
+    ])
+    const other = await t.json('POST', '/v1/embeddings', { key: user.key, body: { model: 'nomic-embed-text', input: 'hi' } })
     expect(other.status).toBe(404)
   })
 
   test('an empty input is refused, as the document says (minLength 1)', async () => {
     const input = bodySchema('post', '/v1/embeddings').properties.input
-    const strings = input.anyOf ?? input.oneOf
-    for (const s of strings) expect((s.items ?? s).minLength).toBe(1)
-    for (const body of [{ input: '' }, { input: ['a', ''] }]) {
+    const shapes: {
+      type: string
+      minItems?: number
+      items?: { type: string; minLength?: number; minItems?: number }
+      minLength?: number
+    }[] = input.anyOf ?? input.oneOf
+    for (const s of shapes) {
+      // A text is at least one character; token ids, at least one id (and at least one array of them).
+      if (s.type === 'string' || s.items?.type === 'string') expect((s.items ?? s).minLength).toBe(1)
+      else expect([s.minItems, s.items?.minItems ?? 1]).toEqual([1, 1])
+    }
+    expect(shapes).toHaveLength(4)
+    for (const body of [{ input: '' }, { input: ['a', ''] }, { input: [[]] }]) {
       const res = await t.json('POST', '/v1/embeddings', { key: user.key, body: { model: 'service-embed', ...body } })
       expect(res.status).toBe(400)
       expect(JSON.stringify(res.body)).toContain('input')

@@ -149,13 +149,13 @@ describe('errors', () => {
   test("an unknown model: an APICallError with status 404 whose message is ours: the AI SDK reads OpenAI's { error: { message } }", async () => {
     const { user } = await userWithBackups(s)
     const openai = createOpenAI({ baseURL: s.baseURL, apiKey: user.key })
-    for (const model of [openai('gpt-4o'), openai.chat('gpt-4o')]) {
+    for (const model of [openai('llama3.1'), openai.chat('llama3.1')]) {
       const error = await rejection(generateText({ model, prompt: QUESTION, maxRetries: 0 }))
       expect(APICallError.isInstance(error)).toBe(true)
       const e = error as APICallError
       expect(e.statusCode).toBe(404)
       // Its parser reads OpenAI's { error: { message } } (a plain { error: "<message>" } fell back to the status text).
-      expect(e.message).toBe('model gpt-4o does not exist; use service-rag')
+      expect(e.message).toBe('model llama3.1 does not exist; use service-rag')
       expect(JSON.parse(e.responseBody!).error.code).toBe('not_found')
     }
   })

@@ -208,14 +208,14 @@ describe('embeddings and models through the same client', () => {
 describe('errors the client understands', () => {
   test("an unknown model: NotFoundError (404) whose body is OpenAI's { error: { message naming it, type, param, code } }", async () => {
     const { client } = await userWithBackups()
-    const error = await rejection(client.chat.completions.create({ model: 'gpt-4o', messages: ask() }))
+    const error = await rejection(client.chat.completions.create({ model: 'llama3.1', messages: ask() }))
     expect(error).toBeInstanceOf(OpenAI.NotFoundError)
     const e = error as InstanceType<typeof OpenAI.NotFoundError>
     expect(e.status).toBe(404)
     // The client exposes the body's `error` object, and its `code` as the error's own.
-    expect(e.error).toEqual({ message: expect.stringContaining('gpt-4o'), type: 'invalid_request_error', param: null, code: 'not_found' })
+    expect(e.error).toEqual({ message: expect.stringContaining('llama3.1'), type: 'invalid_request_error', param: null, code: 'not_found' })
     expect(e.code).toBe('not_found')
-    expect(e.message).toBe('404 model gpt-4o does not exist; use service-rag')
+    expect(e.message).toBe('404 model llama3.1 does not exist; use service-rag')
   })
 
   test('a key that does not exist: AuthenticationError (401)', async () => {

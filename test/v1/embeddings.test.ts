@@ -1,7 +1,12 @@
 // /v1/embeddings and /v1/models: OpenAI's shapes over service-embed, the missing-model 503, per-key limits.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { Tiktoken } from 'js-tiktoken/lite'
+import cl100kRanks from 'js-tiktoken/ranks/cl100k_base'
 import { hashEmbed } from '../../src/ai/hash-embedding'
 import { createTestApp, type TestApp } from '../harness'
+
+/** The tokenizer LangChain Python's OpenAIEmbeddings encodes with (tiktoken's cl100k_base, as js-tiktoken ships it). */
+const cl100k = new Tiktoken(cl100kRanks)
 
 let t: TestApp
 let noModel: TestApp
@@ -52,13 +57,49 @@ describe('POST /v1/embeddings', () => {
     for (const body of [
       { model: 'service-embed' },
       { model: 'service-embed', input: [] },
-      { model: 'service-embed', input: [1, 2] },
+      { model: 'service-embed', input: [1.5, 2] },
+      { model: 'service-embed', input: [[]] },
+      { model: 'service-embed', input: ['text', 1] },
       { model: 'service-embed', input: [''] },
     ]) {
       const res = await t.json('POST', '/v1/embeddings', { key: u.key, body })
       expect(res.status).toBe(400)
       expect(res.body.error).toEqual({ message: expect.any(String), type: 'invalid_request_error', param: null, code: 'invalid_request' })
     }
+  })
+
+  test('token ids as LangChain Python sends them (tiktoken cl100k_base): embedded as the text they stand for, usage counts the ids', async () => {
+    const u = await t.signUp()
+    const texts = ['The Eiffel Tower was finished in 1889.', 'Café crème, naïve façade — ünïcödé 東京']
+    const ids = texts.map((text) => cl100k.encode(text))
+    const several = await t.json('POST', '/v1/embeddings', { key: u.key, body: { model: 'service-embed', input: ids } })
+    expect(several.status).toBe(200)
+    expect(several.body.data.map((d: { embedding: number[] }) => d.embedding)).toEqual(texts.map((text) => hashEmbed(text, 64)))
+    expect(several.body.usage).toEqual({ prompt_tokens: ids[0]!.length + ids[1]!.length, total_tokens: ids[0]!.length + ids[1]!.length })
+    const one = await t.json('POST', '/v1/embeddings', { key: u.key, body: { model: 'service-embed', input: ids[1] } })
+    expect(one.status).toBe(200)
+    expect(one.body.data).toEqual([{ object: 'embedding', index: 0, embedding: hashEmbed(texts[1]!, 64) }])
+  })
+
+  test('an id cl100k_base lacks is a 400 naming its place; token limits are per input (8192) and per request (300000)', async () => {
+    const u = await t.signUp()
+    const embed = (input: unknown) => t.json('POST', '/v1/embeddings', { key: u.key, body: { model: 'service-embed', input } })
+    const ids = cl100k.encode('hello world')
+    const cases: [unknown, string][] = [
+      [[ids, [...ids, 999_999_999]], `input[1][${ids.length}]: token id 999999999 is not in cl100k_base`],
+      [[ids[0], -1], 'input[1]: token id -1 is not in cl100k_base'],
+      // A hole in the encoding, between its last ordinary id and <|endoftext|>.
+      [[100_256], 'input[0]: token id 100256 is not in cl100k_base'],
+      [Array.from({ length: 37 }, () => new Array(8192).fill(15339)), 'input: 303104 tokens in all; at most 300000 in one request'],
+    ]
+    for (const [input, message] of cases) {
+      const res = await embed(input)
+      expect(res.status).toBe(400)
+      expect(res.body.error.message).toBe(message)
+    }
+    const tooLong = await embed(new Array(8193).fill(15339))
+    expect(tooLong.status).toBe(400)
+    expect(tooLong.body.error.message).toContain('1 to 8192 token ids')
   })
 
   test('rate-limited per key: past the plan limit 429 with Retry-After; another key of the same plan is unaffected', async () => {

@@ -55,10 +55,20 @@ describe('LangChain', () => {
     docs[0]!.forEach((v, i) => expect(v).toBeCloseTo(hashEmbed('first text', 64)[i]!, 6))
   })
 
+  test('with no model named (ChatOpenAI sends gpt-3.5-turbo, OpenAIEmbeddings text-embedding-ada-002): served by service-rag and service-embed', async () => {
+    const { user } = await userWithBackups(s)
+    const answer = await new ChatOpenAI({ apiKey: user.key, configuration: { baseURL: s.baseURL }, maxRetries: 0 }).invoke(QUESTION)
+    expect(answer.content).toContain('35 days')
+    expect(answer.response_metadata.model_name).toBe('service-rag')
+    const embeddings = new OpenAIEmbeddings({ apiKey: user.key, configuration: { baseURL: s.baseURL } })
+    const query = await embeddings.embedQuery('hello world')
+    query.forEach((v, i) => expect(v).toBeCloseTo(hashEmbed('hello world', 64)[i]!, 6))
+  })
+
   test('an error shows the service’s message', async () => {
     const { user } = await userWithBackups(s)
-    const error = await rejection(chat(s, user.key, 'gpt-4o').invoke(QUESTION))
-    expect((error as Error).message).toContain('model gpt-4o does not exist')
+    const error = await rejection(chat(s, user.key, 'llama3.1').invoke(QUESTION))
+    expect((error as Error).message).toContain('model llama3.1 does not exist')
   })
 })
 
@@ -98,10 +108,17 @@ describe('OpenAI Agents SDK', () => {
     expect(p.fake!.chatRequests().at(-1)!.body.messages.at(-1)).toEqual({ role: 'tool', tool_call_id: 'call_agent1', content: 'sunny' })
   })
 
+  test("an agent with no model named (the SDK's default, gpt-5.6-luna here): answered by service-rag", async () => {
+    const { user } = await userWithBackups(s)
+    const result = await runnerFor(s, user.key).run(new Agent({ name: 'Memory', instructions: 'Answer from my documents.' }), QUESTION)
+    expect(result.finalOutput).toContain('35 days')
+    expect(result.rawResponses.at(-1)!.providerData).toMatchObject({ model: 'service-rag' })
+  })
+
   test('an error shows the service’s message', async () => {
     const { user } = await userWithBackups(s)
-    const error = await rejection(runnerFor(s, user.key).run(new Agent({ name: 'Memory', model: 'gpt-4.1' }), QUESTION))
-    expect((error as Error).message).toContain('model gpt-4.1 does not exist')
+    const error = await rejection(runnerFor(s, user.key).run(new Agent({ name: 'Memory', model: 'claude-sonnet-4' }), QUESTION))
+    expect((error as Error).message).toContain('model claude-sonnet-4 does not exist')
   })
 })
 

@@ -222,20 +222,22 @@ describe('client.responses.create', () => {
 
   test('an unknown model is a 404 naming it', async () => {
     const { client } = await userWithBackups()
-    const error = await rejection(client.responses.create({ model: 'gpt-4.1', input: QUESTION }))
+    const error = await rejection(client.responses.create({ model: 'llama3.1', input: QUESTION }))
     expect(error).toBeInstanceOf(OpenAI.NotFoundError)
-    expect(error.message).toContain('gpt-4.1')
+    expect(error.message).toContain('llama3.1')
   })
 })
 
 describe('client.models.retrieve', () => {
-  test('service-rag and service-embed by id; any other id is a NotFoundError naming it', async () => {
+  test('service-rag and service-embed by id, or by an alias; any other id is a NotFoundError naming it', async () => {
     const { client } = await userWithBackups()
     expect(await client.models.retrieve('service-rag')).toMatchObject({ id: 'service-rag', object: 'model', owned_by: 'service' })
     expect(await client.models.retrieve('service-embed')).toMatchObject({ id: 'service-embed', object: 'model', available: true })
-    const error = await rejection(client.models.retrieve('gpt-4o'))
+    expect(await client.models.retrieve('gpt-4o')).toMatchObject({ id: 'service-rag' })
+    expect(await client.models.retrieve('text-embedding-3-small')).toMatchObject({ id: 'service-embed' })
+    const error = await rejection(client.models.retrieve('llama3.1'))
     expect(error).toBeInstanceOf(OpenAI.NotFoundError)
-    expect(error.message).toContain('gpt-4o')
+    expect(error.message).toContain('llama3.1')
   })
 })
 

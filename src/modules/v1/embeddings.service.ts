@@ -1,8 +1,10 @@
-// /v1/embeddings and /v1/models: service-embed through OpenAI's request and response formats.
+// /v1/embeddings and /v1/models: service-embed through OpenAI's request and response formats (text or token ids).
 import { embedDocuments } from '../../ai/embeddings'
 import { EMBED_MODEL, RAG_MODEL } from '../../ai/models'
 import type { Deps } from '../../deps'
 import { AppError, badRequest, modelUnavailable } from '../../http/errors'
+import { modelNamed, resolveModel } from './model-aliases'
+import { decodeTokenInput, isTokenInput, type TokenInput } from './token-input'
 
 export { EMBED_MODEL }
 
@@ -35,9 +37,10 @@ export function listModels(deps: Deps) {
   }
 }
 
-/** One model of the list, as OpenAI's `GET /v1/models/{id}` answers; any other id is a 404. */
+/** One model of the list (an alias gives the model it names), as OpenAI's `GET /v1/models/{id}` answers; any other id is a 404. */
 export function getModel(deps: Deps, id: string) {
-  const model = listModels(deps).data.find((m) => m.id === id)
+  const named = modelNamed(deps.config, id)
+  const model = listModels(deps).data.find((m) => m.id === named)
   if (!model) throw new AppError(404, `model ${id} does not exist; use ${RAG_MODEL} or ${EMBED_MODEL}`)
   return model
 }
@@ -49,13 +52,15 @@ const toBase64 = (vector: number[]) => Buffer.from(new Float32Array(vector).buff
 
 export async function createEmbeddings(
   deps: Deps,
-  body: { model: string; input: string | string[]; encoding_format?: 'float' | 'base64'; dimensions?: number },
+  body: { model: string; input: string | string[] | TokenInput; encoding_format?: 'float' | 'base64'; dimensions?: number },
 ) {
-  if (body.model !== EMBED_MODEL && body.model !== deps.embedder?.id) {
-    throw new AppError(404, `model ${body.model} does not exist; use ${EMBED_MODEL}`)
-  }
+  // The embedder's own id (local:…, openai:…) is taken too: it is what the vectors are recorded with.
+  if (body.model !== deps.embedder?.id) resolveModel(deps.config, body.model, 'embed')
   if (!deps.embedder) throw modelUnavailable(`no embedding model is available: ${deps.embeddingStatus.reason}`)
-  const inputs = Array.isArray(body.input) ? body.input : [body.input]
+  // Token ids are counted as they came; text is estimated.
+  const { texts: inputs, tokens } = isTokenInput(body.input)
+    ? await decodeTokenInput(body.input)
+    : { texts: [body.input].flat(), tokens: estimateTokens([body.input].flat()) }
   if (inputs.some((i) => i.length === 0)) throw badRequest('input must not contain empty strings')
   // The model failing now (its process died twice on this input, an endpoint down) is the service's to say.
   const embedded = await embedDocuments(deps.embedder, inputs).catch((error: Error) => {
@@ -68,7 +73,6 @@ export async function createEmbeddings(
   if (body.dimensions !== undefined && body.dimensions !== vectors[0]?.length) {
     throw badRequest(`dimensions: ${deps.embedder.id} makes ${vectors[0]?.length}-dimensional vectors and cannot shorten them`)
   }
-  const tokens = estimateTokens(inputs)
   return {
     object: 'list' as const,
     data: vectors.map((v, index) => ({

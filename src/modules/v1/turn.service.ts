@@ -3,7 +3,7 @@
 // own tools, tool choice and output format passed through. Chat and responses only translate to and from it.
 import { generateText, jsonSchema, streamText, tool, type ModelMessage, type Output, type ToolChoice, type ToolSet } from 'ai'
 import { CitationFilter, filterCitations, groundingInstructions, type Source } from '../../ai/grounding'
-import { RAG_MODEL } from '../../ai/models'
+import { resolveModel } from './model-aliases'
 import type { Deps } from '../../deps'
 import { AppError, badRequest } from '../../http/errors'
 import { StreamError } from '../../http/sse'
@@ -101,7 +101,7 @@ const passThrough = (format: JsonFormat): Output.Output<string, string, never> =
  * request is refused with the reason instead of being answered as if the tools or schema were not there.
  */
 export async function prepareTurn(deps: Deps, user: SessionUser, request: TurnRequest, names: FieldNames): Promise<Turn> {
-  if (request.model !== RAG_MODEL) throw new AppError(404, `model ${request.model} does not exist; use ${RAG_MODEL}`)
+  resolveModel(deps.config, request.model, 'chat')
   const last = request.messages.at(-1)
   const question = lastUserText(request.messages).trim()
   if (!last || (last.role !== 'user' && last.role !== 'tool') || !question) {

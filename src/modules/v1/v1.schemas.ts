@@ -3,10 +3,17 @@ import { t } from 'elysia'
 import { EMBED_MODEL, RAG_MODEL } from '../../ai/models'
 import { literals } from '../documents/documents.schemas'
 import { Text } from '../../http/schemas'
+import type { ServiceModel } from '../../config'
+import { documentedIds } from './model-aliases'
+import { MAX_INPUT_TOKENS, MAX_REQUEST_TOKENS } from './token-input'
 
-/** The one model an endpoint serves, as an enum in the document; another id is OpenAI's 404 (`model … does not
- * exist`), which the service answers itself rather than a validation 400. */
-export const ModelId = (id: string) => t.String({ enum: [id], description: `${id} (GET /v1/models lists the models)` })
+/** The one model an endpoint serves and its default aliases, as an enum in the document; another id is OpenAI's
+ * 404 (`model … does not exist`), which the service answers itself rather than a validation 400. */
+export const ModelId = (id: ServiceModel) =>
+  t.String({
+    enum: documentedIds(id),
+    description: `${id} (GET /v1/models lists the models), or an alias of it: these and those MODEL_ALIASES adds; the response names ${id}`,
+  })
 
 export const Model = t.Object({
   id: t.String(),
@@ -20,12 +27,26 @@ export const ModelList = t.Object({ object: t.Literal('list'), data: t.Array(Mod
 
 // Not empty, as at OpenAI: there is nothing to embed in "".
 const Input = Text({ minLength: 1, maxLength: 32_768, error: 'each input must be a string of 1 to 32768 characters' })
+const TokenIds = t.Array(t.Integer({ description: 'A cl100k_base token id' }), {
+  minItems: 1,
+  maxItems: MAX_INPUT_TOKENS,
+  description: `One text as cl100k_base token ids (1 to ${MAX_INPUT_TOKENS}), decoded to the text it stands for`,
+})
 
 export const EmbeddingsBody = t.Object({
   model: ModelId(EMBED_MODEL),
-  input: t.Union([Input, t.Array(Input, { minItems: 1, maxItems: 2048 })], {
-    error: 'input must be a string or an array of 1 to 2048 strings',
-  }),
+  input: t.Union(
+    [
+      Input,
+      t.Array(Input, { minItems: 1, maxItems: 2048 }),
+      TokenIds,
+      t.Array(TokenIds, { minItems: 1, maxItems: 2048, description: 'Several texts as token id arrays' }),
+    ],
+    {
+      error: `input must be a string, an array of 1 to 2048 strings, an array of 1 to ${MAX_INPUT_TOKENS} token ids, or an array of 1 to 2048 such arrays`,
+      description: `Text, or cl100k_base token ids as tiktoken makes them (LangChain's OpenAIEmbeddings sends these); ${MAX_REQUEST_TOKENS} token ids in one request at most`,
+    },
+  ),
   encoding_format: t.Optional(literals(['float', 'base64'] as const)),
   dimensions: t.Optional(t.Integer({ minimum: 1 })),
   user: t.Optional(t.String()),

@@ -10,6 +10,7 @@ import type { Config } from '../config'
 import { notFound } from './errors'
 import { hoistTitled } from './openapi/components'
 import { addExamples } from './openapi/examples'
+import { generatorProblems, mapDiscriminators } from './openapi/generators'
 import { annotate, HEADERS, PARAMETER_COMPONENTS, STREAM_SCHEMAS } from './openapi/conventions'
 import { tidy } from './openapi/tidy'
 
@@ -166,7 +167,8 @@ export function buildDocument(app: AnyElysia, config: Config) {
   const schemas: Record<string, unknown> = { ...components?.schemas }
   hoistTitled(document.paths, schemas)
   hoistTitled(structuredClone(STREAM_SCHEMAS), schemas)
-  return {
+  mapDiscriminators(schemas)
+  const built = {
     ...document,
     components: {
       ...components,
@@ -191,4 +193,9 @@ export function buildDocument(app: AnyElysia, config: Config) {
       },
     },
   }
+  // Deterministic from the route schemas, so any test that reads the document fails on a schema that breaks
+  // a generator (a `t.Null()` property, a union without a mapping), before a client meets it.
+  const problems = generatorProblems(built)
+  if (problems.length) throw new Error(`/openapi/json would break client generators:\n${problems.join('\n')}`)
+  return built
 }

@@ -72,7 +72,21 @@ export const ChatCompletionChunk = {
             },
           },
           finish_reason: { type: ['string', 'null'], enum: ['stop', 'length', 'tool_calls', null] },
-          logprobs: { type: 'null' },
+          logprobs: {
+            type: ['object', 'null'],
+            description: 'Always null: token log probabilities are not computed',
+            required: ['content'],
+            properties: {
+              content: {
+                type: ['array', 'null'],
+                items: {
+                  type: 'object',
+                  required: ['token', 'logprob'],
+                  properties: { token: { type: 'string' }, logprob: { type: 'number' } },
+                },
+              },
+            },
+          },
         },
       },
     },

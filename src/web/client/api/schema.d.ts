@@ -851,8 +851,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Ask a question (streamed)
-         * @description Ask: a streamed answer grounded in your documents with [n] citations (SSE: delta…, sources, saved; error on failure)
+         * Ask a question (a stream, or one JSON answer)
+         * @description Ask: a streamed answer grounded in your documents with [n] citations (SSE: delta…, sources, saved; error on failure); with `Accept: application/json` or `stream: false`, the whole answer as one object (502 if the model fails)
          *
          *     Key scope: `read` (a key without it gets 403; a session holds every scope).
          */
@@ -873,8 +873,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Chat with the agent (streamed)
-         * @description Agent chat: a tool-using agent over your memory (SSE: tool…, delta…, sources, saved; error on failure)
+         * Chat with the agent (a stream, or one JSON answer)
+         * @description Agent chat: a tool-using agent over your memory (SSE: tool…, delta…, sources, saved; error on failure); with `Accept: application/json` or `stream: false`, the answer and its tool steps as one object (502 if the model fails)
          *
          *     Key scope: `write` (a key without it gets 403; a session holds every scope).
          */
@@ -1714,6 +1714,30 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         /**
+         * AgentAnswer
+         * @description The agent's whole answer, with the tool calls that led to it
+         */
+        AgentAnswer: {
+            /** @description The answer; [n] cites sources[n-1] */
+            answer: string;
+            /** @description The sources the answer may cite */
+            sources: components["schemas"]["Source"][];
+            conversation: components["schemas"]["ConversationSummary"];
+            /** @description Each tool call and its result, in order */
+            tools: components["schemas"]["ToolStep"][];
+        };
+        /**
+         * Answer
+         * @description The whole answer, once saved in `conversation` (pass its id as conversation_id to follow up)
+         */
+        Answer: {
+            /** @description The answer; [n] cites sources[n-1] */
+            answer: string;
+            /** @description The sources the answer may cite */
+            sources: components["schemas"]["Source"][];
+            conversation: components["schemas"]["ConversationSummary"];
+        };
+        /**
          * AnswerEvent
          * @description One server-sent event of an answer: `tool` events (agent only) as tools run, `delta`s of the answer text, then `sources` and `saved`; a failure after the stream began ends it with `error`.
          */
@@ -1796,7 +1820,8 @@ export interface components {
                     /** @constant */
                     role: "assistant";
                     content: string | null;
-                    refusal: null;
+                    /** @description Always null: the model does not refuse here */
+                    refusal: string | null;
                     tool_calls?: ({
                         id: string;
                         /** @constant */
@@ -1810,7 +1835,13 @@ export interface components {
                     })[];
                 };
                 finish_reason: string;
-                logprobs: null;
+                /** @description Always null: token log probabilities are not computed */
+                logprobs: {
+                    content: {
+                        token: string;
+                        logprob: number;
+                    }[] | null;
+                } | null;
             }[];
             usage: {
                 prompt_tokens: number;
@@ -1848,7 +1879,13 @@ export interface components {
                 };
                 /** @enum {string|null} */
                 finish_reason: "stop" | "length" | "tool_calls" | null;
-                logprobs?: null;
+                /** @description Always null: token log probabilities are not computed */
+                logprobs?: {
+                    content: {
+                        token: string;
+                        logprob: number;
+                    }[] | null;
+                } | null;
             }[];
             /** @description On the last chunk with stream_options.include_usage */
             usage?: {
@@ -2125,7 +2162,7 @@ export interface components {
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            type: "DeltaEvent";
+            type: "delta";
             text: string;
         };
         /** Document */
@@ -2274,7 +2311,7 @@ export interface components {
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            type: "ErrorEvent";
+            type: "error";
             message: string;
             /** @enum {string} */
             code: "invalid_request" | "unauthenticated" | "plan_limit" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "idempotency_in_progress" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "internal" | "provider_error" | "service_unavailable" | "model_unavailable";
@@ -2429,7 +2466,8 @@ export interface components {
         JsonRpcError: {
             /** @constant */
             jsonrpc: "2.0";
-            id: null;
+            /** @description The id of the message refused; null when it could not be read */
+            id: string | number | null;
             error: {
                 code: number;
                 message: string;
@@ -2559,7 +2597,8 @@ export interface components {
                 message: string;
                 /** @description OpenAI's error type: invalid_request_error, requests (rate limited) or server_error */
                 type: string;
-                param: null;
+                /** @description The request member at fault; null here */
+                param: string | null;
                 /** @enum {string} */
                 code: "invalid_request" | "unauthenticated" | "plan_limit" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "idempotency_in_progress" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "internal" | "provider_error" | "service_unavailable" | "model_unavailable";
             };
@@ -2611,7 +2650,11 @@ export interface components {
             created_at: number;
             /** @enum {string} */
             status: "completed" | "incomplete" | "in_progress" | "failed";
-            error: null;
+            /** @description Always null: a failure is an error answer */
+            error: {
+                code: string;
+                message: string;
+            } | null;
             incomplete_details: {
                 reason: string;
             } | null;
@@ -2721,7 +2764,7 @@ export interface components {
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            type: "SavedEvent";
+            type: "saved";
             conversation: components["schemas"]["ConversationSummary"];
         };
         /** SearchResponse */
@@ -2824,7 +2867,7 @@ export interface components {
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            type: "SourcesEvent";
+            type: "sources";
             sources: components["schemas"]["Source"][];
         };
         /** SourcesPage */
@@ -2932,7 +2975,7 @@ export interface components {
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            type: "ToolEvent";
+            type: "tool";
             tool: {
                 /** @description The tool the agent called */
                 name: string;
@@ -2942,6 +2985,17 @@ export interface components {
                 detail: {
                     [key: string]: unknown;
                 };
+            };
+        };
+        /** ToolStep */
+        ToolStep: {
+            /** @description The tool the agent called */
+            name: string;
+            /** @enum {string} */
+            status: "call" | "result" | "error";
+            /** @description Its arguments (call), a digest of its result, or the error */
+            detail: {
+                [key: string]: unknown;
             };
         };
         /** Usage */
@@ -7700,11 +7754,13 @@ export interface operations {
                      * @description Retrieve only from this workspace
                      */
                     workspace_id?: string;
+                    /** @description false: the whole answer as one JSON object, as `Accept: application/json` asks; by default a stream of server-sent events */
+                    stream?: boolean;
                 };
             };
         };
         responses: {
-            /** @description A stream of server-sent events */
+            /** @description A stream of server-sent events; with `Accept: application/json` or `"stream": false`, the whole answer as one JSON object */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -7714,6 +7770,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "answer": "On the east pier [1].",
+                     *       "sources": [
+                     *         {
+                     *           "index": 1,
+                     *           "document_id": "3f0c7a52-8d6e-4b8e-9a51-2c1f4e7b9d10",
+                     *           "title": "Harbour notes",
+                     *           "url": null,
+                     *           "excerpt": "At spring tide boats moor on the east pier."
+                     *         }
+                     *       ],
+                     *       "conversation": {
+                     *         "id": "3f0c7a52-8d6e-4b8e-9a51-2c1f4e7b9d10",
+                     *         "name": "Where do boats moor at spring tide?",
+                     *         "workspace_id": null,
+                     *         "created_at": "2026-11-24T09:30:00.000Z",
+                     *         "updated_at": "2026-11-24T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Answer"];
                     /**
                      * @example {
                      *       "type": "delta",
@@ -7815,6 +7893,19 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An upstream service (model provider, Stripe, a connector) failed */
+            502: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     chatWithAgent: {
@@ -7843,11 +7934,13 @@ export interface operations {
                      * @description Work in this workspace (search scope and where learnings are drafted)
                      */
                     workspace_id?: string;
+                    /** @description false: the whole answer as one JSON object, as `Accept: application/json` asks; by default a stream of server-sent events */
+                    stream?: boolean;
                 };
             };
         };
         responses: {
-            /** @description A stream of server-sent events */
+            /** @description A stream of server-sent events; with `Accept: application/json` or `"stream": false`, the whole answer as one JSON object */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -7857,6 +7950,44 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "answer": "Boats moor on the east pier at spring tide [1].",
+                     *       "sources": [
+                     *         {
+                     *           "index": 1,
+                     *           "document_id": "3f0c7a52-8d6e-4b8e-9a51-2c1f4e7b9d10",
+                     *           "title": "Harbour notes",
+                     *           "url": null,
+                     *           "excerpt": "At spring tide boats moor on the east pier."
+                     *         }
+                     *       ],
+                     *       "conversation": {
+                     *         "id": "3f0c7a52-8d6e-4b8e-9a51-2c1f4e7b9d10",
+                     *         "name": "What did we decide about the harbour?",
+                     *         "workspace_id": null,
+                     *         "created_at": "2026-11-24T09:30:00.000Z",
+                     *         "updated_at": "2026-11-24T09:30:00.000Z"
+                     *       },
+                     *       "tools": [
+                     *         {
+                     *           "name": "search",
+                     *           "status": "call",
+                     *           "detail": {
+                     *             "query": "harbour decision"
+                     *           }
+                     *         },
+                     *         {
+                     *           "name": "search",
+                     *           "status": "result",
+                     *           "detail": {
+                     *             "results": 1
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AgentAnswer"];
                     /**
                      * @example {
                      *       "type": "tool",
@@ -7953,6 +8084,19 @@ export interface operations {
             };
             /** @description The request line and headers together are larger than 256 KiB (a long query string) */
             431: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An upstream service (model provider, Stripe, a connector) failed */
+            502: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -12425,7 +12569,8 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         jsonrpc: "2.0";
-                        id: null;
+                        /** @description The id of the message refused; null when it could not be read */
+                        id: string | number | null;
                         error: {
                             code: number;
                             message: string;

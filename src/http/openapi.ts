@@ -27,8 +27,8 @@ const TAGS = [
   { name: 'documents', description: 'Documents and memories: ingest, lifecycle, links' },
   { name: 'memories', description: 'Agent-written learnings (drafts) and the memory list' },
   { name: 'search', description: 'Hybrid keyword + semantic search' },
-  { name: 'ask', description: 'Grounded answers (SSE), conversations and their sources' },
-  { name: 'agent', description: 'The tool-using agent (SSE) and the document graph' },
+  { name: 'ask', description: 'Grounded answers (SSE, or one JSON object), conversations and their sources' },
+  { name: 'agent', description: 'The tool-using agent (SSE, or one JSON object) and the document graph' },
   { name: 'account', description: 'Usage, settings, profile, avatar, statistics, account deletion' },
   {
     name: 'connectors',
@@ -53,7 +53,8 @@ Authenticated writes take an **Idempotency-Key** (a replay for 24 hours; **422**
 request, **409** while the first still runs). Single-object reads carry an **ETag**: \`If-None-Match\` answers
 **304**, \`If-Match\` on PATCH and DELETE answers **412** when the object changed. Rate-limited operations send
 \`RateLimit-Limit\`, \`RateLimit-Remaining\`, \`RateLimit-Reset\`, and **429** with \`Retry-After\`.
-\`/api/ask\`, \`/api/agent/chat\` and \`/v1\` with \`"stream": true\` answer \`text/event-stream\`.`
+\`/api/ask\` and \`/api/agent/chat\` answer \`text/event-stream\`, or one JSON object with \`Accept: application/json\` or
+\`"stream": false\`; \`/v1\` answers JSON, or \`text/event-stream\` with \`"stream": true\`.`
 
 /** The explorer's start. A key an earlier version kept (under Swagger UI's own storage name) is dropped. */
 const START = `try { localStorage.removeItem('authorized') } catch {}

@@ -29,8 +29,8 @@ if (env.TEST_DATABASE === 'postgres' && !env.TEST_POSTGRES_URL) {
   const server = await startPostgres()
   env.TEST_POSTGRES_URL = server.url // stopped by its watchdog when this process exits
 }
-// Browser, real-model and Python-client files are the slow ones: dealt out first, round robin, so every group gets its share.
-const slow = (f: string) => /browser|real-model|extension\.e2e|fuzz|wire|concurrency|python-clients/.test(f)
+// Browser, real-model, fuzz, generated-client and Python-client files are the slow ones: dealt out first, round robin, so every group gets its share.
+const slow = (f: string) => /browser|real-model|extension\.e2e|fuzz|wire|concurrency|generated-clients|python-clients/.test(f)
 const ordered = [...files.filter(slow), ...files.filter((f) => !slow(f))]
 const groups: string[][] = Array.from({ length: Math.min(GROUPS, files.length) }, () => [])
 ordered.forEach((f, i) => groups[i % groups.length]!.push(f))

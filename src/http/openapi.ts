@@ -10,6 +10,7 @@ import type { Config } from '../config'
 import { notFound } from './errors'
 import { hoistTitled } from './openapi/components'
 import { addExamples } from './openapi/examples'
+import { generatorProblems, mapDiscriminators } from './openapi/generators'
 import { annotate, HEADERS, PARAMETER_COMPONENTS, STREAM_SCHEMAS } from './openapi/conventions'
 import { tidy } from './openapi/tidy'
 
@@ -26,8 +27,8 @@ const TAGS = [
   { name: 'documents', description: 'Documents and memories: ingest, lifecycle, links' },
   { name: 'memories', description: 'Agent-written learnings (drafts) and the memory list' },
   { name: 'search', description: 'Hybrid keyword + semantic search' },
-  { name: 'ask', description: 'Grounded answers (SSE), conversations and their sources' },
-  { name: 'agent', description: 'The tool-using agent (SSE) and the document graph' },
+  { name: 'ask', description: 'Grounded answers (SSE, or one JSON object), conversations and their sources' },
+  { name: 'agent', description: 'The tool-using agent (SSE, or one JSON object) and the document graph' },
   { name: 'account', description: 'Usage, settings, profile, avatar, statistics, account deletion' },
   {
     name: 'connectors',
@@ -52,7 +53,8 @@ Authenticated writes take an **Idempotency-Key** (a replay for 24 hours; **422**
 request, **409** while the first still runs). Single-object reads carry an **ETag**: \`If-None-Match\` answers
 **304**, \`If-Match\` on PATCH and DELETE answers **412** when the object changed. Rate-limited operations send
 \`RateLimit-Limit\`, \`RateLimit-Remaining\`, \`RateLimit-Reset\`, and **429** with \`Retry-After\`.
-\`/api/ask\`, \`/api/agent/chat\` and \`/v1\` with \`"stream": true\` answer \`text/event-stream\`.`
+\`/api/ask\` and \`/api/agent/chat\` answer \`text/event-stream\`, or one JSON object with \`Accept: application/json\` or
+\`"stream": false\`; \`/v1\` answers JSON, or \`text/event-stream\` with \`"stream": true\`.`
 
 /** The explorer's start. A key an earlier version kept (under Swagger UI's own storage name) is dropped. */
 const START = `try { localStorage.removeItem('authorized') } catch {}
@@ -166,7 +168,8 @@ export function buildDocument(app: AnyElysia, config: Config) {
   const schemas: Record<string, unknown> = { ...components?.schemas }
   hoistTitled(document.paths, schemas)
   hoistTitled(structuredClone(STREAM_SCHEMAS), schemas)
-  return {
+  mapDiscriminators(schemas)
+  const built = {
     ...document,
     components: {
       ...components,
@@ -191,4 +194,9 @@ export function buildDocument(app: AnyElysia, config: Config) {
       },
     },
   }
+  // Deterministic from the route schemas, so any test that reads the document fails on a schema that breaks
+  // a generator (a `t.Null()` property, a union without a mapping), before a client meets it.
+  const problems = generatorProblems(built)
+  if (problems.length) throw new Error(`/openapi/json would break client generators:\n${problems.join('\n')}`)
+  return built
 }

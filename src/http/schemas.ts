@@ -24,7 +24,7 @@ export const OpenAiErrorBody = t.Object(
     error: t.Object({
       message: t.String(),
       type: t.String({ description: "OpenAI's error type: invalid_request_error, requests (rate limited) or server_error" }),
-      param: t.Null(),
+      param: t.Nullable(t.String(), { description: 'The request member at fault; null here' }),
       code: ErrorCodeSchema,
     }),
   },

@@ -1,9 +1,10 @@
 // Server-sent events: one `data: <json>` line per event. The producer gets an AbortSignal that fires when the
 // client goes away, so a disconnect stops the generation instead of running it to the end for nobody. Once
 // the 200 is sent a failure can no longer be a status code: whatever the producer throws ends the stream with
-// the stream's own error event (and a log line with the request id), never a silent end.
+// the stream's own error event (and a log line with the request id), never a silent end. A caller that cannot
+// read a stream gets the same producer's events collected, and a failure as an error status instead.
 import type { Logger } from '../log'
-import type { ErrorCode } from './error-codes'
+import { ERROR_CODES, type ErrorCode } from './error-codes'
 import { AppError, requestIdOf } from './errors'
 
 export type Send<E> = (event: E) => void
@@ -88,6 +89,54 @@ export function sseResponse<E>(
       'x-accel-buffering': 'no',
     },
   })
+}
+
+/**
+ * Whether the caller asked for the whole answer as one JSON object rather than a stream: `stream: false` in the
+ * body, or an Accept that prefers application/json to text/event-stream (a generated client that cannot read
+ * SSE sends `Accept: application/json`). No Accept, any type, or a tie keeps the stream, the default.
+ */
+export function prefersJson(request: Request, stream?: boolean): boolean {
+  if (stream !== undefined) return !stream
+  const accept = request.headers.get('accept')
+  if (!accept) return false
+  const ranges = accept.split(',').map((part) => {
+    const [range = '', ...params] = part.split(';').map((p) => p.trim().toLowerCase())
+    const q = params.find((p) => p.startsWith('q='))
+    return { range, q: q ? Number(q.slice(2)) || 0 : 1 }
+  })
+  // The most specific range naming a type gives its weight (RFC 9110 §12.5.1).
+  const weight = (type: string) => {
+    const [major] = type.split('/')
+    for (const candidate of [type, `${major}/*`, '*/*']) {
+      const found = ranges.find((r) => r.range === candidate)
+      if (found) return found.q
+    }
+    return 0
+  }
+  return weight('application/json') > weight('text/event-stream')
+}
+
+/**
+ * The producer of a stream read to its end, for a caller that wants one JSON answer: its events in order. A
+ * failure after it began, which a stream would end with its error event, is thrown as the AppError of that
+ * code instead (a provider's failure: 502 provider_error), before any byte of the answer is sent.
+ */
+export async function collectEvents<E>(request: Request, produce: (send: Send<E>, signal: AbortSignal) => Promise<void>): Promise<E[]> {
+  const events: E[] = []
+  const abort = new AbortController()
+  const onClientGone = () => abort.abort(new Error('client disconnected'))
+  request.signal.addEventListener('abort', onClientGone, { once: true })
+  try {
+    await produce((event) => events.push(event), abort.signal)
+  } catch (error) {
+    if (error instanceof AppError) throw error
+    const code = publicCode(error)
+    throw new AppError(ERROR_CODES[code].status, publicReason(error), {}, code, { cause: error })
+  } finally {
+    request.signal.removeEventListener('abort', onClientGone)
+  }
+  return events
 }
 
 /** The error and its causes, stack first: what an operator needs to find where a stream broke. */

@@ -58,7 +58,7 @@ const JsonRpcResponse = t.Object(
 const JsonRpcError = t.Object(
   {
     jsonrpc: t.Literal('2.0'),
-    id: t.Null(),
+    id: t.Union([t.String(), t.Number(), t.Null()], { description: 'The id of the message refused; null when it could not be read' }),
     error: t.Object({ code: t.Integer(), message: t.String() }, { additionalProperties: t.Unknown() }),
   },
   { additionalProperties: t.Unknown(), title: 'JsonRpcError' },

@@ -25,7 +25,7 @@ export interface Served {
   t: TestApp
   url: string
   server: ReturnType<typeof Bun.serve>
-  /** POSTs JSON with the user's key (or none) over real HTTP. */
+  /** POSTs JSON with the user's key (or none) over real HTTP; `init.headers` are added (an Accept). */
   post(path: string, body: unknown, key?: string, init?: RequestInit): Promise<Response>
   stop(): Promise<void>
 }
@@ -43,7 +43,11 @@ export async function serve(env: Record<string, string> = {}): Promise<Served> {
       fetch(url + path, {
         method: 'POST',
         ...init,
-        headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) },
+        headers: {
+          'content-type': 'application/json',
+          ...(key ? { authorization: `Bearer ${key}` } : {}),
+          ...(init.headers as Record<string, string> | undefined),
+        },
         body: JSON.stringify(body),
       }),
     async stop() {

@@ -851,8 +851,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Ask a question (streamed)
-         * @description Ask: a streamed answer grounded in your documents with [n] citations (SSE: delta…, sources, saved; error on failure)
+         * Ask a question (a stream, or one JSON answer)
+         * @description Ask: a streamed answer grounded in your documents with [n] citations (SSE: delta…, sources, saved; error on failure); with `Accept: application/json` or `stream: false`, the whole answer as one object (502 if the model fails)
          *
          *     Key scope: `read` (a key without it gets 403; a session holds every scope).
          */
@@ -873,8 +873,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Chat with the agent (streamed)
-         * @description Agent chat: a tool-using agent over your memory (SSE: tool…, delta…, sources, saved; error on failure)
+         * Chat with the agent (a stream, or one JSON answer)
+         * @description Agent chat: a tool-using agent over your memory (SSE: tool…, delta…, sources, saved; error on failure); with `Accept: application/json` or `stream: false`, the answer and its tool steps as one object (502 if the model fails)
          *
          *     Key scope: `write` (a key without it gets 403; a session holds every scope).
          */
@@ -1786,6 +1786,30 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         /**
+         * AgentAnswer
+         * @description The agent's whole answer, with the tool calls that led to it
+         */
+        AgentAnswer: {
+            /** @description The answer; [n] cites sources[n-1] */
+            answer: string;
+            /** @description The sources the answer may cite */
+            sources: components["schemas"]["Source"][];
+            conversation: components["schemas"]["ConversationSummary"];
+            /** @description Each tool call and its result, in order */
+            tools: components["schemas"]["ToolStep"][];
+        };
+        /**
+         * Answer
+         * @description The whole answer, once saved in `conversation` (pass its id as conversation_id to follow up)
+         */
+        Answer: {
+            /** @description The answer; [n] cites sources[n-1] */
+            answer: string;
+            /** @description The sources the answer may cite */
+            sources: components["schemas"]["Source"][];
+            conversation: components["schemas"]["ConversationSummary"];
+        };
+        /**
          * AnswerEvent
          * @description One server-sent event of an answer: `tool` events (agent only) as tools run, `delta`s of the answer text, then `sources` and `saved`; a failure after the stream began ends it with `error`.
          */
@@ -1868,7 +1892,8 @@ export interface components {
                     /** @constant */
                     role: "assistant";
                     content: string | null;
-                    refusal: null;
+                    /** @description Always null: the model does not refuse here */
+                    refusal: string | null;
                     tool_calls?: ({
                         id: string;
                         /** @constant */
@@ -1882,7 +1907,13 @@ export interface components {
                     })[];
                 };
                 finish_reason: string;
-                logprobs: null;
+                /** @description Always null: token log probabilities are not computed */
+                logprobs: {
+                    content: {
+                        token: string;
+                        logprob: number;
+                    }[] | null;
+                } | null;
             }[];
             usage: {
                 prompt_tokens: number;
@@ -1920,7 +1951,13 @@ export interface components {
                 };
                 /** @enum {string|null} */
                 finish_reason: "stop" | "length" | "tool_calls" | null;
-                logprobs?: null;
+                /** @description Always null: token log probabilities are not computed */
+                logprobs?: {
+                    content: {
+                        token: string;
+                        logprob: number;
+                    }[] | null;
+                } | null;
             }[];
             /** @description On the last chunk with stream_options.include_usage */
             usage?: {
@@ -1972,7 +2009,12 @@ export interface components {
                 text: string;
                 /** @enum {string|null} */
                 finish_reason: "stop" | "length" | "content_filter" | null;
-                logprobs?: null;
+                /** @description Always null: token log probabilities are not computed */
+                logprobs?: {
+                    tokens?: string[];
+                    token_logprobs?: number[];
+                    text_offset?: number[];
+                } | null;
                 /** @description On the choice's last chunk: the sources its text cites, as in the non-streamed answer */
                 citations?: {
                     [key: string]: unknown;
@@ -2234,7 +2276,7 @@ export interface components {
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            type: "DeltaEvent";
+            type: "delta";
             text: string;
         };
         /** Document */
@@ -2383,7 +2425,7 @@ export interface components {
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            type: "ErrorEvent";
+            type: "error";
             message: string;
             /** @enum {string} */
             code: "invalid_request" | "unauthenticated" | "plan_limit" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "idempotency_in_progress" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "internal" | "provider_error" | "service_unavailable" | "model_unavailable" | "insufficient_storage";
@@ -2553,7 +2595,8 @@ export interface components {
         JsonRpcError: {
             /** @constant */
             jsonrpc: "2.0";
-            id: null;
+            /** @description The id of the message refused; null when it could not be read */
+            id: string | number | null;
             error: {
                 code: number;
                 message: string;
@@ -2656,7 +2699,7 @@ export interface components {
                 message: string;
                 data: {
                     /** @enum {string} */
-                    code: "invalid_request" | "unauthenticated" | "plan_limit" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "idempotency_in_progress" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "internal" | "provider_error" | "service_unavailable" | "model_unavailable";
+                    code: "invalid_request" | "unauthenticated" | "plan_limit" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "idempotency_in_progress" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "internal" | "provider_error" | "service_unavailable" | "model_unavailable" | "insufficient_storage";
                 };
             };
         };
@@ -2699,7 +2742,8 @@ export interface components {
                 message: string;
                 /** @description OpenAI's error type: invalid_request_error, requests (rate limited) or server_error */
                 type: string;
-                param: null;
+                /** @description The request member at fault; null here */
+                param: string | null;
                 /** @enum {string} */
                 code: "invalid_request" | "unauthenticated" | "plan_limit" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "idempotency_in_progress" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "internal" | "provider_error" | "service_unavailable" | "model_unavailable" | "insufficient_storage";
             };
@@ -2751,7 +2795,11 @@ export interface components {
             created_at: number;
             /** @enum {string} */
             status: "completed" | "incomplete" | "in_progress" | "failed";
-            error: null;
+            /** @description Always null: a failure is an error answer */
+            error: {
+                code: string;
+                message: string;
+            } | null;
             incomplete_details: {
                 reason: string;
             } | null;
@@ -2861,7 +2909,7 @@ export interface components {
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            type: "SavedEvent";
+            type: "saved";
             conversation: components["schemas"]["ConversationSummary"];
         };
         /** SearchResponse */
@@ -2964,7 +3012,7 @@ export interface components {
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            type: "SourcesEvent";
+            type: "sources";
             sources: components["schemas"]["Source"][];
         };
         /** SourcesPage */
@@ -3049,7 +3097,12 @@ export interface components {
                 text: string;
                 /** @description The prompt this choice answers */
                 index: number;
-                logprobs: null;
+                /** @description Always null: token log probabilities are not computed */
+                logprobs: {
+                    tokens: string[];
+                    token_logprobs: number[];
+                    text_offset: number[];
+                } | null;
                 finish_reason: string;
                 /** @description The sources this text cites (an extension); [n] in the text is citation n */
                 citations: {
@@ -3103,7 +3156,7 @@ export interface components {
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            type: "ToolEvent";
+            type: "tool";
             tool: {
                 /** @description The tool the agent called */
                 name: string;
@@ -3113,6 +3166,17 @@ export interface components {
                 detail: {
                     [key: string]: unknown;
                 };
+            };
+        };
+        /** ToolStep */
+        ToolStep: {
+            /** @description The tool the agent called */
+            name: string;
+            /** @enum {string} */
+            status: "call" | "result" | "error";
+            /** @description Its arguments (call), a digest of its result, or the error */
+            detail: {
+                [key: string]: unknown;
             };
         };
         /** Usage */
@@ -7871,11 +7935,13 @@ export interface operations {
                      * @description Retrieve only from this workspace
                      */
                     workspace_id?: string;
+                    /** @description false: the whole answer as one JSON object, as `Accept: application/json` asks; by default a stream of server-sent events */
+                    stream?: boolean;
                 };
             };
         };
         responses: {
-            /** @description A stream of server-sent events */
+            /** @description A stream of server-sent events; with `Accept: application/json` or `"stream": false`, the whole answer as one JSON object */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -7885,6 +7951,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "answer": "On the east pier [1].",
+                     *       "sources": [
+                     *         {
+                     *           "index": 1,
+                     *           "document_id": "3f0c7a52-8d6e-4b8e-9a51-2c1f4e7b9d10",
+                     *           "title": "Harbour notes",
+                     *           "url": null,
+                     *           "excerpt": "At spring tide boats moor on the east pier."
+                     *         }
+                     *       ],
+                     *       "conversation": {
+                     *         "id": "3f0c7a52-8d6e-4b8e-9a51-2c1f4e7b9d10",
+                     *         "name": "Where do boats moor at spring tide?",
+                     *         "workspace_id": null,
+                     *         "created_at": "2026-11-24T09:30:00.000Z",
+                     *         "updated_at": "2026-11-24T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Answer"];
                     /**
                      * @example {
                      *       "type": "delta",
@@ -7986,6 +8074,19 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An upstream service (model provider, Stripe, a connector) failed */
+            502: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     chatWithAgent: {
@@ -8014,11 +8115,13 @@ export interface operations {
                      * @description Work in this workspace (search scope and where learnings are drafted)
                      */
                     workspace_id?: string;
+                    /** @description false: the whole answer as one JSON object, as `Accept: application/json` asks; by default a stream of server-sent events */
+                    stream?: boolean;
                 };
             };
         };
         responses: {
-            /** @description A stream of server-sent events */
+            /** @description A stream of server-sent events; with `Accept: application/json` or `"stream": false`, the whole answer as one JSON object */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -8028,6 +8131,44 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "answer": "Boats moor on the east pier at spring tide [1].",
+                     *       "sources": [
+                     *         {
+                     *           "index": 1,
+                     *           "document_id": "3f0c7a52-8d6e-4b8e-9a51-2c1f4e7b9d10",
+                     *           "title": "Harbour notes",
+                     *           "url": null,
+                     *           "excerpt": "At spring tide boats moor on the east pier."
+                     *         }
+                     *       ],
+                     *       "conversation": {
+                     *         "id": "3f0c7a52-8d6e-4b8e-9a51-2c1f4e7b9d10",
+                     *         "name": "What did we decide about the harbour?",
+                     *         "workspace_id": null,
+                     *         "created_at": "2026-11-24T09:30:00.000Z",
+                     *         "updated_at": "2026-11-24T09:30:00.000Z"
+                     *       },
+                     *       "tools": [
+                     *         {
+                     *           "name": "search",
+                     *           "status": "call",
+                     *           "detail": {
+                     *             "query": "harbour decision"
+                     *           }
+                     *         },
+                     *         {
+                     *           "name": "search",
+                     *           "status": "result",
+                     *           "detail": {
+                     *             "results": 1
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AgentAnswer"];
                     /**
                      * @example {
                      *       "type": "tool",
@@ -8124,6 +8265,19 @@ export interface operations {
             };
             /** @description The request line and headers together are larger than 256 KiB (a long query string) */
             431: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An upstream service (model provider, Stripe, a connector) failed */
+            502: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -11517,10 +11671,10 @@ export interface operations {
                  */
                 "application/json": {
                     /**
-                     * @description service-rag (GET /v1/models lists the models)
+                     * @description service-rag (GET /v1/models lists the models), or an alias of it: these and those MODEL_ALIASES adds; the response names service-rag
                      * @enum {string}
                      */
-                    model: "service-rag";
+                    model: "service-rag" | "gpt-3.5-turbo" | "gpt-3.5-turbo-instruct" | "gpt-4.1" | "gpt-4.1-mini" | "gpt-5.6-luna" | "gpt-4o" | "gpt-4o-mini" | "gpt-4" | "gpt-4-turbo" | "gpt-5" | "gpt-5-mini";
                     /** @description The question, answered from your documents; an array gets one choice per prompt, in order */
                     prompt: string | string[];
                     max_tokens?: number | null;
@@ -13060,7 +13214,8 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         jsonrpc: "2.0";
-                        id: null;
+                        /** @description The id of the message refused; null when it could not be read */
+                        id: string | number | null;
                         error: {
                             code: number;
                             message: string;

@@ -1,7 +1,9 @@
 // End to end over real HTTP: what a client generator needs of /openapi/json beyond validity — method-like
 // operationIds, descriptions, declared tags, shared schemas by $ref, event streams typed as such, examples,
-// and the headers and statuses of README "HTTP conventions".
+// the headers and statuses of README "HTTP conventions", and no construct a generator cannot type (a null-only
+// schema, a discriminator without a mapping).
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { generatorProblems } from '../../src/http/openapi/generators'
 import { fetchDocument, operations, PUBLIC, type OpenApiDocument } from './document'
 import { startServer, type E2EServer } from './server'
 
@@ -67,17 +69,41 @@ describe('OpenAPI document for generators', () => {
     expect(get.responses?.['200']?.content?.['application/json']?.schema).toEqual({ $ref: '#/components/schemas/Document' })
   })
 
-  test('event streams are text/event-stream with their event schema; the avatar upload is multipart/form-data', () => {
-    const stream = (path: string) => doc.paths[path]!.post!.responses?.['200']?.content ?? {}
-    expect(stream('/api/ask')).toEqual({
+  test('event streams are text/event-stream with their event schema, beside the JSON answer; the avatar upload is multipart/form-data', () => {
+    const ok = (path: string) => doc.paths[path]!.post!.responses?.['200']?.content ?? {}
+    // JSON first: generators (openapi-generator, hey-api) type the method by it, and a client that cannot
+    // read SSE asks for it with Accept: application/json or stream: false.
+    expect(ok('/api/ask')).toEqual({
+      'application/json': expect.objectContaining({ schema: { $ref: '#/components/schemas/Answer' } }),
       'text/event-stream': expect.objectContaining({ schema: { $ref: '#/components/schemas/AnswerEvent' } }),
     })
-    expect(stream('/api/agent/chat')).toEqual({
+    expect(Object.keys(ok('/api/ask'))[0]).toBe('application/json')
+    expect(ok('/api/agent/chat')).toEqual({
+      'application/json': expect.objectContaining({ schema: { $ref: '#/components/schemas/AgentAnswer' } }),
       'text/event-stream': expect.objectContaining({ schema: { $ref: '#/components/schemas/AnswerEvent' } }),
     })
-    expect(Object.keys(stream('/v1/chat/completions')).sort()).toEqual(['application/json', 'text/event-stream'])
-    expect(Object.keys(stream('/v1/responses')).sort()).toEqual(['application/json', 'text/event-stream'])
+    expect(Object.keys(ok('/v1/chat/completions')).sort()).toEqual(['application/json', 'text/event-stream'])
+    expect(Object.keys(ok('/v1/responses')).sort()).toEqual(['application/json', 'text/event-stream'])
     expect(Object.keys(doc.paths['/api/avatar']!.post!.requestBody?.content ?? {})).toEqual(['multipart/form-data'])
+  })
+
+  test('no schema anywhere is null only, and every discriminator maps each value to a schema that is there', () => {
+    expect(generatorProblems(doc)).toEqual([])
+    const schemas = (doc.components?.schemas ?? {}) as Record<string, any>
+    const discriminated = Object.entries(schemas).filter(([, schema]) => schema.discriminator)
+    expect(discriminated.map(([name]) => name)).toContain('AnswerEvent')
+    for (const [name, { discriminator, oneOf }] of discriminated) {
+      const mapping = Object.entries<string>(discriminator.mapping ?? {})
+      // Each branch is mapped, by the value its own schema holds.
+      expect({ name, mapped: mapping.map(([, ref]) => ref).sort() }).toEqual({
+        name,
+        mapped: oneOf.map((b: { $ref: string }) => b.$ref).sort(),
+      })
+      for (const [value, ref] of mapping) {
+        const target = schemas[ref.replace('#/components/schemas/', '')]
+        expect({ name, value, constant: target?.properties?.[discriminator.propertyName]?.const }).toEqual({ name, value, constant: value })
+      }
+    }
   })
 
   test('the main operations show request and response examples (checked against their schemas by Spectral)', () => {
@@ -92,6 +118,7 @@ describe('OpenAPI document for generators', () => {
       results: expect.any(Array),
     })
     expect(post('/api/ask').responses?.['200']?.content?.['text/event-stream']?.example).toMatchObject({ type: 'delta' })
+    expect(post('/api/ask').responses?.['200']?.content?.['application/json']?.example).toMatchObject({ answer: expect.any(String) })
     expect(post('/v1/chat/completions').requestBody?.content?.['application/json']?.example).toMatchObject({ model: 'service-rag' })
   })
 

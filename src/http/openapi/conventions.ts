@@ -89,13 +89,17 @@ const ETAGGED = [
   '/api/profile',
   '/api/connectors/{id}',
 ]
-/** Operations whose 200 may be `text/event-stream`, and the schema of one event. */
-const STREAMS: Record<string, { schema: Json; always: boolean }> = {
-  'POST /api/ask': { schema: AnswerEvent, always: true },
-  'POST /api/agent/chat': { schema: AnswerEvent, always: true },
-  'POST /v1/chat/completions': { schema: ChatCompletionChunk, always: false },
-  'POST /v1/responses': { schema: ResponseStreamEvent, always: false },
-  'POST /v1/completions': { schema: CompletionChunk, always: false },
+/**
+ * Operations whose 200 may be `text/event-stream`, and the schema of one event. /api/ask and /api/agent/chat
+ * stream by default and answer JSON when asked (`Accept: application/json`, `"stream": false`); /v1 the other
+ * way round (`"stream": true`). Both are declared, JSON first, so generators give the typed method JSON.
+ */
+const STREAMS: Record<string, { schema: Json; byDefault: boolean }> = {
+  'POST /api/ask': { schema: AnswerEvent, byDefault: true },
+  'POST /api/agent/chat': { schema: AnswerEvent, byDefault: true },
+  'POST /v1/chat/completions': { schema: ChatCompletionChunk, byDefault: false },
+  'POST /v1/responses': { schema: ResponseStreamEvent, byDefault: false },
+  'POST /v1/completions': { schema: CompletionChunk, byDefault: false },
 }
 export const STREAM_SCHEMAS = { AnswerEvent, ChatCompletionChunk, CompletionChunk, ResponseStreamEvent }
 
@@ -151,10 +155,10 @@ export function annotate(key: string, path: string, method: string, op: Json): v
   }
   const params: Json[] = (op.parameters ??= [])
 
-  // Idempotency-Key: every authenticated write; the event streams refuse it.
+  // Idempotency-Key: every authenticated write; the routes that stream by default refuse it.
   const stream = STREAMS[key]
   const writes = ['post', 'patch', 'delete'].includes(method) && !isPublic
-  const idempotent = writes && !stream?.always && key !== 'POST /mcp'
+  const idempotent = writes && !stream?.byDefault && key !== 'POST /mcp'
   if (idempotent) {
     params.push(parameter('IdempotencyKey'))
     responses['400'] ??= {
@@ -182,9 +186,10 @@ export function annotate(key: string, path: string, method: string, op: Json): v
   }
   if (stream) {
     const ok = (responses['200'] ??= { description: 'OK' })
-    const events = { 'text/event-stream': { schema: streamRef(stream.schema) } }
-    ok.content = stream.always ? events : { ...ok.content, ...events }
-    ok.description = stream.always ? 'A stream of server-sent events' : 'The answer; with `"stream": true`, a stream of server-sent events'
+    ok.content = { ...ok.content, 'text/event-stream': { schema: streamRef(stream.schema) } }
+    ok.description = stream.byDefault
+      ? 'A stream of server-sent events; with `Accept: application/json` or `"stream": false`, the whole answer as one JSON object'
+      : 'The answer; with `"stream": true`, a stream of server-sent events'
   }
   // Registration and sign-in count per address and per email, not per minute of a plan: no RateLimit-* there.
   const limited = Boolean(responses['429']) && key !== 'POST /oauth/register' && key !== 'POST /api/auth/sign-in'

@@ -24,8 +24,11 @@ const summary = {
   updated_at: AT,
 }
 
-/** "METHOD /path" → the request body's example and examples of some answers, by status. */
-export const EXAMPLES: Record<string, { request?: unknown; responses?: Record<string, unknown> }> = {
+const conversation = { id: ID, name: 'Where do boats moor at spring tide?', workspace_id: null, created_at: AT, updated_at: AT }
+const source = { index: 1, document_id: ID, title: 'Harbour notes', url: null, excerpt: 'At spring tide boats moor on the east pier.' }
+
+/** "METHOD /path" → the request body's example, examples of some answers by status, and one event of a 200 stream. */
+export const EXAMPLES: Record<string, { request?: unknown; responses?: Record<string, unknown>; event?: unknown }> = {
   'POST /api/auth/sign-up': {
     request: { email: 'ada@example.com', password: 'correct horse battery', name: 'Ada' },
     responses: {
@@ -79,11 +82,23 @@ export const EXAMPLES: Record<string, { request?: unknown; responses?: Record<st
   },
   'POST /api/ask': {
     request: { question: 'Where do boats moor at spring tide?' },
-    responses: { 200: { type: 'delta', text: 'On the east pier [1].' } },
+    responses: { 200: { answer: 'On the east pier [1].', sources: [source], conversation } },
+    event: { type: 'delta', text: 'On the east pier [1].' },
   },
   'POST /api/agent/chat': {
     request: { message: 'What did we decide about the harbour?' },
-    responses: { 200: { type: 'tool', tool: { name: 'search', status: 'call', detail: { query: 'harbour decision' } } } },
+    responses: {
+      200: {
+        answer: 'Boats moor on the east pier at spring tide [1].',
+        sources: [source],
+        conversation: { ...conversation, name: 'What did we decide about the harbour?' },
+        tools: [
+          { name: 'search', status: 'call', detail: { query: 'harbour decision' } },
+          { name: 'search', status: 'result', detail: { results: 1 } },
+        ],
+      },
+    },
+    event: { type: 'tool', tool: { name: 'search', status: 'call', detail: { query: 'harbour decision' } } },
   },
   'POST /v1/chat/completions': {
     request: { model: 'service-rag', messages: [{ role: 'user', content: 'Where do boats moor at spring tide?' }], stream: false },
@@ -103,13 +118,20 @@ export const EXAMPLES: Record<string, { request?: unknown; responses?: Record<st
 export function addExamples(key: string, op: Record<string, any>): void {
   const examples = EXAMPLES[key]
   if (!examples) return
+  // An event stream's example is one event (`event`), not the JSON answer beside it.
   const set = (content: Record<string, { example?: unknown }> | undefined, example: unknown) => {
-    for (const media of Object.values(content ?? {})) media.example = example
+    for (const [type, media] of Object.entries(content ?? {}))
+      if (type !== 'text/event-stream' || examples.event === undefined) media.example = example
   }
   if (examples.request !== undefined) set(op.requestBody?.content, examples.request)
   for (const [status, example] of Object.entries(examples.responses ?? {})) {
     const content = op.responses?.[status]?.content
     if (!content) throw new Error(`${key}: an example for ${status}, which it does not answer`)
     set(content, example)
+  }
+  const stream = op.responses?.['200']?.content?.['text/event-stream']
+  if (examples.event !== undefined) {
+    if (!stream) throw new Error(`${key}: an event example, but its 200 is no event stream`)
+    stream.example = examples.event
   }
 }

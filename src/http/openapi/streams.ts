@@ -72,7 +72,21 @@ export const ChatCompletionChunk = {
             },
           },
           finish_reason: { type: ['string', 'null'], enum: ['stop', 'length', 'tool_calls', null] },
-          logprobs: { type: 'null' },
+          logprobs: {
+            type: ['object', 'null'],
+            description: 'Always null: token log probabilities are not computed',
+            required: ['content'],
+            properties: {
+              content: {
+                type: ['array', 'null'],
+                items: {
+                  type: 'object',
+                  required: ['token', 'logprob'],
+                  properties: { token: { type: 'string' }, logprob: { type: 'number' } },
+                },
+              },
+            },
+          },
         },
       },
     },
@@ -126,7 +140,15 @@ export const CompletionChunk = {
           index: { type: 'integer', description: 'The prompt this text answers' },
           text: { type: 'string' },
           finish_reason: { type: ['string', 'null'], enum: ['stop', 'length', 'content_filter', null] },
-          logprobs: { type: 'null' },
+          logprobs: {
+            type: ['object', 'null'],
+            description: 'Always null: token log probabilities are not computed',
+            properties: {
+              tokens: { type: 'array', items: { type: 'string' } },
+              token_logprobs: { type: 'array', items: { type: 'number' } },
+              text_offset: { type: 'array', items: { type: 'integer' } },
+            },
+          },
           citations: {
             type: 'array',
             items: { type: 'object', additionalProperties: true },

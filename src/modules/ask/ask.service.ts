@@ -5,6 +5,7 @@ import { streamText } from 'ai'
 import { CitationFilter, groundingInstructions, type Source } from '../../ai/grounding'
 import type { Deps } from '../../deps'
 import type { ErrorCode } from '../../http/error-codes'
+import { AppError } from '../../http/errors'
 import { type Send, StreamError, streamStep } from '../../http/sse'
 import { getSettings } from '../account/settings.service'
 import type { SessionUser } from '../auth/sessions.service'
@@ -79,6 +80,29 @@ export async function streamAnswer(
     saveExchange(deps, user, turn, input.question, answer.trim(), sources),
   )
   send({ type: 'saved', conversation })
+}
+
+type Saved = Extract<AnswerEvent, { type: 'saved' }>['conversation']
+type ToolStep = Extract<AnswerEvent, { type: 'tool' }>['tool']
+
+/**
+ * A whole stream of answer events as one answer, for a caller that asked for JSON: the text as saved in the
+ * conversation, its sources, the conversation, and the agent's tool steps in order.
+ */
+export function answerOf(events: AnswerEvent[]): { answer: string; sources: Source[]; conversation: Saved; tools: ToolStep[] } {
+  let answer = ''
+  let sources: Source[] = []
+  let conversation: Saved | undefined
+  const tools: ToolStep[] = []
+  for (const event of events) {
+    if (event.type === 'delta') answer += event.text
+    else if (event.type === 'sources') sources = event.sources
+    else if (event.type === 'saved') conversation = event.conversation
+    else if (event.type === 'tool') tools.push(event.tool)
+  }
+  // Only a producer stopped by its client ends without `saved`, and that client reads no answer.
+  if (!conversation) throw new AppError(500, 'the answer ended before it was saved')
+  return { answer: answer.trim(), sources, conversation, tools }
 }
 
 /** The provider's stream ended with no finish: the answer is cut, and must be reported as such. */

@@ -1,6 +1,7 @@
 // Request and response schemas of ask, agent chat, conversations and sources.
 import { t } from 'elysia'
 import { Page, PageQuery, Timestamp, Uuid, Text } from '../../http/schemas'
+import { literals } from '../documents/documents.schemas'
 
 export const Source = t.Object(
   {
@@ -67,19 +68,50 @@ export const SourcesPage = Page(SourcesEntry, 'SourcesPage')
 
 const Question = Text({ minLength: 1, maxLength: 4000, pattern: '\\S', error: 'must be 1 to 4000 characters, not only spaces' })
 
+const Stream = t.Optional(
+  t.Boolean({
+    description:
+      'false: the whole answer as one JSON object, as `Accept: application/json` asks; by default a stream of server-sent events',
+  }),
+)
+
 export const AskBody = t.Object({
   question: Question,
   conversation_id: t.Optional(Uuid('Continue this conversation (its history is the context)')),
   workspace_id: t.Optional(Uuid('Retrieve only from this workspace')),
+  stream: Stream,
 })
 
 export const AgentChatBody = t.Object({
   message: Question,
   conversation_id: t.Optional(Uuid('Continue this conversation')),
   workspace_id: t.Optional(Uuid('Work in this workspace (search scope and where learnings are drafted)')),
+  stream: Stream,
 })
 
-export const EventStream = t.String({
-  description:
-    'text/event-stream: `data: {"type": ...}` lines — `tool` {tool: {name, status: call|result|error, detail}}, `delta` {text}, `sources` {sources[]}, `saved` {conversation}, `error` {message}',
+const AnswerFields = {
+  answer: t.String({ description: 'The answer; [n] cites sources[n-1]' }),
+  sources: t.Array(Source, { description: 'The sources the answer may cite' }),
+  conversation: ConversationSummary,
+}
+
+/** POST /api/ask's answer as one object, for clients that cannot read server-sent events. */
+export const Answer = t.Object(AnswerFields, {
+  title: 'Answer',
+  description: 'The whole answer, once saved in `conversation` (pass its id as conversation_id to follow up)',
 })
+
+export const ToolStep = t.Object(
+  {
+    name: t.String({ description: 'The tool the agent called' }),
+    status: literals(['call', 'result', 'error']),
+    detail: t.Record(t.String(), t.Unknown(), { description: 'Its arguments (call), a digest of its result, or the error' }),
+  },
+  { title: 'ToolStep' },
+)
+
+/** POST /api/agent/chat's answer as one object: the answer and the agent's tool calls and results in order. */
+export const AgentAnswer = t.Object(
+  { ...AnswerFields, tools: t.Array(ToolStep, { description: 'Each tool call and its result, in order' }) },
+  { title: 'AgentAnswer', description: "The agent's whole answer, with the tool calls that led to it" },
+)

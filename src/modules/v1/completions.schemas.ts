@@ -63,6 +63,16 @@ export const CompletionBody = t.Object(
   { additionalProperties: t.Unknown() },
 )
 
+/** OpenAI's legacy shape, for generators (a null-only member has no type in them); always null here. */
+const CompletionLogprobs = t.Nullable(
+  t.Object({
+    tokens: t.Array(t.String()),
+    token_logprobs: t.Array(t.Number()),
+    text_offset: t.Array(t.Integer()),
+  }),
+  { description: 'Always null: token log probabilities are not computed' },
+)
+
 export const TextCompletion = t.Object(
   {
     id: t.String(),
@@ -73,7 +83,7 @@ export const TextCompletion = t.Object(
       t.Object({
         text: t.String(),
         index: t.Integer({ description: 'The prompt this choice answers' }),
-        logprobs: t.Null(),
+        logprobs: CompletionLogprobs,
         finish_reason: t.String(),
         citations: t.Array(Citation, { description: 'The sources this text cites (an extension); [n] in the text is citation n' }),
       }),

@@ -114,7 +114,7 @@ export const ResponseObject = t.Object(
     object: t.Literal('response'),
     created_at: t.Integer(),
     status: literals(['completed', 'incomplete', 'in_progress', 'failed'] as const),
-    error: t.Null(),
+    error: t.Nullable(t.Object({ code: t.String(), message: t.String() }), { description: 'Always null: a failure is an error answer' }),
     incomplete_details: t.Nullable(t.Object({ reason: t.String() })),
     instructions: t.Nullable(t.String()),
     max_output_tokens: t.Nullable(t.Integer()),

@@ -163,6 +163,11 @@ export const Citation = t.Object({
   excerpt: t.Nullable(t.String()),
 })
 
+/** OpenAI's shape of a choice's token log probabilities: always null, as none are computed. */
+const Logprobs = t.Nullable(t.Object({ content: t.Nullable(t.Array(t.Object({ token: t.String(), logprob: t.Number() }))) }), {
+  description: 'Always null: token log probabilities are not computed',
+})
+
 export const ChatCompletion = t.Object(
   {
     id: t.String(),
@@ -175,11 +180,11 @@ export const ChatCompletion = t.Object(
         message: t.Object({
           role: t.Literal('assistant'),
           content: t.Nullable(t.String()),
-          refusal: t.Null(),
+          refusal: t.Nullable(t.String(), { description: 'Always null: the model does not refuse here' }),
           tool_calls: t.Optional(t.Array(ToolCall)),
         }),
         finish_reason: t.String(),
-        logprobs: t.Null(),
+        logprobs: Logprobs,
       }),
     ),
     usage: t.Object({ prompt_tokens: t.Integer(), completion_tokens: t.Integer(), total_tokens: t.Integer() }),

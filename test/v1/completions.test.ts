@@ -125,9 +125,16 @@ describe('client.completions.create', () => {
 
   test('an unknown model is a 404 naming it, as on chat completions', async () => {
     const { client } = await caller()
-    const error = await rejection(client.completions.create({ model: 'gpt-3.5-turbo-instruct', prompt: QUESTION }))
+    const error = await rejection(client.completions.create({ model: 'llama3.1', prompt: QUESTION }))
     expect(error).toBeInstanceOf(OpenAI.NotFoundError)
-    expect((error as Error).message).toContain('gpt-3.5-turbo-instruct')
+    expect((error as Error).message).toContain('llama3.1')
+  })
+
+  test("a client's default model id (LangChain's completions default) is an alias: answered, naming service-rag", async () => {
+    const { client } = await caller()
+    const completion = await client.completions.create({ model: 'gpt-3.5-turbo-instruct', prompt: QUESTION })
+    expect(completion.model).toBe('service-rag')
+    expect(completion.choices[0]!.text.length).toBeGreaterThan(0)
   })
 })
 

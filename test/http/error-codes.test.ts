@@ -200,7 +200,7 @@ describe('/api, /mcp: { error, code }', () => {
 
 const V1_CASES: Case[] = [
   ['v1', 'no key', 401, 'unauthenticated', () => t.request('GET', '/v1/models')],
-  ['v1', 'an unknown model', 404, 'not_found', () => t.request('GET', '/v1/models/gpt-4o', { key: u.key })],
+  ['v1', 'an unknown model', 404, 'not_found', () => t.request('GET', '/v1/models/llama3.1', { key: u.key })],
   ['v1', 'messages missing', 400, 'invalid_request', () => post('/v1/chat/completions', { model: 'service-rag' })],
   [
     'v1',

@@ -120,4 +120,5 @@ export const PARAMETERS: Record<string, string> = {
   mode: 'keyword, semantic or hybrid (the default)',
   days: 'How many days back',
   targetId: 'The id of the other document',
+  order: 'asc, or desc (the default): the last item first',
 }

@@ -12038,6 +12038,7 @@ export interface operations {
             query?: {
                 /** @description How many items to return, 1–100 (default 20) */
                 limit?: number;
+                /** @description asc, or desc (the default): the last item first */
                 order?: "asc" | "desc";
                 /** @description An item id: list the items after it (the previous page's last_id) */
                 after?: string;

@@ -65,9 +65,13 @@ console.log(
 if (deps.embedder) {
   // Until GET / reports no document left to embed; a failed one is not waited for (it is said below).
   let health = { backlog: 0, failed: 0 }
-  for (let last = -1, since = performance.now(); ; await Bun.sleep(500)) {
+  for (let last = -1, since = performance.now(), said = performance.now(); ; await Bun.sleep(500)) {
     health = ((await (await fetch(`${base}/`)).json()) as { embeddings: typeof health }).embeddings
     if (health.backlog === 0) break
+    if (seconds(said) > 60) {
+      console.log(`embedding: ${health.backlog} messages left after ${seconds(started).toFixed(0)} s`)
+      said = performance.now()
+    }
     if (health.backlog !== last) [last, since] = [health.backlog, performance.now()]
     else if (seconds(since) > 300) throw new Error(`the embedding backlog stayed at ${last} for 5 minutes`)
   }

@@ -12,7 +12,8 @@ import { loadConfig } from '../../src/config'
 import { createDeps } from '../../src/create-deps'
 import { chunkText } from '../../src/retrieval/chunking'
 import { embeddingText } from '../../src/retrieval/embedding-text'
-import { loadScifact, mean, ndcgAt, recallAt, type CorpusDoc } from './scifact'
+import { mean, ndcgAt, recallAt } from './metrics'
+import { loadScifact, type CorpusDoc } from './scifact'
 
 const CACHE = join(import.meta.dir, '../../.bench-cache/levers')
 mkdirSync(CACHE, { recursive: true })

@@ -2,44 +2,22 @@
 // default (PGlite) and prints nDCG@10 and Recall@100 on the 150-query dev split for each search mode, with the
 // latency of each mode at the default page size. The embedder: EMBEDDING_PROVIDER when set, else the real
 // model (bge-small-en-v1.5 int8 from ../shared/models) when its folder is there, else the hash embedder.
-import { createApp } from '../../src/app'
-import { loadConfig } from '../../src/config'
-import { createDeps } from '../../src/create-deps'
 import { createAnalyzer } from '../../src/jobs/maintenance'
 import { drainJobs } from '../../src/jobs/worker'
-import { REAL_MODEL_ENV, realModelMissing } from '../real-model'
-import { loadScifact, mean, ndcgAt, recallAt } from './scifact'
+import { benchEnv, signUpWithKey, startBenchServer } from './bench-server'
+import { mean, ndcgAt, recallAt } from './metrics'
+import { loadScifact } from './scifact'
 
-const embedderEnv = process.env.EMBEDDING_PROVIDER
-  ? {}
-  : realModelMissing(process.env, undefined, () => {})
-    ? { EMBEDDING_PROVIDER: 'hash' }
-    : REAL_MODEL_ENV
-const env = {
+const env = benchEnv({
   DATA_DIR: 'memory://',
   LOG_LEVEL: 'warn',
   DEFAULT_PLAN: 'pro',
   PLAN_PRO_SEARCH_PER_MIN: '1000000',
   PLAN_PRO_DOCUMENTS: '1000000',
   WORKER_IN_PROCESS: 'false',
-  ...process.env,
-  ...embedderEnv,
-}
-const deps = await createDeps(loadConfig(env))
-const server = Bun.serve({ port: 0, fetch: createApp(deps).fetch, maxRequestBodySize: 8 * 1024 * 1024 })
-const base = `http://127.0.0.1:${server.port}`
-const origin = deps.config.baseUrl
-
-const signUp = await fetch(`${base}/api/auth/sign-up`, {
-  method: 'POST',
-  headers: { 'content-type': 'application/json', origin },
-  body: JSON.stringify({ email: 'bench@example.com', password: 'benchmark password' }),
 })
-const cookie = signUp.headers.getSetCookie()[0]!.split(';')[0]!
-const { key } = (await (
-  await fetch(`${base}/api/keys`, { method: 'POST', headers: { cookie, origin, 'content-type': 'application/json' }, body: '{}' })
-).json()) as { key: string }
-const auth = { authorization: `Bearer ${key}`, 'content-type': 'application/json' }
+const { deps, server, base, origin } = await startBenchServer(env)
+const auth = await signUpWithKey(base, origin, 'bench@example.com')
 
 const scifact = loadScifact()
 const { queries, qrels } = scifact

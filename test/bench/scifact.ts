@@ -1,4 +1,4 @@
-// BEIR SciFact (dev split) from ../shared/datasets/scifact, and the metrics: nDCG@10 and Recall@100.
+// BEIR SciFact (dev split) from ../shared/datasets/scifact: corpus, queries and their relevance judgements.
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 
@@ -32,21 +32,3 @@ export function loadScifact() {
   const queries = jsonl<Query>('queries.jsonl').filter((q) => qrels.has(q._id))
   return { corpus, queries, qrels }
 }
-
-/** Binary-relevance nDCG@k. */
-export function ndcgAt(ranked: string[], relevant: Set<string>, k = 10): number {
-  let dcg = 0
-  ranked.slice(0, k).forEach((id, i) => {
-    if (relevant.has(id)) dcg += 1 / Math.log2(i + 2)
-  })
-  let ideal = 0
-  for (let i = 0; i < Math.min(k, relevant.size); i++) ideal += 1 / Math.log2(i + 2)
-  return ideal === 0 ? 0 : dcg / ideal
-}
-
-export function recallAt(ranked: string[], relevant: Set<string>, k = 100): number {
-  const top = new Set(ranked.slice(0, k))
-  return [...relevant].filter((id) => top.has(id)).length / relevant.size
-}
-
-export const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length)

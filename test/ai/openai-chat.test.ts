@@ -96,6 +96,18 @@ const BREAKS: { how: BreakKind; what: string; defect?: string }[] = [
   { how: 'eof', what: 'the body ending with no finish_reason and no [DONE]' },
 ]
 
+/**
+ * What the client read before the provider broke: all it sent, except after a connection cut, where TCP itself
+ * may drop it — Linux discards a socket's unread bytes when the reset arrives, so on a loaded machine the
+ * service can see the cut before the words (fresh-clone CI did once). Either way the stream must fail, not end.
+ */
+function expectSentSoFar(received: string, sent: string, how: BreakKind): void {
+  if (how === 'reset') expect(sent.startsWith(received)).toBe(true)
+  else expect(received).toBe(sent)
+}
+/** Whether a connection cut dropped every word before the service read one (see expectSentSoFar). */
+const cutBeforeWords = (list: Event[], how: BreakKind) => how === 'reset' && deltas(list).length === 0
+
 describe('POST /api/ask on the provider', () => {
   test("streams the provider's text as deltas, then sources and saved; the provider got the key, the model and our grounding with the numbered source", async () => {
     const { user, doc } = await userWithBackups()
@@ -161,8 +173,8 @@ describe('POST /api/ask on the provider', () => {
         const { user } = await userWithBackups()
         fake.script(reply.breakAfter('Billing backups are kept', how))
         const list = await events('/api/ask', user, { question: QUESTION })
-        expect(deltas(list).join('')).toBe('Billing backups are kept')
-        expect(types(list)).toEqual(['delta', 'error'])
+        expectSentSoFar(deltas(list).join(''), 'Billing backups are kept', how)
+        expect(types(list)).toEqual(cutBeforeWords(list, how) ? ['error'] : ['delta', 'error'])
       },
     )
   }
@@ -228,8 +240,8 @@ describe('POST /api/agent/chat on the provider', () => {
         const { user } = await userWithBackups()
         fake.script(reply.toolCall('search', { query: 'backups' }), reply.breakAfter('Backups are', how))
         const list = await events('/api/agent/chat', user, { message: QUESTION })
-        expect(deltas(list).join('')).toBe('Backups are')
-        expect(types(list)).toEqual(['tool', 'delta', 'error'])
+        expectSentSoFar(deltas(list).join(''), 'Backups are', how)
+        expect(types(list)).toEqual(cutBeforeWords(list, how) ? ['tool', 'error'] : ['tool', 'delta', 'error'])
       },
     )
   }
@@ -298,7 +310,7 @@ describe('/v1/chat/completions on the provider', () => {
         } catch (error) {
           failure = error
         }
-        expect(content).toBe('Kept for')
+        expectSentSoFar(content, 'Kept for', how)
         expect(failure).toBeInstanceOf(OpenAI.APIError)
         expect((failure as Error).message).toContain('the completion could not be finished')
       },

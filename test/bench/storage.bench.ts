@@ -377,6 +377,7 @@ const INDEXES = `
 const DATABASE = `select pg_database_size(current_database())::bigint as bytes`
 
 async function printRelations(query: (sql: string) => Promise<Record<string, unknown>[]>) {
+  await query('analyze') // the rows' estimates: none before the first autovacuum (-1 on PostgreSQL, stale on PGlite)
   const [{ bytes }] = (await query(DATABASE)) as [{ bytes: number }]
   console.log(`  database: ${mb(Number(bytes))} MB (pg_database_size); the 15 largest tables (table = heap + TOAST):`)
   console.log('  | table | rows (estimate) | table MB | indexes MB | total MB |')
@@ -389,6 +390,9 @@ async function printRelations(query: (sql: string) => Promise<Record<string, unk
   console.log('  | index | on | method | MB |')
   console.log('  |---|---|---|---|')
   for (const r of await query(INDEXES)) console.log(`  | ${r.name} | ${r.on_table} | ${r.method} | ${mb(Number(r.bytes))} |`)
+  // What the ingest left queued for the worker (EMBEDDING_PROVIDER=none: no embedding jobs), by kind and status.
+  const jobs = await query('select kind, status, count(*)::int as n from jobs group by kind, status order by kind, status')
+  console.log(`  jobs: ${jobs.map((j) => `${j.kind} ${j.status} ${j.n}`).join(', ') || 'none'}`)
 }
 
 // ── SQLite FTS5, the reference ──────────────────────────────────────────────────────────────────────────────
@@ -434,7 +438,8 @@ async function onPostgres(docs: { title: string; body: string }[]) {
     const admin = postgres(server.url, { max: 1, onnotice: () => {} })
     await admin.unsafe('create database storage_bench')
     await admin.end({ timeout: 5 })
-    const env = serviceEnv({ DATA_DIR: dataDir, DATABASE_URL: server.urlFor('storage_bench') })
+    // The service refuses DATABASE_URL without ENCRYPTION_KEY (on the embedded default it makes one in DATA_DIR).
+    const env = serviceEnv({ DATA_DIR: dataDir, DATABASE_URL: server.urlFor('storage_bench'), ENCRYPTION_KEY: 'ab'.repeat(32) })
     const service = await startService(env, 1, false)
     try {
       const url = service.urls[0]!

@@ -199,7 +199,7 @@ async function ingest(url: string, key: string, docs: { title: string; body: str
   return { seconds, marks, batchSeconds, serverCpuS, created, deduplicated, failed, endedAt: Date.now() }
 }
 
-function printIngest(result: Ingest, n: number) {
+function printIngest(result: Ingest, n: number, process = 'the server process') {
   console.log(
     `  ingest: ${n} documents in ${result.seconds.toFixed(1)} s = ${(n / result.seconds).toFixed(0)} docs/s ` +
       `(created ${result.created}, deduplicated ${result.deduplicated}, failed ${result.failed}); load average ${load()}`,
@@ -214,7 +214,7 @@ function printIngest(result: Ingest, n: number) {
   const sorted = [...result.batchSeconds].sort((a, b) => a - b)
   console.log(
     `  a batch's round trip: first ${result.batchSeconds[0]?.toFixed(2)} s, median ${sorted[Math.floor(sorted.length / 2)]?.toFixed(2)} s, ` +
-      `max ${sorted.at(-1)?.toFixed(2)} s; the server process used ${result.serverCpuS.toFixed(1)} CPU-seconds = ` +
+      `max ${sorted.at(-1)?.toFixed(2)} s; ${process} used ${result.serverCpuS.toFixed(1)} CPU-seconds = ` +
       `${(n / result.serverCpuS).toFixed(0)} docs per CPU-second (what a machine others keep busy skews least)`,
   )
 }
@@ -452,7 +452,7 @@ async function onPostgres(docs: { title: string; body: string }[]) {
         `\nPostgreSQL 18 (test/pg/server.ts: fsync off, synchronous_commit off, full_page_writes off), one API process; idle RSS ${rssIdle.toFixed(0)} MiB`,
       )
       const result = await ingest(url, key, docs, pid)
-      printIngest(result, docs.length)
+      printIngest(result, docs.length, "the API process (the PostgreSQL server's own CPU not counted)")
       await Bun.sleep(IDLE_S * 1000)
       console.log(
         `  API process RSS after ${rssMiB(pid).toFixed(0)} MiB (peak ${rssMiB(pid, 'VmHWM').toFixed(0)} MiB); server's pg_wal ${mb(walBefore)} → ${mb(walBytes(server.dataDir))} MB (max_wal_size 1 GB, its default)`,

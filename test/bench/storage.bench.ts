@@ -199,7 +199,7 @@ async function ingest(url: string, key: string, docs: { title: string; body: str
   return { seconds, marks, batchSeconds, serverCpuS, created, deduplicated, failed, endedAt: Date.now() }
 }
 
-function printIngest(result: Ingest, n: number, process = 'the server process') {
+function printIngest(result: Ingest, n: number, who = 'the server process') {
   console.log(
     `  ingest: ${n} documents in ${result.seconds.toFixed(1)} s = ${(n / result.seconds).toFixed(0)} docs/s ` +
       `(created ${result.created}, deduplicated ${result.deduplicated}, failed ${result.failed}); load average ${load()}`,
@@ -214,7 +214,7 @@ function printIngest(result: Ingest, n: number, process = 'the server process') 
   const sorted = [...result.batchSeconds].sort((a, b) => a - b)
   console.log(
     `  a batch's round trip: first ${result.batchSeconds[0]?.toFixed(2)} s, median ${sorted[Math.floor(sorted.length / 2)]?.toFixed(2)} s, ` +
-      `max ${sorted.at(-1)?.toFixed(2)} s; ${process} used ${result.serverCpuS.toFixed(1)} CPU-seconds = ` +
+      `max ${sorted.at(-1)?.toFixed(2)} s; ${who} used ${result.serverCpuS.toFixed(1)} CPU-seconds = ` +
       `${(n / result.serverCpuS).toFixed(0)} docs per CPU-second (what a machine others keep busy skews least)`,
   )
 }

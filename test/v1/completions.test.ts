@@ -115,9 +115,10 @@ describe('client.completions.create', () => {
     await badRequest(client.completions.create({ ...ask, best_of: 3 }), 'best_of: only 1 is supported')
     await badRequest(client.completions.create({ ...ask, logprobs: 2 }), 'logprobs: not available here')
     await badRequest(client.completions.create({ ...ask, suffix: ' in days.' }), 'suffix: not supported')
-    await badRequest(client.completions.create({ ...ask, prompt: '  ' }), 'prompt: must have text')
-    await badRequest(client.completions.create({ ...ask, prompt: [QUESTION, ''] }), 'prompt[1]: must have text')
-    await badRequest(client.completions.create({ ...ask, prompt: Array(17).fill(QUESTION) }), 'array of 1 to 16 strings')
+    // The schema says a prompt has text, so a generated client knows it too.
+    await badRequest(client.completions.create({ ...ask, prompt: '  ' }), 'prompt must be a string with text (the question)')
+    await badRequest(client.completions.create({ ...ask, prompt: [QUESTION, ''] }), 'prompt must be a string with text (the question)')
+    await badRequest(client.completions.create({ ...ask, prompt: Array(17).fill(QUESTION) }), 'an array of 1 to 16 of them')
     // What these clients send by default is accepted: n 1, logprobs null, an empty suffix, a user.
     const ok = await client.completions.create({ ...ask, n: 1, best_of: 1, logprobs: null, suffix: '', user: 'u-1', stop: ['\n\n'] })
     expect(ok.choices).toHaveLength(1)

@@ -106,7 +106,7 @@ describe('client.responses.inputItems.list', () => {
     expect(second.has_more).toBe(true)
 
     const error = await rejection(client.responses.inputItems.list(created.id, { after: 'msg_unknown' }))
-    expect(error).toBeInstanceOf(OpenAI.BadRequestError)
+    expect(error).toBeInstanceOf(OpenAI.NotFoundError)
     expect((error as Error).message).toContain('msg_unknown')
   })
 })

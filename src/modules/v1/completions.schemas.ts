@@ -7,7 +7,8 @@ import { Citation, ModelId } from './v1.schemas'
 /** Each prompt is answered on its own (retrieval and a model call), so an array is bounded like a small batch. */
 export const MAX_PROMPTS = 16
 
-const Prompt = Text({ maxLength: 100_000 })
+// Each prompt is a question: it must have text (the schema says so, so a generated client knows).
+const Prompt = Text({ minLength: 1, maxLength: 100_000, pattern: '\\S' })
 const one = (field: string, why: string) =>
   t.Optional(t.Nullable(t.Integer({ minimum: 1, maximum: 1, error: `${field}: only 1 is supported (${why})` })))
 
@@ -15,7 +16,7 @@ export const CompletionBody = t.Object(
   {
     model: ModelId(RAG_MODEL),
     prompt: t.Union([Prompt, t.Array(Prompt, { minItems: 1, maxItems: MAX_PROMPTS })], {
-      error: `prompt must be a string or an array of 1 to ${MAX_PROMPTS} strings (token arrays are not supported here: send the text)`,
+      error: `prompt must be a string with text (the question) or an array of 1 to ${MAX_PROMPTS} of them (token arrays are not supported here: send the text)`,
       description: 'The question, answered from your documents; an array gets one choice per prompt, in order',
     }),
     max_tokens: t.Optional(t.Nullable(t.Integer({ minimum: 1, error: 'max_tokens must be a positive integer' }))),

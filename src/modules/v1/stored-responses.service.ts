@@ -62,7 +62,8 @@ export async function listInputItems(db: Db, userId: string, id: string, query: 
   let start = 0
   if (query.after !== undefined) {
     const at = items.findIndex((item) => item.id === query.after)
-    if (at < 0) throw badRequest(`after: response ${id} has no input item ${query.after}`)
+    // An unknown cursor names an object that is not there: a 404, as an unknown response is.
+    if (at < 0) throw notFound(`after: response ${id} has no input item ${query.after}`)
     start = at + 1
   }
   const limit = query.limit ?? 20

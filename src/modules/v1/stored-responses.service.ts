@@ -3,7 +3,7 @@
 // A response belongs to the user, not the key: every key of that user reaches it, as previous_response_id does.
 import { RAG_MODEL } from '../../ai/models'
 import type { Db } from '../../../db/client'
-import { badRequest, notFound } from '../../http/errors'
+import { notFound } from '../../http/errors'
 import type { ResponseObject } from './responses.schemas'
 import { deleteResponse, findResponse, type Item, type StoredResponse } from './responses.store'
 

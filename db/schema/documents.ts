@@ -1,5 +1,5 @@
-// Workspaces and what they hold: documents (memories are documents of a memory kind), their chunks,
-// links between them, and tombstones of forgotten documents.
+// Workspaces and what they hold: documents (memories are documents of a memory kind, the messages of a thread are
+// documents of kind message), threads, chunks, links between documents, and tombstones of forgotten documents.
 import { sql } from 'drizzle-orm'
 import { boolean, index, integer, jsonb, pgTable, real, smallint, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
 import { id, timestamps, ts, tsvector, vector } from './columns'
@@ -17,6 +17,39 @@ export const workspaces = pgTable(
     ...timestamps,
   },
   (t) => [index('workspaces_user_idx').on(t.user_id)],
+)
+
+/**
+ * A conversation sent from outside (an agent's, a chat export's): its messages are documents that name it with a
+ * position, so search, lists, lifecycle, workspaces, MCP and bulk ingest work for messages as for any document.
+ * `conversation_id` names the ask or agent conversation a thread remembers, when the person's setting says so.
+ */
+export const threads = pgTable(
+  'threads',
+  {
+    id: id(),
+    user_id: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    workspace_id: uuid('workspace_id')
+      .notNull()
+      .references(() => workspaces.id, { onDelete: 'cascade' }),
+    title: text('title').notNull(),
+    /** The client's id of the conversation: sending it again names the same thread. */
+    external_id: text('external_id'),
+    conversation_id: uuid('conversation_id'),
+    metadata: jsonb('metadata').$type<Record<string, unknown>>().notNull().default({}),
+    /** The position of the last message learnings were proposed from (-1: none yet). */
+    extracted_through: integer('extracted_through').notNull().default(-1),
+    /** The last extraction's outcome: null before any, else { status: 'done' | 'failed', at, proposed?, error? }. */
+    extraction: jsonb('extraction').$type<Record<string, unknown> | null>(),
+    ...timestamps,
+  },
+  (t) => [
+    index('threads_user_idx').on(t.user_id, t.updated_at),
+    uniqueIndex('threads_external_key').on(t.user_id, t.external_id).where(sql`external_id is not null`),
+    uniqueIndex('threads_conversation_key').on(t.conversation_id).where(sql`conversation_id is not null`),
+  ],
 )
 
 /** Deleting a workspace cascades to its documents, and through them to chunks and links. */
@@ -56,6 +89,12 @@ export const documents = pgTable(
     index_status: text('index_status').notNull().default('pending'),
     /** BM25 document length: the sum of the document's posting frequencies (0 until keyword-indexed). */
     keyword_len: real('keyword_len').notNull().default(0),
+    /** When what the document records happened (a message: when it was said); the time of ingest unless given. */
+    occurred_at: ts('occurred_at').notNull().defaultNow(),
+    /** A message's thread (deleting the thread deletes its messages), its place in it, and who said it. */
+    thread_id: uuid('thread_id').references(() => threads.id, { onDelete: 'cascade' }),
+    position: integer('position'),
+    speaker: text('speaker'),
     ...timestamps,
   },
   (t) => [
@@ -68,6 +107,10 @@ export const documents = pgTable(
     index('documents_url_idx').on(t.workspace_id, t.url),
     // One document per connector item, even if two syncs of a connector ever overlapped.
     uniqueIndex('documents_external_key').on(t.source_ref, t.external_id).where(sql`external_id is not null`),
+    // One message per place in a thread; a message's client id (external_id) names one message of its thread.
+    uniqueIndex('documents_thread_position_key').on(t.thread_id, t.position).where(sql`thread_id is not null`),
+    uniqueIndex('documents_thread_client_key').on(t.thread_id, t.external_id).where(sql`thread_id is not null and external_id is not null`),
+    index('documents_user_occurred_idx').on(t.user_id, t.occurred_at),
   ],
 )
 

@@ -4,10 +4,10 @@
 // earlier in the same batch; one bad item answers its own error and never fails the rest.
 import { and, eq, sql } from 'drizzle-orm'
 import { documents, workspaces } from '../../../db/schema'
-import type { Tx } from '../../../db/client'
+import { queryRows, type Tx } from '../../../db/client'
 import type { Deps } from '../../deps'
 import type { ErrorCode } from '../../http/error-codes'
-import { AppError, notFound, paymentRequired } from '../../http/errors'
+import { AppError, conflict, notFound, paymentRequired } from '../../http/errors'
 import { exceeds, limitMessage, limitsOf } from '../../plans'
 import { indexDocument } from '../../retrieval/indexing'
 import type { SessionUser } from '../auth/sessions.service'
@@ -32,7 +32,19 @@ export interface ExternalRef {
   external_id: string
 }
 
-export type BulkItem = IngestInput & { external?: ExternalRef }
+/**
+ * A message of a thread: the same thread and client id, or else the same position, is the same message (sent
+ * again, it updates); without a position it goes after the thread's last. Its text never deduplicates: five
+ * speakers saying "Take care!" are five messages.
+ */
+export interface MessageRef {
+  thread_id: string
+  position?: number
+  client_id?: string
+  speaker: string
+}
+
+export type BulkItem = IngestInput & { external?: ExternalRef; message?: MessageRef }
 
 export type ItemResult =
   | { status: 200 | 201; document: DocumentRow; deduplicated: boolean }
@@ -67,13 +79,20 @@ export async function planItems(tx: Tx, deps: Deps, user: SessionUser, items: Op
   const results = new Map<number, ItemResult>()
   const placed = await placeItems(tx, user, items, results)
   const current = new Map((await candidatesOf(tx, user, placed)).map((row) => [row.id, row]))
+  const positions = await nextPositions(tx, placed)
   const plan: Plan = { results, created: new Map(), updated: new Map(), originals: new Map(current), drafts: [] }
   const now = deps.clock.now()
   for (const item of placed) {
     const { input, workspaceId, identity } = item
-    const existing = input.external
-      ? sameExternal(current.values(), input.external)
-      : pickDuplicate(current.values(), workspaceId, identity)
+    const existing = input.message
+      ? sameMessage(current.values(), input.message)
+      : input.external
+        ? sameExternal(current.values(), input.external)
+        : pickDuplicate(current.values(), workspaceId, identity)
+    if (input.message && !placeMessage(input.message, existing, current.values(), positions)) {
+      results.set(item.index, failed(conflict(`position ${input.message.position} of the thread holds another message`)))
+      continue
+    }
     if (needsApproval(input.writer, input.kind ?? '') || (existing && needsApproval(input.writer, existing.kind))) {
       plan.drafts.push({ item, existing })
       continue
@@ -140,17 +159,22 @@ async function placeItems(tx: Tx, user: SessionUser, items: OpenItem[], results:
   return placed
 }
 
-/** Rows the batch may update: duplicates by URL or text, and connector items by external id. */
+/** Rows the batch may update: duplicates by URL or text, connector items by external id, messages by place or client id. */
 async function candidatesOf(tx: Tx, user: SessionUser, placed: Placed[]): Promise<DocumentRow[]> {
-  const plain = placed.filter((p) => !p.input.external)
+  const plain = placed.filter((p) => !p.input.external && !p.input.message)
   const byText = await duplicateCandidates(
     tx,
     user.id,
     [...new Set(plain.map((p) => p.workspaceId))],
     plain.map((p) => p.identity),
   )
+  const byMessage = await sameMessages(
+    tx,
+    user,
+    placed.flatMap((p) => (p.input.message ? [p.input.message] : [])),
+  )
   const external = placed.flatMap((p) => (p.input.external ? [p.input.external] : []))
-  if (external.length === 0) return byText
+  if (external.length === 0) return [...byText, ...byMessage]
   const byRef = await tx
     .select()
     .from(documents)
@@ -160,7 +184,62 @@ async function candidatesOf(tx: Tx, user: SessionUser, placed: Placed[]): Promis
         sql`(${documents.source_ref}, ${documents.external_id}) in (select e->>'connector_id', e->>'external_id' from jsonb_array_elements(${JSON.stringify(external)}::jsonb) e)`,
       ),
     )
-  return [...byText, ...byRef]
+  return [...byText, ...byMessage, ...byRef]
+}
+
+/** The stored messages the batch's messages may be: those at their threads' positions or with their client ids. */
+async function sameMessages(tx: Tx, user: SessionUser, refs: MessageRef[]): Promise<DocumentRow[]> {
+  if (refs.length === 0) return []
+  const keys = refs.map((r) => ({ t: r.thread_id, p: r.position ?? null, c: r.client_id ?? null }))
+  return tx
+    .select()
+    .from(documents)
+    .where(
+      and(
+        eq(documents.user_id, user.id),
+        sql`${documents.thread_id} is not null`,
+        sql`exists (select 1 from jsonb_to_recordset(${JSON.stringify(keys)}::jsonb) as k(t uuid, p integer, c text)
+                    where k.t = ${documents.thread_id} and (k.p = ${documents.position} or k.c = ${documents.external_id}))`,
+      ),
+    )
+}
+
+/** The position after each thread's last message, for messages sent without one. */
+async function nextPositions(tx: Tx, placed: Placed[]): Promise<Map<string, number>> {
+  const threads = [...new Set(placed.flatMap((p) => (p.input.message ? [p.input.message.thread_id] : [])))]
+  if (threads.length === 0) return new Map()
+  const rows = await queryRows<{ thread_id: string; next: number }>(
+    tx,
+    sql`select t.id as thread_id, coalesce((select max(d.position) + 1 from documents d where d.thread_id = t.id), 0)::int as next
+        from unnest(array(select jsonb_array_elements_text(${JSON.stringify(threads)}::jsonb)::uuid)) as t(id)`,
+  )
+  return new Map(rows.map((r) => [r.thread_id, Number(r.next)]))
+}
+
+/** A message sent again is the stored one with its client id, or else the one at its position. */
+function sameMessage(rows: Iterable<DocumentRow>, ref: MessageRef): DocumentRow | undefined {
+  let atPosition: DocumentRow | undefined
+  for (const row of rows) {
+    if (row.thread_id !== ref.thread_id) continue
+    if (ref.client_id !== undefined && row.external_id === ref.client_id) return row
+    if (ref.position !== undefined && row.position === ref.position) atPosition = row
+  }
+  // A client id never seen names a new message, even at a taken position: that is a conflict, not an update.
+  return ref.client_id !== undefined && atPosition?.external_id != null ? undefined : atPosition
+}
+
+/**
+ * Gives `ref` its position: the one it names, the one its stored message has, or the thread's next; false when
+ * the position it names holds another message (its client id names a different one, or none).
+ */
+function placeMessage(ref: MessageRef, existing: DocumentRow | undefined, rows: Iterable<DocumentRow>, next: Map<string, number>) {
+  if (ref.position === undefined) {
+    ref.position = existing?.position ?? next.get(ref.thread_id)!
+  } else {
+    for (const row of rows) if (row.thread_id === ref.thread_id && row.position === ref.position && row.id !== existing?.id) return false
+  }
+  next.set(ref.thread_id, Math.max(next.get(ref.thread_id) ?? 0, ref.position + 1))
+  return true
 }
 
 /** Only what this ingest changed: a rating or pin set meanwhile by another request is not written back. */
@@ -179,6 +258,20 @@ function sameExternal(rows: Iterable<DocumentRow>, ref: ExternalRef): DocumentRo
 
 function updatedRow(existing: DocumentRow, input: BulkItem, now: Date): DocumentRow {
   const base = { ...existing, index_status: 'pending', updated_at: now }
+  if (input.message) {
+    // A message sent again: what was said, by whom and when; its status, tags, pin and rating stay the user's.
+    const { title, body, metadata } = input
+    const fields = { title: title!, excerpt: input.excerpt?.trim() || deriveExcerpt(body), body, metadata: metadata ?? existing.metadata }
+    return {
+      ...base,
+      ...fields,
+      content_hash: identityOf(input).hash!,
+      size_bytes: sizeOf(fields),
+      speaker: input.message.speaker,
+      position: input.message.position!,
+      occurred_at: input.occurred_at ? new Date(input.occurred_at) : existing.occurred_at,
+    }
+  }
   if (input.external) {
     // A connector's update: content and provenance from upstream; status, tags, pin and rating stay the user's.
     const { title, excerpt, body, url, metadata } = input
@@ -211,17 +304,21 @@ function newRow(deps: Deps, user: SessionUser, { input, workspaceId, identity }:
     content_hash: identity.hash!,
     size_bytes: sizeOf({ title, excerpt, body: input.body, metadata: input.metadata }),
     index_status: 'pending',
-    kind: input.kind ?? (url ? 'webpage' : 'document'),
+    kind: input.message ? 'message' : (input.kind ?? (url ? 'webpage' : 'document')),
     status: 'active',
     archived_from: null,
     source: input.source,
     source_ref: input.external?.connector_id ?? input.source_ref ?? url,
-    external_id: input.external?.external_id ?? null,
+    external_id: input.external?.external_id ?? input.message?.client_id ?? null,
     pinned: input.pinned ?? false,
     rating: 0,
     metadata,
     created_at: now,
     updated_at: now,
+    occurred_at: input.occurred_at ? new Date(input.occurred_at) : now,
+    thread_id: input.message?.thread_id ?? null,
+    position: input.message?.position ?? null,
+    speaker: input.message?.speaker ?? null,
   }
 }
 

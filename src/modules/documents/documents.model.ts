@@ -4,6 +4,8 @@ import { badRequest, payloadTooLarge } from '../../http/errors'
 import { sha256Hex } from '../../lib/crypto'
 
 export const DOCUMENT_KINDS = ['document', 'note', 'webpage'] as const
+/** A thread's message: written through /api/threads, never given as the kind of an ingest. */
+export const MESSAGE_KIND = 'message' as const
 export const MEMORY_KINDS = ['fact', 'preference', 'decision', 'routine', 'lesson'] as const
 export const KINDS = [...DOCUMENT_KINDS, ...MEMORY_KINDS] as const
 export const STATUSES = ['active', 'pending_approval', 'archived'] as const
@@ -85,6 +87,10 @@ export function toSummaryDto(row: SummaryRow) {
     rating: row.rating,
     index_status: row.index_status,
     size_bytes: row.size_bytes,
+    occurred_at: row.occurred_at.toISOString(),
+    thread_id: row.thread_id,
+    position: row.position,
+    speaker: row.speaker,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
   }

@@ -1,7 +1,7 @@
 // Request and response schemas of /api/documents: the contract clients are generated from.
 import { t } from 'elysia'
 import { ErrorCodeSchema, MAX_QUERY_INTEGER, Page, PageQuery, Text, Timestamp, Uuid } from '../../http/schemas'
-import { KINDS, SOURCES, STATUSES } from './documents.model'
+import { KINDS, MESSAGE_KIND, SOURCES, STATUSES } from './documents.model'
 
 type Literal<V extends string> = ReturnType<typeof t.Literal<V>>
 
@@ -10,6 +10,11 @@ export const literals = <const T extends readonly [string, ...string[]]>(values:
   t.Union(values.map((v) => t.Literal(v)) as [Literal<T[number]>], { description, error: `must be one of ${values.join(', ')}` })
 
 export const KindSchema = literals(KINDS, 'document | note | webpage, or a memory kind: fact | preference | decision | routine | lesson')
+/** A kind to list or search by: any kind a document can have, a thread's messages included. */
+export const AnyKindSchema = literals(
+  [...KINDS, MESSAGE_KIND] as const,
+  'document | note | webpage | message, or a memory kind: fact | preference | decision | routine | lesson',
+)
 export const StatusSchema = literals(STATUSES)
 export const SourceSchema = literals(SOURCES)
 export const Tags = t.Array(Text({ minLength: 1, maxLength: 64, error: 'each tag must be 1 to 64 characters' }), {
@@ -17,6 +22,12 @@ export const Tags = t.Array(Text({ minLength: 1, maxLength: 64, error: 'each tag
   error: 'at most 50 tags of 1 to 64 characters',
 })
 export const Metadata = t.Record(t.String(), t.Unknown(), { description: 'Free-form JSON, at most 16 KiB' })
+export const OccurredAt = Text({
+  format: 'date-time',
+  maxLength: 40,
+  description: 'When it happened (ISO 8601 with a time zone); defaults to the time of ingest',
+  error: 'occurred_at must be an ISO 8601 date-time with a time zone, such as 2023-05-08T13:56:00Z',
+})
 export const Title = Text({ minLength: 1, maxLength: 500, error: 'title must be 1 to 500 characters' })
 
 const summaryFields = {
@@ -25,7 +36,7 @@ const summaryFields = {
   title: t.String(),
   excerpt: t.String(),
   tags: t.Array(t.String()),
-  kind: t.String({ description: 'document | note | webpage | fact | preference | decision | routine | lesson' }),
+  kind: t.String({ description: 'document | note | webpage | message | fact | preference | decision | routine | lesson' }),
   status: t.String({ description: 'active | pending_approval | archived' }),
   source: t.String({ description: 'api | extension | connector | agent | mcp' }),
   source_ref: t.Nullable(t.String()),
@@ -34,6 +45,10 @@ const summaryFields = {
   rating: t.Integer({ enum: [-1, 0, 1], description: '1 rated up, -1 down, 0 not rated' }),
   index_status: t.String({ description: 'pending | indexed | failed' }),
   size_bytes: t.Integer(),
+  occurred_at: t.String({ format: 'date-time', description: 'When what the document records happened (a message: when it was said)' }),
+  thread_id: t.Nullable(Uuid('The thread a message belongs to')),
+  position: t.Nullable(t.Integer({ description: "A message's place in its thread, from 0" })),
+  speaker: t.Nullable(t.String({ description: 'Who said a message: a name, or user | assistant' })),
   created_at: Timestamp,
   updated_at: Timestamp,
 }
@@ -60,6 +75,7 @@ export const IngestBody = t.Object({
   source_ref: t.Optional(Text({ maxLength: 2048 })),
   pinned: t.Optional(t.Boolean()),
   metadata: t.Optional(Metadata),
+  occurred_at: t.Optional(OccurredAt),
 })
 
 export const PatchBody = t.Object(
@@ -77,7 +93,7 @@ export const ListQuery = t.Object({
   workspace_id: t.Optional(Uuid()),
   tag: t.Optional(Text({ maxLength: 64 })),
   source: t.Optional(SourceSchema),
-  kind: t.Optional(KindSchema),
+  kind: t.Optional(AnyKindSchema),
   status: t.Optional(StatusSchema),
   ...PageQuery,
 })

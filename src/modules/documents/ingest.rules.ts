@@ -33,6 +33,8 @@ export interface IngestInput {
   source_ref?: string
   pinned?: boolean
   metadata?: Record<string, unknown>
+  /** When what the document records happened (ISO 8601); the time of ingest when not given. */
+  occurred_at?: string
   /** Decides whether a memory may be written active (approval.ts). */
   writer: Writer
 }

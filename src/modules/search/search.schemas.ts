@@ -2,7 +2,7 @@
 import { t } from 'elysia'
 import { Uuid, Text } from '../../http/schemas'
 import { MAX_QUERY_CHARS } from '../../retrieval/keyword-query'
-import { DocumentSummary, KindSchema, literals, SourceSchema } from '../documents/documents.schemas'
+import { AnyKindSchema, DocumentSummary, literals, SourceSchema } from '../documents/documents.schemas'
 
 /** What q may be at most: HTTP's own limit on a request line. Longer than MAX_QUERY_CHARS is cut, not refused. */
 const MAX_ACCEPTED_QUERY_CHARS = 16_384
@@ -16,7 +16,7 @@ export const SearchQuery = t.Object({
   }),
   limit: t.Optional(t.Integer({ minimum: 1, maximum: 100, default: 10, error: 'limit must be an integer from 1 to 100' })),
   workspace_id: t.Optional(Uuid()),
-  kind: t.Optional(KindSchema),
+  kind: t.Optional(AnyKindSchema),
   tag: t.Optional(Text({ maxLength: 64 })),
   source: t.Optional(SourceSchema),
   mode: t.Optional(literals(['hybrid', 'keyword', 'semantic'] as const, 'Defaults to the settings search_mode (hybrid)')),

@@ -2,6 +2,7 @@
 import { t, type TSchema } from 'elysia'
 import { FormatRegistry, TypeRegistry } from 'elysia/type-system'
 import { CURSOR_PATTERN } from '../lib/cursor'
+import { TIME_FORMS } from '../lib/time-range'
 import { ERROR_CODE_LIST, type ErrorCode, MCP_REFUSED } from './error-codes'
 
 type CodeLiteral = ReturnType<typeof t.Literal<ErrorCode>>
@@ -58,6 +59,19 @@ export const Uuid = (description?: string) => t.String({ format: 'uuid', error: 
 export const IdParams = t.Object({ id: Uuid() })
 
 export const Timestamp = t.String({ format: 'date-time' })
+
+/** A time a list or search filters by: a date-time or a date (read strictly by lib/time-range.ts's readTimeRange). */
+const TimeBound = (name: 'after' | 'before', description: string) =>
+  t.Union([t.String({ format: 'date', maxLength: 10 }), t.String({ format: 'date-time', maxLength: 40 })], {
+    description: `${description}. ${TIME_FORMS[0]!.toUpperCase()}${TIME_FORMS.slice(1)}; a + in a time zone is sent as %2B`,
+    error: `${name} must be ${TIME_FORMS}`,
+  })
+
+/** `?after=` and `?before=`: only what happened (documents.occurred_at) in [after, before). */
+export const TimeQuery = {
+  after: t.Optional(TimeBound('after', 'Only what happened (occurred_at) at or after this time: inclusive')),
+  before: t.Optional(TimeBound('before', 'Only what happened (occurred_at) before this time: exclusive')),
+}
 
 /** The largest integer a query string may carry: src/http/formats.ts reads at most 15 digits. */
 export const MAX_QUERY_INTEGER = 999_999_999_999_999

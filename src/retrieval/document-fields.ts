@@ -1,10 +1,13 @@
 // The fields of a user's documents that the in-memory copies (keyword and vector) filter and boost by, read in
 // pages with the event loop handed back between them, so a large user's load never holds the database (on PGlite,
-// the API's own thread) for long.
-import { sql } from 'drizzle-orm'
+// the API's own thread) for long; and the time filter, written once for both copies and for SQL.
+import { sql, type SQL } from 'drizzle-orm'
 import { queryRows, type Tx } from '../../db/client'
+import type { TimeRange } from '../lib/time-range'
 
-/** What a search filters (status, workspace, kind, source, tags) and boosts (pinned, rating) a document by. */
+export type { TimeRange } from '../lib/time-range'
+
+/** What a search filters (status, workspace, kind, source, tags, time) and boosts (pinned, rating) a document by. */
 export interface DocumentFields {
   id: string
   status: string
@@ -14,6 +17,28 @@ export interface DocumentFields {
   tags: string[]
   pinned: boolean
   rating: number
+  /** When the document happened (documents.occurred_at) in whole epoch milliseconds, rounded down (OCCURRED_MS). */
+  occurred_at: number
+}
+
+/**
+ * occurred_at as DocumentFields holds it. The SQL functions the copies catch up through (keyword_changes_since,
+ * vector_changes_since) compute the same expression. Rounded down, so with whole-millisecond bounds (TimeRange)
+ * a copy's comparison and SQL's on the microsecond column agree: floor(x) ≥ a ⇔ x ≥ a, floor(x) < b ⇔ x < b.
+ */
+export const OCCURRED_MS = sql.raw('floor(extract(epoch from occurred_at) * 1000)::float8')
+
+/** Whether a document that happened at `ms` passes the range: the one rule both copies apply. */
+export const withinTime = (ms: number, range: TimeRange) =>
+  (range.after === undefined || ms >= range.after) && (range.before === undefined || ms < range.before)
+
+/** The same rule as SQL conditions on `column` (a timestamptz): none when the range is open. */
+export function timeConditions(column: SQL, range: TimeRange): SQL[] {
+  const at = (ms: number) => sql`${new Date(ms).toISOString()}::timestamptz`
+  return [
+    ...(range.after !== undefined ? [sql`${column} >= ${at(range.after)}`] : []),
+    ...(range.before !== undefined ? [sql`${column} < ${at(range.before)}`] : []),
+  ]
 }
 
 /** Documents per query of a load. */
@@ -27,9 +52,10 @@ export async function loadDocumentFields(db: Tx, userId: string): Promise<Docume
   for (let after: string | null = null; ; ) {
     const page: DocumentFields[] = await queryRows<DocumentFields>(
       db,
-      sql`select id, status, workspace_id, kind, source, tags, pinned, rating from documents
+      sql`select id, status, workspace_id, kind, source, tags, pinned, rating, ${OCCURRED_MS} as occurred_at from documents
           where user_id = ${userId} ${after !== null ? sql`and id > ${after}` : sql``} order by id limit ${DOCUMENTS_PAGE}`,
     )
+    for (const doc of page) doc.occurred_at = Number(doc.occurred_at)
     docs.push(...page)
     if (page.length < DOCUMENTS_PAGE) return docs
     after = page.at(-1)!.id

@@ -64,7 +64,7 @@ export class IndexBuilder {
 
   /** What build() will hold, within a few bytes a document: checked against the budget as a copy loads. */
   get bytes(): number {
-    return (6 + 8 / BLOCK) * this.docs.length + 20 * this.termList.length + 2 * this.chars + 40 * this.count
+    return (6 + 8 / BLOCK) * this.docs.length + 20 * this.termList.length + 2 * this.chars + 48 * this.count
   }
 
   /**
@@ -170,6 +170,7 @@ export class IndexBuilder {
       source: Int32Array.from(this.fields, (d) => names.source.code(d.source)),
       tagStart,
       tagCodes: Int32Array.from(this.fields.flatMap((d) => d.tags.map((t) => names.tag.code(t)))),
+      occurred: Float64Array.from(this.fields, (d) => d.occurred_at),
       names: { workspace: names.workspace.list, kind: names.kind.list, source: names.source.list, tag: names.tag.list },
       termChars,
       termAt,

@@ -1,7 +1,7 @@
 // A copy brought up to date by deltas (a base, tombstones, delta segments merged as they pile up) ranks exactly as
 // a copy built afresh from the same documents — same documents, order and scores to the bit — and its pruned
 // ranking equals its exhaustive one: over seeded random edits, inserts and deletes, for plain and prefix queries,
-// filters and boosts, also when the average length moves (block bounds taken at the old one stay bounds).
+// filters (time among them) and boosts, also when the average length moves (block bounds taken at the old one stay bounds).
 import { describe, expect, test } from 'bun:test'
 import { build, copyOf, segmentOf, withChanges, type KeywordCopy } from './keyword-memory-copy'
 import type { ChangedDocument } from './keyword-memory-delta'
@@ -9,7 +9,7 @@ import { rankExhaustively } from './keyword-memory-exhaustive'
 import { searchUserIndex } from './keyword-memory-rank'
 import type { MemoryFilter } from './keyword-memory-words'
 import type { QueryTerm } from './keyword-query'
-import { RANDOM_WORKSPACES, randomFields } from '../../test/search/copy-corpus'
+import { RANDOM_WORKSPACES, randomFields, randomTimeRange } from '../../test/search/copy-corpus'
 import { type SeededRandom, seededRandom } from '../../test/seeded-random'
 
 const STEMS = ['cell', 'gene', 'prot', 'vacc', 'immun', 'tum', 'rec', 'ops']
@@ -57,6 +57,7 @@ function filter(r: SeededRandom, ids: string[]): MemoryFilter {
   if (r.next() < 0.1) f.kind = 'note'
   if (r.next() < 0.1) f.tag = 'lab'
   if (r.next() < 0.1) f.excludeDocument = r.pick(ids)
+  if (r.next() < 0.15) Object.assign(f, randomTimeRange(r))
   return f
 }
 
@@ -82,7 +83,14 @@ describe('a keyword copy caught up by deltas', () => {
             const id = r.pick(ids)
             docs.set(
               id,
-              r.next() < 0.5 ? documentOf(r, id) : { ...docs.get(id)!, status: r.pick(['active', 'archived']), rating: r.pick([-1, 1]) },
+              r.next() < 0.5
+                ? documentOf(r, id)
+                : {
+                    ...docs.get(id)!,
+                    status: r.pick(['active', 'archived']),
+                    rating: r.pick([-1, 1]),
+                    occurred_at: randomFields(r, id).occurred_at,
+                  },
             )
             changed.push(id)
           } else if (roll < 0.8) {

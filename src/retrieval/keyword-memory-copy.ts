@@ -155,6 +155,7 @@ export function liveDocuments(segment: Segment): ChangedDocument[] {
       tags,
       pinned: index.pinned[d] === 1,
       rating: index.rating[d]!,
+      occurred_at: index.occurred[d]!,
       postings: [],
     })
   }

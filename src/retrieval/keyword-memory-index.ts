@@ -29,6 +29,8 @@ export interface UserIndex {
   /** Tags of document d: tagCodes[tagStart[d] .. tagStart[d + 1]). */
   tagStart: Int32Array
   tagCodes: Int32Array
+  /** When document d happened, epoch ms (DocumentFields.occurred_at). */
+  occurred: Float64Array
   /** Terms in code-unit order (for prefix ranges): term t is termChars[termAt[t] .. termAt[t + 1]). */
   termChars: Uint16Array
   termAt: Int32Array
@@ -143,6 +145,7 @@ export function bytesOf(index: UserIndex): number {
     index.source,
     index.tagStart,
     index.tagCodes,
+    index.occurred,
     index.termChars,
     index.termAt,
     index.postingAt,

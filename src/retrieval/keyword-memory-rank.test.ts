@@ -1,6 +1,7 @@
 // The pruned ranking (MaxScore) equals the exhaustive one exactly — same documents, order, scores, boosts and
 // matched words — on random corpora and queries from a seeded generator: Zipf-distributed words, shared
-// prefixes, every status, filters, pins and ratings (boosts), oversized tf, words no document has, limits 1–100.
+// prefixes, every status, filters (time ranges among them), pins and ratings (boosts), oversized tf, words no
+// document has, limits 1–100.
 import { describe, expect, test } from 'bun:test'
 import type { QueryTerm } from './keyword'
 import { copyOfIndex } from './keyword-memory-copy'
@@ -10,6 +11,7 @@ import { IndexBuilder } from './keyword-memory-build'
 import { bytesOf, type UserIndex } from './keyword-memory-index'
 import { searchUserIndex } from './keyword-memory-rank'
 import type { MemoryFilter } from './keyword-memory-words'
+import { RANDOM_DAYS, RANDOM_EPOCH, randomTimeRange } from '../../test/search/copy-corpus'
 import { type SeededRandom, seededRandom } from '../../test/seeded-random'
 
 const WORKSPACES = ['11111111-1111-4111-8111-111111111111', '22222222-2222-4222-8222-222222222222', '33333333-3333-4333-8333-333333333333']
@@ -33,6 +35,7 @@ function corpus(seed: number) {
     tags: r.next() < 0.3 ? [r.pick(['lab', 'clinic', 'x'])] : [],
     pinned: r.next() < 0.1,
     rating: r.pick([-1, 0, 0, 0, 1]),
+    occurred_at: RANDOM_EPOCH + r.int(RANDOM_DAYS) * 86_400_000,
   }))
   const byTerm = new Map<string, Map<number, number>>()
   const dl = new Float64Array(count)
@@ -80,6 +83,7 @@ function filter(r: SeededRandom, docs: DocumentFields[]): MemoryFilter {
   if (r.next() < 0.1) f.source = 'api'
   if (r.next() < 0.1) f.tag = r.pick(['lab', 'clinic'])
   if (r.next() < 0.1) f.excludeDocument = r.pick(docs).id
+  if (r.next() < 0.15) Object.assign(f, randomTimeRange(r))
   if (r.next() < 0.05) return { onlyDocument: r.pick(docs).id }
   return f
 }
@@ -119,6 +123,7 @@ describe('MaxScore pruning over the in-memory copy', () => {
       kind: 'document',
       source: 'api',
       tags: [],
+      occurred_at: 0,
       pinned: i === 3,
       rating: i === 5 ? 1 : 0,
     }))
@@ -168,6 +173,7 @@ describe('the copy’s byte accounting', () => {
       kind: 'document',
       source: 'api',
       tags: [],
+      occurred_at: 0,
       pinned: false,
       rating: 0,
     }))

@@ -1,13 +1,15 @@
 // A query over a user's in-memory copy, prepared for ranking: in each segment, each query word as one list of
 // (document, score) with its upper bound, and the search's filter as a test of a live document number. Shared
 // by the pruned ranking and the exhaustive one it must equal (keyword-memory-rank.ts, keyword-memory-exhaustive.ts).
+import { withinTime, type TimeRange } from './document-fields'
 import type { QueryTerm } from './keyword-query'
 import { PREFIX_WEIGHT } from './ranking'
 import { liveCount, type KeywordCopy, type Segment } from './keyword-memory-copy'
 import { BLOCK, documentOf, findTerm, prefixRange, tfOf, tfPart, type UserIndex } from './keyword-memory-index'
 
-/** What a search restricts to — the same conditions as its SQL filter: `status = 'active'` and these. */
-export interface MemoryFilter {
+/** What a search restricts to — the same conditions as its SQL filter: `status = 'active'` and these, when it
+ * happened (`after`, `before`: TimeRange) among them. */
+export interface MemoryFilter extends TimeRange {
   workspaceId?: string
   kind?: string
   source?: string
@@ -182,6 +184,7 @@ export function documentTest(segment: Segment, filter: MemoryFilter): ((d: numbe
   const only = filter.onlyDocument === undefined ? -2 : documentOf(index, filter.onlyDocument)
   if (only === -1 || (only >= 0 && dead?.[only])) return null
   const excluded = filter.excludeDocument === undefined ? -1 : documentOf(index, filter.excludeDocument)
+  const timed = filter.after !== undefined || filter.before !== undefined
   const hasTag = (d: number) => {
     for (let i = index.tagStart[d]!; i < index.tagStart[d + 1]!; i++) if (index.tagCodes[i] === tag) return true
     return false
@@ -193,5 +196,6 @@ export function documentTest(segment: Segment, filter: MemoryFilter): ((d: numbe
     (workspace === -2 || index.workspace[d] === workspace) &&
     (kind === -2 || index.kind[d] === kind) &&
     (source === -2 || index.source[d] === source) &&
-    (tag === -2 || hasTag(d))
+    (tag === -2 || hasTag(d)) &&
+    (!timed || withinTime(index.occurred[d]!, filter))
 }

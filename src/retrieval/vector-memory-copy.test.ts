@@ -3,7 +3,7 @@
 // bit — over seeded random rounds of new, re-embedded, re-filed and deleted documents, for search (boosted, every
 // filter) and for link suggestions (raw similarity above a threshold, several query vectors).
 import { describe, expect, test } from 'bun:test'
-import { RANDOM_WORKSPACES, randomFields } from '../../test/search/copy-corpus'
+import { RANDOM_WORKSPACES, randomFields, randomTimeRange } from '../../test/search/copy-corpus'
 import { type SeededRandom, seededRandom } from '../../test/seeded-random'
 import type { DocumentFields } from './document-fields'
 import type { MemoryFilter } from './keyword-memory-words'
@@ -56,6 +56,8 @@ function filterOf(r: SeededRandom, ids: string[]): MemoryFilter {
     { excludeDocument: r.pick(ids) },
     { onlyDocument: r.pick(ids) },
     { workspaceId: RANDOM_WORKSPACES[0], kind: 'document' },
+    randomTimeRange(r),
+    { ...randomTimeRange(r), source: 'api' },
   ])
 }
 

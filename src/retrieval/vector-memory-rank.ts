@@ -4,6 +4,7 @@
 // filters let through are scanned (vector-codes.ts: a quarter of the float bytes, 16 lanes at a time), giving
 // each document an interval that surely holds its score; only documents whose interval reaches the k-th best
 // lower bound are rescored from the float32 vectors. Exact by construction, not by luck of the data.
+import { withinTime } from './document-fields'
 import type { MemoryFilter } from './keyword-memory-words'
 import { codesBytes, encodeQuery, type VectorCodes } from './vector-codes'
 
@@ -20,6 +21,8 @@ export interface VectorSegment {
   kind: string[]
   source: string[]
   tags: string[][]
+  /** When each document happened, epoch ms (DocumentFields.occurred_at). */
+  occurred: Float64Array
   /** Chunks grouped by document: document d's are docStart[d] … docStart[d+1]; vectors[c*dim…], norms[c] = |v|²
    * (zero and NaN vectors are never loaded), and their int8 codes. */
   chunkIds: string[]
@@ -31,7 +34,11 @@ export interface VectorSegment {
 }
 
 export const bytesOf = (segment: VectorSegment) =>
-  segment.vectors.byteLength + codesBytes(segment.codes) + segment.chunkIds.length * 64 + segment.ids.length * 128
+  segment.vectors.byteLength +
+  codesBytes(segment.codes) +
+  segment.chunkIds.length * 64 +
+  segment.ids.length * 128 +
+  segment.occurred.byteLength
 
 export interface RankedDocument {
   d: number
@@ -175,7 +182,8 @@ function passingDocuments(segment: VectorSegment, filter: MemoryFilter, dead?: U
           (filter.workspaceId === undefined || segment.workspace[d] === filter.workspaceId) &&
           (filter.kind === undefined || segment.kind[d] === filter.kind) &&
           (filter.source === undefined || segment.source[d] === filter.source) &&
-          (filter.tag === undefined || segment.tags[d]!.includes(filter.tag))
+          (filter.tag === undefined || segment.tags[d]!.includes(filter.tag)) &&
+          withinTime(segment.occurred[d]!, filter)
     if (passes) out.push(d)
   }
   return Int32Array.from(out)

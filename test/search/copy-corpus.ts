@@ -4,7 +4,7 @@
 import { expect } from 'bun:test'
 import { type SQL, sql } from 'drizzle-orm'
 import type { MemoryFilter } from '../../src/retrieval/keyword-memory-rank'
-import type { DocumentFields } from '../../src/retrieval/document-fields'
+import { type DocumentFields, timeConditions } from '../../src/retrieval/document-fields'
 import type { TestApp, TestUser } from '../harness'
 import type { SeededRandom } from '../seeded-random'
 
@@ -44,9 +44,9 @@ export function seededText(seed: number, length: number, words: readonly string[
 }
 
 /**
- * Ingests 60 "Study" documents for `u` through the API — tags, kinds, pins and a second workspace spread over them
- * (every 3rd tagged lab, every 4th a note, every 11th pinned, every 5th in `other`) — then archives the 7th and
- * rates the 8th up and the 9th down. `content(i)` gives each one's title and body. Answers their ids by number.
+ * Ingests 60 "Study" documents for `u` through the API — tags, kinds, pins, times and a second workspace spread over
+ * them (every 3rd tagged lab, every 4th a note, every 11th pinned, every 5th in `other`, the i-th happened on day
+ * i % 10 of STUDY_DAYS) — then archives the 7th and rates the 8th up and the 9th down. `content(i)` gives each one's title and body. Answers their ids by number.
  */
 export async function ingestStudies(
   t: TestApp,
@@ -62,6 +62,7 @@ export async function ingestStudies(
       kind: i % 4 === 0 ? 'note' : 'document',
       pinned: i % 11 === 0,
       ...(i % 5 === 0 ? { workspace_id: other } : {}),
+      occurred_at: studyDay(i % 10),
     }
     const res = await t.json('POST', '/api/documents', { key: u.key, body })
     expect(res.status).toBe(201)
@@ -73,9 +74,13 @@ export async function ingestStudies(
   return docs
 }
 
+/** The days the studies happened on: day k is 1 May 2023 + k days, at k hours past midnight UTC. */
+export const studyDay = (k: number) => new Date(Date.UTC(2023, 4, 1 + k, k)).toISOString()
+const ms = (k: number) => Date.parse(studyDay(k).slice(0, 10))
+
 /**
  * Every filter a search passes to a copy, on an `ingestStudies` corpus: the other workspace, a document left out
- * (the 3rd), the archived one alone (the 7th).
+ * (the 3rd), the archived one alone (the 7th), time ranges (open on either side, a day's start exactly, empty).
  */
 export function studyFilters(other: string, docs: Record<number, string>): MemoryFilter[] {
   return [
@@ -87,6 +92,12 @@ export function studyFilters(other: string, docs: Record<number, string>): Memor
     { source: 'extension' },
     { excludeDocument: docs[3] },
     { onlyDocument: docs[7] },
+    { after: ms(3) },
+    { before: ms(6) },
+    { after: ms(2), before: ms(5) },
+    { after: Date.parse(studyDay(4)), before: Date.parse(studyDay(4)) + 1 },
+    { after: ms(4), before: ms(4) },
+    { kind: 'note', after: ms(5), tag: 'lab' },
   ]
 }
 
@@ -99,6 +110,7 @@ export function sqlFilter(userId: string, f: MemoryFilter): SQL {
   if (f.kind) parts.push(sql`d.kind = ${f.kind}`)
   if (f.source) parts.push(sql`d.source = ${f.source}`)
   if (f.tag) parts.push(sql`d.tags @> array[${f.tag}]::text[]`)
+  parts.push(...timeConditions(sql`d.occurred_at`, f))
   return sql.join(parts, sql` and `)
 }
 
@@ -116,5 +128,21 @@ export function randomFields(r: SeededRandom, id: string): DocumentFields {
     tags: r.next() < 0.3 ? [r.pick(['lab', 'clinic'])] : [],
     pinned: r.next() < 0.1,
     rating: r.pick([-1, 0, 0, 1]),
+    occurred_at: RANDOM_EPOCH + r.int(RANDOM_DAYS) * DAY,
   }
+}
+
+const DAY = 86_400_000
+/** randomFields' documents happened on one of RANDOM_DAYS days from RANDOM_EPOCH (so several share a time). */
+export const RANDOM_EPOCH = Date.UTC(2023, 0, 1)
+export const RANDOM_DAYS = 20
+
+/** A random time filter over randomFields' days: open on either side, a single day, or empty. */
+export function randomTimeRange(r: SeededRandom): { after?: number; before?: number } {
+  const day = () => RANDOM_EPOCH + r.int(RANDOM_DAYS + 2) * DAY - DAY
+  const roll = r.next()
+  if (roll < 0.3) return { after: day() }
+  if (roll < 0.6) return { before: day() }
+  const after = day()
+  return { after, before: roll < 0.9 ? after + r.int(8) * DAY : after }
 }

@@ -1,8 +1,8 @@
 // The keyword copy catches up with writes instead of being thrown away: after every write — ingests one by one and
-// in bulk, edits of body, title and tags, pins, ratings, archiving and restoring, workspace moves, deletes one by
-// one, in bulk and by deleting a workspace — the next search brings the copy to the current version by a delta
+// in bulk, edits of body, title and tags, pins, ratings, archiving and restoring, workspace moves, a change of when
+// a document happened, deletes one by one, in bulk and by deleting a workspace — the next search brings the copy to the current version by a delta
 // (no full reload), and it ranks exactly as the SQL ranking does, score by score, for plain and prefix queries
-// and every filter. A log pruned past the copy's version makes it reload in full, still exact; concurrent
+// and every filter (time ranges among them). A log pruned past the copy's version makes it reload in full, still exact; concurrent
 // searches share one catch-up, and each still sees every write committed before it began.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { sql } from 'drizzle-orm'
@@ -32,7 +32,10 @@ const body = () => ({
   tags: r.next() < 0.3 ? [r.pick(['lab', 'clinic'])] : [],
   kind: r.pick(['document', 'note']),
   workspace_id: r.pick(workspaces),
+  occurred_at: new Date(day(r.int(6))).toISOString(),
 })
+/** The days documents happened on: 1 May 2023 and the five after. */
+const day = (k: number) => Date.UTC(2023, 4, 1 + k)
 
 beforeAll(async () => {
   t = await createTestApp({ env: { KEYWORD_MEMORY_MIN_DOCUMENTS: '1', DEFAULT_PLAN: 'pro' } })
@@ -72,6 +75,9 @@ async function expectExact(copy: KeywordCopy, queries: string[], context: string
       { workspaceId: r.pick(workspaces) },
       { kind: 'note', tag: 'lab' },
       { excludeDocument: r.pick(ids) },
+      { after: day(2) },
+      { before: day(4), kind: 'note' },
+      { after: day(1), before: day(3), workspaceId: r.pick(workspaces) },
     ]
     if (r.next() < 0.3) filters.push({ onlyDocument: r.pick(ids) })
     for (const f of filters) {
@@ -99,7 +105,7 @@ const version = async () =>
 /** One random write of each kind a user (or a sync) makes. */
 async function write(step: number): Promise<string> {
   const id = r.pick(ids)
-  const kinds = ['ingest', 'bulk', 'body', 'title', 'tags', 'pin', 'rate', 'archive', 'restore', 'move', 'delete', 'bulk-delete']
+  const kinds = ['ingest', 'bulk', 'body', 'title', 'tags', 'pin', 'rate', 'archive', 'restore', 'move', 'occur', 'delete', 'bulk-delete']
   const kind = step < kinds.length ? kinds[step]! : r.pick(kinds)
   const ok = (res: { status: number }) => expect({ kind, status: res.status }).toEqual({ kind, status: expect.any(Number) })
   if (kind === 'ingest') {
@@ -117,6 +123,11 @@ async function write(step: number): Promise<string> {
   else if (kind === 'restore') ok(await t.json('POST', `/api/documents/${id}/restore`, { key: u.key }))
   else if (kind === 'move')
     await t.deps.db.execute(sql`update documents set workspace_id = ${r.pick(workspaces.slice(0, 2))} where id = ${id}`)
+  // No route changes when a document happened but a message sent again (threads): the column alone, as that does.
+  else if (kind === 'occur')
+    await t.deps.db.execute(
+      sql`update documents set occurred_at = ${new Date(day(r.int(6)) + 1).toISOString()}::timestamptz where id = ${id}`,
+    )
   else if (kind === 'delete') {
     expect((await t.json('DELETE', `/api/documents/${id}`, { key: u.key })).status).toBe(204)
     ids.splice(ids.indexOf(id), 1)

@@ -11,6 +11,8 @@ export interface SearchParams {
   tag?: string
   source?: string
   mode?: string
+  after?: string
+  before?: string
 }
 
 export interface SearchResult {
@@ -24,6 +26,7 @@ export interface SearchResult {
     status: string
     pinned: boolean
     rating: number
+    occurred_at: string
   }
   score: number
   snippet: string

@@ -45,6 +45,7 @@ function copyOf(rows: number[][], chunkDoc: number[], simd: boolean): VectorSegm
     kind: Array.from({ length: docs }, () => 'document'),
     source: Array.from({ length: docs }, () => 'api'),
     tags: Array.from({ length: docs }, () => []),
+    occurred: new Float64Array(docs),
     chunkIds: chunkDoc.map((_, c) => `chunk-${String(c).padStart(6, '0')}`),
     chunkDoc: Int32Array.from(chunkDoc),
     docStart,

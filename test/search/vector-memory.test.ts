@@ -1,6 +1,7 @@
 // The in-memory copy of a user's chunk vectors is an accelerator only: on a corpus with every status, pins,
 // ratings, tags, kinds, two workspaces, a zero vector, a chunk of another model and another user's documents, it
-// ranks exactly as the SQL ranking does — same documents, same best chunks, same scores — under every filter, and
+// ranks exactly as the SQL ranking does — same documents, same best chunks, same scores — under every filter (when
+// documents happened among them), and
 // never returns fewer than `limit` when that many match; link suggestions' neighbour query gives what the SQL gives;
 // and it is never stale: each search catches up with every write to the user's documents or chunk vectors by a delta
 // (or, when the logs no longer reach back to it, ranks in SQL while a full load runs).
@@ -151,6 +152,14 @@ describe('the in-memory copy of the chunk vectors', () => {
     expect(
       searchVectorCopy(copy, await vectorOf('quokka wallaby marsupial island census'), {}, 1)!.map((h) => h.document_id),
     ).not.toContain(added.body.id)
+
+    // When a document happened, moved (a message sent again with its time): the copy's time filter follows it.
+    const moved = new Date(Date.UTC(2023, 4, 2)).toISOString()
+    await t.deps.db.execute(sql`update documents set occurred_at = ${moved}::timestamptz where id = ${docs[15]}`)
+    const refiled = (await current())!
+    expect(refiled).not.toBe(copy)
+    copy = refiled
+    await expectExact(copy, ['vaccine immune response'])
 
     // A vector rewritten in place (a re-embedding): the copy holds the new one. Marking documents indexed changes nothing.
     await t.deps.db.update(documents).set({ index_status: 'indexed', updated_at: new Date() }).where(eq(documents.user_id, u.id))

@@ -4,6 +4,7 @@ import type { Deps } from '../../deps'
 import { authPlugin } from '../../http/auth'
 import { enforceRateLimit } from '../../http/rate-limit'
 import { errors } from '../../http/schemas'
+import { readTimeRange } from '../../lib/time-range'
 import { SearchQuery, SearchResponse } from './search.schemas'
 import { getSettings } from '../account/settings.service'
 import { recordEvent } from '../usage/usage.service'
@@ -16,7 +17,7 @@ export function searchRoutes(deps: Deps) {
       await enforceRateLimit(deps, principal, 'search_per_min', set.headers)
       // The mode asked for, else the caller's default from settings (read with the credential).
       const mode = query.mode ?? (principal.settings ?? (await getSettings(deps.db, user.id))).search_mode
-      const found = await searchDocuments(deps, user, { ...query, mode })
+      const found = await searchDocuments(deps, user, { ...query, mode, time: readTimeRange(query) })
       await recordEvent(deps, user.id, 'search')
       return found
     },

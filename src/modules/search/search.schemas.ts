@@ -1,6 +1,6 @@
 // Request and response schemas of GET /api/search.
 import { t } from 'elysia'
-import { Uuid, Text } from '../../http/schemas'
+import { TimeQuery, Uuid, Text } from '../../http/schemas'
 import { MAX_QUERY_CHARS } from '../../retrieval/keyword-query'
 import { AnyKindSchema, DocumentSummary, literals, SourceSchema } from '../documents/documents.schemas'
 
@@ -20,6 +20,7 @@ export const SearchQuery = t.Object({
   tag: t.Optional(Text({ maxLength: 64 })),
   source: t.Optional(SourceSchema),
   mode: t.Optional(literals(['hybrid', 'keyword', 'semantic'] as const, 'Defaults to the settings search_mode (hybrid)')),
+  ...TimeQuery,
 })
 
 export const SearchResult = t.Object({

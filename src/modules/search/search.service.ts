@@ -7,6 +7,7 @@ import { embedQuery } from '../../ai/embeddings'
 import type { Deps } from '../../deps'
 import { fromKeyword, fromSemantic, fuse, type RankedHit } from '../../retrieval/fusion'
 import { chunkVectors } from '../../retrieval/chunk-vectors'
+import { timeConditions, type TimeRange } from '../../retrieval/document-fields'
 import { countUnembedded, unembeddedNotice } from '../../retrieval/embedding-backlog'
 import { refinedQuery } from '../../retrieval/feedback'
 import { analyzeSearchQuery, keywordSearch, matchedWords, snippets, type KeywordHit } from '../../retrieval/keyword'
@@ -24,6 +25,8 @@ export interface SearchInput {
   tag?: string
   source?: string
   mode?: 'hybrid' | 'keyword' | 'semantic'
+  /** Only documents that happened (occurred_at) in [after, before). */
+  time?: TimeRange
 }
 
 // Results show summaries: never read bodies (up to 1 MiB each) to answer a search.
@@ -42,6 +45,7 @@ function documentFilter(userId: string, input: SearchInput): SQL {
   if (input.kind) parts.push(sql`d.kind = ${input.kind}`)
   if (input.source) parts.push(sql`d.source = ${input.source}`)
   if (input.tag) parts.push(sql`d.tags @> array[${input.tag}]::text[]`)
+  parts.push(...timeConditions(sql`d.occurred_at`, input.time ?? {}))
   return sql.join(parts, sql` and `)
 }
 
@@ -55,7 +59,7 @@ export async function searchDocuments(deps: Deps, user: SessionUser, input: Sear
   const filter = documentFilter(user.id, input)
   const query = await analyzeSearchQuery(deps.db, input.q, user.id)
   // The same filter for the in-memory copies (keyword postings, chunk vectors).
-  const memoryFilter = { workspaceId: input.workspace_id, kind: input.kind, source: input.source, tag: input.tag }
+  const memoryFilter = { workspaceId: input.workspace_id, kind: input.kind, source: input.source, tag: input.tag, ...input.time }
 
   // Semantic side first: if the embedding endpoint fails now, search must not fail with it — it runs by keyword.
   // A query with no letters or digits is not embedded: it means nothing, and some embedders make it a zero vector.

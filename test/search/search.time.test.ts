@@ -36,7 +36,7 @@ beforeAll(async () => {
   const saved = await t.json('POST', '/api/documents', { key: u.key, body: { title: 'Heron today', body: 'heron seen at the lake' } })
   expect(saved.status).toBe(201)
   await drainJobs(t.deps)
-})
+}, 120_000)
 afterAll(() => t.close())
 
 const titles = async (params: SearchParams) =>

@@ -39,7 +39,7 @@ beforeAll(async () => {
   // A zero vector stored by an earlier version, and a chunk embedded by another model: neither may ever be compared.
   await t.deps.db.execute(sql`update chunks set embedding = array_fill(0, array[512])::vector where document_id = ${docs[10]}`)
   await t.deps.db.update(chunks).set({ embedding_model: 'another-model' }).where(eq(chunks.document_id, docs[11]!))
-})
+}, 120_000)
 afterAll(() => t.close())
 
 const QUERIES = [

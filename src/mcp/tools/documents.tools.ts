@@ -12,8 +12,10 @@ interface ApiSearch {
   mode: string
   matched: string
   notice?: string
-  results: { document: ApiDocument; score: number; snippet: string }[]
+  results: { document: ApiDocument & { occurred_at: string; speaker: string | null }; score: number; snippet: string }[]
 }
+
+const WHEN = 'an ISO 8601 date-time with a time zone (2023-05-08T13:56:00Z) or a date (2023-05-08: its start in UTC)'
 
 const AddInput = {
   body: z.string().min(1).describe('The text (at most 1 MiB)'),
@@ -43,7 +45,7 @@ export function registerDocumentTools(server: McpServer, api: ApiCaller | null, 
       title: 'Search documents and memories',
       description:
         'Hybrid keyword + semantic search over your documents and memories. Returns the best matches with a snippet each; ' +
-        'read one in full with get_document.',
+        'read one in full with get_document. after and before keep only what happened in that window.',
       inputSchema: {
         query: z.string().min(1).max(2000).describe('What to look for, in plain words'),
         limit: z.number().int().min(1).max(100).optional().describe('How many results (default 10)'),
@@ -51,6 +53,8 @@ export function registerDocumentTools(server: McpServer, api: ApiCaller | null, 
         kind: Kind.optional().describe('Only this kind: document, note, webpage, fact, preference, decision, routine, lesson'),
         tag: z.string().min(1).max(64).optional().describe('Only documents with this tag'),
         mode: z.enum(['hybrid', 'keyword', 'semantic']).optional().describe('Ranking (default hybrid)'),
+        after: z.string().max(40).optional().describe(`Only what happened at or after this time (inclusive): ${WHEN}`),
+        before: z.string().max(40).optional().describe(`Only what happened before this time (exclusive): ${WHEN}`),
       },
       outputSchema: {
         query: z.string(),
@@ -61,7 +65,15 @@ export function registerDocumentTools(server: McpServer, api: ApiCaller | null, 
             'all: every result holds every word; any: some hold only some; none: no result holds any (matched by meaning only, or no searchable words)',
           ),
         notice: z.string().optional(),
-        results: z.array(z.object({ ...DocumentRef, snippet: z.string(), score: z.number() })),
+        results: z.array(
+          z.object({
+            ...DocumentRef,
+            occurred_at: z.string().describe('When it happened (a message: when it was said)'),
+            speaker: z.string().nullable().describe("Who said it, when it is a thread's message"),
+            snippet: z.string(),
+            score: z.number(),
+          }),
+        ),
       },
       annotations: READ_ONLY,
     },
@@ -72,7 +84,13 @@ export function registerDocumentTools(server: McpServer, api: ApiCaller | null, 
         mode: found.mode,
         matched: found.matched,
         ...(found.notice ? { notice: found.notice } : {}),
-        results: found.results.map((r) => ({ ...documentRef(r.document), snippet: r.snippet, score: r.score })),
+        results: found.results.map((r) => ({
+          ...documentRef(r.document),
+          occurred_at: r.document.occurred_at,
+          speaker: r.document.speaker,
+          snippet: r.snippet,
+          score: r.score,
+        })),
       }
     }),
   )

@@ -5,6 +5,7 @@ import { authPlugin } from '../../http/auth'
 import { created } from '../../http/created'
 import { ifMatched, tagged } from '../../http/etag'
 import { errors, IdParams, NoContent } from '../../http/schemas'
+import { readTimeRange } from '../../lib/time-range'
 import { toDocumentDto } from './documents.model'
 import * as S from './documents.schemas'
 import { DRAFT_NOTICE, writerOf } from './approval'
@@ -93,11 +94,15 @@ export function documentsRoutes(deps: Deps) {
           'Dry run: would an ingest of this size (and URL) be allowed? Same verdict and reason as POST (1 MiB body, 16 KiB metadata, plan caps), nothing stored',
       },
     })
-    .get('', ({ user, query }) => listDocuments(deps, user, query), {
+    .get('', ({ user, query }) => listDocuments(deps, user, { ...query, time: readTimeRange(query) }), {
       auth: true,
       query: S.ListQuery,
       response: { 200: S.DocumentPage, ...errors(400, 401, 404) },
-      detail: { tags, summary: 'List documents, newest first; filter by workspace, tag, source, kind, status (default active)' },
+      detail: {
+        tags,
+        summary:
+          "List documents, newest first; filter by workspace, tag, source, kind, status (default active), when they happened; a thread's messages in order",
+      },
     })
     .delete('/bulk', ({ user, body }) => bulkDeleteDocuments(deps, user, body.ids), {
       auth: true,

@@ -1,6 +1,6 @@
 // Request and response schemas of /api/documents: the contract clients are generated from.
 import { t } from 'elysia'
-import { ErrorCodeSchema, MAX_QUERY_INTEGER, Page, PageQuery, Text, Timestamp, Uuid } from '../../http/schemas'
+import { ErrorCodeSchema, MAX_QUERY_INTEGER, Page, PageQuery, Text, TimeQuery, Timestamp, Uuid } from '../../http/schemas'
 import { KINDS, MESSAGE_KIND, SOURCES, STATUSES } from './documents.model'
 
 type Literal<V extends string> = ReturnType<typeof t.Literal<V>>
@@ -95,6 +95,8 @@ export const ListQuery = t.Object({
   source: t.Optional(SourceSchema),
   kind: t.Optional(AnyKindSchema),
   status: t.Optional(StatusSchema),
+  thread_id: t.Optional(Uuid("Only this thread's messages, in their order in it (position) instead of newest first")),
+  ...TimeQuery,
   ...PageQuery,
 })
 

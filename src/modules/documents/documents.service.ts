@@ -1,7 +1,7 @@
 // Documents: the plan-limit verdict (ingest.service.ts and connectors use it), list, fetch, update
 // (re-indexed; an agent's edit of an approved memory becomes a draft), delete and bulk delete.
-import { and, arrayContains, desc, eq, inArray, lt, type SQL } from 'drizzle-orm'
-import { documents } from '../../../db/schema'
+import { and, arrayContains, asc, desc, eq, inArray, lt, sql, type SQL } from 'drizzle-orm'
+import { documents, threads } from '../../../db/schema'
 import type { Tx } from '../../../db/client'
 import type { Deps } from '../../deps'
 import { notFound, paymentRequired } from '../../http/errors'
@@ -9,6 +9,7 @@ import { decodeCursor, toPage } from '../../lib/cursor'
 import { lockUser } from '../../lib/locks'
 import { assertWithinLimit, exceeds, limitMessage, limitsOf } from '../../plans'
 import type { SessionUser } from '../auth/sessions.service'
+import { timeConditions, type TimeRange } from '../../retrieval/document-fields'
 import { indexDocument } from '../../retrieval/indexing'
 import { storedTotals } from '../usage/usage.service'
 import { findWorkspace } from '../workspaces/workspaces.service'
@@ -49,6 +50,10 @@ export interface ListFilters {
   kind?: string
   kinds?: readonly string[]
   status?: Status
+  /** Only this thread's messages, in their order (position) rather than newest first. */
+  thread_id?: string
+  /** Only what happened (occurred_at) in [after, before). */
+  time?: TimeRange
   limit?: number
   cursor?: string
 }
@@ -62,12 +67,23 @@ export async function listDocuments(deps: Deps, user: SessionUser, filters: List
   if (filters.source) where.push(eq(documents.source, filters.source))
   if (filters.kind) where.push(eq(documents.kind, filters.kind))
   if (filters.kinds) where.push(inArray(documents.kind, [...filters.kinds]))
-  if (after) where.push(lt(documents.id, after))
+  where.push(...timeConditions(sql`${documents.occurred_at}`, filters.time ?? {}))
+  const thread = filters.thread_id
+  if (thread) {
+    const [found] = await deps.db
+      .select({ id: threads.id })
+      .from(threads)
+      .where(and(eq(threads.id, thread), eq(threads.user_id, user.id)))
+    if (!found) throw notFound(`thread ${thread} not found`)
+    where.push(eq(documents.thread_id, thread))
+    // A thread's messages in the order they were said; the cursor (the last message's id) pages on from its place.
+    if (after) where.push(sql`${documents.position} > (select position from documents where id = ${after} and thread_id = ${thread})`)
+  } else if (after) where.push(lt(documents.id, after))
   const rows = await deps.db
     .select()
     .from(documents)
     .where(and(...where))
-    .orderBy(desc(documents.id))
+    .orderBy(...(thread ? [asc(documents.position)] : [desc(documents.id)]))
     .limit(limit + 1)
   const page = toPage(rows, limit)
   return { data: page.items.map(toSummaryDto), next_cursor: page.next_cursor }

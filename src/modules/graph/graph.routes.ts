@@ -2,7 +2,8 @@
 import { Elysia, t } from 'elysia'
 import type { Deps } from '../../deps'
 import { authPlugin } from '../../http/auth'
-import { errors, Uuid } from '../../http/schemas'
+import { errors, TimeQuery, Uuid } from '../../http/schemas'
+import { readTimeRange } from '../../lib/time-range'
 import { getGraph } from './graph.service'
 
 const Graph = t.Object(
@@ -26,16 +27,18 @@ const Graph = t.Object(
 export function graphRoutes(deps: Deps) {
   return new Elysia({ prefix: '/api' })
     .use(authPlugin(deps))
-    .get('/graph', ({ user, query }) => getGraph(deps, user, query.workspace_id, query.limit), {
+    .get('/graph', ({ user, query }) => getGraph(deps, user, query.workspace_id, query.limit, readTimeRange(query)), {
       auth: true,
       query: t.Object({
         workspace_id: Uuid(),
         limit: t.Optional(t.Integer({ minimum: 1, maximum: 2000, default: 500, error: 'limit must be an integer from 1 to 2000' })),
+        ...TimeQuery,
       }),
       response: { 200: Graph, ...errors(400, 401, 404) },
       detail: {
         tags: ['documents'],
-        summary: "A workspace's graph: active documents as nodes, pending and completed links as edges with scores",
+        summary:
+          "A workspace's graph: active documents (that happened in [after, before) when given) as nodes, pending and completed links between them as edges with scores",
       },
     })
 }

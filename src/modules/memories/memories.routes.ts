@@ -4,6 +4,7 @@ import type { Deps } from '../../deps'
 import { authPlugin } from '../../http/auth'
 import { created } from '../../http/created'
 import { errors } from '../../http/schemas'
+import { readTimeRange } from '../../lib/time-range'
 import { DocumentPage } from '../documents/documents.schemas'
 import { BatchDraftBody, DraftList, MemoryListQuery } from './memories.schemas'
 import { listMemories, saveDrafts } from './memories.service'
@@ -27,13 +28,14 @@ export function memoriesRoutes(deps: Deps) {
         detail: { tags, summary: 'Save 1–25 learnings as pending_approval drafts: all stored or none; invisible until approved' },
       },
     )
-    .get('', ({ user, query }) => listMemories(deps, user, query), {
+    .get('', ({ user, query }) => listMemories(deps, user, { ...query, time: readTimeRange(query) }), {
       auth: true,
       query: MemoryListQuery,
       response: { 200: DocumentPage, ...errors(400, 401, 404) },
       detail: {
         tags,
-        summary: 'List memories (fact, preference, decision, routine, lesson), newest first; ?status=pending_approval lists drafts',
+        summary:
+          'List memories (fact, preference, decision, routine, lesson), newest first; ?status=pending_approval lists drafts; after/before: when they happened',
       },
     })
 }

@@ -1,6 +1,6 @@
 // Request and response schemas of /api/memories.
 import { t } from 'elysia'
-import { PageQuery, Uuid, Text } from '../../http/schemas'
+import { PageQuery, TimeQuery, Uuid, Text } from '../../http/schemas'
 import { MEMORY_KINDS } from '../documents/documents.model'
 import { Document, literals, StatusSchema, Tags, Title } from '../documents/documents.schemas'
 
@@ -38,5 +38,6 @@ export const MemoryListQuery = t.Object({
   kind: t.Optional(MemoryKind),
   status: t.Optional(StatusSchema),
   tag: t.Optional(Text({ maxLength: 64 })),
+  ...TimeQuery,
   ...PageQuery,
 })

@@ -49,6 +49,6 @@ export async function saveDrafts(
   return { data: stored.map(toDocumentDto) }
 }
 
-export function listMemories(deps: Deps, user: SessionUser, filters: Omit<ListFilters, 'kinds' | 'source'>) {
+export function listMemories(deps: Deps, user: SessionUser, filters: Omit<ListFilters, 'kinds' | 'source' | 'thread_id'>) {
   return listDocuments(deps, user, { ...filters, kinds: MEMORY_KINDS })
 }

@@ -30,7 +30,6 @@ export async function prepareCompletion(deps: Deps, user: SessionUser, body: Bod
   const stop = body.stop == null ? undefined : typeof body.stop === 'string' ? [body.stop] : body.stop
   const turns: Turn[] = []
   for (const [i, prompt] of prompts.entries()) {
-    if (!prompt.trim()) throw badRequest(`prompt${typeof body.prompt === 'string' ? '' : `[${i}]`}: must have text (it is the question)`)
     const request = {
       model: body.model,
       workspace_id: body.workspace_id,

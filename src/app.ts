@@ -22,6 +22,7 @@ import { credentialsRoutes } from './modules/auth/credentials.routes'
 import { billingRoutes } from './modules/billing/billing.routes'
 import { connectorsRoutes } from './modules/connectors/connectors.routes'
 import { conversationsRoutes } from './modules/conversations/conversations.routes'
+import { threadsRoutes } from './modules/threads/threads.routes'
 import { documentsRoutes } from './modules/documents/documents.routes'
 import { graphRoutes } from './modules/graph/graph.routes'
 import { keysRoutes } from './modules/keys/keys.routes'
@@ -146,6 +147,7 @@ export function createApp(deps: Deps) {
     .use(keysRoutes(deps))
     .use(workspacesRoutes(deps))
     .use(documentsRoutes(deps))
+    .use(threadsRoutes(deps))
     .use(memoriesRoutes(deps))
     .use(searchRoutes(deps))
     .use(askRoutes(deps))

@@ -25,6 +25,7 @@ const TAGS = [
   { name: 'keys', description: 'Bearer API keys' },
   { name: 'workspaces', description: 'Workspaces and their context packs' },
   { name: 'documents', description: 'Documents and memories: ingest, lifecycle, links' },
+  { name: 'threads', description: 'Conversations sent from outside: threads of messages, each message a document' },
   { name: 'memories', description: 'Agent-written learnings (drafts) and the memory list' },
   { name: 'search', description: 'Hybrid keyword + semantic search' },
   { name: 'ask', description: 'Grounded answers (SSE, or one JSON object), conversations and their sources' },

@@ -1,6 +1,7 @@
 // Reads the items of a bulk ingest: each is checked against POST /api/documents' own schema, so an invalid item
 // answers its own 400 (naming `documents[i].field`) and the others go on.
-import { TypeCompiler } from 'elysia/type-system'
+import type { TSchema } from '@sinclair/typebox'
+import { type TypeCheck, TypeCompiler } from 'elysia/type-system'
 import type { Principal } from '../auth/session-user'
 import { type AppError, badRequest } from '../../http/errors'
 import { writerOf } from './approval'
@@ -16,7 +17,7 @@ const FIELDS = Object.keys(IngestBody.properties) as (keyof typeof IngestBody.pr
 export function readBulkItems(raw: unknown[], principal: Principal): Promise<(BulkItem | AppError)[]> {
   const writer = writerOf(principal)
   return mapInGroups(raw, textSize, (item, i) => {
-    if (!check.Check(item)) return badRequest(describe(i, item))
+    if (!check.Check(item)) return badRequest(describeInvalid(check, `documents[${i}]`, item))
     const body = item as typeof IngestBody.static
     // Only the known fields, as the single route's validator keeps them.
     const input = Object.fromEntries(FIELDS.flatMap((f) => (body[f] === undefined ? [] : [[f, body[f]]]))) as typeof IngestBody.static
@@ -29,14 +30,15 @@ const textSize = (item: unknown) => {
   return typeof body === 'string' ? body.length : 0
 }
 
-function describe(i: number, item: unknown): string {
+/** What is wrong with an item `check` refused, as `<where>.field: message` (the schema's own error when it has one). */
+export function describeInvalid(check: TypeCheck<TSchema>, where: string, item: unknown): string {
   const first = check.Errors(item).First()
-  if (!first) return `documents[${i}]: invalid document`
-  const where = first.path
+  if (!first) return `${where}: invalid`
+  const path = first.path
     .split('/')
     .filter(Boolean)
     .map((part) => (/^\d+$/.test(part) ? `[${part}]` : `.${part}`))
     .join('')
   const message = (first.schema as { error?: unknown }).error ?? first.message
-  return `documents[${i}]${where}: ${String(message)}`
+  return `${where}${path}: ${String(message)}`
 }

@@ -2,6 +2,7 @@
 // and forget — the permanent purge that leaves only a content-free tombstone.
 import { and, eq, inArray, sql } from 'drizzle-orm'
 import { documents, jobs, messages, tombstones } from '../../../db/schema'
+import type { Tx } from '../../../db/client'
 import type { Deps } from '../../deps'
 import { conflict } from '../../http/errors'
 import type { SessionUser } from '../auth/sessions.service'
@@ -93,18 +94,46 @@ export const FORGOTTEN_ANSWER = 'This answer cited a document that has since bee
 
 export async function forgetDocument(deps: Deps, user: SessionUser, id: string): Promise<void> {
   await deps.db.transaction(async (tx) => {
-    const row = await findDocument(tx, user.id, id)
-    await tx.insert(tombstones).values({
+    await findDocument(tx, user.id, id)
+    await forgetDocuments(tx, deps, user.id, [id])
+  })
+}
+
+/** Forgets the user's documents `ids` (a thread's messages, or one document) inside the caller's transaction. */
+export async function forgetDocuments(tx: Tx, deps: Deps, userId: string, ids: string[]): Promise<void> {
+  if (ids.length === 0) return
+  const among = sql`any(array(select jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb)::uuid))`
+  const amongText = sql`any(array(select jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb)))`
+  const rows = await tx
+    .select()
+    .from(documents)
+    .where(and(eq(documents.user_id, userId), sql`${documents.id} = ${among}`))
+  if (rows.length === 0) return
+  await tx.insert(tombstones).values(
+    rows.map((row) => ({
       id: row.id,
-      user_id: user.id,
+      user_id: userId,
       workspace_id: row.workspace_id,
       source: row.source,
       // A URL or conversation id is content; only a connector's id is kept, to recognise the document.
       source_ref: row.source === 'connector' ? row.source_ref : null,
-      external_id: row.external_id,
+      external_id: row.source === 'connector' ? row.external_id : null,
       content_hash: row.content_hash,
       forgotten_at: deps.clock.now(),
-    })
+    })),
+  )
+  // Answers citing one of them, found once; each quoting document is then removed from them one by one (rare).
+  const cited = await tx
+    .select({ id: messages.id, sources: messages.sources })
+    .from(messages)
+    .where(
+      and(
+        eq(messages.user_id, userId),
+        sql`exists (select 1 from jsonb_array_elements(${messages.sources}) s where s->>'document_id' = ${amongText})`,
+      ),
+    )
+  const forgotten = new Set(rows.map((r) => r.id))
+  for (const id of new Set(cited.flatMap((m) => m.sources.map((s) => s.document_id)).filter((d) => forgotten.has(d)))) {
     await tx
       .update(messages)
       .set({
@@ -116,8 +145,8 @@ export async function forgetDocument(deps: Deps, user: SessionUser, id: string):
           then jsonb_build_object('index', s->'index', 'document_id', s->'document_id', 'title', null, 'url', null, 'excerpt', null, 'forgotten', true)
           else s end order by ord), '[]'::jsonb) from jsonb_array_elements(${messages.sources}) with ordinality as e(s, ord))`,
       })
-      .where(and(eq(messages.user_id, user.id), sql`${messages.sources} @> ${JSON.stringify([{ document_id: id }])}::jsonb`))
-    await tx.delete(jobs).where(and(eq(jobs.user_id, user.id), sql`${jobs.payload}->>'document_id' = ${id}`))
-    await tx.delete(documents).where(eq(documents.id, id))
-  })
+      .where(and(eq(messages.user_id, userId), sql`${messages.sources} @> ${JSON.stringify([{ document_id: id }])}::jsonb`))
+  }
+  await tx.delete(jobs).where(and(eq(jobs.user_id, userId), sql`${jobs.payload}->>'document_id' = ${amongText}`))
+  await tx.delete(documents).where(and(eq(documents.user_id, userId), sql`${documents.id} = ${among}`))
 }

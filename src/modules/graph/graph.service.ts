@@ -1,13 +1,15 @@
 // The graph of a workspace: its active documents as nodes and their links (pending suggestions and
-// completed links, with scores) as edges. Dismissed links and non-active documents never appear; with a time
-// window, only the documents that happened in it, and the links between them.
-import { and, desc, eq, inArray, sql } from 'drizzle-orm'
+// completed links, with scores) as edges. Dismissed links, non-active documents and threads' messages (a thread is
+// their structure, not links) never appear; with a time window, only the documents that happened in it, and the
+// links between them.
+import { and, desc, eq, inArray, ne, sql } from 'drizzle-orm'
 import { documents, links } from '../../../db/schema'
 import type { Deps } from '../../deps'
 import { timeConditions, type TimeRange } from '../../retrieval/document-fields'
 import { shownLinkScore } from '../../retrieval/suggestions'
 import type { SessionUser } from '../auth/sessions.service'
 import { findWorkspace } from '../workspaces/workspaces.service'
+import { MESSAGE_KIND } from '../documents/documents.model'
 
 export async function getGraph(deps: Deps, user: SessionUser, workspaceId: string, limit = 500, time: TimeRange = {}) {
   await findWorkspace(deps.db, user.id, workspaceId)
@@ -15,6 +17,7 @@ export async function getGraph(deps: Deps, user: SessionUser, workspaceId: strin
     eq(documents.user_id, user.id),
     eq(documents.workspace_id, workspaceId),
     eq(documents.status, 'active'),
+    ne(documents.kind, MESSAGE_KIND),
     ...timeConditions(sql`${documents.occurred_at}`, time),
   )
   const nodes = await deps.db

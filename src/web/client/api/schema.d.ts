@@ -775,6 +775,106 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/threads": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Threads, most recently started first (404 when workspace_id is not one of yours)
+         * @description Key scope: `read` (a key without it gets 403; a session holds every scope).
+         */
+        get: operations["getApiThreads"];
+        put?: never;
+        /**
+         * Start a conversation, or name one again by its external_id (200), optionally with its first messages
+         * @description Messages sent with it are appended as by POST /api/threads/{id}/messages, and `results` answers one result per message.
+         *
+         *     Key scope: `write` (a key without it gets 403; a session holds every scope).
+         */
+        post: operations["postApiThreads"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/threads/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A thread with its message count and time span
+         * @description Key scope: `read` (a key without it gets 403; a session holds every scope).
+         */
+        get: operations["getApiThreadsById"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a thread and its messages
+         * @description Key scope: `write` (a key without it gets 403; a session holds every scope).
+         */
+        delete: operations["deleteApiThreadsById"];
+        options?: never;
+        head?: never;
+        /**
+         * Rename a thread or replace its metadata
+         * @description Key scope: `write` (a key without it gets 403; a session holds every scope).
+         */
+        patch: operations["patchApiThreadsById"];
+        trace?: never;
+    };
+    "/api/threads/{id}/forget": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Forget a thread: every message purged from storage and search (each leaves a content-free tombstone), then the thread
+         * @description Key scope: `write` (a key without it gets 403; a session holds every scope).
+         */
+        post: operations["postApiThreadsByIdForget"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/threads/{id}/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The thread's active messages in order, from a position on
+         * @description Key scope: `read` (a key without it gets 403; a session holds every scope).
+         */
+        get: operations["getApiThreadsByIdMessages"];
+        put?: never;
+        /**
+         * Append up to 1000 messages: 200 with one result per message, in order
+         * @description A message sent again — the same client_id, or else the same position — updates that message (200); a message without a position goes after the last. An invalid message gets its own `{ status: 400, error }` and the others are written. A batch that would pass a plan cap is refused whole with 402 before anything is written, as POST /api/documents/bulk.
+         *
+         *     Key scope: `write` (a key without it gets 403; a session holds every scope).
+         */
+        post: operations["postApiThreadsByIdMessages"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/memories/batch-draft": {
         parameters: {
             query?: never;
@@ -1849,6 +1949,14 @@ export interface components {
         ApiKeyList: {
             data: components["schemas"]["ApiKey"][];
         };
+        /** AppendResult */
+        AppendResult: {
+            /** @description One per message, in order */
+            results: (components["schemas"]["MessageWritten"] | components["schemas"]["MessageRefused"])[];
+            created: number;
+            updated: number;
+            failed: number;
+        };
         /** BulkDeleteResult */
         BulkDeleteResult: {
             deleted: string[];
@@ -2259,6 +2367,48 @@ export interface components {
             /** @description The full key, returned this once only */
             key: string;
         };
+        /**
+         * CreatedThread
+         * @description The thread; `results` when messages were sent with it
+         */
+        CreatedThread: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            workspace_id: string;
+            title: string;
+            external_id: string | null;
+            /**
+             * Format: uuid
+             * @description The ask or agent conversation this thread remembers
+             */
+            conversation_id: string | null;
+            /** @description Free-form JSON, at most 16 KiB */
+            metadata: {
+                [key: string]: unknown;
+            };
+            message_count: number;
+            /** Format: date-time */
+            first_occurred_at: string | null;
+            /** Format: date-time */
+            last_occurred_at: string | null;
+            /** @description The position of the last message learnings were proposed from (-1: none yet) */
+            extracted_through: number;
+            /** @description The last extraction of learnings from this thread */
+            extraction: {
+                /** @description done | failed */
+                status: string;
+                /** Format: date-time */
+                at: string;
+                proposed?: number;
+                error?: string;
+            } | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            results?: components["schemas"]["AppendResult"];
+        };
         /** DeletedResponse */
         DeletedResponse: {
             id: string;
@@ -2288,7 +2438,7 @@ export interface components {
             title: string;
             excerpt: string;
             tags: string[];
-            /** @description document | note | webpage | fact | preference | decision | routine | lesson */
+            /** @description document | note | webpage | message | fact | preference | decision | routine | lesson */
             kind: string;
             /** @description active | pending_approval | archived */
             status: string;
@@ -2305,6 +2455,19 @@ export interface components {
             /** @description pending | indexed | failed */
             index_status: string;
             size_bytes: number;
+            /**
+             * Format: date-time
+             * @description When what the document records happened (a message: when it was said)
+             */
+            occurred_at: string;
+            /**
+             * Format: uuid
+             * @description The thread a message belongs to
+             */
+            thread_id: string | null;
+            position: number | null;
+            /** @description Who said a message: a name, or user | assistant */
+            speaker: string | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -2329,7 +2492,7 @@ export interface components {
             title: string;
             excerpt: string;
             tags: string[];
-            /** @description document | note | webpage | fact | preference | decision | routine | lesson */
+            /** @description document | note | webpage | message | fact | preference | decision | routine | lesson */
             kind: string;
             /** @description active | pending_approval | archived */
             status: string;
@@ -2346,6 +2509,19 @@ export interface components {
             /** @description pending | indexed | failed */
             index_status: string;
             size_bytes: number;
+            /**
+             * Format: date-time
+             * @description When what the document records happened (a message: when it was said)
+             */
+            occurred_at: string;
+            /**
+             * Format: uuid
+             * @description The thread a message belongs to
+             */
+            thread_id: string | null;
+            position: number | null;
+            /** @description Who said a message: a name, or user | assistant */
+            speaker: string | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -2360,7 +2536,7 @@ export interface components {
             title: string;
             excerpt: string;
             tags: string[];
-            /** @description document | note | webpage | fact | preference | decision | routine | lesson */
+            /** @description document | note | webpage | message | fact | preference | decision | routine | lesson */
             kind: string;
             /** @description active | pending_approval | archived */
             status: string;
@@ -2377,6 +2553,19 @@ export interface components {
             /** @description pending | indexed | failed */
             index_status: string;
             size_bytes: number;
+            /**
+             * Format: date-time
+             * @description When what the document records happened (a message: when it was said)
+             */
+            occurred_at: string;
+            /**
+             * Format: uuid
+             * @description The thread a message belongs to
+             */
+            thread_id: string | null;
+            position: number | null;
+            /** @description Who said a message: a name, or user | assistant */
+            speaker: string | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -2546,7 +2735,7 @@ export interface components {
             title: string;
             excerpt: string;
             tags: string[];
-            /** @description document | note | webpage | fact | preference | decision | routine | lesson */
+            /** @description document | note | webpage | message | fact | preference | decision | routine | lesson */
             kind: string;
             /** @description active | pending_approval | archived */
             status: string;
@@ -2563,6 +2752,19 @@ export interface components {
             /** @description pending | indexed | failed */
             index_status: string;
             size_bytes: number;
+            /**
+             * Format: date-time
+             * @description When what the document records happened (a message: when it was said)
+             */
+            occurred_at: string;
+            /**
+             * Format: uuid
+             * @description The thread a message belongs to
+             */
+            thread_id: string | null;
+            position: number | null;
+            /** @description Who said a message: a name, or user | assistant */
+            speaker: string | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -2713,6 +2915,19 @@ export interface components {
             sources: components["schemas"]["Source"][];
             /** Format: date-time */
             created_at: string;
+        };
+        /** MessageRefused */
+        MessageRefused: {
+            status: number;
+            error: string;
+            /** @enum {string} */
+            code: "invalid_request" | "unauthenticated" | "plan_limit" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "idempotency_in_progress" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "internal" | "provider_error" | "service_unavailable" | "model_unavailable" | "insufficient_storage";
+        };
+        /** MessageWritten */
+        MessageWritten: {
+            /** @enum {integer} */
+            status: 201 | 200;
+            document: components["schemas"]["Document"];
         };
         /** ModelList */
         ModelList: {
@@ -3118,6 +3333,55 @@ export interface components {
                 completion_tokens: number;
                 total_tokens: number;
             };
+        };
+        /** Thread */
+        Thread: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            workspace_id: string;
+            title: string;
+            external_id: string | null;
+            /**
+             * Format: uuid
+             * @description The ask or agent conversation this thread remembers
+             */
+            conversation_id: string | null;
+            /** @description Free-form JSON, at most 16 KiB */
+            metadata: {
+                [key: string]: unknown;
+            };
+            message_count: number;
+            /** Format: date-time */
+            first_occurred_at: string | null;
+            /** Format: date-time */
+            last_occurred_at: string | null;
+            /** @description The position of the last message learnings were proposed from (-1: none yet) */
+            extracted_through: number;
+            /** @description The last extraction of learnings from this thread */
+            extraction: {
+                /** @description done | failed */
+                status: string;
+                /** Format: date-time */
+                at: string;
+                proposed?: number;
+                error?: string;
+            } | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** ThreadMessages */
+        ThreadMessages: {
+            /** @description Active messages in thread order */
+            data: components["schemas"]["Document"][];
+            next_position: number | null;
+        };
+        /** ThreadPage */
+        ThreadPage: {
+            data: components["schemas"]["Thread"][];
+            next_cursor: string | null;
         };
         /** TokenRequest */
         TokenRequest: {
@@ -5559,7 +5823,7 @@ export interface operations {
                 /** @description Only documents from this source */
                 source?: "api" | "extension" | "connector" | "agent" | "mcp";
                 /** @description Only this kind of document or memory */
-                kind?: "document" | "note" | "webpage" | "fact" | "preference" | "decision" | "routine" | "lesson";
+                kind?: "document" | "note" | "webpage" | "fact" | "preference" | "decision" | "routine" | "lesson" | "message";
                 /** @description Only documents with this status */
                 status?: "active" | "pending_approval" | "archived";
                 /** @description How many items to return, 1–100 (default 20) */
@@ -5679,6 +5943,11 @@ export interface operations {
                     metadata?: {
                         [key: string]: unknown;
                     };
+                    /**
+                     * Format: date-time
+                     * @description When it happened (ISO 8601 with a time zone); defaults to the time of ingest
+                     */
+                    occurred_at?: string;
                 };
             };
         };
@@ -5874,6 +6143,11 @@ export interface operations {
                         metadata?: {
                             [key: string]: unknown;
                         };
+                        /**
+                         * Format: date-time
+                         * @description When it happened (ISO 8601 with a time zone); defaults to the time of ingest
+                         */
+                        occurred_at?: string;
                     }[];
                 };
             };
@@ -7505,6 +7779,900 @@ export interface operations {
             };
         };
     };
+    getApiThreads: {
+        parameters: {
+            query?: {
+                /** @description Only this workspace (its id) */
+                workspace_id?: string;
+                /** @description How many items to return, 1–100 (default 20) */
+                limit?: number;
+                /** @description The previous page's `next_cursor`, to get the next page */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ThreadPage"];
+                };
+            };
+            /** @description Invalid request: `error` names what is wrong */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid API key, token or session */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this operation needs, or it takes a person signed in */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (another user's object is not found either) */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
+            431: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postApiThreads: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe (Stripe semantics): the same key with the same request replays the first answer for 24 hours; with another body it is a 422; while the first still runs the retry waits, then 409. 1–255 printable ASCII characters, a UUID for example. Not with a streamed answer. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description Defaults to the default workspace of the settings
+                     */
+                    workspace_id?: string;
+                    title?: string;
+                    /** @description The client's id of the conversation: sending it again names the same thread */
+                    external_id?: string;
+                    /** @description Free-form JSON, at most 16 KiB */
+                    metadata?: {
+                        [key: string]: unknown;
+                    };
+                    messages?: {
+                        content: string;
+                        /** @description Who said it, by name */
+                        speaker?: string;
+                        /** @enum {string} */
+                        role?: "user" | "assistant" | "system" | "tool";
+                        /**
+                         * Format: date-time
+                         * @description When it happened (ISO 8601 with a time zone); defaults to the time of ingest
+                         */
+                        occurred_at?: string;
+                        /** @description The message's place in the thread; defaults to after the last. The same position again updates that message */
+                        position?: number;
+                        /** @description The client's id of the message: sending it again updates that message */
+                        client_id?: string;
+                        tags?: string[];
+                        /** @description Free-form JSON, at most 16 KiB */
+                        metadata?: {
+                            [key: string]: unknown;
+                        };
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description The thread; `results` when messages were sent with it */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedThread"];
+                };
+            };
+            /** @description The thread; `results` when messages were sent with it */
+            201: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    Location: components["headers"]["Location"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedThread"];
+                };
+            };
+            /** @description Invalid request: `error` names what is wrong */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid API key, token or session */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A limit of your plan is reached: `error` says which, and the plan that lifts it */
+            402: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed with these credentials (or from this origin) */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (another user's object is not found either) */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A request with this Idempotency-Key is still in progress (retry after Retry-After) */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This Idempotency-Key was used with another request */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
+            431: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getApiThreadsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The thread's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Thread"];
+                };
+            };
+            /** @description Invalid request: `error` names what is wrong */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid API key, token or session */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this operation needs, or it takes a person signed in */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (another user's object is not found either) */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
+            431: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteApiThreadsById: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe (Stripe semantics): the same key with the same request replays the first answer for 24 hours; with another body it is a 422; while the first still runs the retry waits, then 409. 1–255 printable ASCII characters, a UUID for example. Not with a streamed answer. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The thread's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request: `error` names what is wrong */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid API key, token or session */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this operation needs, or it takes a person signed in */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (another user's object is not found either) */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A request with this Idempotency-Key is still in progress (retry after Retry-After) */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This Idempotency-Key was used with another request */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
+            431: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    patchApiThreadsById: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe (Stripe semantics): the same key with the same request replays the first answer for 24 hours; with another body it is a 422; while the first still runs the retry waits, then 409. 1–255 printable ASCII characters, a UUID for example. Not with a streamed answer. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The thread's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    title?: string;
+                    /** @description Free-form JSON, at most 16 KiB */
+                    metadata?: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Thread"];
+                };
+            };
+            /** @description Invalid request: `error` names what is wrong */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid API key, token or session */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this operation needs, or it takes a person signed in */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (another user's object is not found either) */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A request with this Idempotency-Key is still in progress (retry after Retry-After) */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This Idempotency-Key was used with another request */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
+            431: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postApiThreadsByIdForget: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe (Stripe semantics): the same key with the same request replays the first answer for 24 hours; with another body it is a 422; while the first still runs the retry waits, then 409. 1–255 printable ASCII characters, a UUID for example. Not with a streamed answer. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The thread's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request: `error` names what is wrong */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid API key, token or session */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this operation needs, or it takes a person signed in */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (another user's object is not found either) */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A request with this Idempotency-Key is still in progress (retry after Retry-After) */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This Idempotency-Key was used with another request */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
+            431: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getApiThreadsByIdMessages: {
+        parameters: {
+            query?: {
+                from_position?: number;
+                /** @description How many items to return, 1–100 (default 20) */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The thread's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ThreadMessages"];
+                };
+            };
+            /** @description Invalid request: `error` names what is wrong */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid API key, token or session */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this operation needs, or it takes a person signed in */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (another user's object is not found either) */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
+            431: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postApiThreadsByIdMessages: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe (Stripe semantics): the same key with the same request replays the first answer for 24 hours; with another body it is a 422; while the first still runs the retry waits, then 409. 1–255 printable ASCII characters, a UUID for example. Not with a streamed answer. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The thread's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    messages: {
+                        content: string;
+                        /** @description Who said it, by name */
+                        speaker?: string;
+                        /** @enum {string} */
+                        role?: "user" | "assistant" | "system" | "tool";
+                        /**
+                         * Format: date-time
+                         * @description When it happened (ISO 8601 with a time zone); defaults to the time of ingest
+                         */
+                        occurred_at?: string;
+                        /** @description The message's place in the thread; defaults to after the last. The same position again updates that message */
+                        position?: number;
+                        /** @description The client's id of the message: sending it again updates that message */
+                        client_id?: string;
+                        tags?: string[];
+                        /** @description Free-form JSON, at most 16 KiB */
+                        metadata?: {
+                            [key: string]: unknown;
+                        };
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppendResult"];
+                };
+            };
+            /** @description Invalid request: `error` names what is wrong */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid API key, token or session */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A limit of your plan is reached: `error` says which, and the plan that lifts it */
+            402: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed with these credentials (or from this origin) */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (another user's object is not found either) */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A request with this Idempotency-Key is still in progress (retry after Retry-After) */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This Idempotency-Key was used with another request */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
+            431: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     draftMemories: {
         parameters: {
             query?: never;
@@ -7753,7 +8921,7 @@ export interface operations {
                 /** @description Only this workspace (its id) */
                 workspace_id?: string;
                 /** @description Only this kind of document or memory */
-                kind?: "document" | "note" | "webpage" | "fact" | "preference" | "decision" | "routine" | "lesson";
+                kind?: "document" | "note" | "webpage" | "fact" | "preference" | "decision" | "routine" | "lesson" | "message";
                 /** @description Only documents with this tag */
                 tag?: string;
                 /** @description Only documents from this source */

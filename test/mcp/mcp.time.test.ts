@@ -1,5 +1,5 @@
 // An agent searching over MCP for what happened in a window: the search tool takes after and before as the REST
-// search does, shows when each result happened (and who said it, for a message), and a bad date comes back as a
+// search does, shows when each result happened (and, for a message, who said it and its neighbours), and a bad date comes back as a
 // tool error naming the argument.
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
@@ -40,7 +40,7 @@ describe('search over MCP in a window of time', () => {
     const summer = structured(await call(client, 'search', { query: 'ferry', mode: 'keyword', after: '2023-06-01' }))
     expect(summer.results.map((r: { title: string }) => r.title).sort()).toEqual(['Ferry timetable summer', 'Mia · 22 June 2023, 07:30'])
     const message = summer.results.find((r: { kind: string }) => r.kind === 'message')
-    expect(message).toMatchObject({ speaker: 'Mia', occurred_at: '2023-06-22T07:30:00.000Z' })
+    expect(message).toMatchObject({ speaker: 'Mia', occurred_at: '2023-06-22T07:30:00.000Z', context: { before: [], after: [] } })
     const spring = structured(await call(client, 'search', { query: 'ferry', mode: 'keyword', before: '2023-06-01' }))
     expect(
       spring.results.map((r: { title: string; occurred_at: string; speaker: string | null }) => [r.title, r.occurred_at, r.speaker]),

@@ -27,9 +27,11 @@ export interface SearchResult {
     pinned: boolean
     rating: number
     occurred_at: string
+    speaker: string | null
   }
   score: number
   snippet: string
+  context?: { before: Neighbour[]; after: Neighbour[] }
   signals: {
     keyword_rank: number | null
     keyword_score: number | null
@@ -38,6 +40,13 @@ export interface SearchResult {
     matched_terms: number
     boost: number
   }
+}
+
+export interface Neighbour {
+  id: string
+  speaker: string | null
+  occurred_at: string
+  excerpt: string
 }
 
 export interface SearchBody {

@@ -12,8 +12,16 @@ interface ApiSearch {
   mode: string
   matched: string
   notice?: string
-  results: { document: ApiDocument & { occurred_at: string; speaker: string | null }; score: number; snippet: string }[]
+  results: {
+    document: ApiDocument & { occurred_at: string; speaker: string | null }
+    score: number
+    snippet: string
+    context?: { before: Neighbour[]; after: Neighbour[] }
+  }[]
 }
+
+const Neighbour = z.object({ id: z.string(), speaker: z.string().nullable(), occurred_at: z.string(), excerpt: z.string() })
+type Neighbour = z.infer<typeof Neighbour>
 
 const WHEN = 'an ISO 8601 date-time with a time zone (2023-05-08T13:56:00Z) or a date (2023-05-08: its start in UTC)'
 
@@ -72,6 +80,10 @@ export function registerDocumentTools(server: McpServer, api: ApiCaller | null, 
             speaker: z.string().nullable().describe("Who said it, when it is a thread's message"),
             snippet: z.string(),
             score: z.number(),
+            context: z
+              .object({ before: z.array(Neighbour), after: z.array(Neighbour) })
+              .optional()
+              .describe("A thread's message: the messages said just before and after it"),
           }),
         ),
       },
@@ -90,6 +102,7 @@ export function registerDocumentTools(server: McpServer, api: ApiCaller | null, 
           speaker: r.document.speaker,
           snippet: r.snippet,
           score: r.score,
+          ...(r.context ? { context: r.context } : {}),
         })),
       }
     }),

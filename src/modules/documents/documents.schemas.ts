@@ -53,6 +53,26 @@ const summaryFields = {
   updated_at: Timestamp,
 }
 
+/** A message said beside another: who, when, and the start of what they said. */
+export const Neighbour = t.Object(
+  {
+    id: Uuid(),
+    speaker: t.Nullable(t.String()),
+    occurred_at: t.String({ format: 'date-time' }),
+    excerpt: t.String(),
+  },
+  { title: 'Neighbour' },
+)
+
+/** The messages said around a thread's message: up to two each side, active ones, in the thread's order. */
+export const MessageContext = t.Object(
+  {
+    before: t.Array(Neighbour, { description: 'The messages said just before it, in order (the nearest last)' }),
+    after: t.Array(Neighbour, { description: 'The messages said just after it, in order (the nearest first)' }),
+  },
+  { title: 'MessageContext', description: "A message's neighbours in its thread (present only for a thread's message)" },
+)
+
 export const DocumentSummary = t.Object(summaryFields, { title: 'DocumentSummary' })
 export const Document = t.Object({ ...summaryFields, body: t.String(), metadata: Metadata }, { title: 'Document' })
 const notice = t.String({ description: 'Present when the write became a draft pending approval: says so and why' })

@@ -11,6 +11,7 @@ import { timeConditions, type TimeRange } from '../../retrieval/document-fields'
 import { countUnembedded, unembeddedNotice } from '../../retrieval/embedding-backlog'
 import { refinedQuery } from '../../retrieval/feedback'
 import { analyzeSearchQuery, keywordSearch, matchedWords, snippets, type KeywordHit } from '../../retrieval/keyword'
+import { messageNeighbours } from '../../retrieval/message-neighbours'
 import { semanticSearch } from '../../retrieval/semantic'
 import type { SessionUser } from '../auth/sessions.service'
 import { toSummaryDto } from '../documents/documents.model'
@@ -122,6 +123,12 @@ export async function searchDocuments(deps: Deps, user: SessionUser, input: Sear
     ),
   ])
   const byId = new Map(rows.map((r) => [r.id, r]))
+  // A message is shown with the messages said around it: one query for the page's messages.
+  const contexts = await messageNeighbours(
+    deps.db,
+    user.id,
+    rows.filter((r) => r.thread_id !== null).map((r) => r.id),
+  )
   const matchedTerms = (h: RankedHit) => (h.keyword_rank === null ? (wordsOf.get(h.document_id) ?? 0) : h.matched_terms)
   const notices = [
     ...searchNotices({ asked, offered: mode, ran, unavailable: deps.embeddingStatus.reason, failure, query }),
@@ -139,6 +146,7 @@ export async function searchDocuments(deps: Deps, user: SessionUser, input: Sear
         document: toSummaryDto(row),
         score: h.score,
         snippet: passages.get(h.document_id) ?? (h.chunk_id ? semanticPassages.get(h.chunk_id) : undefined) ?? row.excerpt,
+        ...(contexts.has(h.document_id) ? { context: contexts.get(h.document_id)! } : {}),
         signals: {
           keyword_rank: h.keyword_rank,
           keyword_score: h.keyword_score,

@@ -19,13 +19,26 @@ export const conversations = pgTable(
   (t) => [index('conversations_user_idx').on(t.user_id, t.updated_at)],
 )
 
+/** A message said beside a quoted one: who, when (ISO 8601), and the start of what they said. */
+export interface SourceNeighbour {
+  id: string
+  speaker: string | null
+  occurred_at: string
+  excerpt: string
+}
+
 export interface MessageSource {
   index: number
   document_id: string
   title: string | null
   url: string | null
-  /** Quoted text; removed when the document is forgotten. */
+  /** Quoted text (a thread's message: "<speaker>, <date>: <text>"); removed when the document is forgotten. */
   excerpt: string | null
+  /** A thread's message: who said it and when (ISO 8601). */
+  speaker?: string | null
+  occurred_at?: string
+  /** A thread's message: the messages said around it, quoted with it; dropped when one of them is forgotten. */
+  context?: { before: SourceNeighbour[]; after: SourceNeighbour[] }
 }
 
 export const messages = pgTable(

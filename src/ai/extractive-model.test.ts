@@ -4,9 +4,9 @@
 import { describe, expect, test } from 'bun:test'
 import { generateText, streamText, tool } from 'ai'
 import { z } from 'zod'
-import { composeAnswer, extractiveModel, limitTokens, NO_ANSWER, stems } from './extractive-model'
+import { asksWhen, composeAnswer, extractiveModel, limitTokens, NO_ANSWER, stems } from './extractive-model'
 import { sentences } from './sentences'
-import { groundingInstructions } from './grounding'
+import { groundingInstructions, quoteMessage } from './grounding'
 
 const passages = [
   {
@@ -366,5 +366,49 @@ describe('extractiveModel, through the AI SDK', () => {
     await expect(
       model.doStream({ prompt: [{ role: 'user', content: [{ type: 'text', text: 'anything' }] }], abortSignal: abort.signal }),
     ).rejects.toThrow('client disconnected')
+  })
+})
+
+describe('a conversation, quoted a message a line as "<speaker>, <date>: <text>"', () => {
+  const talk = {
+    index: 2,
+    text: [
+      quoteMessage('Caroline', '2023-05-08T21:00:00Z', 'Did you make anything new lately?'),
+      quoteMessage('Melanie', '2023-05-09T08:15:00Z', 'Yes, I painted a sunrise over the lake.'),
+      quoteMessage('Caroline', '2023-05-09T08:16:00Z', 'That sounds lovely, send me a photo.'),
+    ].join('\n'),
+  }
+
+  test('asked when, the answer is the date of the line that says it: no other date, none made up', () => {
+    expect(composeAnswer('When did Melanie paint a sunrise?', [passages[1]!, talk])).toBe(
+      'On 9 May 2023, Melanie said: Yes, I painted a sunrise over the lake [2].',
+    )
+    expect(composeAnswer('When did Caroline ask for a photo?', [talk])).toBe(
+      'On 9 May 2023, Caroline said: That sounds lovely, send me a photo [2].',
+    )
+  })
+
+  test('asked something else, a line is quoted with who said it and when', () => {
+    expect(composeAnswer('What did Melanie paint over the lake?', [talk])).toBe(
+      'Melanie, 9 May 2023: Yes, I painted a sunrise over the lake [2].',
+    )
+  })
+
+  test('a passage that is no conversation answers a when-question as before: no date is added', () => {
+    expect(composeAnswer('When are invoices emailed?', [passages[2]!, talk])).toBe(
+      'Billing invoices are emailed on the first day of each month! [3]',
+    )
+  })
+
+  test('when-questions are told from others', () => {
+    for (const q of [
+      'When did Melanie paint a sunrise?',
+      'what day was the party',
+      'Which year did they move?',
+      'Since when is she vegan?',
+    ])
+      expect({ q, when: asksWhen(q) }).toEqual({ q, when: true })
+    for (const q of ['Where did Melanie go?', 'Whence the name?', 'Who paints sunrises?'])
+      expect({ q, when: asksWhen(q) }).toEqual({ q, when: false })
   })
 })

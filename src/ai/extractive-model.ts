@@ -1,7 +1,8 @@
 // The built-in answerer behind service-rag when no chat model is configured: an AI SDK language model that
 // answers from the retrieved passages themselves, quoting their best sentences with [n] citations. It writes
 // nothing a source does not say, needs no network, and — given a `search` tool and no results yet — calls
-// that tool first, so the agent loop works offline too.
+// that tool first, so the agent loop works offline too. Asked when something happened, it answers with the date
+// a quoted message was said ("On 8 May 2023, Melanie said: … [1]").
 import type {
   LanguageModelV4,
   LanguageModelV4CallOptions,
@@ -9,7 +10,7 @@ import type {
   LanguageModelV4Prompt,
   LanguageModelV4StreamPart,
 } from '@ai-sdk/provider'
-import { DETAILED, parseSourcesBlock } from './grounding'
+import { DETAILED, parseSourcesBlock, readQuote } from './grounding'
 import { sentences } from './sentences'
 
 export const NO_ANSWER = 'I found nothing in your documents that answers this.'
@@ -63,7 +64,16 @@ const STYLES: Record<AnswerStyle, { max: number; near: number; newWordFromAnySou
 export function composeAnswer(question: string, passages: Passage[], style: AnswerStyle = 'concise'): string {
   const wanted = new Set(stems(question))
   const candidates = passages.flatMap((p) =>
-    sentences(p.text).map((text, position) => ({ text, index: p.index, position, terms: new Set(stems(text)) })),
+    unitsOf(p.text)
+      .flatMap((unit) => sentences(unit.text).map((text) => ({ text, said: unit.said })))
+      // A message's speaker is part of what it matches ("When did Melanie…" finds what Melanie said); its date is not.
+      .map(({ text, said }, position) => ({
+        text,
+        said,
+        index: p.index,
+        position,
+        terms: new Set(stems(`${text} ${said?.speaker ?? ''}`)),
+      })),
   )
   if (wanted.size === 0 || candidates.length === 0) return NO_ANSWER
   // Rarer words among the candidate sentences say more about the answer than common ones.
@@ -93,7 +103,30 @@ export function composeAnswer(question: string, passages: Passage[], style: Answ
   if (chosen.length === 0) return NO_ANSWER
   // Read in the sources' own order: the best sources first, each one's sentences as it wrote them.
   chosen.sort((a, b) => a.index - b.index || a.position - b.position)
-  return chosen.map((c) => quote(c.text, c.index)).join(' ')
+  // Asked when, a sentence of a message answers with the date it was said (the only date it has: none is made up).
+  const when = asksWhen(question)
+  return chosen
+    .map((c) => {
+      if (!c.said) return quote(c.text, c.index)
+      return quote(when ? `On ${c.said.date}, ${c.said.speaker} said: ${c.text}` : `${c.said.speaker}, ${c.said.date}: ${c.text}`, c.index)
+    })
+    .join(' ')
+}
+
+/** A question about when something happened: "When did…", "What day was…", "Which year…". */
+export const asksWhen = (question: string) => /\b(?:when|what (?:date|day|time|year|month)|which (?:date|day|year|month))\b/i.test(question)
+
+/**
+ * A passage as the units its sentences are read from: the whole text, or — when it quotes a conversation's messages
+ * as grounding.ts writes them, "<speaker>, <date>: <text>" a line — each line, a quoted one with who said it and when.
+ */
+function unitsOf(text: string): { text: string; said?: { speaker: string; date: string } }[] {
+  const lines = text.split('\n')
+  if (!lines.some((line) => readQuote(line))) return [{ text }]
+  return lines.map((line) => {
+    const quoted = readQuote(line)
+    return quoted ? { text: quoted.text, said: { speaker: quoted.speaker, date: quoted.date } } : { text: line }
+  })
 }
 
 /**

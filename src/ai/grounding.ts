@@ -1,7 +1,8 @@
 // Grounding: how retrieved sources are put before a model (a numbered block in the instructions) and how
 // its [n] citation markers are checked on the way out — a marker that points to no source never reaches
 // the client, even when it arrives split across stream deltas.
-import type { MessageSource } from '../../db/schema'
+import type { MessageSource, SourceNeighbour } from '../../db/schema'
+import { SPOKEN_DATE, spokenDate } from '../lib/spoken-date'
 
 export type Source = MessageSource
 
@@ -11,11 +12,41 @@ export const DETAILED = 'Answer thoroughly, covering every relevant source.'
 const OPEN = '<sources>'
 const CLOSE = '</sources>'
 
+/** How a message is quoted, to a model and in a source's excerpt: "<speaker>, <date>: <text>" (the date in UTC). */
+export const quoteMessage = (speaker: string | null, occurredAt: string | Date, text: string) =>
+  `${speaker ?? 'Someone'}, ${spokenDate(new Date(occurredAt))}: ${text}`
+
+const QUOTED = new RegExp(`^([^\\n:]{1,200}?), (${SPOKEN_DATE.source}): (.*)$`)
+
+/** A line quoteMessage wrote, read back: who said it, on which date (as written), and what. */
+export function readQuote(line: string): { speaker: string; date: string; text: string } | null {
+  const m = QUOTED.exec(line)
+  return m ? { speaker: m[1]!, date: m[2]!, text: m[3]! } : null
+}
+
+/**
+ * What a source shows a model: its excerpt, and for a thread's message the messages said around it, a line each,
+ * in the thread's order — so a reply is read as the answer it is, with who said what and when.
+ */
+export function sourceText(source: Source): string {
+  const excerpt = source.excerpt ?? ''
+  if (!source.context) return excerpt
+  const line = (n: SourceNeighbour) => quoteMessage(n.speaker, n.occurred_at, n.excerpt.replace(/\s+/g, ' ').trim())
+  return [...source.context.before.map(line), excerpt, ...source.context.after.map(line)].join('\n')
+}
+
 export function groundingInstructions(sources: Source[], style: 'concise' | 'detailed' = 'concise'): string {
-  const block = sources.map((s) => `[${s.index}] ${s.title ?? 'Untitled'}${s.url ? ` (${s.url})` : ''}\n${s.excerpt ?? ''}`).join('\n\n')
+  const block = sources.map((s) => `[${s.index}] ${s.title ?? 'Untitled'}${s.url ? ` (${s.url})` : ''}\n${sourceText(s)}`).join('\n\n')
+  const quotesMessages = sources.some((s) => s.context)
   return [
     "You answer questions from the user's own documents and memories, given below as numbered sources.",
     'Use only what the sources say. After each statement, cite the sources it rests on as [n], with n the number of the source.',
+    ...(quotesMessages
+      ? [
+          'A message of a conversation is quoted as "<speaker>, <date>: <text>", with the messages said around it; ' +
+            'say who said what, and when, from those lines.',
+        ]
+      : []),
     'If the sources do not answer the question, say so plainly instead of guessing.',
     style === 'concise' ? 'Answer in a few sentences.' : DETAILED,
     '',

@@ -1,6 +1,7 @@
 // The agent's tools: thin adapters over the services, so the agent can do exactly what the caller could do
 // through the API, and nothing more. Learnings become pending_approval drafts, never active memories.
 import { tool } from 'ai'
+import { quoteMessage, sourceText } from '../grounding'
 import { z } from 'zod'
 import type { Deps } from '../../deps'
 import type { SessionUser } from '../../modules/auth/sessions.service'
@@ -34,7 +35,7 @@ export function agentTools(scope: AgentScope) {
         const found = await retrieveSources(deps, user, query, { workspace_id: scope.workspaceId, limit: limit ?? 5 })
         const results = found.map(({ index: _, ...s }) => scope.sources.add(s))
         return {
-          results: results.map((s) => ({ index: s.index, document_id: s.document_id, title: s.title, url: s.url, text: s.excerpt })),
+          results: results.map((s) => ({ index: s.index, document_id: s.document_id, title: s.title, url: s.url, text: sourceText(s) })),
         }
       },
     }),
@@ -43,7 +44,9 @@ export function agentTools(scope: AgentScope) {
       inputSchema: z.object({ id: z.uuid() }),
       execute: async ({ id }) => {
         const doc = await getDocument(deps, user, id)
-        const body = doc.body.length > MAX_BODY_CHARS ? `${doc.body.slice(0, MAX_BODY_CHARS)}…` : doc.body
+        const cut = doc.body.length > MAX_BODY_CHARS ? `${doc.body.slice(0, MAX_BODY_CHARS)}…` : doc.body
+        // A thread's message is read as it is quoted everywhere: who said it, and when.
+        const body = doc.thread_id ? quoteMessage(doc.speaker, doc.occurred_at, cut.replace(/\s+/g, ' ').trim()) : cut
         const source = scope.sources.add({ document_id: doc.id, title: doc.title, url: doc.url, excerpt: body })
         return { index: source.index, id: doc.id, title: doc.title, kind: doc.kind, tags: doc.tags, text: body }
       },

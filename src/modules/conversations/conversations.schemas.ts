@@ -1,7 +1,7 @@
 // Request and response schemas of ask, agent chat, conversations and sources.
 import { t } from 'elysia'
 import { Page, PageQuery, Timestamp, Uuid, Text } from '../../http/schemas'
-import { literals } from '../documents/documents.schemas'
+import { literals, MessageContext } from '../documents/documents.schemas'
 
 export const Source = t.Object(
   {
@@ -9,8 +9,15 @@ export const Source = t.Object(
     document_id: Uuid(),
     title: t.Nullable(t.String()),
     url: t.Nullable(t.String()),
-    excerpt: t.Nullable(t.String({ description: 'The quoted passage; null once the document is forgotten' })),
+    excerpt: t.Nullable(
+      t.String({
+        description: 'The quoted passage (a thread\'s message: "<speaker>, <date>: <text>"); null once the document is forgotten',
+      }),
+    ),
     forgotten: t.Optional(t.Boolean()),
+    speaker: t.Optional(t.Nullable(t.String({ description: "A thread's message: who said it" }))),
+    occurred_at: t.Optional(t.String({ format: 'date-time', description: "A thread's message: when it was said" })),
+    context: t.Optional(MessageContext),
   },
   { title: 'Source' },
 )

@@ -1,7 +1,7 @@
 // The document state machine (SPEC "States and transitions"): archive, restore, approve, reject, rate,
 // and forget — the permanent purge that leaves only a content-free tombstone.
-import { and, eq, inArray, sql } from 'drizzle-orm'
-import { documents, jobs, messages, tombstones } from '../../../db/schema'
+import { and, eq, inArray, sql, type SQL } from 'drizzle-orm'
+import { documents, jobs, messages, tombstones, type MessageSource } from '../../../db/schema'
 import type { Tx } from '../../../db/client'
 import type { Deps } from '../../deps'
 import { conflict } from '../../http/errors'
@@ -147,6 +147,39 @@ export async function forgetDocuments(tx: Tx, deps: Deps, userId: string, ids: s
       })
       .where(and(eq(messages.user_id, userId), sql`${messages.sources} @> ${JSON.stringify([{ document_id: id }])}::jsonb`))
   }
+  await forgetQuotedBeside(tx, userId, forgotten, amongText)
   await tx.delete(jobs).where(and(eq(jobs.user_id, userId), sql`${jobs.payload}->>'document_id' = ${amongText}`))
   await tx.delete(documents).where(and(eq(documents.user_id, userId), sql`${documents.id} = ${among}`))
+}
+
+/**
+ * A forgotten message quoted beside another one (in the context of a source that is a thread's message) goes from
+ * that source — its whole context, the rest being what was said around it — and an answer citing that source goes
+ * too, leaving the notice: it may quote the forgotten message word for word.
+ */
+async function forgetQuotedBeside(tx: Tx, userId: string, forgotten: Set<string>, amongText: SQL): Promise<void> {
+  const quoting = await tx
+    .select({ id: messages.id, content: messages.content, sources: messages.sources })
+    .from(messages)
+    .where(
+      and(
+        eq(messages.user_id, userId),
+        sql`exists (select 1 from jsonb_array_elements(${messages.sources}) s
+          cross join jsonb_array_elements(coalesce(s->'context'->'before', '[]'::jsonb) || coalesce(s->'context'->'after', '[]'::jsonb)) n
+          where n->>'id' = ${amongText})`,
+      ),
+    )
+  for (const message of quoting) {
+    const quotes = (s: MessageSource) => !!s.context && [...s.context.before, ...s.context.after].some((n) => forgotten.has(n.id))
+    const sources = message.sources.map((source) => {
+      if (!quotes(source)) return source
+      const { context: _, ...rest } = source
+      return rest
+    })
+    const cites = message.sources.some((s) => quotes(s) && message.content.includes(`[${s.index}]`))
+    await tx
+      .update(messages)
+      .set({ sources, content: cites ? FORGOTTEN_ANSWER : message.content })
+      .where(eq(messages.id, message.id))
+  }
 }

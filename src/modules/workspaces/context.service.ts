@@ -1,8 +1,11 @@
 // The context pack an agent reads before it works in a workspace (also the MCP tool get_workspace_context):
-// pinned items, routines, topic facts, recent items and stats, optionally trimmed to a token budget.
+// pinned items, routines, topic facts, recent items and stats, optionally trimmed to a token budget. A thread's
+// message is quoted as everywhere a model reads it: who said it, when, and the messages said around it.
 import { and, count, desc, eq, inArray, max, or, sql } from 'drizzle-orm'
 import { documents, links } from '../../../db/schema'
+import { quoteMessage } from '../../ai/grounding'
 import type { Deps } from '../../deps'
+import { messageNeighbours, type MessageContext } from '../../retrieval/message-neighbours'
 import type { SessionUser } from '../auth/sessions.service'
 import { MEMORY_KINDS, type DocumentRow } from '../documents/documents.model'
 import { getWorkspace } from './workspaces.service'
@@ -11,14 +14,21 @@ const FACT_KINDS = MEMORY_KINDS.filter((k) => k !== 'routine')
 const LIST_CAP = 50
 const RECENT_CAP = 10
 
-const toItem = (row: DocumentRow) => ({
-  id: row.id,
-  kind: row.kind,
-  title: row.title,
-  excerpt: row.excerpt,
-  tags: row.tags,
-  updated_at: row.updated_at.toISOString(),
-})
+/** An item of the pack; a thread's message quoted as "<speaker>, <date>: <text>", with the messages said around it. */
+function toItem(row: DocumentRow, contexts: Map<string, MessageContext>) {
+  const item = {
+    id: row.id,
+    kind: row.kind,
+    title: row.title,
+    excerpt: row.excerpt,
+    tags: row.tags,
+    updated_at: row.updated_at.toISOString(),
+  }
+  const context = contexts.get(row.id)
+  if (!context) return item
+  const occurred_at = row.occurred_at.toISOString()
+  return { ...item, excerpt: quoteMessage(row.speaker, occurred_at, row.excerpt), speaker: row.speaker, occurred_at, context }
+}
 type Item = ReturnType<typeof toItem>
 
 export interface ContextPack {
@@ -86,14 +96,18 @@ export async function getContextPack(deps: Deps, user: SessionUser, workspaceId:
         ),
       ),
   ])
+  // The messages among the items, with their neighbours: one query for the whole pack.
+  const rows = [...pinned, ...routines, ...facts, ...recent]
+  const contexts = await messageNeighbours(deps.db, user.id, [...new Set(rows.filter((r) => r.thread_id !== null).map((r) => r.id))])
+  const item = (row: DocumentRow) => toItem(row, contexts)
   const topics = new Map<string, Item[]>()
-  for (const row of facts) topics.set(topicOf(row), [...(topics.get(topicOf(row)) ?? []), toItem(row)])
+  for (const row of facts) topics.set(topicOf(row), [...(topics.get(topicOf(row)) ?? []), item(row)])
   const pack: ContextPack = {
     workspace: { id: workspace.id, name: workspace.name, description: workspace.description },
-    pinned: pinned.map(toItem),
-    routines: routines.map(toItem),
+    pinned: pinned.map(item),
+    routines: routines.map(item),
     topic_facts: [...topics].map(([topic, items]) => ({ topic, facts: items })),
-    recent: recent.map(toItem),
+    recent: recent.map(item),
     stats: {
       documents: totals[0]?.documents ?? 0,
       memories: totals[0]?.memories ?? 0,

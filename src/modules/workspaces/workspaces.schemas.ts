@@ -1,6 +1,7 @@
 // Request and response schemas of /api/workspaces.
 import { t } from 'elysia'
 import { Page, PageQuery, Timestamp, Uuid, Text } from '../../http/schemas'
+import { MessageContext } from '../documents/documents.schemas'
 
 export const Workspace = t.Object(
   {
@@ -29,9 +30,12 @@ const ContextItem = t.Object({
   id: Uuid(),
   kind: t.String(),
   title: t.String(),
-  excerpt: t.String(),
+  excerpt: t.String({ description: 'A summary; a thread\'s message quoted as "<speaker>, <date>: <text>"' }),
   tags: t.Array(t.String()),
   updated_at: Timestamp,
+  speaker: t.Optional(t.Nullable(t.String({ description: "A thread's message: who said it" }))),
+  occurred_at: t.Optional(t.String({ format: 'date-time', description: "A thread's message: when it was said" })),
+  context: t.Optional(MessageContext),
 })
 
 export const ContextQuery = t.Object({

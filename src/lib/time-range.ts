@@ -14,7 +14,7 @@ export const TIME_FORMS = 'an ISO 8601 date-time with a time zone (2023-05-08T13
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/
 const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?(?:([Zz])|([+-])(\d{2}):?(\d{2}))$/
 
-/** Epoch milliseconds of an ISO 8601 date or date-time (fractions past the millisecond cut), or null. */
+/** Epoch milliseconds of an ISO 8601 date or date-time (fractions past the millisecond cut, years held to 1–9999), or null. */
 export function parseInstant(text: string): number | null {
   const m = DATE.exec(text) ?? DATE_TIME.exec(text)
   if (!m) return null
@@ -27,9 +27,9 @@ export function parseInstant(text: string): number | null {
   at.setUTCFullYear(y!, mo! - 1, d!)
   if (at.getUTCMonth() !== mo! - 1) return null
   at.setUTCHours(h!, mi!, s!, fraction)
-  const ms = at.getTime() - offset * 60_000
-  // Years 1 to 9999 in UTC, as an ISO string writes them for PostgreSQL (it has no year 0).
-  return ms >= FIRST && ms <= LAST ? ms : null
+  // Held to years 1 to 9999 in UTC, as an ISO string writes them for PostgreSQL (which has no year 0): no document
+  // happened outside them, so a bound past either end keeps or leaves out the same documents.
+  return Math.min(LAST, Math.max(FIRST, at.getTime() - offset * 60_000))
 }
 
 const FIRST = Date.parse('0001-01-01T00:00:00Z')

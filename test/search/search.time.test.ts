@@ -49,6 +49,9 @@ describe('search in a window of time', () => {
     expect(await titles({ q: 'heron', after: '2023-05-02T23:59:59.999Z', before: '2023-05-03T00:00:00.001Z' })).toHaveLength(2)
     // The same instant written in another time zone (a + sent as %2B).
     expect(await titles({ q: 'heron', after: '2023-05-03T02:00:00+02:00', before: '2023-05-04' })).toEqual(['Heron at midnight'])
+    // Years ISO 8601 writes but PostgreSQL has not (year 0): nothing happened before, or after, them.
+    expect(await titles({ q: 'heron', after: '0000-01-01T00:00:00+01:00' })).toHaveLength(3)
+    expect(await titles({ q: 'heron', before: '0001-01-01T00:30:00+01:00' })).toEqual([])
   })
 
   test('each result happened in the window, and results show when', async () => {
@@ -110,7 +113,6 @@ describe('a bad window is refused, naming what is wrong', () => {
     expect(await refused({ before: 'yesterday' })).toStartWith('query.before: before must be an ISO 8601 date-time')
     expect(await refused({ before: '2023-05-08T10:00:00' })).toStartWith('query.before:')
     expect(await refused({ after: '2023-05-08T24:00:00Z' })).toStartWith('query.after:')
-    expect(await refused({ after: '0000-01-01' })).toStartWith('query.after:')
   })
 
   test('a window that closes before it opens names both ends', async () => {

@@ -20,9 +20,29 @@ const summary = {
   rating: 0,
   index_status: 'indexed',
   size_bytes: 84,
+  occurred_at: AT,
+  thread_id: null,
+  position: null,
+  speaker: null,
   created_at: AT,
   updated_at: AT,
 }
+
+const THREAD = 'c2d9e4f1-6a7b-4c8d-9e0f-1a2b3c4d5e6f'
+const said = (n: number) => `2026-11-24T09:${30 + n}:00.000Z`
+/** A thread's message as search shows it: who said it, when, and the messages said around it. */
+const message = {
+  ...summary,
+  id: 'a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d',
+  title: 'Ines · 24 November 2026, 09:31',
+  excerpt: 'Yes, on the east pier at spring tide.',
+  kind: 'message',
+  occurred_at: said(1),
+  thread_id: THREAD,
+  position: 1,
+  speaker: 'Ines',
+}
+const neighbour = (id: string, n: number, speaker: string, excerpt: string) => ({ id, speaker, occurred_at: said(n), excerpt })
 
 const conversation = { id: ID, name: 'Where do boats moor at spring tide?', workspace_id: null, created_at: AT, updated_at: AT }
 const source = { index: 1, document_id: ID, title: 'Harbour notes', url: null, excerpt: 'At spring tide boats moor on the east pier.' }
@@ -74,6 +94,16 @@ export const EXAMPLES: Record<string, { request?: unknown; responses?: Record<st
             score: 0.82,
             snippet: 'At **spring tide** boats moor on the east pier.',
             signals: { keyword_rank: 1, keyword_score: 2.31, semantic_rank: 1, semantic_score: 0.74, matched_terms: 2, boost: 1 },
+          },
+          {
+            document: message,
+            score: 0.61,
+            snippet: 'Yes, on the east pier at **spring tide**.',
+            context: {
+              before: [neighbour('b2c3d4e5-f6a7-4b8c-9d0e-1f2a3b4c5d6e', 0, 'Tom', 'Do the boats still moor by the harbour wall?')],
+              after: [neighbour('c3d4e5f6-a7b8-4c9d-8e1f-2a3b4c5d6e7f', 2, 'Tom', 'Thanks, I will tell the skipper.')],
+            },
+            signals: { keyword_rank: 2, keyword_score: 1.12, semantic_rank: 3, semantic_score: 0.52, matched_terms: 2, boost: 1 },
           },
         ],
       },

@@ -61,7 +61,12 @@ for (const [name, env] of [
       const a = await ingest(t, u, PAIR_A)
       const thread = await t.json('POST', '/api/threads', {
         key: u.key,
-        body: { messages: [{ speaker: 'Al', content: PAIR_B }, { speaker: 'Bo', content: PAIR_B + ' Indeed.' }] },
+        body: {
+          messages: [
+            { speaker: 'Al', content: PAIR_B },
+            { speaker: 'Bo', content: PAIR_B + ' Indeed.' },
+          ],
+        },
       })
       const [m1] = thread.body.results.results.map((r: { document: { id: string } }) => r.document.id)
       await drainJobs(t.deps)

@@ -111,6 +111,9 @@ export interface Config {
 }
 
 /** The service's two models (ai/models.ts names them for the code): what a model alias can point at. */
+/** WAL_MAX_MB when not set: the embedded database checkpoints to keep pg_wal within it (db/pglite-checkpoints.ts). */
+export const DEFAULT_WAL_MAX_MB = 256
+
 export const SERVICE_MODELS = ['service-rag', 'service-embed'] as const
 export type ServiceModel = (typeof SERVICE_MODELS)[number]
 
@@ -269,7 +272,7 @@ export function loadConfig(env: Env = process.env): Config {
       maxMegabytes: int(env, 'VECTOR_MEMORY_MAX_MB', 512, 0, 1_000_000),
     },
     // At least 128: PostgreSQL keeps two 16 MB segments whatever the setting, and a checkpoint starts at a quarter.
-    walMaxMegabytes: int(env, 'WAL_MAX_MB', 256, 128, 1_000_000),
+    walMaxMegabytes: int(env, 'WAL_MAX_MB', DEFAULT_WAL_MAX_MB, 128, 1_000_000),
     diskReserveMegabytes: int(env, 'DISK_RESERVE_MB', 256, 0, 1_000_000),
     oauthRegistrationsPerHour: int(env, 'OAUTH_REGISTRATIONS_PER_HOUR', 60, 1, 100_000),
     mail: mailConfig(env, baseUrl),

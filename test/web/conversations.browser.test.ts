@@ -203,7 +203,7 @@ describe.skipIf(!!missing)('conversations', () => {
     expect(s.problems).toEqual([]) // no alert ran
   })
 
-  test('a message is archived from the thread: gone from it and from search, kept as a document', async () => {
+  test('a message is archived from the thread: gone from it, and a link to it leads to where it can be restored', async () => {
     const { page } = s
     const id = messages[3]!.id
     await s.go(`/app/conversations/${threadId}`)
@@ -211,13 +211,23 @@ describe.skipIf(!!missing)('conversations', () => {
     await page.getByText(/Message archived/).waitFor()
     await item(page, 3).waitFor({ state: 'detached' })
     expect((await asPerson('GET', `/api/documents/${id}`)).body.status).toBe('archived')
-    // Its page is still there for restoring it, reached from Documents.
-    await s.go(`/app/documents/${id}?view=document`)
+    // Listed among the archived documents, it opens on its own page (the conversation no longer shows it).
+    await s.go('/app/documents?kind=message&status=archived')
+    await page.getByRole('link', { name: await labelIn(page, 3) }).click()
+    await page.getByRole('button', { name: 'Restore' }).waitFor()
+    // An older link to it (a search result, a citation) says so in the conversation, and leads back to that page.
+    await s.go(`/app/conversations/${threadId}?message=${id}`)
+    await page
+      .getByRole('note')
+      .getByText(/is archived/)
+      .waitFor()
+    await page.getByRole('link', { name: 'Open it to restore it' }).click()
     await page.getByRole('button', { name: 'Restore' }).click()
     await page.getByRole('button', { name: 'Archive' }).waitFor()
     await page.getByRole('link', { name: 'Read it in its conversation' }).click()
     await settle(page)
     expect(await linkedAndVisible(page, 3)).toEqual({ inView: true, target: true, focused: true })
+    expect(s.problems).toEqual([])
   })
 
   test('drafts proposed from a conversation show the messages they rest on, each opening the thread at it', async () => {

@@ -9,6 +9,7 @@ export interface DocumentLike {
   thread_id: string | null
   speaker: string | null
   occurred_at: string
+  status?: string
 }
 
 export const isMessage = (doc: DocumentLike): doc is DocumentLike & { thread_id: string } => doc.kind === 'message' && !!doc.thread_id
@@ -20,7 +21,8 @@ export const messageLabel = (doc: Pick<DocumentLike, 'speaker' | 'occurred_at'>)
 /** The conversation screen scrolled to, and highlighting, the message `id`. */
 export const messageHref = (threadId: string, id: string) => `/app/conversations/${threadId}?message=${encodeURIComponent(id)}`
 
-/** Where a document opens: a message in its conversation, anything else on its own page. */
-export const documentHref = (doc: DocumentLike) => (isMessage(doc) ? messageHref(doc.thread_id, doc.id) : `/app/documents/${doc.id}`)
+/** Where a document opens: an active message in its conversation; anything else (an archived message, to restore it) on its own page. */
+export const documentHref = (doc: DocumentLike) =>
+  isMessage(doc) && (doc.status ?? 'active') === 'active' ? messageHref(doc.thread_id, doc.id) : `/app/documents/${doc.id}`
 
 export const documentLabel = (doc: DocumentLike) => (isMessage(doc) ? messageLabel(doc) : doc.title)

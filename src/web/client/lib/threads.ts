@@ -21,6 +21,8 @@ export interface FirstWindow {
   target: ThreadMessage | undefined
   /** The link pointed at a message this thread does not show (archived, forgotten, deleted or another thread's). */
   missing: boolean
+  /** That message, when it is this thread's but archived: its own page can restore it. */
+  archived: string | undefined
 }
 
 const positionOf = (m: ThreadMessage) => m.position ?? 0
@@ -35,13 +37,14 @@ function messagesFrom(threadId: string, from: number, limit: number, signal?: Ab
 export async function loadFirstWindow(threadId: string, targetId: string | undefined, signal: AbortSignal): Promise<FirstWindow> {
   let from = 0
   let wanted: ThreadMessage | undefined
+  let archived: string | undefined
   if (targetId) {
     try {
       const doc = await unwrap(api.GET('/api/documents/{id}', { params: { path: { id: targetId } }, signal }))
       if (doc.thread_id === threadId && doc.status === 'active') {
         wanted = doc
         from = Math.max(0, positionOf(doc) - LEAD)
-      }
+      } else if (doc.thread_id === threadId && doc.status === 'archived') archived = doc.id
     } catch (error) {
       // A forgotten or deleted message (404), or an id that is not one (400): the thread opens at its start.
       if (!(error instanceof ApiError) || (error.status !== 404 && error.status !== 400)) throw error
@@ -49,7 +52,7 @@ export async function loadFirstWindow(threadId: string, targetId: string | undef
   }
   const page = await messagesFrom(threadId, from, PAGE, signal)
   const target = wanted && page.data.find((m) => m.id === wanted!.id)
-  return { messages: page.data, from, next: page.next_position, target, missing: !!targetId && !target }
+  return { messages: page.data, from, next: page.next_position, target, missing: !!targetId && !target, archived }
 }
 
 /**

@@ -98,7 +98,14 @@ export function MessageWindow({ threadId, start }: { threadId: string; start: Fi
     <section class="thread-messages" aria-label="Messages">
       {start.missing && (
         <p class="notice" role="note">
-          The message this link points at is not in this conversation any more: it was archived, forgotten or deleted.
+          {start.archived ? (
+            <>
+              The message this link points at is archived, so the conversation no longer shows it.{' '}
+              <Link href={`/app/documents/${start.archived}`}>Open it to restore it</Link>
+            </>
+          ) : (
+            'The message this link points at is not in this conversation any more: it was forgotten or deleted.'
+          )}
         </p>
       )}
       <div ref={top} class="thread-edge">

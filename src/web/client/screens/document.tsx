@@ -1,6 +1,7 @@
 // A document's page: its body as safe Markdown, metadata, tags and links; edit, pin, rate, archive or
 // restore, and forget (permanent, confirmed first). A message opens in its conversation instead, at that message
-// (so a citation or a link anywhere to a message lands there), unless ?view=document asks for this page.
+// (so a citation or a link anywhere to a message lands there), unless ?view=document asks for this page or the message
+// is archived.
 import { useEffect, useState } from 'preact/hooks'
 import { api, unwrap } from '../api/client'
 import { announce } from '../lib/announce'
@@ -20,10 +21,15 @@ import { DocumentLinks } from './document-links'
 
 export function DocumentPage({ id }: { id: string }) {
   const doc = useApi((signal) => unwrap(api.GET('/api/documents/{id}', { params: { path: { id } }, signal })), [id])
-  const inThread = usePlace().query.get('view') !== 'document' && doc.data && isMessage(doc.data) ? doc.data : undefined
+  // Decided on the first load only: restoring an archived message here keeps the person here.
+  const [stay, setStay] = useState(usePlace().query.get('view') === 'document')
+  const loaded = doc.data
+  // An archived message is not shown in its conversation: it stays here, where it can be restored.
+  const inThread = !stay && loaded && isMessage(loaded) && loaded.status === 'active' ? loaded : undefined
   useEffect(() => {
     if (inThread) navigate(messageHref(inThread.thread_id, inThread.id), { replace: true })
-  }, [inThread?.id])
+    else if (loaded) setStay(true)
+  }, [loaded])
   if (inThread) return <Loading label="Opening the conversation…" />
   return <Loaded query={doc}>{(loaded) => <DocumentView doc={loaded} reload={doc.reload} />}</Loaded>
 }

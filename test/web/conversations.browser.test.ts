@@ -34,7 +34,7 @@ function conversation() {
         : i === HTML
           ? 'My code snippet: <img src=x onerror="alert(1)"><b>bold?</b> & <script>alert(2)</script>'
           : `${speaker} says something ordinary, number ${i}: the kids, the weekend, the garden.`
-    return { speaker, content, occurred_at: at, client_id: `turn-${i}` }
+    return { speaker, content, occurred_at: at, client_id: `turn-${i}`, ...(i === HTML ? { tags: ['code'] } : {}) }
   })
 }
 
@@ -169,6 +169,31 @@ describe.skipIf(!!missing)('conversations', () => {
     LONG,
   )
 
+  test('positions with gaps (a client numbering its own way) still read in order, earlier pages found across the gaps', async () => {
+    const { page } = s
+    const sparse = await asAgent('POST', '/api/threads', {
+      title: 'Numbered by the client',
+      messages: Array.from({ length: 30 }, (_, i) => ({ role: i % 2 ? 'assistant' : 'user', content: `turn ${i}`, position: i * 1000 })),
+    })
+    expect(sparse.status).toBe(201)
+    const ids = sparse.body.results.results.map((r: { document: { id: string } }) => r.document.id)
+    const reads: string[] = []
+    const count = (request: { url(): string }) => request.url().includes('/messages?') && reads.push(request.url())
+    page.on('request', count)
+    await s.go(`/app/conversations/${sparse.body.id}?message=${ids[25]}`)
+    // The window opens at it; what lies above, a thousand positions apart, is found as the top is in view: in a few
+    // widening reads, not one read per message.
+    await page.waitForFunction(() => document.querySelectorAll('ol.messages > li').length === 30, undefined, { timeout: 10_000 })
+    await settle(page)
+    expect(await page.locator('ol.messages .message-text').allInnerTexts()).toEqual(Array.from({ length: 30 }, (_, i) => `turn ${i}`))
+    const linked = await page.evaluate((id) => document.getElementById(`message-${id}`)?.classList.contains('target'), ids[25])
+    expect(linked).toBe(true)
+    expect(await page.getByRole('button', { name: 'Load earlier messages' }).count()).toBe(0)
+    page.off('request', count)
+    expect(reads.length).toBeLessThanOrEqual(8)
+    expect(s.problems).toEqual([])
+  })
+
   test('an Ask citation of a message opens the conversation at that message', async () => {
     const { page } = s
     await page.getByRole('link', { name: 'Ask', exact: true }).click()
@@ -192,7 +217,7 @@ describe.skipIf(!!missing)('conversations', () => {
     expect(await item(page, HTML).locator('.message-text').innerText()).toBe(raw)
     expect(await page.locator('ol.messages img, ol.messages b, ol.messages script').count()).toBe(0)
 
-    await s.go('/app/documents?kind=message')
+    await s.go('/app/documents?kind=message&tag=code')
     const row = page.locator('table.documents tr', { has: page.getByRole('link', { name: await labelIn(page, HTML) }) })
     await row.waitFor()
     expect(await row.locator('.excerpt').innerText()).toContain('<img src=x onerror="alert(1)">')

@@ -57,7 +57,7 @@ export async function loadFirstWindow(threadId: string, targetId: string | undef
 
 /**
  * The messages just before position `before`, in order, and whether any may lie before those. Positions are the
- * client's and may have gaps: an empty range is widened until it finds a message or reaches position 0.
+ * client's and may have gaps: the range read is widened until it holds a page of messages or reaches position 0.
  */
 export async function loadEarlier(threadId: string, before: number): Promise<{ messages: ThreadMessage[]; more: boolean }> {
   for (let span = PAGE; ; span *= 4) {
@@ -69,7 +69,8 @@ export async function loadEarlier(threadId: string, before: number): Promise<{ m
       found.push(...page.data.filter((m) => positionOf(m) < before))
       from = page.next_position
     }
-    if (found.length || start === 0) return { messages: found, more: start > 0 }
+    // A page's worth, or all there is: a sparse numbering does not cost a request per message.
+    if (found.length >= PAGE || start === 0) return { messages: found, more: start > 0 }
   }
 }
 

@@ -23,9 +23,9 @@ import {
 const tags = ['threads']
 const one = { auth: true, params: IdParams } as const
 
-const originOf = (principal: { via: 'key' | 'session' }): MessageOrigin => ({
+const originOf = (principal: { via: 'key' | 'session' }, source?: MessageOrigin['source']): MessageOrigin => ({
   writer: writerOf(principal),
-  source: principal.via === 'session' ? 'extension' : 'api',
+  source: source ?? (principal.via === 'session' ? 'extension' : 'api'),
 })
 
 export function threadsRoutes(deps: Deps) {
@@ -34,7 +34,7 @@ export function threadsRoutes(deps: Deps) {
     .post(
       '',
       async ({ user, principal, body, set }) => {
-        const { thread, created: isNew, results } = await createThread(deps, user, body, originOf(principal))
+        const { thread, created: isNew, results } = await createThread(deps, user, body, originOf(principal, body.source))
         if (isNew) created(set, `/api/threads/${thread.id}`, null)
         return { ...thread, ...(results ? { results } : {}) }
       },
@@ -96,7 +96,7 @@ export function threadsRoutes(deps: Deps) {
     )
     .post(
       '/:id/messages',
-      ({ user, principal, params, body }) => appendMessages(deps, user, params.id, body.messages, originOf(principal)),
+      ({ user, principal, params, body }) => appendMessages(deps, user, params.id, body.messages, originOf(principal, body.source)),
       {
         ...one,
         body: S.AppendBody,

@@ -56,14 +56,18 @@ const Messages = t.Array(MessageItem, {
   error: `messages must be a list of 1 to ${MAX_THREAD_BATCH} messages`,
 })
 
+/** Who sends the messages, as on POST /api/documents: the MCP tool add_messages says mcp. */
+const MessagesSource = t.Optional(literals(['api', 'extension', 'mcp'] as const, 'Defaults to extension for cookie callers, api for keys'))
+
 export const CreateThreadBody = t.Object({
   workspace_id: t.Optional(Uuid('Defaults to the default workspace of the settings')),
   title: t.Optional(ThreadTitle),
   external_id: t.Optional(ExternalId),
   metadata: t.Optional(Metadata),
   messages: t.Optional(Messages),
+  source: MessagesSource,
 })
-export const AppendBody = t.Object({ messages: Messages })
+export const AppendBody = t.Object({ messages: Messages, source: MessagesSource })
 export const PatchThreadBody = t.Object(
   { title: t.Optional(ThreadTitle), metadata: t.Optional(Metadata) },
   { minProperties: 1, error: 'give at least one of title, metadata' },

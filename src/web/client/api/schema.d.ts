@@ -875,6 +875,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/threads/{id}/extract": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Propose learnings from the thread's new messages (at most 50 a call) as drafts awaiting approval
+         * @description A chat model reads the messages after `extracted_through` (at most 50 messages and 24,000 characters; `remaining` says more wait) and proposes facts, preferences, decisions and routines. Each becomes a pending_approval draft in the review queue, citing the message ids it rests on in `metadata.evidence` (with `metadata.thread_id`); one that updates an active memory names it in `metadata.supersedes`, so approving it replaces that memory. A learning equal to an existing memory or draft, or citing no message of the thread, is `skipped` with the reason. All drafts and the new `extracted_through` are written together or not at all. 503 without a chat model (CHAT_MODEL); 502 when the model fails or answers malformed output twice — recorded as the thread's `extraction` { status: failed }; 409 when another extraction of the thread ran meanwhile. Counts against the plan's ask rate (429).
+         *
+         *     Key scope: `write` (a key without it gets 403; a session holds every scope).
+         */
+        post: operations["postApiThreadsByIdExtract"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/memories/batch-draft": {
         parameters: {
             query?: never;
@@ -2400,7 +2422,11 @@ export interface components {
                 status: string;
                 /** Format: date-time */
                 at: string;
+                /** @description Drafts it proposed (done) */
                 proposed?: number;
+                /** @description Learnings it set aside (done) */
+                skipped?: number;
+                /** @description Why it failed (failed): extracted_through did not move */
                 error?: string;
             } | null;
             /** Format: date-time */
@@ -2618,6 +2644,21 @@ export interface components {
             message: string;
             /** @enum {string} */
             code: "invalid_request" | "unauthenticated" | "plan_limit" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "idempotency_in_progress" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "internal" | "provider_error" | "service_unavailable" | "model_unavailable" | "insufficient_storage";
+        };
+        /** Extraction */
+        Extraction: {
+            /** Format: uuid */
+            thread_id: string;
+            /** @description New messages read */
+            read: number;
+            /** @description More new messages wait than one extraction reads: ask again */
+            remaining: boolean;
+            /** @description The position of the last message read (-1: none yet) */
+            extracted_through: number;
+            /** @description The pending_approval drafts proposed, each citing its messages in metadata.evidence */
+            proposed: components["schemas"]["Document"][];
+            /** @description Learnings the model proposed that were set aside, with why */
+            skipped: components["schemas"]["SkippedLearning"][];
         };
         /** Graph */
         Graph: {
@@ -3194,6 +3235,19 @@ export interface components {
             /** @description Configured sign-in providers (GITHUB_CLIENT_ID/SECRET, GOOGLE_CLIENT_ID/SECRET) */
             providers: ("github" | "google")[];
         };
+        /** SkippedLearning */
+        SkippedLearning: {
+            title: string | null;
+            body: string | null;
+            /** @enum {string} */
+            reason: "invalid" | "no_evidence" | "duplicate" | "known" | "too_many";
+            detail: string;
+            /**
+             * Format: uuid
+             * @description The memory or draft it repeats
+             */
+            existing_id?: string;
+        };
         /** Source */
         Source: {
             /** @description Answers cite this source as [index] */
@@ -3364,7 +3418,11 @@ export interface components {
                 status: string;
                 /** Format: date-time */
                 at: string;
+                /** @description Drafts it proposed (done) */
                 proposed?: number;
+                /** @description Learnings it set aside (done) */
+                skipped?: number;
+                /** @description Why it failed (failed): extracted_through did not move */
                 error?: string;
             } | null;
             /** Format: date-time */
@@ -8665,6 +8723,191 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postApiThreadsByIdExtract: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe (Stripe semantics): the same key with the same request replays the first answer for 24 hours; with another body it is a 422; while the first still runs the retry waits, then 409. 1–255 printable ASCII characters, a UUID for example. Not with a streamed answer. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The thread's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Extraction"];
+                };
+            };
+            /** @description Invalid request: `error` names what is wrong */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid API key, token or session */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A limit of your plan is reached: `error` says which, and the plan that lifts it */
+            402: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this operation needs, or it takes a person signed in */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (another user's object is not found either) */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with the current state (`code` conflict), or an Idempotency-Key still in progress (`code` idempotency_in_progress) */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This Idempotency-Key was used with another request */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
+            431: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An upstream service (model provider, Stripe, a connector) failed */
+            502: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not available on this server: no model loaded (`code` model_unavailable), or not configured (`code` service_unavailable) */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -783,18 +783,22 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Threads, most recently started first (404 when workspace_id is not one of yours)
-         * @description Key scope: `read` (a key without it gets 403; a session holds every scope).
+         * List threads
+         * @description Threads, most recently started first (404 when workspace_id is not one of yours)
+         *
+         *     Key scope: `read` (a key without it gets 403; a session holds every scope).
          */
-        get: operations["getApiThreads"];
+        get: operations["listThreads"];
         put?: never;
         /**
-         * Start a conversation, or name one again by its external_id (200), optionally with its first messages
-         * @description Messages sent with it are appended as by POST /api/threads/{id}/messages, and `results` answers one result per message.
+         * Start a conversation (thread)
+         * @description Start a conversation, or name one again by its external_id (200), optionally with its first messages
+         *
+         *     Messages sent with it are appended as by POST /api/threads/{id}/messages, and `results` answers one result per message.
          *
          *     Key scope: `write` (a key without it gets 403; a session holds every scope).
          */
-        post: operations["postApiThreads"];
+        post: operations["createThread"];
         delete?: never;
         options?: never;
         head?: never;
@@ -809,24 +813,30 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * A thread with its message count and time span
-         * @description Key scope: `read` (a key without it gets 403; a session holds every scope).
+         * Get a thread
+         * @description A thread with its message count and time span
+         *
+         *     Key scope: `read` (a key without it gets 403; a session holds every scope).
          */
-        get: operations["getApiThreadsById"];
+        get: operations["getThread"];
         put?: never;
         post?: never;
         /**
          * Delete a thread and its messages
-         * @description Key scope: `write` (a key without it gets 403; a session holds every scope).
+         * @description Delete a thread and its messages
+         *
+         *     Key scope: `write` (a key without it gets 403; a session holds every scope).
          */
-        delete: operations["deleteApiThreadsById"];
+        delete: operations["deleteThread"];
         options?: never;
         head?: never;
         /**
-         * Rename a thread or replace its metadata
-         * @description Key scope: `write` (a key without it gets 403; a session holds every scope).
+         * Rename a thread
+         * @description Rename a thread or replace its metadata
+         *
+         *     Key scope: `write` (a key without it gets 403; a session holds every scope).
          */
-        patch: operations["patchApiThreadsById"];
+        patch: operations["updateThread"];
         trace?: never;
     };
     "/api/threads/{id}/forget": {
@@ -839,10 +849,12 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Forget a thread: every message purged from storage and search (each leaves a content-free tombstone), then the thread
-         * @description Key scope: `write` (a key without it gets 403; a session holds every scope).
+         * Forget a thread and its messages
+         * @description Forget a thread: every message purged from storage and search (each leaves a content-free tombstone), then the thread
+         *
+         *     Key scope: `write` (a key without it gets 403; a session holds every scope).
          */
-        post: operations["postApiThreadsByIdForget"];
+        post: operations["forgetThread"];
         delete?: never;
         options?: never;
         head?: never;
@@ -857,18 +869,22 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The thread's active messages in order, from a position on
-         * @description Key scope: `read` (a key without it gets 403; a session holds every scope).
+         * Read a thread's messages in order
+         * @description The thread's active messages in order, from a position on
+         *
+         *     Key scope: `read` (a key without it gets 403; a session holds every scope).
          */
-        get: operations["getApiThreadsByIdMessages"];
+        get: operations["listThreadMessages"];
         put?: never;
         /**
-         * Append up to 1000 messages: 200 with one result per message, in order
-         * @description A message sent again — the same client_id, or else the same position — updates that message (200); a message without a position goes after the last. An invalid message gets its own `{ status: 400, error }` and the others are written. A batch that would pass a plan cap is refused whole with 402 before anything is written, as POST /api/documents/bulk.
+         * Append messages to a thread
+         * @description Append up to 1000 messages: 200 with one result per message, in order
+         *
+         *     A message sent again — the same client_id, or else the same position — updates that message (200); a message without a position goes after the last. An invalid message gets its own `{ status: 400, error }` and the others are written. A batch that would pass a plan cap is refused whole with 402 before anything is written, as POST /api/documents/bulk.
          *
          *     Key scope: `write` (a key without it gets 403; a session holds every scope).
          */
-        post: operations["postApiThreadsByIdMessages"];
+        post: operations["appendThreadMessages"];
         delete?: never;
         options?: never;
         head?: never;
@@ -885,12 +901,14 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Propose learnings from the thread's new messages (at most 50 a call) as drafts awaiting approval
-         * @description A chat model reads the messages after `extracted_through` (at most 50 messages and 24,000 characters; `remaining` says more wait) and proposes facts, preferences, decisions and routines. Each becomes a pending_approval draft in the review queue, citing the message ids it rests on in `metadata.evidence` (with `metadata.thread_id`); one that updates an active memory names it in `metadata.supersedes`, so approving it replaces that memory. A learning equal to an existing memory or draft, or citing no message of the thread, is `skipped` with the reason. All drafts and the new `extracted_through` are written together or not at all. 503 without a chat model (CHAT_MODEL); 502 when the model fails or answers malformed output twice — recorded as the thread's `extraction` { status: failed }; 409 when another extraction of the thread ran meanwhile. Counts against the plan's ask rate (429).
+         * Propose learnings from a thread
+         * @description Propose learnings from the thread's new messages (at most 50 a call) as drafts awaiting approval
+         *
+         *     A chat model reads the messages after `extracted_through` (at most 50 messages and 24,000 characters; `remaining` says more wait) and proposes facts, preferences, decisions and routines. Each becomes a pending_approval draft in the review queue, citing the message ids it rests on in `metadata.evidence` (with `metadata.thread_id`); one that updates an active memory names it in `metadata.supersedes`, so approving it replaces that memory. A learning equal to an existing memory or draft, or citing no message of the thread, is `skipped` with the reason. All drafts and the new `extracted_through` are written together or not at all. 503 without a chat model (CHAT_MODEL); 502 when the model fails or answers malformed output twice — recorded as the thread's `extraction` { status: failed }; 409 when another extraction of the thread ran meanwhile. Counts against the plan's ask rate (429).
          *
          *     Key scope: `write` (a key without it gets 403; a session holds every scope).
          */
-        post: operations["postApiThreadsByIdExtract"];
+        post: operations["extractThreadLearnings"];
         delete?: never;
         options?: never;
         head?: never;
@@ -7837,7 +7855,7 @@ export interface operations {
             };
         };
     };
-    getApiThreads: {
+    listThreads: {
         parameters: {
             query?: {
                 /** @description Only this workspace (its id) */
@@ -7915,7 +7933,7 @@ export interface operations {
             };
         };
     };
-    postApiThreads: {
+    createThread: {
         parameters: {
             query?: never;
             header?: {
@@ -8090,7 +8108,7 @@ export interface operations {
             };
         };
     };
-    getApiThreadsById: {
+    getThread: {
         parameters: {
             query?: never;
             header?: never;
@@ -8164,7 +8182,7 @@ export interface operations {
             };
         };
     };
-    deleteApiThreadsById: {
+    deleteThread: {
         parameters: {
             query?: never;
             header?: {
@@ -8268,7 +8286,7 @@ export interface operations {
             };
         };
     };
-    patchApiThreadsById: {
+    updateThread: {
         parameters: {
             query?: never;
             header?: {
@@ -8395,7 +8413,7 @@ export interface operations {
             };
         };
     };
-    postApiThreadsByIdForget: {
+    forgetThread: {
         parameters: {
             query?: never;
             header?: {
@@ -8499,7 +8517,7 @@ export interface operations {
             };
         };
     };
-    getApiThreadsByIdMessages: {
+    listThreadMessages: {
         parameters: {
             query?: {
                 from_position?: number;
@@ -8577,7 +8595,7 @@ export interface operations {
             };
         };
     };
-    postApiThreadsByIdMessages: {
+    appendThreadMessages: {
         parameters: {
             query?: never;
             header?: {
@@ -8731,7 +8749,7 @@ export interface operations {
             };
         };
     };
-    postApiThreadsByIdExtract: {
+    extractThreadLearnings: {
         parameters: {
             query?: never;
             header?: {

@@ -1156,7 +1156,7 @@ export interface paths {
         };
         /**
          * Get settings
-         * @description Settings: default workspace, search mode, answer style
+         * @description Settings: default workspace, search mode, answer style, whether conversations are remembered
          *
          *     Key scope: `read` (a key without it gets 403; a session holds every scope).
          */
@@ -1910,7 +1910,7 @@ export interface paths {
         put?: never;
         /**
          * Send an MCP message
-         * @description MCP over Streamable HTTP (stateless, JSON responses): the tools search, get_document, add_document, save_learnings, get_workspace_context, list_workspaces, ask
+         * @description MCP over Streamable HTTP (stateless, JSON responses): the tools search, get_document, add_document, add_documents, add_messages, read_thread, list_threads, save_learnings, get_workspace_context, list_workspaces, ask
          *
          *     Authorization: an API key, or an OAuth access token that an MCP client gets by itself: a 401 carries `WWW-Authenticate: Bearer resource_metadata="<BASE_URL>/.well-known/oauth-protected-resource/mcp"`, which leads to dynamic registration, the consent page and the token endpoint (see the oauth tag). A 401's body is a JSON-RPC error (the sentence in `error.message`, the code in `error.data.code`), which MCP clients show.
          */
@@ -3247,6 +3247,8 @@ export interface components {
             search_mode: "hybrid" | "keyword" | "semantic";
             /** @enum {string} */
             answer_style: "concise" | "detailed";
+            /** @description Off by default. When on, each turn of POST /api/ask, POST /api/agent/chat and a stored POST /v1/responses is also kept as two messages (the question as role user, the answer as role assistant, its text without the quoted sources) of a thread tied to that conversation (GET /api/threads), in the conversation's workspace: searchable and forgettable like any document, and counted against the plan. A turn that cannot be remembered is still answered. */
+            remember_conversations: boolean;
         };
         /** SignInProviders */
         SignInProviders: {
@@ -7979,6 +7981,8 @@ export interface operations {
                             [key: string]: unknown;
                         };
                     }[];
+                    /** @enum {string} */
+                    source?: "api" | "extension" | "mcp";
                 };
             };
         };
@@ -8632,6 +8636,8 @@ export interface operations {
                             [key: string]: unknown;
                         };
                     }[];
+                    /** @enum {string} */
+                    source?: "api" | "extension" | "mcp";
                 };
             };
         };
@@ -10425,6 +10431,8 @@ export interface operations {
                     search_mode?: "hybrid" | "keyword" | "semantic";
                     /** @enum {string} */
                     answer_style?: "concise" | "detailed";
+                    /** @description Off by default. When on, each turn of POST /api/ask, POST /api/agent/chat and a stored POST /v1/responses is also kept as two messages (the question as role user, the answer as role assistant, its text without the quoted sources) of a thread tied to that conversation (GET /api/threads), in the conversation's workspace: searchable and forgettable like any document, and counted against the plan. A turn that cannot be remembered is still answered. */
+                    remember_conversations?: boolean;
                 };
             };
         };

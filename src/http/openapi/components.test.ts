@@ -7,14 +7,14 @@ const result = { title: 'Result', type: 'object', properties: { n: { type: 'inte
 describe('titled schemas become components', () => {
   test('the same schema reached twice is one component, referred to from both places', () => {
     const schemas = {}
-    const root = { a: { ...result }, b: { ...result } }
+    const root: Record<string, unknown> = { a: { ...result }, b: { ...result } }
     expect(hoistTitled(root, schemas)).toEqual([])
     expect(root).toEqual({ a: { $ref: '#/components/schemas/Result' }, b: { $ref: '#/components/schemas/Result' } })
   })
 
   test('a copy Elysia closed after serving a request (additionalProperties: false) is the same schema, not a clash', () => {
     const schemas = {}
-    const root = { a: { ...result, additionalProperties: false }, b: { ...result } }
+    const root: Record<string, unknown> = { a: { ...result, additionalProperties: false }, b: { ...result } }
     expect(hoistTitled(root, schemas)).toEqual([])
     expect(root.b).toEqual({ $ref: '#/components/schemas/Result' })
   })

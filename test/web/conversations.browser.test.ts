@@ -316,19 +316,34 @@ describe.skipIf(!!missing)('conversations', () => {
       const { page } = s
       const record = (extraction: Record<string, unknown>) =>
         h.server.deps.db.update(threads).set({ extraction }).where(eq(threads.id, threadId))
-      // What the extraction stores on the thread (written here directly: its route is another change).
-      await record({ status: 'failed', at: '2023-06-01T10:00:00Z', error: 'the chat model answered malformed JSON twice' })
+      // What an extraction (on request, or the automatic one after new messages) stores on the thread.
+      await record({ status: 'failed', at: '2023-06-01T10:00:00Z', error: 'the chat model answered malformed output twice' })
       await s.go(`/app/conversations/${threadId}`)
-      expect(await page.locator('.extraction').innerText()).toContain('Proposing learnings failed')
-      expect(await page.locator('.extraction').innerText()).toContain('the chat model answered malformed JSON twice')
-      await record({ status: 'done', at: '2023-06-01T10:05:00Z', proposed: 3 })
+      expect(await page.locator('.learnings .extraction').innerText()).toMatch(
+        /^The last proposing failed \(.+\): the chat model answered malformed output twice$/,
+      )
+      await record({ status: 'done', at: '2023-06-01T10:05:00Z', proposed: 3, skipped: 1 })
       await s.go(`/app/conversations/${threadId}`)
-      expect(await page.locator('.extraction').innerText()).toMatch(/Learnings proposed .*: 3 drafts/)
-      expect(await page.locator('.extraction').getByRole('link', { name: 'review them' }).getAttribute('href')).toBe('/app/review')
+      expect(await page.locator('.learnings .extraction').innerText()).toMatch(/^Last proposed .+: 3 drafts, 1 set aside — review them$/)
+      expect(await page.locator('.learnings').getByRole('link', { name: 'review them' }).getAttribute('href')).toBe('/app/review')
       await check('conversation-extraction')
     },
     LONG,
   )
+
+  test('without a chat model, Propose learnings says so, naming CHAT_MODEL, and proposes nothing', async () => {
+    const { page } = s
+    await s.go(`/app/conversations/${threadId}`)
+    await page.getByRole('button', { name: 'Propose learnings' }).click()
+    const alert = page.locator('.learnings').getByRole('alert')
+    await alert.waitFor()
+    expect(await alert.innerText()).toContain('Error 503')
+    expect(await alert.innerText()).toContain('CHAT_MODEL')
+    expect(await page.locator('.learnings [role="status"]').count()).toBe(0)
+    const drafts = await asPerson('GET', '/api/documents?status=pending_approval')
+    expect(drafts.body.data.map((d: { title: string }) => d.title)).toEqual(['Caroline paints sunrises'])
+    expect(s.problems).toEqual([])
+  })
 
   test('a conversation is renamed, then deleted or forgotten only after confirming', async () => {
     const { page } = s

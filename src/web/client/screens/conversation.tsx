@@ -1,9 +1,10 @@
 // One conversation (/app/conversations/:id, ?message=<id> to open it at that message): its title, size, time span and
-// workspace; rename, delete and forget (both confirmed: they take every message with them); then its messages.
+// workspace; rename, delete and forget (both confirmed: they take every message with them), propose learnings from it;
+// then its messages.
 import { useState } from 'preact/hooks'
 import { api, done, unwrap } from '../api/client'
 import { announce } from '../lib/announce'
-import { formatDate, formatSpan, plural } from '../lib/format'
+import { formatSpan, plural } from '../lib/format'
 import { navigate, usePlace } from '../lib/router'
 import { loadFirstWindow, type Thread } from '../lib/threads'
 import { useAction, useApi } from '../lib/use-api'
@@ -12,6 +13,7 @@ import { Confirm } from '../ui/confirm'
 import { Link } from '../ui/link'
 import { PageTitle } from '../ui/page'
 import { ActionStatus, Loaded } from '../ui/states'
+import { Learnings } from './conversation-learnings'
 import { MessageWindow } from './conversation-messages'
 
 let windows = 0
@@ -31,31 +33,6 @@ export function ConversationPage({ id }: { id: string }) {
         </article>
       )}
     </Loaded>
-  )
-}
-
-/** How the last proposing of learnings from this conversation went: drafts waiting for review, or why it failed. */
-function Extraction({ thread }: { thread: Thread }) {
-  const last = thread.extraction
-  if (!last) return null
-  if (last.status === 'failed')
-    return (
-      <p class="notice extraction failed" role="note">
-        Proposing learnings failed ({formatDate(last.at)}): {last.error ?? 'no reason given'}
-      </p>
-    )
-  return (
-    <p class="hint extraction">
-      Learnings proposed {formatDate(last.at)}: {plural(last.proposed ?? 0, 'draft')}
-      {last.proposed ? (
-        <>
-          {' '}
-          — <Link href="/app/review">review them</Link>
-        </>
-      ) : (
-        ''
-      )}
-    </p>
   )
 }
 
@@ -98,7 +75,6 @@ function ThreadHead({ thread, reload }: { thread: Thread; reload(): void }) {
         <span>{workspaceName(list, thread.workspace_id)}</span>
         {thread.conversation_id && <Link href={`/app/ask/${thread.conversation_id}`}>its Ask conversation</Link>}
       </p>
-      <Extraction thread={thread} />
       {renaming ? (
         <form class="row rename" onSubmit={rename}>
           <label class="grow">
@@ -126,6 +102,7 @@ function ThreadHead({ thread, reload }: { thread: Thread; reload(): void }) {
         </div>
       )}
       <ActionStatus action={action} />
+      <Learnings thread={thread} reload={reload} />
       {confirming === 'delete' && (
         <Confirm
           title="Delete this conversation?"

@@ -77,6 +77,8 @@ export interface Config {
   embeddings: EmbeddingConfig
   /** service-rag: an OpenAI-compatible chat model (OPENAI_BASE_URL/OPENAI_API_KEY), or null → the built-in extractive answerer. */
   chat: { model: string | null; openaiBaseUrl: string | null; openaiApiKey: string | null }
+  /** EXTRACT_AFTER_MESSAGES: new messages of a thread that queue an extraction of learnings (with a CHAT_MODEL); 0 = only on request. */
+  extractAfterMessages: number
   /** OAuth apps by provider (sign-in and connectors); null when its client id or secret is unset (503). */
   oauth: Record<OAuthProvider, OAuthApp | null>
   /** Stripe billing; each part null when its variable is unset (its routes answer 503). */
@@ -252,6 +254,7 @@ export function loadConfig(env: Env = process.env): Config {
       openaiBaseUrl: env.OPENAI_BASE_URL?.trim() ? url(env, 'OPENAI_BASE_URL', '') : null,
       openaiApiKey: env.OPENAI_API_KEY?.trim() || null,
     },
+    extractAfterMessages: int(env, 'EXTRACT_AFTER_MESSAGES', 20, 0, 100_000),
     oauth: oauthApps(env),
     stripe: {
       secretKey: stripeSecretKey,

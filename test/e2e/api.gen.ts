@@ -470,7 +470,7 @@ export interface paths {
         };
         /**
          * List documents
-         * @description List documents, newest first; filter by workspace, tag, source, kind, status (default active)
+         * @description List documents, newest first; filter by workspace, tag, source, kind, status (default active), when they happened; a thread's messages in order
          *
          *     Key scope: `read` (a key without it gets 403; a session holds every scope).
          */
@@ -946,7 +946,7 @@ export interface paths {
         };
         /**
          * List memories
-         * @description List memories (fact, preference, decision, routine, lesson), newest first; ?status=pending_approval lists drafts
+         * @description List memories (fact, preference, decision, routine, lesson), newest first; ?status=pending_approval lists drafts; after/before: when they happened
          *
          *     Key scope: `read` (a key without it gets 403; a session holds every scope).
          */
@@ -1112,7 +1112,7 @@ export interface paths {
         };
         /**
          * Get the document graph
-         * @description A workspace's graph: active documents as nodes, pending and completed links as edges with scores
+         * @description A workspace's graph: active documents (that happened in [after, before) when given) as nodes, pending and completed links between them as edges with scores
          *
          *     Key scope: `read` (a key without it gets 403; a session holds every scope).
          */
@@ -2298,20 +2298,38 @@ export interface components {
                 id: string;
                 kind: string;
                 title: string;
+                /** @description A summary; a thread's message quoted as "<speaker>, <date>: <text>" */
                 excerpt: string;
                 tags: string[];
                 /** Format: date-time */
                 updated_at: string;
+                /** @description A thread's message: who said it */
+                speaker?: string | null;
+                /**
+                 * Format: date-time
+                 * @description A thread's message: when it was said
+                 */
+                occurred_at?: string;
+                context?: components["schemas"]["MessageContext"];
             }[];
             routines: {
                 /** Format: uuid */
                 id: string;
                 kind: string;
                 title: string;
+                /** @description A summary; a thread's message quoted as "<speaker>, <date>: <text>" */
                 excerpt: string;
                 tags: string[];
                 /** Format: date-time */
                 updated_at: string;
+                /** @description A thread's message: who said it */
+                speaker?: string | null;
+                /**
+                 * Format: date-time
+                 * @description A thread's message: when it was said
+                 */
+                occurred_at?: string;
+                context?: components["schemas"]["MessageContext"];
             }[];
             topic_facts: {
                 topic: string;
@@ -2320,10 +2338,19 @@ export interface components {
                     id: string;
                     kind: string;
                     title: string;
+                    /** @description A summary; a thread's message quoted as "<speaker>, <date>: <text>" */
                     excerpt: string;
                     tags: string[];
                     /** Format: date-time */
                     updated_at: string;
+                    /** @description A thread's message: who said it */
+                    speaker?: string | null;
+                    /**
+                     * Format: date-time
+                     * @description A thread's message: when it was said
+                     */
+                    occurred_at?: string;
+                    context?: components["schemas"]["MessageContext"];
                 }[];
             }[];
             recent: {
@@ -2331,10 +2358,19 @@ export interface components {
                 id: string;
                 kind: string;
                 title: string;
+                /** @description A summary; a thread's message quoted as "<speaker>, <date>: <text>" */
                 excerpt: string;
                 tags: string[];
                 /** Format: date-time */
                 updated_at: string;
+                /** @description A thread's message: who said it */
+                speaker?: string | null;
+                /**
+                 * Format: date-time
+                 * @description A thread's message: when it was said
+                 */
+                occurred_at?: string;
+                context?: components["schemas"]["MessageContext"];
             }[];
             stats: {
                 documents: number;
@@ -2975,6 +3011,16 @@ export interface components {
             /** Format: date-time */
             created_at: string;
         };
+        /**
+         * MessageContext
+         * @description A message's neighbours in its thread (present only for a thread's message)
+         */
+        MessageContext: {
+            /** @description The messages said just before it, in order (the nearest last) */
+            before: components["schemas"]["Neighbour"][];
+            /** @description The messages said just after it, in order (the nearest first) */
+            after: components["schemas"]["Neighbour"][];
+        };
         /** MessageRefused */
         MessageRefused: {
             status: number;
@@ -3002,6 +3048,15 @@ export interface components {
                 description: string;
                 available: boolean;
             }[];
+        };
+        /** Neighbour */
+        Neighbour: {
+            /** Format: uuid */
+            id: string;
+            speaker: string | null;
+            /** Format: date-time */
+            occurred_at: string;
+            excerpt: string;
         };
         /** OAuthError */
         OAuthError: {
@@ -3202,6 +3257,7 @@ export interface components {
                 score: number;
                 /** @description A passage of the best-matching chunk */
                 snippet: string;
+                context?: components["schemas"]["MessageContext"];
                 signals: {
                     keyword_rank: number | null;
                     keyword_score: number | null;
@@ -3276,9 +3332,17 @@ export interface components {
             document_id: string;
             title: string | null;
             url: string | null;
-            /** @description The quoted passage; null once the document is forgotten */
+            /** @description The quoted passage (a thread's message: "<speaker>, <date>: <text>"); null once the document is forgotten */
             excerpt: string | null;
             forgotten?: boolean;
+            /** @description A thread's message: who said it */
+            speaker?: string | null;
+            /**
+             * Format: date-time
+             * @description A thread's message: when it was said
+             */
+            occurred_at?: string;
+            context?: components["schemas"]["MessageContext"];
         };
         /** SourcesEntry */
         SourcesEntry: {
@@ -5904,6 +5968,12 @@ export interface operations {
                 kind?: "document" | "note" | "webpage" | "fact" | "preference" | "decision" | "routine" | "lesson" | "message";
                 /** @description Only documents with this status */
                 status?: "active" | "pending_approval" | "archived";
+                /** @description Only this thread's messages, in their order in it (position) instead of newest first */
+                thread_id?: string;
+                /** @description Only what happened (occurred_at) at or after this time: inclusive. An ISO 8601 date-time with a time zone (2023-05-08T13:56:00Z) or a date (2023-05-08, its start in UTC); a + in a time zone is sent as %2B */
+                after?: string;
+                /** @description Only what happened (occurred_at) before this time: exclusive. An ISO 8601 date-time with a time zone (2023-05-08T13:56:00Z) or a date (2023-05-08, its start in UTC); a + in a time zone is sent as %2B */
+                before?: string;
                 /** @description How many items to return, 1–100 (default 20) */
                 limit?: number;
                 /** @description The previous page's `next_cursor`, to get the next page */
@@ -6068,6 +6138,10 @@ export interface operations {
                      *       "rating": 0,
                      *       "index_status": "indexed",
                      *       "size_bytes": 84,
+                     *       "occurred_at": "2026-11-24T09:30:00.000Z",
+                     *       "thread_id": null,
+                     *       "position": null,
+                     *       "speaker": null,
                      *       "created_at": "2026-11-24T09:30:00.000Z",
                      *       "updated_at": "2026-11-24T09:30:00.000Z",
                      *       "body": "At spring tide boats moor on the east pier.",
@@ -9105,6 +9179,10 @@ export interface operations {
                 status?: "active" | "pending_approval" | "archived";
                 /** @description Only documents with this tag */
                 tag?: string;
+                /** @description Only what happened (occurred_at) at or after this time: inclusive. An ISO 8601 date-time with a time zone (2023-05-08T13:56:00Z) or a date (2023-05-08, its start in UTC); a + in a time zone is sent as %2B */
+                after?: string;
+                /** @description Only what happened (occurred_at) before this time: exclusive. An ISO 8601 date-time with a time zone (2023-05-08T13:56:00Z) or a date (2023-05-08, its start in UTC); a + in a time zone is sent as %2B */
+                before?: string;
                 /** @description How many items to return, 1–100 (default 20) */
                 limit?: number;
                 /** @description The previous page's `next_cursor`, to get the next page */
@@ -9195,6 +9273,10 @@ export interface operations {
                 source?: "api" | "extension" | "connector" | "agent" | "mcp";
                 /** @description keyword, semantic or hybrid (the default) */
                 mode?: "hybrid" | "keyword" | "semantic";
+                /** @description Only what happened (occurred_at) at or after this time: inclusive. An ISO 8601 date-time with a time zone (2023-05-08T13:56:00Z) or a date (2023-05-08, its start in UTC); a + in a time zone is sent as %2B */
+                after?: string;
+                /** @description Only what happened (occurred_at) before this time: exclusive. An ISO 8601 date-time with a time zone (2023-05-08T13:56:00Z) or a date (2023-05-08, its start in UTC); a + in a time zone is sent as %2B */
+                before?: string;
             };
             header?: never;
             path?: never;
@@ -9237,6 +9319,10 @@ export interface operations {
                      *             "rating": 0,
                      *             "index_status": "indexed",
                      *             "size_bytes": 84,
+                     *             "occurred_at": "2026-11-24T09:30:00.000Z",
+                     *             "thread_id": null,
+                     *             "position": null,
+                     *             "speaker": null,
                      *             "created_at": "2026-11-24T09:30:00.000Z",
                      *             "updated_at": "2026-11-24T09:30:00.000Z"
                      *           },
@@ -9247,6 +9333,60 @@ export interface operations {
                      *             "keyword_score": 2.31,
                      *             "semantic_rank": 1,
                      *             "semantic_score": 0.74,
+                     *             "matched_terms": 2,
+                     *             "boost": 1
+                     *           }
+                     *         },
+                     *         {
+                     *           "document": {
+                     *             "id": "a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d",
+                     *             "workspace_id": "7b1e2d44-5c3a-4f60-8e21-9d0b6a3c5f87",
+                     *             "title": "Ines · 24 November 2026, 09:31",
+                     *             "excerpt": "Yes, on the east pier at spring tide.",
+                     *             "tags": [
+                     *               "harbour"
+                     *             ],
+                     *             "kind": "message",
+                     *             "status": "active",
+                     *             "source": "api",
+                     *             "source_ref": null,
+                     *             "url": null,
+                     *             "pinned": false,
+                     *             "rating": 0,
+                     *             "index_status": "indexed",
+                     *             "size_bytes": 84,
+                     *             "occurred_at": "2026-11-24T09:31:00.000Z",
+                     *             "thread_id": "c2d9e4f1-6a7b-4c8d-9e0f-1a2b3c4d5e6f",
+                     *             "position": 1,
+                     *             "speaker": "Ines",
+                     *             "created_at": "2026-11-24T09:30:00.000Z",
+                     *             "updated_at": "2026-11-24T09:30:00.000Z"
+                     *           },
+                     *           "score": 0.61,
+                     *           "snippet": "Yes, on the east pier at **spring tide**.",
+                     *           "context": {
+                     *             "before": [
+                     *               {
+                     *                 "id": "b2c3d4e5-f6a7-4b8c-9d0e-1f2a3b4c5d6e",
+                     *                 "speaker": "Tom",
+                     *                 "occurred_at": "2026-11-24T09:30:00.000Z",
+                     *                 "excerpt": "Do the boats still moor by the harbour wall?"
+                     *               }
+                     *             ],
+                     *             "after": [
+                     *               {
+                     *                 "id": "c3d4e5f6-a7b8-4c9d-8e1f-2a3b4c5d6e7f",
+                     *                 "speaker": "Tom",
+                     *                 "occurred_at": "2026-11-24T09:32:00.000Z",
+                     *                 "excerpt": "Thanks, I will tell the skipper."
+                     *               }
+                     *             ]
+                     *           },
+                     *           "signals": {
+                     *             "keyword_rank": 2,
+                     *             "keyword_score": 1.12,
+                     *             "semantic_rank": 3,
+                     *             "semantic_score": 0.52,
                      *             "matched_terms": 2,
                      *             "boost": 1
                      *           }
@@ -10223,6 +10363,10 @@ export interface operations {
                 workspace_id: string;
                 /** @description How many items to return, 1–100 (default 20) */
                 limit?: number;
+                /** @description Only what happened (occurred_at) at or after this time: inclusive. An ISO 8601 date-time with a time zone (2023-05-08T13:56:00Z) or a date (2023-05-08, its start in UTC); a + in a time zone is sent as %2B */
+                after?: string;
+                /** @description Only what happened (occurred_at) before this time: exclusive. An ISO 8601 date-time with a time zone (2023-05-08T13:56:00Z) or a date (2023-05-08, its start in UTC); a + in a time zone is sent as %2B */
+                before?: string;
             };
             header?: never;
             path?: never;

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import type { TestUser } from '../harness'
 import { MemoryOAuthProvider } from './oauth'
 import { call, httpClient, startMcpServer, structured, type McpTestServer } from './server'
+import { MCP_TOOLS } from '../../src/mcp/mcp.server'
 
 let s: McpTestServer
 let user: TestUser
@@ -55,7 +56,7 @@ describe('the SDK client connects by URL alone', () => {
         refresh_token: expect.stringMatching(/^mcprt_/),
       })
 
-      expect((await client.listTools()).tools).toHaveLength(8)
+      expect((await client.listTools()).tools).toHaveLength(MCP_TOOLS.length)
       const added = structured(
         await call(client, 'add_document', { title: 'Heron notes', body: 'Herons nest in the alder grove by the weir.' }),
       )
@@ -89,7 +90,7 @@ describe('the SDK client connects by URL alone', () => {
     try {
       const before = provider.saved!
       s.t.clock.advance(3601_000)
-      expect((await client.listTools()).tools).toHaveLength(8)
+      expect((await client.listTools()).tools).toHaveLength(MCP_TOOLS.length)
       expect(provider.authorizations).toBe(1)
       expect(provider.saved!.access_token).not.toBe(before.access_token)
       expect(provider.saved!.refresh_token).not.toBe(before.refresh_token)
@@ -155,7 +156,7 @@ describe('the SDK client connects by URL alone', () => {
       expect({ message, code }).toEqual({ message: expect.stringContaining('/mcp only'), code: 'forbidden' })
     }
     const byKey = await httpClient(s.url, u.key)
-    expect((await byKey.listTools()).tools).toHaveLength(8)
+    expect((await byKey.listTools()).tools).toHaveLength(MCP_TOOLS.length)
     await byKey.close()
   })
 })

@@ -1,5 +1,5 @@
 // A message is found in its context: a short reply by the words of the messages it answers, any message by who
-// said it and when; editing or inserting a message re-indexes the replies that read it; and a plain
+// said it and when; editing, inserting or forgetting a message re-indexes the replies that read it; and a plain
 // document is indexed exactly as before (same postings, same keyword length).
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { sql } from 'drizzle-orm'
@@ -147,6 +147,32 @@ describe('what a reply reads follows the thread', () => {
     ])
     const [gap] = await send(u, id, [{ speaker: 'Gina', content: 'Shall we meet at the lighthouse at noon?', position: 2 }])
     expect(await found(u, 'lighthouse')).toEqual([gap!, messages[1]!, messages[2]!])
+  })
+
+  const SECRET: Message[] = [
+    { speaker: 'Jon', content: 'My bank PIN is the year of the moon landing.' },
+    { speaker: 'Gina', content: 'You should not tell me that!' },
+    { speaker: 'Jon', content: 'Fair point.' },
+    { speaker: 'Gina', content: 'Anyway, how is the studio?' },
+  ]
+
+  test('forgetting a message takes its words out of the replies that read it', async () => {
+    const u = await t.signUp()
+    const { messages } = await startThread(u, SECRET)
+    expect(await found(u, 'moon landing')).toEqual(messages.slice(0, 3))
+    expect((await t.json('POST', `/api/documents/${messages[0]}/forget`, { key: u.key })).status).toBe(204)
+    expect(await found(u, 'moon landing')).toEqual([])
+  })
+
+  test('deleting messages takes their words out of the replies that read them, one by one or in bulk', async () => {
+    const u = await t.signUp()
+    const { messages } = await startThread(u, SECRET)
+    expect((await t.json('DELETE', `/api/documents/${messages[0]}`, { key: u.key })).status).toBe(204)
+    expect(await found(u, 'moon landing')).toEqual([])
+    expect(await found(u, 'tell')).toEqual(messages.slice(1, 4))
+    const bulk = await t.json('DELETE', '/api/documents/bulk', { key: u.key, body: { ids: [messages[1]] } })
+    expect(bulk.body.deleted).toEqual([messages[1]])
+    expect(await found(u, 'tell')).toEqual([])
   })
 })
 

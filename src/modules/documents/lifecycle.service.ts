@@ -5,6 +5,7 @@ import { documents, jobs, messages, tombstones } from '../../../db/schema'
 import type { Tx } from '../../../db/client'
 import type { Deps } from '../../deps'
 import { conflict } from '../../http/errors'
+import { reindexFollowers } from '../../retrieval/indexing'
 import type { SessionUser } from '../auth/sessions.service'
 import { assertMayApprove, restoreTarget, type Writer } from './approval'
 import { isMemoryKind, toDocumentDto, type DocumentRow, type Status } from './documents.model'
@@ -148,5 +149,10 @@ export async function forgetDocuments(tx: Tx, deps: Deps, userId: string, ids: s
       .where(and(eq(messages.user_id, userId), sql`${messages.sources} @> ${JSON.stringify([{ document_id: id }])}::jsonb`))
   }
   await tx.delete(jobs).where(and(eq(jobs.user_id, userId), sql`${jobs.payload}->>'document_id' = ${amongText}`))
-  await tx.delete(documents).where(and(eq(documents.user_id, userId), sql`${documents.id} = ${among}`))
+  const removed = await tx
+    .delete(documents)
+    .where(and(eq(documents.user_id, userId), sql`${documents.id} = ${among}`))
+    .returning({ thread_id: documents.thread_id, position: documents.position })
+  // The messages after a forgotten one read its words (message-context.ts): they are indexed again without them.
+  await reindexFollowers(tx, deps, removed)
 }

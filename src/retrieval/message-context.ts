@@ -1,6 +1,6 @@
 // What a message of a thread is indexed with besides its own words: the messages said just before it in its
 // thread. A reply ("Yes! It was so powerful.") is about what it answers, so the words of the messages before it
-// count on the keyword side (at half the weight of its own) and are read with it when its vector is computed.
+// count on the keyword side (at half the weight of its own) and are read before it when its vector is computed.
 // One rule for both sides and every path (a single write, a bulk insert, the embedding job); README "How
 // messages are indexed" gives the measurements behind the numbers.
 import { sql } from 'drizzle-orm'
@@ -10,10 +10,10 @@ import { queryRows, type Tx } from '../../db/client'
 export const CONTEXT_MESSAGES = 2
 /**
  * Characters of each earlier message that count (its end, nearest the message that answers it): a pasted page
- * before a reply says little about the reply, and must not push the reply's own words out of what an embedding
- * model reads (bge-small reads 512 tokens).
+ * before a reply says little about the reply. Two of them, the speakers' names and a whole chunk (1,200 characters)
+ * stay under what a 512-token embedding model such as bge-small reads, so the message's own words are never cut.
  */
-export const CONTEXT_CHARS = 500
+export const CONTEXT_CHARS = 300
 /**
  * On the keyword side a message's own words count this many times (its title and tags TITLE_WEIGHT times that),
  * the words of the messages before it once: context counts half as much as what the message itself says. Postings
@@ -42,7 +42,7 @@ export function contextPart(body: string): string {
   if (text.length <= CONTEXT_CHARS) return text
   const tail = text.slice(-CONTEXT_CHARS)
   const space = tail.search(/\s/)
-  return (space >= 0 && space < 50 ? tail.slice(space) : tail).trimStart()
+  return (space >= 0 && space < 30 ? tail.slice(space) : tail).trimStart()
 }
 
 /** The words the keyword index adds for a message's context: the earlier messages' text, oldest first. */
@@ -50,14 +50,9 @@ export function contextWords(before: Said[]): string {
   return before.map((m) => contextPart(m.body)).join('\n')
 }
 
-/**
- * What a message chunk's vector is computed from when the message has context: the chunk first (so that a model
- * reading a bounded number of tokens cuts the context, never the message), then what it answers, each earlier
- * message with its speaker, oldest first.
- */
-export function contextLines(before: Said[]): string {
-  if (before.length === 0) return ''
-  return `In reply to:\n${before.map((m) => `${m.speaker ?? 'someone'}: ${contextPart(m.body)}`).join('\n')}`
+/** The messages before a message as its vector reads them: one line each, with its speaker, oldest first. */
+export function transcriptLines(before: Said[]): string[] {
+  return before.map((m) => `${m.speaker ?? 'someone'}: ${contextPart(m.body)}`)
 }
 
 /**
@@ -77,7 +72,9 @@ export async function messagesBefore(
   const probes: { i: string; t: string; p: number }[] = []
   for (const target of targets) {
     if (!isMessage(target)) continue
-    const earlier = (byThread.get(target.thread_id) ?? []).filter((m) => m.position! < target.position).slice(-CONTEXT_MESSAGES)
+    const list = byThread.get(target.thread_id) ?? []
+    const at = firstAtOrAfter(list, target.position)
+    const earlier = list.slice(Math.max(0, at - CONTEXT_MESSAGES), at)
     found.set(
       target.id,
       earlier.map((m) => ({ speaker: m.speaker, body: m.body, position: m.position! })),
@@ -103,6 +100,17 @@ export async function messagesBefore(
     )
   }
   return out
+}
+
+/** The index of the first message of `list` (sorted by position) at `position` or after it. */
+function firstAtOrAfter(list: Placed[], position: number): number {
+  let [lo, hi] = [0, list.length]
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1
+    if (list[mid]!.position! < position) lo = mid + 1
+    else hi = mid
+  }
+  return lo
 }
 
 /**

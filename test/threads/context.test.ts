@@ -196,17 +196,21 @@ describe("what a message's vector is computed from", () => {
     return fake.embeddingRequests().flatMap((r) => r.body.input as string[])
   }
 
-  test('its title and words, then the two messages before it with their speakers; a document as before', async () => {
+  test('it is read as a transcript: its speaker and time, the two messages before it, then its words; a document as before', async () => {
     const u = await e.signUp()
     const res = await e.json('POST', '/api/threads', { key: u.key, body: { messages: ROAD_TRIP.slice(0, 3) } })
     expect(res.status).toBe(201)
     await e.json('POST', '/api/documents', { key: u.key, body: { title: 'Tide tables', body: 'Tides rise twice a day.' } })
+    const [photos, kids, scared] = [
+      'Caroline: The photos of your road trip are lovely.',
+      'Caroline: How did the kids handle the accident?',
+      "Melanie: They were scared, but we reassured them. They're tough.",
+    ]
     expect((await embedded()).sort()).toEqual(
       [
-        'Caroline · 20 October 2023, 18:55\nThe photos of your road trip are lovely.',
-        'Caroline · 20 October 2023, 18:56\nHow did the kids handle the accident?\nIn reply to:\nCaroline: The photos of your road trip are lovely.',
-        "Melanie · 20 October 2023, 18:57\nThey were scared, but we reassured them. They're tough.\nIn reply to:\n" +
-          'Caroline: The photos of your road trip are lovely.\nCaroline: How did the kids handle the accident?',
+        `Caroline · 20 October 2023, 18:55\n${photos}`,
+        `Caroline · 20 October 2023, 18:56\n${photos}\n${kids}`,
+        `Melanie · 20 October 2023, 18:57\n${photos}\n${kids}\n${scared}`,
         'Tide tables\nTides rise twice a day.',
       ].sort(),
     )
@@ -214,10 +218,30 @@ describe("what a message's vector is computed from", () => {
     const question = res.body.results.results[1].document.id
     expect((await e.json('PATCH', `/api/documents/${question}`, { key: u.key, body: { body: 'Was anyone hurt?' } })).status).toBe(200)
     expect((await embedded()).sort()).toEqual([
-      'Caroline · 20 October 2023, 18:56\nWas anyone hurt?\nIn reply to:\nCaroline: The photos of your road trip are lovely.',
-      "Melanie · 20 October 2023, 18:57\nThey were scared, but we reassured them. They're tough.\nIn reply to:\n" +
-        'Caroline: The photos of your road trip are lovely.\nCaroline: Was anyone hurt?',
+      `Caroline · 20 October 2023, 18:56\n${photos}\nCaroline: Was anyone hurt?`,
+      `Melanie · 20 October 2023, 18:57\n${photos}\nCaroline: Was anyone hurt?\n${scared}`,
     ])
+  })
+
+  test('an earlier message counts with its last 300 characters, cut at a word', async () => {
+    const u = await e.signUp()
+    const long = `${'I rambled on about the weather for a while. '.repeat(12)}Anyway, do you still paint sunsets?`
+    const res = await e.json('POST', '/api/threads', {
+      key: u.key,
+      body: {
+        messages: [
+          { speaker: 'Jon', content: long, occurred_at: '2023-01-20T16:04:00Z' },
+          { speaker: 'Gina', content: 'Every evening!', occurred_at: '2023-01-20T16:05:00Z' },
+        ],
+      },
+    })
+    expect(res.status).toBe(201)
+    const reply = (await embedded()).find((text) => text.endsWith('Gina: Every evening!'))!
+    const quoted = reply.split('\n')[1]!.replace('Jon: ', '')
+    expect(quoted.length).toBeLessThanOrEqual(300)
+    expect(long.endsWith(quoted)).toBe(true)
+    // Cut where a word starts: the character before it is a space.
+    expect(long[long.length - quoted.length - 1]).toBe(' ')
   })
 })
 

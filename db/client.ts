@@ -9,7 +9,7 @@ import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core'
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite'
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js'
 import postgres from 'postgres'
-import { isInMemory, type Config } from '../src/config'
+import { DEFAULT_WAL_MAX_MB, isInMemory, type Config } from '../src/config'
 import { lockDataDir, type DataDirLock, type LockOwner } from '../src/lib/data-dir-lock'
 import { pgliteStartParams, startCheckpointer, type Checkpointer } from './pglite-checkpoints'
 import { guardPglite, type PgliteGuard } from './pglite-guard'
@@ -42,9 +42,6 @@ export interface CreateDbOptions {
   /** Told when a background checkpoint of the embedded database fails. */
   onError?: (error: unknown) => void
 }
-
-/** WAL_MAX_MB when the config does not say. */
-const DEFAULT_WAL_MAX_MB = 256
 
 export async function createDb(
   config: Pick<Config, 'dataDir' | 'databaseUrl'> & Partial<Pick<Config, 'walMaxMegabytes'>>,

@@ -77,6 +77,8 @@ export interface Config {
   embeddings: EmbeddingConfig
   /** service-rag: an OpenAI-compatible chat model (OPENAI_BASE_URL/OPENAI_API_KEY), or null → the built-in extractive answerer. */
   chat: { model: string | null; openaiBaseUrl: string | null; openaiApiKey: string | null }
+  /** EXTRACT_AFTER_MESSAGES: new messages of a thread that queue an extraction of learnings (with a CHAT_MODEL); 0 = only on request. */
+  extractAfterMessages: number
   /** OAuth apps by provider (sign-in and connectors); null when its client id or secret is unset (503). */
   oauth: Record<OAuthProvider, OAuthApp | null>
   /** Stripe billing; each part null when its variable is unset (its routes answer 503). */
@@ -111,6 +113,9 @@ export interface Config {
 }
 
 /** The service's two models (ai/models.ts names them for the code): what a model alias can point at. */
+/** WAL_MAX_MB when not set: the embedded database checkpoints to keep pg_wal within it (db/pglite-checkpoints.ts). */
+export const DEFAULT_WAL_MAX_MB = 256
+
 export const SERVICE_MODELS = ['service-rag', 'service-embed'] as const
 export type ServiceModel = (typeof SERVICE_MODELS)[number]
 
@@ -249,6 +254,7 @@ export function loadConfig(env: Env = process.env): Config {
       openaiBaseUrl: env.OPENAI_BASE_URL?.trim() ? url(env, 'OPENAI_BASE_URL', '') : null,
       openaiApiKey: env.OPENAI_API_KEY?.trim() || null,
     },
+    extractAfterMessages: int(env, 'EXTRACT_AFTER_MESSAGES', 20, 0, 100_000),
     oauth: oauthApps(env),
     stripe: {
       secretKey: stripeSecretKey,
@@ -269,7 +275,7 @@ export function loadConfig(env: Env = process.env): Config {
       maxMegabytes: int(env, 'VECTOR_MEMORY_MAX_MB', 512, 0, 1_000_000),
     },
     // At least 128: PostgreSQL keeps two 16 MB segments whatever the setting, and a checkpoint starts at a quarter.
-    walMaxMegabytes: int(env, 'WAL_MAX_MB', 256, 128, 1_000_000),
+    walMaxMegabytes: int(env, 'WAL_MAX_MB', DEFAULT_WAL_MAX_MB, 128, 1_000_000),
     diskReserveMegabytes: int(env, 'DISK_RESERVE_MB', 256, 0, 1_000_000),
     oauthRegistrationsPerHour: int(env, 'OAUTH_REGISTRATIONS_PER_HOUR', 60, 1, 100_000),
     mail: mailConfig(env, baseUrl),

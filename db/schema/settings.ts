@@ -1,5 +1,5 @@
 // Per-user preferences read by search and answers.
-import { pgTable, text, uuid } from 'drizzle-orm/pg-core'
+import { boolean, pgTable, text, uuid } from 'drizzle-orm/pg-core'
 import { timestamps } from './columns'
 import { workspaces } from './documents'
 import { users } from './users'
@@ -14,5 +14,7 @@ export const settings = pgTable('settings', {
   search_mode: text('search_mode').notNull().default('hybrid'),
   /** concise | detailed */
   answer_style: text('answer_style').notNull().default('concise'),
+  /** Each turn of ask, agent chat and /v1/responses is also kept as messages of a thread (off unless the person turns it on). */
+  remember_conversations: boolean('remember_conversations').notNull().default(false),
   updated_at: timestamps.updated_at,
 })

@@ -2,6 +2,7 @@
 // request can continue one by `previous_response_id` or point at one of its output items by `item_reference`.
 import { index, jsonb, pgTable, text, uuid } from 'drizzle-orm/pg-core'
 import { ts } from './columns'
+import { threads } from './documents'
 import { users } from './users'
 
 export const v1Responses = pgTable(
@@ -21,6 +22,9 @@ export const v1Responses = pgTable(
     /** The response object as it was answered, but for `output` (above): what GET /v1/responses/{id} returns.
      * Null for responses stored before it was kept; those are rebuilt from the columns. */
     response: jsonb('response').$type<Record<string, unknown>>(),
+    /** The thread this response's turn was remembered in (remember_conversations): the next response of the chain
+     * continues it. Null when not remembered, or once that thread is deleted. */
+    thread_id: uuid('thread_id').references(() => threads.id, { onDelete: 'set null' }),
     created_at: ts('created_at').notNull().defaultNow(),
   },
   (t) => [index('v1_responses_user_idx').on(t.user_id, t.created_at)],

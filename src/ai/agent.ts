@@ -9,6 +9,7 @@ import type { AnswerEvent } from '../modules/ask/ask.service'
 import { INTERRUPTED, messageOf } from '../modules/ask/ask.service'
 import type { SessionUser } from '../modules/auth/sessions.service'
 import { saveExchange, type Turn } from '../modules/conversations/conversations.service'
+import { rememberTurn } from '../modules/threads/remember'
 import { CitationFilter } from './grounding'
 import { agentTools, compactResult } from './tools/agent.tools'
 import { SourceRegistry } from './tools/source-registry'
@@ -93,4 +94,5 @@ export async function runAgent(
     saveExchange(deps, user, turn, message, answer.trim(), sources.list),
   )
   send({ type: 'saved', conversation })
+  await rememberTurn(deps, user, { surface: 'agent', conversation }, { question: message, answer, sources: sources.list })
 }

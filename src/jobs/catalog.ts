@@ -1,6 +1,7 @@
 // The job catalog: the handler of every kind of background job (job-kinds.ts names the kinds, their payloads
 // and attempts). Only the worker reads it: it is the one place that imports every job's code.
 import { embedDocumentJob } from './embed-document.job'
+import { extractLearningsJob } from './extract-learnings.job'
 import type { JobDefinition, JobKind, PayloadOf } from './job-kinds'
 import { reembedDocumentJob, reembedSweepJob } from './reembed.job'
 import { suggestLinksJob } from './suggest-links.job'
@@ -12,4 +13,5 @@ export const catalog = {
   'reembed-document': reembedDocumentJob,
   'suggest-links': suggestLinksJob,
   'sync-connector': syncConnectorJob,
+  'extract-learnings': extractLearningsJob,
 } satisfies { [K in JobKind]: JobDefinition<PayloadOf<K>> }

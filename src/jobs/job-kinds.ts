@@ -12,6 +12,7 @@ export interface JobPayloads {
   'reembed-document': { document_id: string; model: string }
   'suggest-links': { document_id: string }
   'sync-connector': { run_id: string }
+  'extract-learnings': { thread_id: string }
 }
 
 export type JobKind = keyof JobPayloads
@@ -24,6 +25,8 @@ export const JOB_ATTEMPTS: { [K in JobKind]: number } = {
   'reembed-document': 3,
   'suggest-links': 3,
   'sync-connector': 3,
+  // Each attempt is a chat model call (two with its retry of a malformed answer): a provider that keeps failing is not pressed.
+  'extract-learnings': 2,
 }
 
 export interface JobDefinition<P> {

@@ -8,7 +8,7 @@ import { actAs, type Principal } from '../http/auth'
 import { AppError } from '../http/errors'
 import { ErrorBody, errors, McpErrorBody, Text } from '../http/schemas'
 import { authenticateMcp } from './mcp.auth'
-import { createMcpServer, type ApiCaller } from './mcp.server'
+import { createMcpServer, MCP_TOOLS, type ApiCaller } from './mcp.server'
 
 // What the transport reads: a request (a method; without an id, a notification) or a response to one of the
 // server's own requests (an id and a result or an error), with no other member at the top (the SDK's schemas
@@ -106,8 +106,7 @@ export function mcpRoutes(deps: Deps, handle: (request: Request) => Promise<Resp
         },
         detail: {
           tags: ['mcp'],
-          summary:
-            'MCP over Streamable HTTP (stateless, JSON responses): the tools search, get_document, add_document, save_learnings, get_workspace_context, list_workspaces, ask',
+          summary: `MCP over Streamable HTTP (stateless, JSON responses): the tools ${MCP_TOOLS.join(', ')}`,
           description:
             'Authorization: an API key, or an OAuth access token that an MCP client gets by itself: a 401 carries `WWW-Authenticate: Bearer resource_metadata="<BASE_URL>/.well-known/oauth-protected-resource/mcp"`, ' +
             'which leads to dynamic registration, the consent page and the token endpoint (see the oauth tag). ' +

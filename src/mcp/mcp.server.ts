@@ -6,6 +6,7 @@ import { NO_TOKEN_MESSAGE, type ApiCaller } from './mcp.tool'
 import { registerAskTool } from './tools/ask.tool'
 import { registerDocumentTools } from './tools/documents.tools'
 import { registerMemoryTools } from './tools/memories.tools'
+import { registerThreadTools } from './tools/threads.tools'
 import { registerWorkspaceTools } from './tools/workspaces.tools'
 
 export type { ApiCaller } from './mcp.tool'
@@ -16,6 +17,9 @@ export const MCP_TOOLS = [
   'get_document',
   'add_document',
   'add_documents',
+  'add_messages',
+  'read_thread',
+  'list_threads',
   'save_learnings',
   'get_workspace_context',
   'list_workspaces',
@@ -31,7 +35,8 @@ export interface McpServerOptions {
 const INSTRUCTIONS =
   'A knowledge memory: documents and memories in workspaces. Start with list_workspaces and get_workspace_context, ' +
   'find things with search and read them with get_document, answer questions with ask. Store new material with ' +
-  'add_document; propose what you learned with save_learnings. Memories (facts, preferences, decisions, routines, lessons) ' +
+  'add_document, and a conversation message by message with add_messages (read_thread reads it back in order); ' +
+  'propose what you learned with save_learnings. Memories (facts, preferences, decisions, routines, lessons) ' +
   'written here, by either tool, are drafts until a person approves them: none becomes active directly.'
 
 /** `api` null: no API token was given; the server still starts and every tool says how to give one. */
@@ -41,6 +46,7 @@ export function createMcpServer(api: ApiCaller | null, options: McpServerOptions
     { instructions: api ? INSTRUCTIONS : `${NO_TOKEN_MESSAGE}. ${INSTRUCTIONS}` },
   )
   registerDocumentTools(server, api, options.log)
+  registerThreadTools(server, api, options.log)
   registerMemoryTools(server, api, options.log)
   registerWorkspaceTools(server, api, options.log)
   registerAskTool(server, api, options.log)

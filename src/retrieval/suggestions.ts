@@ -3,7 +3,7 @@
 // usable while a backlog embeds);
 // without, by "more like this" — the document's most distinctive terms as a BM25 query, scores scaled by the
 // document's own score. Links a person completed or removed (dismissed) are never touched.
-import { and, eq, or, sql, type AnyColumn } from 'drizzle-orm'
+import { and, eq, inArray, or, sql, type AnyColumn } from 'drizzle-orm'
 import { queryRows } from '../../db/client'
 import { documents, links } from '../../db/schema'
 import type { Deps } from '../deps'
@@ -20,10 +20,13 @@ const DF_CAP = 100
 
 export async function suggestLinks(deps: Deps, documentId: string): Promise<number> {
   const [doc] = await deps.db.select().from(documents).where(eq(documents.id, documentId))
-  if (doc?.status !== 'active') return 0
-  const neighbours = deps.embedder
+  // A message's neighbours are its thread: messages are neither given suggestions nor suggested (a thread of 600
+  // chat turns would otherwise bury a workspace's graph in links between small talk).
+  if (doc?.status !== 'active' || doc.kind === MESSAGE_KIND) return 0
+  const found = deps.embedder
     ? await semanticNeighbours(deps, doc, deps.embedder.id, deps.embedder.linkThreshold)
     : (await keywordNeighbours(deps, doc, MAX_SUGGESTIONS)).filter((n) => n.score >= KEYWORD_THRESHOLD)
+  const neighbours = await withoutMessages(deps, found)
   return deps.db.transaction(async (tx) => {
     // Replace this document's open suggestions; completed and dismissed links stay as people left them.
     await tx
@@ -53,6 +56,20 @@ export async function suggestLinks(deps: Deps, documentId: string): Promise<numb
 }
 
 type Doc = typeof documents.$inferSelect
+
+/** A thread's message, in the documents table (modules/documents names the kinds; this engine only needs this one). */
+const MESSAGE_KIND = 'message'
+
+async function withoutMessages(deps: Deps, neighbours: Neighbour[]): Promise<Neighbour[]> {
+  if (neighbours.length === 0) return neighbours
+  const ids = neighbours.map((n) => n.document_id)
+  const messages = await deps.db
+    .select({ id: documents.id })
+    .from(documents)
+    .where(and(inArray(documents.id, ids), eq(documents.kind, MESSAGE_KIND)))
+  const dropped = new Set(messages.map((m) => m.id))
+  return neighbours.filter((n) => !dropped.has(n.document_id))
+}
 
 /**
  * With embeddings: every document of the workspace compared, chunk to chunk, in the user's in-memory vector copy

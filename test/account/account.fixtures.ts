@@ -37,14 +37,14 @@ export async function workspaceIds(t: TestApp, u: TestUser): Promise<string[]> {
 export async function getSettings(t: TestApp, u: TestUser) {
   const res = await t.json('GET', '/api/settings', { key: u.key })
   expect(res.status).toBe(200)
-  return res.body as { default_workspace_id: string | null; search_mode: string; answer_style: string }
+  return res.body as { default_workspace_id: string | null; search_mode: string; answer_style: string; remember_conversations: boolean }
 }
 
 /** PATCH /api/settings and expect 200; returns the settings it answers. */
 export async function patchSettings(t: TestApp, u: TestUser, body: Record<string, unknown>) {
   const res = await t.json('PATCH', '/api/settings', { key: u.key, body })
   expect({ status: res.status, error: res.body?.error }).toEqual({ status: 200, error: undefined })
-  return res.body as { default_workspace_id: string | null; search_mode: string; answer_style: string }
+  return res.body as { default_workspace_id: string | null; search_mode: string; answer_style: string; remember_conversations: boolean }
 }
 
 export type AskEvent =

@@ -22,12 +22,18 @@ describe('reading and changing settings', () => {
   test('a new account: the workspace made at sign-up is the default, search is hybrid, answers are concise', async () => {
     const u = await t.signUp()
     const [only] = await workspaceIds(t, u)
-    expect(await getSettings(t, u)).toEqual({ default_workspace_id: only!, search_mode: 'hybrid', answer_style: 'concise' })
+    expect(await getSettings(t, u)).toEqual({
+      default_workspace_id: only!,
+      search_mode: 'hybrid',
+      answer_style: 'concise',
+      remember_conversations: false,
+    })
     // The same with the session cookie the dashboard uses.
     expect((await t.json('GET', '/api/settings', { cookie: u.cookie })).body).toEqual({
       default_workspace_id: only!,
       search_mode: 'hybrid',
       answer_style: 'concise',
+      remember_conversations: false,
     })
   })
 
@@ -40,28 +46,38 @@ describe('reading and changing settings', () => {
       default_workspace_id: first!,
       search_mode: 'keyword',
       answer_style: 'concise',
+      remember_conversations: false,
     })
-    expect(await patchSettings(t, u, { answer_style: 'detailed' })).toEqual({
+    expect(await patchSettings(t, u, { answer_style: 'detailed', remember_conversations: false })).toEqual({
       default_workspace_id: first!,
       search_mode: 'keyword',
       answer_style: 'detailed',
+      remember_conversations: false,
     })
     expect(await patchSettings(t, u, { default_workspace_id: second.id })).toEqual({
       default_workspace_id: second.id,
       search_mode: 'keyword',
       answer_style: 'detailed',
+      remember_conversations: false,
     })
-    expect(await patchSettings(t, u, { search_mode: 'semantic', answer_style: 'concise' })).toEqual({
+    expect(await patchSettings(t, u, { search_mode: 'semantic', answer_style: 'concise', remember_conversations: false })).toEqual({
       default_workspace_id: second.id,
       search_mode: 'semantic',
       answer_style: 'concise',
+      remember_conversations: false,
     })
     expect(await patchSettings(t, u, { search_mode: 'hybrid' })).toEqual({
       default_workspace_id: second.id,
       search_mode: 'hybrid',
       answer_style: 'concise',
+      remember_conversations: false,
     })
-    expect(await getSettings(t, u)).toEqual({ default_workspace_id: second.id, search_mode: 'hybrid', answer_style: 'concise' })
+    expect(await getSettings(t, u)).toEqual({
+      default_workspace_id: second.id,
+      search_mode: 'hybrid',
+      answer_style: 'concise',
+      remember_conversations: false,
+    })
   })
 
   test('the dashboard can change settings with its session cookie (from its own origin)', async () => {
@@ -82,7 +98,7 @@ describe('reading and changing settings', () => {
     const a = await t.signUp()
     const b = await t.signUp()
     const before = await getSettings(t, b)
-    await patchSettings(t, a, { search_mode: 'semantic', answer_style: 'detailed' })
+    await patchSettings(t, a, { search_mode: 'semantic', answer_style: 'detailed', remember_conversations: false })
     expect(await getSettings(t, b)).toEqual(before)
   })
 })
@@ -95,6 +111,8 @@ describe('refusals', () => {
     ['answer_style', { answer_style: null }],
     ['default_workspace_id', { default_workspace_id: 'not-a-uuid' }],
     ['default_workspace_id', { default_workspace_id: 42 }],
+    ['remember_conversations', { remember_conversations: 'yes' }],
+    ['remember_conversations', { remember_conversations: null }],
   ]
   for (const [field, body] of invalid) {
     test(`${JSON.stringify(body)} → 400 naming ${field}; nothing changes`, async () => {
@@ -120,7 +138,8 @@ describe('refusals', () => {
     const u = await t.signUp()
     const res = await t.json('PATCH', '/api/settings', { key: u.key, body: {} })
     expect(res.status).toBe(400)
-    for (const field of ['default_workspace_id', 'search_mode', 'answer_style']) expect(res.body.error).toContain(field)
+    for (const field of ['default_workspace_id', 'search_mode', 'answer_style', 'remember_conversations'])
+      expect(res.body.error).toContain(field)
   })
 
   test("another user's workspace as the default → 404, like a workspace that does not exist; nothing changes", async () => {
@@ -139,7 +158,12 @@ describe('refusals', () => {
 
     expect(await getSettings(t, u)).toEqual(before)
     // And the other user's documents did not start landing anywhere new.
-    expect(await getSettings(t, other)).toEqual({ default_workspace_id: theirs!, search_mode: 'hybrid', answer_style: 'concise' })
+    expect(await getSettings(t, other)).toEqual({
+      default_workspace_id: theirs!,
+      search_mode: 'hybrid',
+      answer_style: 'concise',
+      remember_conversations: false,
+    })
   })
 
   test('without credentials → 401', async () => {
@@ -168,7 +192,12 @@ describe('the default workspace', () => {
     const later = await createWorkspace(t, u, 'Later')
 
     expect((await t.request('DELETE', `/api/workspaces/${signUpWorkspace}`, { key: u.key })).status).toBe(204)
-    expect(await getSettings(t, u)).toEqual({ default_workspace_id: null, search_mode: 'hybrid', answer_style: 'concise' })
+    expect(await getSettings(t, u)).toEqual({
+      default_workspace_id: null,
+      search_mode: 'hybrid',
+      answer_style: 'concise',
+      remember_conversations: false,
+    })
 
     const doc = await ingest(t, u, { body: 'Where does this go when there is no default?' })
     expect(doc.workspace_id).toBe(notes.id)
@@ -188,6 +217,7 @@ describe('the default workspace', () => {
       default_workspace_id: null,
       search_mode: 'hybrid',
       answer_style: 'concise',
+      remember_conversations: false,
     })
     expect((await ingest(t, u, { body: 'No default: the oldest workspace.' })).workspace_id).toBe(first!)
   })
@@ -280,7 +310,7 @@ describe('answer_style: detailed answers quote more than concise ones', () => {
     for (const doc of DOCS) await ingest(t, u, doc)
 
     const concise = await ask(t, u, { question: QUESTION })
-    await patchSettings(t, u, { answer_style: 'detailed' })
+    await patchSettings(t, u, { answer_style: 'detailed', remember_conversations: false })
     const detailed = await ask(t, u, { question: QUESTION })
     // Two separate conversations: the second answer is not a follow-up of the first.
     expect(detailed.conversationId).not.toBe(concise.conversationId)
@@ -295,7 +325,7 @@ describe('answer_style: detailed answers quote more than concise ones', () => {
     for (const sentence of long) expect(sentence.toLowerCase()).toContain('backup')
 
     // And back to concise: the short answer again, word for word.
-    await patchSettings(t, u, { answer_style: 'concise' })
+    await patchSettings(t, u, { answer_style: 'concise', remember_conversations: false })
     expect((await ask(t, u, { question: QUESTION })).answer).toBe(concise.answer)
   })
 
@@ -311,7 +341,7 @@ describe('answer_style: detailed answers quote more than concise ones', () => {
       return res.body.choices[0].message.content as string
     }
     const concise = await complete()
-    await patchSettings(t, u, { answer_style: 'detailed' })
+    await patchSettings(t, u, { answer_style: 'detailed', remember_conversations: false })
     const detailed = await complete()
     expect(citedSentences(detailed).length).toBeGreaterThan(citedSentences(concise).length)
   })

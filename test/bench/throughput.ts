@@ -1,7 +1,9 @@
 // bench:ingest's throughput part: the texts the service embeds (its chunks, after their title), run through the model alone in the
-// same inference process with no database or queue — one text per pass, the service's own passes (sorted,
-// BATCH_CHARS), and sorted batches of 32 — before and after the service embeds them, so a machine busier in one
-// half skews neither side; then the service's rate beside the best of them.
+// same inference process with no database or queue — one text per call, the service's own calls (sorted,
+// BATCH_CHARS), and sorted calls of 32 texts — before and after the service embeds them, so a machine busier in one
+// half skews neither side; then the service's rate beside the best of them. The host runs each text as its own
+// forward pass whatever a call holds (one text, one vector: inference-host.ts), so the ways differ only in how
+// many texts cross to the inference process at a time.
 import { sql } from 'drizzle-orm'
 import { queryRows } from '../../db/client'
 import type { Deps } from '../../src/deps'
@@ -27,12 +29,12 @@ export async function modelAlone(deps: Deps): Promise<ModelAlone> {
   const texts = rows.map((r) => (embedder.embedsTitle ? embeddingText(r.title, r.content) : r.content))
   const model = embedder.model as unknown as { doEmbed(o: { values: string[]; providerOptions: unknown }): Promise<unknown> }
   const ways: Record<string, string[][]> = {
-    'one text per pass': texts.map((t) => [t]),
-    [`the service's passes (sorted, ≤ ${passChars(embedder)} chars)`]: planPasses(
+    'one text per call': texts.map((t) => [t]),
+    [`the service's calls (sorted, ≤ ${passChars(embedder)} chars)`]: planPasses(
       texts.map((content) => ({ content })),
       passChars(embedder),
     ).map((p) => p.map((c) => c.content)),
-    [`sorted, batches of ${MODEL_BATCH}`]: planPasses(
+    [`sorted, calls of ${MODEL_BATCH} texts`]: planPasses(
       texts.map((content) => ({ content })),
       Infinity,
     ).map((p) => p.map((c) => c.content)),

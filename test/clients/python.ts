@@ -3,9 +3,10 @@
 // listening server. A test tool, never a dependency of the service. `bun test/clients/python.ts --install` only
 // installs (what .ci/run does before the tests); nothing is downloaded when the venv is there.
 import { spawnSync } from 'bun'
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
+import { installOnce, pipInstall, run } from '../cached-install'
 
 const REQUIREMENTS = new URL('./requirements.txt', import.meta.url).pathname
 const CONSTRAINTS = new URL('./constraints.txt', import.meta.url).pathname
@@ -49,26 +50,20 @@ export function installPythonClients(): PythonClients {
     python: join(root, 'bin', 'python'),
     sitePackages: join(root, 'lib', `python${base.version}`, 'site-packages'),
   })
-  if (existsSync(join(target, DONE))) return found(target)
-  mkdirSync(home(), { recursive: true })
   // Made in a scratch folder, then renamed: only bin/python is run, by path, and a venv finds its packages from
   // there, so the move does not break it (pip's own scripts, never run here, keep the scratch path).
-  const scratch = mkdtempSync(join(home(), '.install-'))
-  try {
-    const step = (args: string[]) => {
-      const run = spawnSync(args, { stdout: 'pipe', stderr: 'pipe', env: { ...process.env, PIP_ROOT_USER_ACTION: 'ignore' } })
-      if (run.exitCode !== 0)
-        throw new Error(`${args.slice(0, 4).join(' ')} failed: ${run.stderr.toString().trim().split('\n').slice(-3).join(' | ')}`)
-    }
-    step([base.path, '-m', 'venv', scratch])
-    const pip = [join(scratch, 'bin', 'python'), '-m', 'pip', 'install', '--quiet', '--disable-pip-version-check']
-    step([...pip, '-r', REQUIREMENTS, '-c', CONSTRAINTS])
-    writeFileSync(join(scratch, DONE), '')
-    rmSync(target, { recursive: true, force: true })
-    renameSync(scratch, target)
-  } finally {
-    rmSync(scratch, { recursive: true, force: true })
-  }
+  const failure = installOnce(
+    target,
+    (dir) => existsSync(join(dir, DONE)),
+    (scratch) => {
+      const failed =
+        run([base.path, '-m', 'venv', scratch], 3) ??
+        run([...pipInstall(join(scratch, 'bin', 'python')), '-r', REQUIREMENTS, '-c', CONSTRAINTS], 3)
+      if (failed === null) writeFileSync(join(scratch, DONE), '')
+      return failed
+    },
+  )
+  if (failure !== null) throw new Error(`could not make the Python clients' venv in ${target}: ${failure}`)
   return found(target)
 }
 

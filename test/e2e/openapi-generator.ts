@@ -2,9 +2,10 @@
 // Maven Central, and the dependencies of the python client it generates (pip, from PyPI), each installed once
 // into a cache as test/pg/server.ts installs PostgreSQL: test tools, never dependencies of the service.
 import { spawnSync } from 'bun'
-import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs'
+import { existsSync, mkdirSync, renameSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
+import { installOnce, pipInstallInto } from '../cached-install'
 
 export const GENERATOR_VERSION = '7.25.0'
 /** Maven Central's published SHA-1 of the jar: a download that differs is refused. */
@@ -79,28 +80,14 @@ export function installPythonClientDependencies(): PythonClientRuntime {
     }
     // pydantic-core is compiled per Python version.
     const target = join(generatorHome(), `python-client-${GENERATOR_VERSION}-py${version}`)
-    if (!existsSync(join(target, 'pydantic'))) {
-      mkdirSync(generatorHome(), { recursive: true })
-      const scratch = mkdtempSync(join(generatorHome(), '.install-'))
-      const args = [
-        python,
-        '-m',
-        'pip',
-        'install',
-        '--quiet',
-        '--disable-pip-version-check',
-        '--target',
-        scratch,
-        ...PYTHON_CLIENT_DEPENDENCIES,
-      ]
-      const run = spawnSync(args, { stdout: 'pipe', stderr: 'pipe', env: { ...process.env, PIP_ROOT_USER_ACTION: 'ignore' } })
-      if (run.exitCode !== 0 || !existsSync(join(scratch, 'pydantic'))) {
-        rmSync(scratch, { recursive: true, force: true })
-        tried.push(`${python}: ${run.stderr.toString().trim().split('\n').pop() ?? `exit ${run.exitCode}`}`)
-        continue
-      }
-      rmSync(target, { recursive: true, force: true })
-      renameSync(scratch, target)
+    const failure = installOnce(
+      target,
+      (dir) => existsSync(join(dir, 'pydantic')),
+      (scratch) => pipInstallInto(python, scratch, [...PYTHON_CLIENT_DEPENDENCIES]),
+    )
+    if (failure !== null) {
+      tried.push(`${python}: ${failure}`)
+      continue
     }
     return { python, pythonPath: target }
   }

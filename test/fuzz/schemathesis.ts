@@ -1,9 +1,10 @@
 // The pinned schemathesis (PyPI), installed with pip into a cache once, as test/pg/server.ts installs its
 // PostgreSQL wheel: a test tool that runs the fuzz, never a dependency of the service.
 import { spawnSync } from 'bun'
-import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs'
+import { existsSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
+import { installOnce, pipInstallInto } from '../cached-install'
 
 export const SCHEMATHESIS_VERSION = '4.32.5'
 
@@ -60,29 +61,14 @@ export function installSchemathesis(): Schemathesis {
     }
     // Compiled dependencies (jsonschema_rs) are built per Python version.
     const target = join(fuzzHome(), `schemathesis-${SCHEMATHESIS_VERSION}-py${version}`)
-    if (!existsSync(join(target, 'bin', 'st'))) {
-      mkdirSync(fuzzHome(), { recursive: true })
-      // Into a scratch folder first, so an interrupted install never looks complete.
-      const scratch = mkdtempSync(join(fuzzHome(), '.install-'))
-      const args = [
-        python,
-        '-m',
-        'pip',
-        'install',
-        '--quiet',
-        '--disable-pip-version-check',
-        '--target',
-        scratch,
-        `schemathesis==${SCHEMATHESIS_VERSION}`,
-      ]
-      const run = spawnSync(args, { stdout: 'pipe', stderr: 'pipe', env: { ...process.env, PIP_ROOT_USER_ACTION: 'ignore' } })
-      if (run.exitCode !== 0 || !existsSync(join(scratch, 'bin', 'st'))) {
-        rmSync(scratch, { recursive: true, force: true })
-        tried.push(`${python}: ${run.stderr.toString().trim().split('\n').pop() ?? `exit ${run.exitCode}`}`)
-        continue
-      }
-      rmSync(target, { recursive: true, force: true })
-      renameSync(scratch, target)
+    const failure = installOnce(
+      target,
+      (dir) => existsSync(join(dir, 'bin', 'st')),
+      (scratch) => pipInstallInto(python, scratch, [`schemathesis==${SCHEMATHESIS_VERSION}`]),
+    )
+    if (failure !== null) {
+      tried.push(`${python}: ${failure}`)
+      continue
     }
     return { python, command: [python, join(target, 'bin', 'st')], pythonPath: target }
   }

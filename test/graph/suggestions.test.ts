@@ -56,6 +56,27 @@ for (const [name, env] of [
       expect(await linksOf(t, u, a)).toEqual([])
     })
 
+    test("a thread's messages are neither given suggestions nor suggested, and stay out of the graph", async () => {
+      const u = await t.signUp()
+      const a = await ingest(t, u, PAIR_A)
+      const thread = await t.json('POST', '/api/threads', {
+        key: u.key,
+        body: {
+          messages: [
+            { speaker: 'Al', content: PAIR_B },
+            { speaker: 'Bo', content: PAIR_B + ' Indeed.' },
+          ],
+        },
+      })
+      const [m1] = thread.body.results.results.map((r: { document: { id: string } }) => r.document.id)
+      await drainJobs(t.deps)
+      expect(await linksOf(t, u, a)).toEqual([])
+      expect(await linksOf(t, u, m1)).toEqual([])
+      const workspace = thread.body.workspace_id
+      const graph = await t.json('GET', `/api/graph?workspace_id=${workspace}`, { key: u.key })
+      expect(graph.body.nodes.map((n: { id: string }) => n.id)).toEqual([a])
+    })
+
     test('suggestions stay inside a workspace', async () => {
       const u = await t.signUp()
       const ws = (await t.json('POST', '/api/workspaces', { key: u.key, body: { name: 'Other' } })).body.id

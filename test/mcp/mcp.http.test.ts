@@ -26,7 +26,7 @@ afterAll(async () => {
 const defaultWorkspace = async (u: TestUser) => (await s.t.json('GET', '/api/workspaces', { key: u.key })).body.data[0].id as string
 
 describe('tools over HTTP', () => {
-  test('lists the eight tools, each with a title, a description, schemas and annotations', async () => {
+  test('lists every tool, each with a title, a description, schemas and annotations', async () => {
     const { tools } = await client.listTools()
     expect(tools.map((t) => t.name).sort()).toEqual([...MCP_TOOLS].sort())
     for (const tool of tools) {

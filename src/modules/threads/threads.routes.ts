@@ -4,11 +4,13 @@ import { Elysia } from 'elysia'
 import type { Deps } from '../../deps'
 import { authPlugin } from '../../http/auth'
 import { created } from '../../http/created'
+import { enforceRateLimit } from '../../http/rate-limit'
 import { errors, IdParams, NoContent } from '../../http/schemas'
 import { writerOf } from '../documents/approval'
 import * as S from './threads.schemas'
 import { MAX_THREAD_BATCH } from './threads.model'
 import type { MessageOrigin } from './threads.input'
+import { extractLearnings, MAX_EXTRACT_CHARS, MAX_EXTRACT_MESSAGES } from './extraction.service'
 import {
   appendMessages,
   createThread,
@@ -23,9 +25,9 @@ import {
 const tags = ['threads']
 const one = { auth: true, params: IdParams } as const
 
-const originOf = (principal: { via: 'key' | 'session' }): MessageOrigin => ({
+const originOf = (principal: { via: 'key' | 'session' }, source?: MessageOrigin['source']): MessageOrigin => ({
   writer: writerOf(principal),
-  source: principal.via === 'session' ? 'extension' : 'api',
+  source: source ?? (principal.via === 'session' ? 'extension' : 'api'),
 })
 
 export function threadsRoutes(deps: Deps) {
@@ -34,7 +36,7 @@ export function threadsRoutes(deps: Deps) {
     .post(
       '',
       async ({ user, principal, body, set }) => {
-        const { thread, created: isNew, results } = await createThread(deps, user, body, originOf(principal))
+        const { thread, created: isNew, results } = await createThread(deps, user, body, originOf(principal, body.source))
         if (isNew) created(set, `/api/threads/${thread.id}`, null)
         return { ...thread, ...(results ? { results } : {}) }
       },
@@ -96,7 +98,7 @@ export function threadsRoutes(deps: Deps) {
     )
     .post(
       '/:id/messages',
-      ({ user, principal, params, body }) => appendMessages(deps, user, params.id, body.messages, originOf(principal)),
+      ({ user, principal, params, body }) => appendMessages(deps, user, params.id, body.messages, originOf(principal, body.source)),
       {
         ...one,
         body: S.AppendBody,
@@ -117,4 +119,30 @@ export function threadsRoutes(deps: Deps) {
       response: { 200: S.MessagesPage, ...errors(400, 401, 404) },
       detail: { tags, summary: "The thread's active messages in order, from a position on" },
     })
+    .post(
+      '/:id/extract',
+      async ({ user, principal, params, request, set }) => {
+        // A chat model's work, as an answer is: the same rate.
+        await enforceRateLimit(deps, principal, 'ask_per_min', set.headers)
+        return extractLearnings(deps, user, params.id, request.signal)
+      },
+      {
+        ...one,
+        response: { 200: S.Extraction, ...errors(400, 401, 402, 404, 409, 429, 502, 503) },
+        detail: {
+          tags,
+          summary: `Propose learnings from the thread's new messages (at most ${MAX_EXTRACT_MESSAGES} a call) as drafts awaiting approval`,
+          description:
+            'A chat model reads the messages after `extracted_through` (at most ' +
+            `${MAX_EXTRACT_MESSAGES} messages and ${MAX_EXTRACT_CHARS.toLocaleString('en')} characters; \`remaining\` says more wait) ` +
+            'and proposes facts, preferences, decisions and routines. Each becomes a pending_approval draft in the review queue, ' +
+            'citing the message ids it rests on in `metadata.evidence` (with `metadata.thread_id`); one that updates an active memory ' +
+            'names it in `metadata.supersedes`, so approving it replaces that memory. A learning equal to an existing memory or ' +
+            'draft, or citing no message of the thread, is `skipped` with the reason. All drafts and the new `extracted_through` are ' +
+            'written together or not at all. 503 without a chat model (CHAT_MODEL); 502 when the model fails or answers malformed ' +
+            "output twice — recorded as the thread's `extraction` { status: failed }; 409 when another extraction of the thread ran meanwhile. " +
+            "Counts against the plan's ask rate (429).",
+        },
+      },
+    )
 }

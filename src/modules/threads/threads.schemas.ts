@@ -56,14 +56,18 @@ const Messages = t.Array(MessageItem, {
   error: `messages must be a list of 1 to ${MAX_THREAD_BATCH} messages`,
 })
 
+/** Who sends the messages, as on POST /api/documents: the MCP tool add_messages says mcp. */
+const MessagesSource = t.Optional(literals(['api', 'extension', 'mcp'] as const, 'Defaults to extension for cookie callers, api for keys'))
+
 export const CreateThreadBody = t.Object({
   workspace_id: t.Optional(Uuid('Defaults to the default workspace of the settings')),
   title: t.Optional(ThreadTitle),
   external_id: t.Optional(ExternalId),
   metadata: t.Optional(Metadata),
   messages: t.Optional(Messages),
+  source: MessagesSource,
 })
-export const AppendBody = t.Object({ messages: Messages })
+export const AppendBody = t.Object({ messages: Messages, source: MessagesSource })
 export const PatchThreadBody = t.Object(
   { title: t.Optional(ThreadTitle), metadata: t.Optional(Metadata) },
   { minProperties: 1, error: 'give at least one of title, metadata' },
@@ -94,8 +98,9 @@ export const Thread = t.Object(
         {
           status: t.String({ description: 'done | failed' }),
           at: Timestamp,
-          proposed: t.Optional(t.Integer()),
-          error: t.Optional(t.String()),
+          proposed: t.Optional(t.Integer({ description: 'Drafts it proposed (done)' })),
+          skipped: t.Optional(t.Integer({ description: 'Learnings it set aside (done)' })),
+          error: t.Optional(t.String({ description: 'Why it failed (failed): extracted_through did not move' })),
         },
         { description: 'The last extraction of learnings from this thread' },
       ),
@@ -134,4 +139,26 @@ export const MessagesPage = t.Object(
     next_position: t.Nullable(t.Integer({ description: 'from_position of the next page; null on the last' })),
   },
   { title: 'ThreadMessages' },
+)
+
+const SkippedLearning = t.Object(
+  {
+    title: t.Nullable(t.String()),
+    body: t.Nullable(t.String()),
+    reason: literals(['invalid', 'no_evidence', 'duplicate', 'known', 'too_many'] as const),
+    detail: t.String(),
+    existing_id: t.Optional(Uuid('The memory or draft it repeats')),
+  },
+  { title: 'SkippedLearning' },
+)
+export const Extraction = t.Object(
+  {
+    thread_id: Uuid(),
+    read: t.Integer({ description: 'New messages read' }),
+    remaining: t.Boolean({ description: 'More new messages wait than one extraction reads: ask again' }),
+    extracted_through: t.Integer({ description: 'The position of the last message read (-1: none yet)' }),
+    proposed: t.Array(Document, { description: 'The pending_approval drafts proposed, each citing its messages in metadata.evidence' }),
+    skipped: t.Array(SkippedLearning, { description: 'Learnings the model proposed that were set aside, with why' }),
+  },
+  { title: 'Extraction' },
 )

@@ -12,6 +12,7 @@ import { ingestMany, type ItemResult } from '../documents/bulk.service'
 import { toDocumentDto } from '../documents/documents.model'
 import { forgetDocuments } from '../documents/lifecycle.service'
 import { resolveWorkspaceId } from '../workspaces/workspaces.service'
+import { queueExtractionIfDue } from './extraction.queue'
 import { readMessages, type MessageOrigin } from './threads.input'
 import { toThreadDto, type ThreadCounts, type ThreadRow } from './threads.model'
 
@@ -75,6 +76,7 @@ async function appendToThread(deps: Deps, user: SessionUser, thread: ThreadRow, 
   const items = await readMessages(thread, raw, origin, deps.clock.now())
   const written = await ingestMany(deps, user, items)
   await deps.db.update(threads).set({ updated_at: deps.clock.now() }).where(eq(threads.id, thread.id))
+  await queueExtractionIfDue(deps, thread)
   return summarize(written)
 }
 

@@ -3,7 +3,6 @@
 // from the caller's documents, one choice per prompt. Citations ride on each choice, as on a chat completion.
 import { RAG_MODEL } from '../../ai/models'
 import type { Deps } from '../../deps'
-import { badRequest } from '../../http/errors'
 import type { Send } from '../../http/sse'
 import type { SessionUser } from '../auth/sessions.service'
 import { recordEvent } from '../usage/usage.service'
@@ -29,8 +28,7 @@ export async function prepareCompletion(deps: Deps, user: SessionUser, body: Bod
   const prompts = promptsOf(body)
   const stop = body.stop == null ? undefined : typeof body.stop === 'string' ? [body.stop] : body.stop
   const turns: Turn[] = []
-  for (const [i, prompt] of prompts.entries()) {
-    if (!prompt.trim()) throw badRequest(`prompt${typeof body.prompt === 'string' ? '' : `[${i}]`}: must have text (it is the question)`)
+  for (const prompt of prompts) {
     const request = {
       model: body.model,
       workspace_id: body.workspace_id,

@@ -10,6 +10,7 @@ import type { SessionUser } from '../auth/sessions.service'
 import { recordEvent } from '../usage/usage.service'
 import { RESPONSES_FIELDS, responsesTurnRequest } from './responses.convert'
 import type { ResponsesBody } from './responses.schemas'
+import { rememberResponse } from './responses.remember'
 import { saveResponse, type Item } from './responses.store'
 import { citationsOf, generateTurn, prepareTurn, streamTurn, type Finish, type ToolCallOut, type Turn, type Usage } from './turn.service'
 
@@ -125,6 +126,7 @@ async function finishResponse(deps: Deps, user: SessionUser, r: PreparedResponse
     output,
     response,
   })
+  await rememberResponse(deps, user, r, output)
 }
 
 export async function completeResponse(deps: Deps, user: SessionUser, r: PreparedResponse, signal: AbortSignal) {

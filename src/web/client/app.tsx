@@ -23,9 +23,12 @@ import { Shell } from './ui/shell'
 import { lazy } from './ui/lazy'
 import { Loading } from './ui/states'
 import './manage.css'
+import './screens/conversations.css'
 
 // Loaded on first visit, each its own chunk (the graph's canvas and layout stay off the first screen).
 const GraphScreen = lazy(() => import('./screens/graph').then((m) => m.GraphScreen))
+const Conversations = lazy(() => import('./screens/conversations').then((m) => m.Conversations))
+const ConversationPage = lazy(() => import('./screens/conversation').then((m) => m.ConversationPage))
 const Workspaces = lazy(() => import('./screens/workspaces').then((m) => m.Workspaces))
 const Connectors = lazy(() => import('./screens/connectors').then((m) => m.Connectors))
 const Keys = lazy(() => import('./screens/keys').then((m) => m.Keys))
@@ -47,6 +50,9 @@ function screenFor({ path }: Place) {
   if (path === '/app/documents/new') return <NewDocument />
   const doc = match('/app/documents/:id', path)
   if (doc) return <DocumentPage key={doc.id} id={doc.id!} />
+  if (path === '/app/conversations') return <Conversations />
+  const thread = match('/app/conversations/:id', path)
+  if (thread) return <ConversationPage key={thread.id} id={thread.id!} />
   if (path === '/app/search') return <Search />
   if (path === '/app/ask') return <Ask />
   const conversation = match('/app/ask/:id', path)

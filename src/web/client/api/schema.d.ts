@@ -783,18 +783,22 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Threads, most recently started first (404 when workspace_id is not one of yours)
-         * @description Key scope: `read` (a key without it gets 403; a session holds every scope).
+         * List threads
+         * @description Threads, most recently started first (404 when workspace_id is not one of yours)
+         *
+         *     Key scope: `read` (a key without it gets 403; a session holds every scope).
          */
-        get: operations["getApiThreads"];
+        get: operations["listThreads"];
         put?: never;
         /**
-         * Start a conversation, or name one again by its external_id (200), optionally with its first messages
-         * @description Messages sent with it are appended as by POST /api/threads/{id}/messages, and `results` answers one result per message.
+         * Start a conversation (thread)
+         * @description Start a conversation, or name one again by its external_id (200), optionally with its first messages
+         *
+         *     Messages sent with it are appended as by POST /api/threads/{id}/messages, and `results` answers one result per message.
          *
          *     Key scope: `write` (a key without it gets 403; a session holds every scope).
          */
-        post: operations["postApiThreads"];
+        post: operations["createThread"];
         delete?: never;
         options?: never;
         head?: never;
@@ -809,24 +813,30 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * A thread with its message count and time span
-         * @description Key scope: `read` (a key without it gets 403; a session holds every scope).
+         * Get a thread
+         * @description A thread with its message count and time span
+         *
+         *     Key scope: `read` (a key without it gets 403; a session holds every scope).
          */
-        get: operations["getApiThreadsById"];
+        get: operations["getThread"];
         put?: never;
         post?: never;
         /**
          * Delete a thread and its messages
-         * @description Key scope: `write` (a key without it gets 403; a session holds every scope).
+         * @description Delete a thread and its messages
+         *
+         *     Key scope: `write` (a key without it gets 403; a session holds every scope).
          */
-        delete: operations["deleteApiThreadsById"];
+        delete: operations["deleteThread"];
         options?: never;
         head?: never;
         /**
-         * Rename a thread or replace its metadata
-         * @description Key scope: `write` (a key without it gets 403; a session holds every scope).
+         * Rename a thread
+         * @description Rename a thread or replace its metadata
+         *
+         *     Key scope: `write` (a key without it gets 403; a session holds every scope).
          */
-        patch: operations["patchApiThreadsById"];
+        patch: operations["updateThread"];
         trace?: never;
     };
     "/api/threads/{id}/forget": {
@@ -839,10 +849,12 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Forget a thread: every message purged from storage and search (each leaves a content-free tombstone), then the thread
-         * @description Key scope: `write` (a key without it gets 403; a session holds every scope).
+         * Forget a thread and its messages
+         * @description Forget a thread: every message purged from storage and search (each leaves a content-free tombstone), then the thread
+         *
+         *     Key scope: `write` (a key without it gets 403; a session holds every scope).
          */
-        post: operations["postApiThreadsByIdForget"];
+        post: operations["forgetThread"];
         delete?: never;
         options?: never;
         head?: never;
@@ -857,18 +869,46 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The thread's active messages in order, from a position on
-         * @description Key scope: `read` (a key without it gets 403; a session holds every scope).
+         * Read a thread's messages in order
+         * @description The thread's active messages in order, from a position on
+         *
+         *     Key scope: `read` (a key without it gets 403; a session holds every scope).
          */
-        get: operations["getApiThreadsByIdMessages"];
+        get: operations["listThreadMessages"];
         put?: never;
         /**
-         * Append up to 1000 messages: 200 with one result per message, in order
-         * @description A message sent again — the same client_id, or else the same position — updates that message (200); a message without a position goes after the last. An invalid message gets its own `{ status: 400, error }` and the others are written. A batch that would pass a plan cap is refused whole with 402 before anything is written, as POST /api/documents/bulk.
+         * Append messages to a thread
+         * @description Append up to 1000 messages: 200 with one result per message, in order
+         *
+         *     A message sent again — the same client_id, or else the same position — updates that message (200); a message without a position goes after the last. An invalid message gets its own `{ status: 400, error }` and the others are written. A batch that would pass a plan cap is refused whole with 402 before anything is written, as POST /api/documents/bulk.
          *
          *     Key scope: `write` (a key without it gets 403; a session holds every scope).
          */
-        post: operations["postApiThreadsByIdMessages"];
+        post: operations["appendThreadMessages"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/threads/{id}/extract": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Propose learnings from a thread
+         * @description Propose learnings from the thread's new messages (at most 50 a call) as drafts awaiting approval
+         *
+         *     A chat model reads the messages after `extracted_through` (at most 50 messages and 24,000 characters; `remaining` says more wait) and proposes facts, preferences, decisions and routines. Each becomes a pending_approval draft in the review queue, citing the message ids it rests on in `metadata.evidence` (with `metadata.thread_id`); one that updates an active memory names it in `metadata.supersedes`, so approving it replaces that memory. A learning equal to an existing memory or draft, or citing no message of the thread, is `skipped` with the reason. All drafts and the new `extracted_through` are written together or not at all. 503 without a chat model (CHAT_MODEL); 502 when the model fails or answers malformed output twice — recorded as the thread's `extraction` { status: failed }; 409 when another extraction of the thread ran meanwhile. Counts against the plan's ask rate (429).
+         *
+         *     Key scope: `write` (a key without it gets 403; a session holds every scope).
+         */
+        post: operations["extractThreadLearnings"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1116,7 +1156,7 @@ export interface paths {
         };
         /**
          * Get settings
-         * @description Settings: default workspace, search mode, answer style
+         * @description Settings: default workspace, search mode, answer style, whether conversations are remembered
          *
          *     Key scope: `read` (a key without it gets 403; a session holds every scope).
          */
@@ -1870,7 +1910,7 @@ export interface paths {
         put?: never;
         /**
          * Send an MCP message
-         * @description MCP over Streamable HTTP (stateless, JSON responses): the tools search, get_document, add_document, save_learnings, get_workspace_context, list_workspaces, ask
+         * @description MCP over Streamable HTTP (stateless, JSON responses): the tools search, get_document, add_document, add_documents, add_messages, read_thread, list_threads, save_learnings, get_workspace_context, list_workspaces, ask
          *
          *     Authorization: an API key, or an OAuth access token that an MCP client gets by itself: a 401 carries `WWW-Authenticate: Bearer resource_metadata="<BASE_URL>/.well-known/oauth-protected-resource/mcp"`, which leads to dynamic registration, the consent page and the token endpoint (see the oauth tag). A 401's body is a JSON-RPC error (the sentence in `error.message`, the code in `error.data.code`), which MCP clients show.
          */
@@ -2400,7 +2440,11 @@ export interface components {
                 status: string;
                 /** Format: date-time */
                 at: string;
+                /** @description Drafts it proposed (done) */
                 proposed?: number;
+                /** @description Learnings it set aside (done) */
+                skipped?: number;
+                /** @description Why it failed (failed): extracted_through did not move */
                 error?: string;
             } | null;
             /** Format: date-time */
@@ -2618,6 +2662,21 @@ export interface components {
             message: string;
             /** @enum {string} */
             code: "invalid_request" | "unauthenticated" | "plan_limit" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "idempotency_in_progress" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "internal" | "provider_error" | "service_unavailable" | "model_unavailable" | "insufficient_storage";
+        };
+        /** Extraction */
+        Extraction: {
+            /** Format: uuid */
+            thread_id: string;
+            /** @description New messages read */
+            read: number;
+            /** @description More new messages wait than one extraction reads: ask again */
+            remaining: boolean;
+            /** @description The position of the last message read (-1: none yet) */
+            extracted_through: number;
+            /** @description The pending_approval drafts proposed, each citing its messages in metadata.evidence */
+            proposed: components["schemas"]["Document"][];
+            /** @description Learnings the model proposed that were set aside, with why */
+            skipped: components["schemas"]["SkippedLearning"][];
         };
         /** Graph */
         Graph: {
@@ -3188,11 +3247,26 @@ export interface components {
             search_mode: "hybrid" | "keyword" | "semantic";
             /** @enum {string} */
             answer_style: "concise" | "detailed";
+            /** @description Off by default. When on, each turn of POST /api/ask, POST /api/agent/chat and a stored POST /v1/responses is also kept as two messages (the question as role user, the answer as role assistant, its text without the quoted sources) of a thread tied to that conversation (GET /api/threads), in the conversation's workspace: searchable and forgettable like any document, and counted against the plan. A turn that cannot be remembered is still answered. */
+            remember_conversations: boolean;
         };
         /** SignInProviders */
         SignInProviders: {
             /** @description Configured sign-in providers (GITHUB_CLIENT_ID/SECRET, GOOGLE_CLIENT_ID/SECRET) */
             providers: ("github" | "google")[];
+        };
+        /** SkippedLearning */
+        SkippedLearning: {
+            title: string | null;
+            body: string | null;
+            /** @enum {string} */
+            reason: "invalid" | "no_evidence" | "duplicate" | "known" | "too_many";
+            detail: string;
+            /**
+             * Format: uuid
+             * @description The memory or draft it repeats
+             */
+            existing_id?: string;
         };
         /** Source */
         Source: {
@@ -3364,7 +3438,11 @@ export interface components {
                 status: string;
                 /** Format: date-time */
                 at: string;
+                /** @description Drafts it proposed (done) */
                 proposed?: number;
+                /** @description Learnings it set aside (done) */
+                skipped?: number;
+                /** @description Why it failed (failed): extracted_through did not move */
                 error?: string;
             } | null;
             /** Format: date-time */
@@ -7779,7 +7857,7 @@ export interface operations {
             };
         };
     };
-    getApiThreads: {
+    listThreads: {
         parameters: {
             query?: {
                 /** @description Only this workspace (its id) */
@@ -7857,7 +7935,7 @@ export interface operations {
             };
         };
     };
-    postApiThreads: {
+    createThread: {
         parameters: {
             query?: never;
             header?: {
@@ -7903,6 +7981,8 @@ export interface operations {
                             [key: string]: unknown;
                         };
                     }[];
+                    /** @enum {string} */
+                    source?: "api" | "extension" | "mcp";
                 };
             };
         };
@@ -8032,7 +8112,7 @@ export interface operations {
             };
         };
     };
-    getApiThreadsById: {
+    getThread: {
         parameters: {
             query?: never;
             header?: never;
@@ -8106,7 +8186,7 @@ export interface operations {
             };
         };
     };
-    deleteApiThreadsById: {
+    deleteThread: {
         parameters: {
             query?: never;
             header?: {
@@ -8210,7 +8290,7 @@ export interface operations {
             };
         };
     };
-    patchApiThreadsById: {
+    updateThread: {
         parameters: {
             query?: never;
             header?: {
@@ -8337,7 +8417,7 @@ export interface operations {
             };
         };
     };
-    postApiThreadsByIdForget: {
+    forgetThread: {
         parameters: {
             query?: never;
             header?: {
@@ -8441,7 +8521,7 @@ export interface operations {
             };
         };
     };
-    getApiThreadsByIdMessages: {
+    listThreadMessages: {
         parameters: {
             query?: {
                 from_position?: number;
@@ -8519,7 +8599,7 @@ export interface operations {
             };
         };
     };
-    postApiThreadsByIdMessages: {
+    appendThreadMessages: {
         parameters: {
             query?: never;
             header?: {
@@ -8556,6 +8636,8 @@ export interface operations {
                             [key: string]: unknown;
                         };
                     }[];
+                    /** @enum {string} */
+                    source?: "api" | "extension" | "mcp";
                 };
             };
         };
@@ -8665,6 +8747,191 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    extractThreadLearnings: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe (Stripe semantics): the same key with the same request replays the first answer for 24 hours; with another body it is a 422; while the first still runs the retry waits, then 409. 1–255 printable ASCII characters, a UUID for example. Not with a streamed answer. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The thread's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Extraction"];
+                };
+            };
+            /** @description Invalid request: `error` names what is wrong */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid API key, token or session */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A limit of your plan is reached: `error` says which, and the plan that lifts it */
+            402: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this operation needs, or it takes a person signed in */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (another user's object is not found either) */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with the current state (`code` conflict), or an Idempotency-Key still in progress (`code` idempotency_in_progress) */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This Idempotency-Key was used with another request */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
+            431: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An upstream service (model provider, Stripe, a connector) failed */
+            502: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not available on this server: no model loaded (`code` model_unavailable), or not configured (`code` service_unavailable) */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10164,6 +10431,8 @@ export interface operations {
                     search_mode?: "hybrid" | "keyword" | "semantic";
                     /** @enum {string} */
                     answer_style?: "concise" | "detailed";
+                    /** @description Off by default. When on, each turn of POST /api/ask, POST /api/agent/chat and a stored POST /v1/responses is also kept as two messages (the question as role user, the answer as role assistant, its text without the quoted sources) of a thread tied to that conversation (GET /api/threads), in the conversation's workspace: searchable and forgettable like any document, and counted against the plan. A turn that cannot be remembered is still answered. */
+                    remember_conversations?: boolean;
                 };
             };
         };

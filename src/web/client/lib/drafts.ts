@@ -1,5 +1,6 @@
 // The drafts waiting for review, read in full (body and metadata: the list gives summaries), and what their
-// metadata says (DESIGN.md §6: topic, confidence, evidence, conversation_id, supersedes; other keys kept).
+// metadata says (DESIGN.md §6: topic, confidence, evidence, conversation_id, supersedes; other keys kept). A draft
+// proposed from a conversation names its evidence as message ids (evidence: [id…]) and its thread (thread_id).
 import { api, unwrap } from '../api/client'
 import type { paths } from '../api/schema'
 
@@ -27,6 +28,10 @@ export interface DraftFacts {
   topic?: string
   confidence?: number
   evidence?: string
+  /** The messages a learning proposed from a conversation rests on, by document id. */
+  evidenceMessages?: string[]
+  /** The conversation (thread) it was proposed from. */
+  thread?: string
   conversation?: string
   supersedes?: string
 }
@@ -37,11 +42,15 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 export function factsOf(draft: Draft): DraftFacts {
   const m = draft.metadata as Record<string, unknown>
   const text = (v: unknown) => (typeof v === 'string' && v.trim() ? v.trim() : undefined)
+  const id = (v: unknown) => (typeof v === 'string' && UUID.test(v) ? v : undefined)
+  const messages = Array.isArray(m.evidence) ? [...new Set(m.evidence.map(id).filter((v) => v !== undefined))] : []
   return {
     topic: text(m.topic),
     confidence: typeof m.confidence === 'number' && m.confidence >= 0 && m.confidence <= 1 ? m.confidence : undefined,
     evidence: text(m.evidence),
-    conversation: typeof m.conversation_id === 'string' && UUID.test(m.conversation_id) ? m.conversation_id : undefined,
-    supersedes: typeof m.supersedes === 'string' && UUID.test(m.supersedes) ? m.supersedes : undefined,
+    evidenceMessages: messages.length ? messages : undefined,
+    thread: id(m.thread_id),
+    conversation: id(m.conversation_id),
+    supersedes: id(m.supersedes),
   }
 }

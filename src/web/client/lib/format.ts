@@ -20,3 +20,13 @@ export const plural = (n: number, one: string, many = `${one}s`) => `${n.toLocal
 
 /** A score of 0–1 (or any number) to at most three decimals. */
 export const formatScore = (n: number | null | undefined) => (n === null || n === undefined ? '—' : Number(n.toFixed(3)).toString())
+
+/** From `first` to `last` in the reader's locale, the shared parts said once ("8 May 2023, 13:56 – 14:30"). */
+export function formatSpan(first: string | null, last: string | null): string {
+  if (!first || !last) return 'no messages yet'
+  const from = new Date(first)
+  const to = new Date(last)
+  if (Number.isNaN(from.getTime()) || Number.isNaN(to.getTime())) return `${first} – ${last}`
+  const format = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' })
+  return from.getTime() >= to.getTime() ? format.format(from) : format.formatRange(from, to)
+}

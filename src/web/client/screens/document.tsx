@@ -1,15 +1,19 @@
 // A document's page: its body as safe Markdown, metadata, tags and links; edit, pin, rate, archive or
-// restore, and forget (permanent, confirmed first).
-import { useState } from 'preact/hooks'
+// restore, and forget (permanent, confirmed first). A message opens in its conversation instead, at that message
+// (so a citation or a link anywhere to a message lands there), unless ?view=document asks for this page or the message
+// is archived.
+import { useEffect, useState } from 'preact/hooks'
 import { api, unwrap } from '../api/client'
 import { announce } from '../lib/announce'
-import { navigate } from '../lib/router'
+import { isMessage, messageHref } from '../lib/messages'
+import { navigate, usePlace } from '../lib/router'
 import { useAction, useApi } from '../lib/use-api'
 import { Confirm } from '../ui/confirm'
 import { DocMeta, Tags } from '../ui/doc-list'
+import { Link } from '../ui/link'
 import { Markdown } from '../ui/markdown'
 import { PageTitle } from '../ui/page'
-import { ActionStatus, Loaded } from '../ui/states'
+import { ActionStatus, Loaded, Loading } from '../ui/states'
 import type { Doc } from './document-doc'
 import { DocumentDetails } from './document-details'
 import { DocumentEdit } from './document-edit'
@@ -17,6 +21,16 @@ import { DocumentLinks } from './document-links'
 
 export function DocumentPage({ id }: { id: string }) {
   const doc = useApi((signal) => unwrap(api.GET('/api/documents/{id}', { params: { path: { id } }, signal })), [id])
+  // Decided on the first load only: restoring an archived message here keeps the person here.
+  const [stay, setStay] = useState(usePlace().query.get('view') === 'document')
+  const loaded = doc.data
+  // An archived message is not shown in its conversation: it stays here, where it can be restored.
+  const inThread = !stay && loaded && isMessage(loaded) && loaded.status === 'active' ? loaded : undefined
+  useEffect(() => {
+    if (inThread) navigate(messageHref(inThread.thread_id, inThread.id), { replace: true })
+    else if (loaded) setStay(true)
+  }, [loaded])
+  if (inThread) return <Loading label="Opening the conversation…" />
   return <Loaded query={doc}>{(loaded) => <DocumentView doc={loaded} reload={doc.reload} />}</Loaded>
 }
 
@@ -53,6 +67,11 @@ function DocumentView({ doc, reload }: { doc: Doc; reload(): void }) {
       <PageTitle title={doc.title} />
       <DocMeta doc={doc} />
       <Tags tags={doc.tags} />
+      {isMessage(doc) && (
+        <p>
+          <Link href={messageHref(doc.thread_id, doc.id)}>Read it in its conversation</Link>
+        </p>
+      )}
       <div class="toolbar row" role="toolbar" aria-label="Document actions">
         <button type="button" onClick={() => setEditing(true)}>
           Edit

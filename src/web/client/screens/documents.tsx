@@ -5,7 +5,8 @@ import { api, unwrap } from '../api/client'
 import { announce } from '../lib/announce'
 import { plural } from '../lib/format'
 import { markdownToText } from '../lib/markdown'
-import { KINDS, oneOf, SOURCES, STATUSES } from '../lib/kinds'
+import { FILTER_KINDS, oneOf, SOURCES, STATUSES } from '../lib/kinds'
+import { documentHref, documentLabel } from '../lib/messages'
 import { navigate, usePlace, withQuery } from '../lib/router'
 import { useAction, useApi } from '../lib/use-api'
 import { useWorkspaces } from '../lib/workspaces'
@@ -28,7 +29,7 @@ export function Documents() {
   const cursor = query.get('cursor') ?? undefined
   const params = {
     workspace_id: current || undefined,
-    kind: oneOf(KINDS, filters.kind),
+    kind: oneOf(FILTER_KINDS, filters.kind),
     tag: filters.tag || undefined,
     source: oneOf(SOURCES, filters.source),
     status: oneOf(STATUSES, filters.status),
@@ -130,14 +131,14 @@ export function Documents() {
                       <td class="check">
                         <input
                           type="checkbox"
-                          aria-label={`Select ${doc.title}`}
+                          aria-label={`Select ${documentLabel(doc)}`}
                           checked={selected.has(doc.id)}
                           onChange={() => toggle(doc.id)}
                         />
                       </td>
                       <td>
-                        <Link href={`/app/documents/${doc.id}`} class="doc-title">
-                          {doc.title}
+                        <Link href={documentHref(doc)} class="doc-title">
+                          {documentLabel(doc)}
                         </Link>
                         <DocMeta doc={doc} />
                         <p class="excerpt">{markdownToText(doc.excerpt)}</p>

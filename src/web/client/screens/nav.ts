@@ -10,6 +10,12 @@ export interface Screen {
 export const SCREENS: Screen[] = [
   { path: '/app', label: 'Home', ready: true, about: 'Quick capture, recent documents, drafts waiting for review, usage.' },
   { path: '/app/documents', label: 'Documents', ready: true, about: 'Every document, with filters, paging and bulk actions.' },
+  {
+    path: '/app/conversations',
+    label: 'Conversations',
+    ready: true,
+    about: 'Conversations your agents sent, read message by message with speakers and times; rename, delete or forget them.',
+  },
   { path: '/app/search', label: 'Search', ready: true, about: 'Hybrid keyword and semantic search, with why each result is there.' },
   {
     path: '/app/ask',

@@ -1,6 +1,6 @@
 // One draft in the review queue: what the agent proposed (kind, title, body, topic, confidence, evidence, the
-// conversation it came from), the memory it would supersede beside it, similar memories, and its actions —
-// approve, edit then approve, reject.
+// conversation it came from, the messages it rests on), the memory it would supersede beside it, similar memories,
+// and its actions — approve, edit then approve, reject.
 import { useState } from 'preact/hooks'
 import { type Draft, factsOf } from '../lib/drafts'
 import { formatDate } from '../lib/format'
@@ -8,6 +8,7 @@ import { useWorkspaces, workspaceName } from '../lib/workspaces'
 import { Tags } from '../ui/doc-list'
 import { Link } from '../ui/link'
 import { Markdown } from '../ui/markdown'
+import { EvidenceMessages } from './review-evidence'
 import { Similar, Supersedes } from './review-related'
 
 export interface Edit {
@@ -61,7 +62,11 @@ export function DraftCard({ draft, selected, similar, checked, editing, busy, on
         {facts.confidence !== undefined && <Confidence value={facts.confidence} />}
         <span>from {draft.source}</span>
         <span>{workspaceName(list, draft.workspace_id)}</span>
-        {facts.conversation && <Link href={`/app/ask/${facts.conversation}`}>the conversation</Link>}
+        {facts.thread ? (
+          <Link href={`/app/conversations/${facts.thread}`}>the conversation</Link>
+        ) : (
+          facts.conversation && <Link href={`/app/ask/${facts.conversation}`}>the conversation</Link>
+        )}
         <time dateTime={draft.created_at}>{formatDate(draft.created_at)}</time>
       </p>
       <Tags tags={draft.tags} />
@@ -74,11 +79,15 @@ export function DraftCard({ draft, selected, similar, checked, editing, busy, on
           <Markdown source={draft.body} shift={2} />
         </div>
       )}
-      {facts.evidence && (
-        <div class="evidence">
-          <p class="compare-label">Evidence</p>
-          <blockquote>{facts.evidence}</blockquote>
-        </div>
+      {facts.evidenceMessages ? (
+        <EvidenceMessages ids={facts.evidenceMessages} />
+      ) : (
+        facts.evidence && (
+          <div class="evidence">
+            <p class="compare-label">Evidence</p>
+            <blockquote>{facts.evidence}</blockquote>
+          </div>
+        )
       )}
       {!editing && (
         <div class="row draft-actions" role="group" aria-label={`Review “${draft.title}”`}>

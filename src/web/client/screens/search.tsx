@@ -1,12 +1,14 @@
 // Search: the query, mode and filters live in the URL (/app/search?q=…, as the extension opens it); results
-// show the snippet with the searched words marked, a compact "why this result", and the service's notice.
+// show the snippet with the searched words marked, a compact "why this result", and the service's notice. A message
+// reads "<speaker> · <time>" and opens in its conversation, scrolled to it.
 import { useEffect, useState } from 'preact/hooks'
 import { api, unwrap } from '../api/client'
 import type { paths } from '../api/schema'
 import { formatScore, plural } from '../lib/format'
 import { highlight } from '../lib/highlight'
 import { markdownToText } from '../lib/markdown'
-import { KINDS, oneOf, SOURCES } from '../lib/kinds'
+import { FILTER_KINDS, oneOf, SOURCES } from '../lib/kinds'
+import { documentHref, documentLabel } from '../lib/messages'
 import { navigate, usePlace, withQuery } from '../lib/router'
 import { useApi } from '../lib/use-api'
 import { useWorkspaces } from '../lib/workspaces'
@@ -32,7 +34,7 @@ export function Search() {
     q,
     mode,
     workspace_id: current || undefined,
-    kind: oneOf(KINDS, filters.kind),
+    kind: oneOf(FILTER_KINDS, filters.kind),
     tag: filters.tag || undefined,
     source: oneOf(SOURCES, filters.source),
     limit: 20,
@@ -112,8 +114,8 @@ export function Search() {
 function ResultItem({ result, q }: { result: Result; q: string }) {
   return (
     <li class="result">
-      <Link href={`/app/documents/${result.document.id}`} class="doc-title">
-        {result.document.title}
+      <Link href={documentHref(result.document)} class="doc-title">
+        {documentLabel(result.document)}
       </Link>
       <DocMeta doc={result.document} />
       <p class="snippet">

@@ -1,6 +1,8 @@
-// A compact list of documents (title linking to its page, kind, workspace, tags, when): Home and elsewhere.
+// A compact list of documents (title linking to its page, kind, workspace, tags, when): Home and elsewhere. A message
+// reads "<speaker> · <time>" and opens in its conversation.
 import type { paths } from '../api/schema'
 import { formatDate } from '../lib/format'
+import { documentHref, documentLabel } from '../lib/messages'
 import { useWorkspaces, workspaceName } from '../lib/workspaces'
 import { Link } from './link'
 
@@ -38,8 +40,8 @@ export function DocList({ docs }: { docs: DocumentSummary[] }) {
     <ul class="doc-list">
       {docs.map((doc) => (
         <li key={doc.id}>
-          <Link href={`/app/documents/${doc.id}`} class="doc-title">
-            {doc.title}
+          <Link href={documentHref(doc)} class="doc-title">
+            {documentLabel(doc)}
           </Link>
           <DocMeta doc={doc} />
           <Tags tags={doc.tags} />

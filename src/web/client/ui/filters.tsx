@@ -1,5 +1,5 @@
 // Filter controls shared by Documents and Search: workspace (the switcher's choice), kind, tag, source, status.
-import { KINDS, SOURCES, STATUSES } from '../lib/kinds'
+import { FILTER_KINDS, SOURCES, STATUSES } from '../lib/kinds'
 import { chooseWorkspace, useWorkspaces } from '../lib/workspaces'
 
 export interface FilterValues {
@@ -60,7 +60,7 @@ export function Filters({ values, onChange, withStatus = true }: Props) {
           ))}
         </select>
       </label>
-      <Choice label="Kind" value={values.kind ?? ''} options={KINDS} all="Any" onChange={(kind) => onChange({ ...values, kind })} />
+      <Choice label="Kind" value={values.kind ?? ''} options={FILTER_KINDS} all="Any" onChange={(kind) => onChange({ ...values, kind })} />
       <label>
         Tag
         <input

@@ -8,6 +8,7 @@ interface Props {
   class?: string
   title?: string
   'aria-current'?: 'page'
+  'aria-describedby'?: string
 }
 
 export function Link({ href, children, ...rest }: Props) {

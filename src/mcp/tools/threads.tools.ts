@@ -1,0 +1,198 @@
+// MCP tools over threads (conversations): add_messages (POST /api/threads, or POST /api/threads/:id/messages, source
+// "mcp"), read_thread (GET /api/threads/:id/messages) and list_threads (GET /api/threads). Each message is a document
+// of kind message: search finds it, get_document reads it.
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
+import { z } from 'zod'
+import type { Logger } from '../../log'
+import { MAX_THREAD_BATCH, MAX_THREAD_PAGE, ROLES } from '../../modules/threads/threads.model'
+import { callApi, callJson, toolHandler, ToolFailure, withQuery, type ApiCaller } from '../mcp.tool'
+import { ADDITIVE, Id, READ_ONLY, Tags, type ApiDocument } from './tool.schemas'
+
+interface ApiMessage extends ApiDocument {
+  position: number
+  speaker: string
+  occurred_at: string
+}
+interface ApiAppend {
+  results: ({ status: number; document: ApiMessage } | { status: number; error: string; code: string })[]
+  created: number
+  updated: number
+  failed: number
+}
+interface ApiThread {
+  id: string
+  workspace_id: string
+  title: string
+  external_id: string | null
+  conversation_id: string | null
+  message_count: number
+  first_occurred_at: string | null
+  last_occurred_at: string | null
+  updated_at: string
+}
+
+// Each message is checked by the API on its own, so a bad one (an occurred_at without a time zone) is refused in its
+// result and the others are written; the schema here only shapes what a model sends.
+const Message = z.object({
+  content: z.string().min(1).describe('What was said'),
+  speaker: z.string().min(1).max(200).optional().describe('Who said it, by name'),
+  role: z.enum(ROLES).optional().describe('The speaker when no name is given: user, assistant, system or tool (give speaker or role)'),
+  occurred_at: z.string().max(40).optional().describe('When it was said, ISO 8601 with a time zone (default: now)'),
+  position: z.number().int().min(0).optional().describe('Its place in the thread, from 0 (default: after the last)'),
+  client_id: z.string().min(1).max(200).optional().describe('Your id of the message: sending it again updates it'),
+  tags: Tags.optional(),
+  metadata: z.record(z.string(), z.unknown()).optional(),
+})
+
+const ThreadSummary = {
+  id: z.string(),
+  workspace_id: z.string(),
+  title: z.string(),
+  external_id: z.string().nullable(),
+  conversation_id: z.string().nullable().describe('The ask or agent conversation it remembers, if any'),
+  message_count: z.number().int(),
+  first_occurred_at: z.string().nullable(),
+  last_occurred_at: z.string().nullable(),
+  updated_at: z.string(),
+}
+const summaryOf = (t: ApiThread) => ({
+  id: t.id,
+  workspace_id: t.workspace_id,
+  title: t.title,
+  external_id: t.external_id,
+  conversation_id: t.conversation_id,
+  message_count: t.message_count,
+  first_occurred_at: t.first_occurred_at,
+  last_occurred_at: t.last_occurred_at,
+  updated_at: t.updated_at,
+})
+
+/** Per message only what an agent needs to refer to it again, or why it was refused. */
+const compact = (done: ApiAppend) => ({
+  created: done.created,
+  updated: done.updated,
+  failed: done.failed,
+  results: done.results.map((r) =>
+    'error' in r
+      ? { status: r.status, error: r.error, code: r.code }
+      : { status: r.status, id: r.document.id, position: r.document.position },
+  ),
+})
+
+export function registerThreadTools(server: McpServer, api: ApiCaller | null, log?: Logger) {
+  server.registerTool(
+    'add_messages',
+    {
+      title: 'Add messages of a conversation',
+      description:
+        `Store up to ${MAX_THREAD_BATCH.toLocaleString('en')} messages of a conversation (a thread), in order, each with its speaker (or role), ` +
+        'text and the time it was said. Name the thread by thread_id, or by your own external_id (the first call with it ' +
+        'starts the thread, later calls append to it); with neither, a new thread starts. A message sent again (the same ' +
+        'client_id, or else the same position) updates it instead of duplicating it. Each message becomes a document of ' +
+        'kind message that search finds; answers one result per message, in order (a refused one says why, the others are stored).',
+      inputSchema: {
+        thread_id: Id('The thread to append to (from add_messages or list_threads)').optional(),
+        external_id: z.string().min(1).max(200).optional().describe('Your id of the conversation: the same id names the same thread'),
+        title: z.string().min(1).max(500).optional().describe('The title of a thread this call starts'),
+        workspace_id: Id('Where a thread this call starts is stored (default: your default workspace)').optional(),
+        messages: z.array(Message).min(1).max(MAX_THREAD_BATCH).describe('The messages, in order'),
+      },
+      outputSchema: {
+        thread_id: z.string(),
+        started: z.boolean().describe('true: this call started the thread'),
+        created: z.number().int(),
+        updated: z.number().int(),
+        failed: z.number().int(),
+        results: z.array(
+          z.object({
+            status: z.number().int().describe('201 stored, 200 a message sent again updated, 4xx refused'),
+            id: z.string().optional().describe('The message (a document: get_document reads it)'),
+            position: z.number().int().optional(),
+            error: z.string().optional(),
+            code: z.string().optional().describe('The error code of a refused message (README "Error codes")'),
+          }),
+        ),
+      },
+      annotations: ADDITIVE(false),
+    },
+    toolHandler('add_messages', api, log, async (api, { thread_id, messages, ...start }, signal) => {
+      if (thread_id) {
+        // Silently ignoring them would store the messages where the caller did not mean to.
+        if (Object.values(start).some((v) => v !== undefined))
+          throw new ToolFailure('give thread_id alone, or external_id, title and workspace_id to name or start a thread: not both')
+        const done = await callJson<ApiAppend>(
+          api,
+          'POST',
+          `/api/threads/${encodeURIComponent(thread_id)}/messages`,
+          { messages, source: 'mcp' },
+          signal,
+        )
+        return { thread_id, started: false, ...compact(done) }
+      }
+      const res = await callApi(api, 'POST', '/api/threads', { ...start, messages, source: 'mcp' }, signal)
+      const thread = (await res.json()) as ApiThread & { results: ApiAppend }
+      return { thread_id: thread.id, started: res.status === 201, ...compact(thread.results) }
+    }),
+  )
+
+  server.registerTool(
+    'read_thread',
+    {
+      title: 'Read a conversation',
+      description:
+        "A thread's messages in order with their speaker and time, a page at a time: pass next_position as from_position " +
+        'for the next page (null on the last).',
+      inputSchema: {
+        thread_id: Id('The thread (from add_messages or list_threads)'),
+        from_position: z.number().int().min(0).optional().describe('The first position to read (default 0)'),
+        limit: z.number().int().min(1).max(MAX_THREAD_PAGE).optional().describe('Messages per page (default 100)'),
+      },
+      outputSchema: {
+        messages: z.array(
+          z.object({ id: z.string(), position: z.number().int(), speaker: z.string(), occurred_at: z.string(), content: z.string() }),
+        ),
+        next_position: z.number().int().nullable(),
+      },
+      annotations: READ_ONLY,
+    },
+    toolHandler('read_thread', api, log, async (api, { thread_id, ...page }, signal) => {
+      const path = withQuery(`/api/threads/${encodeURIComponent(thread_id)}/messages`, page)
+      const found = await callJson<{ data: ApiMessage[]; next_position: number | null }>(api, 'GET', path, undefined, signal)
+      return {
+        messages: found.data.map((m) => ({
+          id: m.id,
+          position: m.position,
+          speaker: m.speaker,
+          occurred_at: m.occurred_at,
+          content: m.body,
+        })),
+        next_position: found.next_position,
+      }
+    }),
+  )
+
+  server.registerTool(
+    'list_threads',
+    {
+      title: 'List conversations',
+      description: 'Your threads, most recently started first, with their message counts and time spans.',
+      inputSchema: {
+        workspace_id: Id('Only this workspace (default: all of yours)').optional(),
+        limit: z.number().int().min(1).max(100).optional().describe('Page size (default 20)'),
+        cursor: z.string().max(200).optional().describe('next_cursor of the previous page'),
+      },
+      outputSchema: { threads: z.array(z.object(ThreadSummary)), next_cursor: z.string().nullable() },
+      annotations: READ_ONLY,
+    },
+    toolHandler('list_threads', api, log, async (api, query, signal) => {
+      const found = await callJson<{ data: ApiThread[]; next_cursor: string | null }>(
+        api,
+        'GET',
+        withQuery('/api/threads', query),
+        undefined,
+        signal,
+      )
+      return { threads: found.data.map(summaryOf), next_cursor: found.next_cursor }
+    }),
+  )
+}

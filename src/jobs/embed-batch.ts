@@ -7,7 +7,8 @@
 import { and, eq, inArray, isNull, ne, not, or, sql } from 'drizzle-orm'
 import { chunks, documents } from '../../db/schema'
 import { embedDocuments, type Embedder } from '../ai/embeddings'
-import { embeddingText } from '../retrieval/embedding-text'
+import { embeddingText, messageEmbeddingText } from '../retrieval/embedding-text'
+import { messagesBefore } from '../retrieval/message-context'
 import type { Deps } from '../deps'
 import { enqueueJob } from './job-kinds'
 
@@ -45,7 +46,7 @@ export function planPasses<T extends { content: string }>(texts: T[], maxChars: 
 interface PendingChunk {
   id: string
   document_id: string
-  /** What is embedded: the chunk, after its document's title when the model embeds titles (embedding-text.ts). */
+  /** What is embedded: the chunk after its document's title (a message's: after the messages before it) when the model embeds titles (embedding-text.ts). */
   content: string
 }
 
@@ -119,16 +120,33 @@ export async function embedDocumentsTogether(
 async function pendingChunks(deps: Deps, embedder: Embedder, ids: string[]): Promise<PendingChunk[]> {
   if (!ids.length) return []
   const rows = await deps.db
-    .select({ id: chunks.id, document_id: chunks.document_id, title: documents.title, content: chunks.content })
+    .select({
+      id: chunks.id,
+      document_id: chunks.document_id,
+      title: documents.title,
+      content: chunks.content,
+      thread_id: documents.thread_id,
+      position: documents.position,
+      speaker: documents.speaker,
+    })
     .from(chunks)
     .innerJoin(documents, eq(documents.id, chunks.document_id))
     .where(and(inArray(chunks.document_id, ids), or(isNull(chunks.embedding_model), ne(chunks.embedding_model, embedder.id))))
     .orderBy(chunks.document_id, chunks.ordinal)
-  return rows.map((r) => ({
-    id: r.id,
-    document_id: r.document_id,
-    content: embedder.embedsTitle ? embeddingText(r.title, r.content) : r.content,
-  }))
+  if (!embedder.embedsTitle) return rows.map((r) => ({ id: r.id, document_id: r.document_id, content: r.content }))
+  // A message is read after the messages before it, as its keyword index counts them (message-context.ts).
+  const messages = [
+    ...new Map(rows.map((r) => [r.document_id, { id: r.document_id, thread_id: r.thread_id, position: r.position }])).values(),
+  ]
+  const before = await messagesBefore(deps.db, messages)
+  return rows.map((r) => {
+    const context = before.get(r.document_id)
+    return {
+      id: r.id,
+      document_id: r.document_id,
+      content: context ? messageEmbeddingText(r.title, r.speaker, r.content, context) : embeddingText(r.title, r.content),
+    }
+  })
 }
 
 /**

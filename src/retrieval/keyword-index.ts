@@ -1,9 +1,11 @@
 // Keeps a document's chunks and postings in step with its content, inside the writer's transaction, so a
-// document is keyword-searchable the moment its ingest or update commits. Embeddings come later (a job).
+// document is keyword-searchable the moment its ingest or update commits. Embeddings come later (a job). A message
+// is indexed with the messages before it in its thread (message-context.ts); its chunks hold its own text only.
 import { eq, sql } from 'drizzle-orm'
 import type { Tx } from '../../db/client'
 import { chunks, documents, documentTerms, postings } from '../../db/schema'
 import { chunkText } from './chunking'
+import { CONTEXT_WEIGHT, contextWords, isMessage, MESSAGE_WEIGHT, messagesBefore } from './message-context'
 
 /** Title and tags count this many times a body occurrence (a light BM25F). */
 export const TITLE_WEIGHT = 2
@@ -16,6 +18,9 @@ interface IndexableDocument {
   title: string
   tags: string[]
   body: string
+  /** A message's thread and place in it: it is indexed with the messages before it (message-context.ts). */
+  thread_id?: string | null
+  position?: number | null
 }
 
 export async function indexKeywords(tx: Tx, doc: IndexableDocument, newId: () => string): Promise<void> {
@@ -42,15 +47,22 @@ export async function indexKeywords(tx: Tx, doc: IndexableDocument, newId: () =>
     })),
   )
   const heading = [doc.title, ...doc.tags].join(' \n ')
+  const placed = { thread_id: doc.thread_id ?? null, position: doc.position ?? null }
+  // A message: its own words weigh MESSAGE_WEIGHT, the messages before it CONTEXT_WEIGHT (message-context.ts).
+  const context = isMessage(placed) ? contextWords((await messagesBefore(tx, [{ id: doc.id, ...placed }])).get(doc.id)!) : null
+  const weight = context === null ? 1 : MESSAGE_WEIGHT
   // Postings, the document's terms and its keyword length from one grouping of its terms.
   await tx.execute(sql`
     with p as (
       select lexeme, sum(tf) as tf from (
-        select t.lexeme, coalesce(array_length(t.positions, 1), 1) as tf
+        select t.lexeme, ${weight} * coalesce(array_length(t.positions, 1), 1) as tf
           from ${chunks} c, unnest(c.tsv) t where c.document_id = ${doc.id}
         union all
-        select t.lexeme, ${TITLE_WEIGHT} * coalesce(array_length(t.positions, 1), 1)
+        select t.lexeme, ${TITLE_WEIGHT * weight} * coalesce(array_length(t.positions, 1), 1)
           from unnest(to_tsvector(${TEXT_CONFIG}::regconfig, ${heading})) t
+        union all
+        select t.lexeme, ${CONTEXT_WEIGHT} * coalesce(array_length(t.positions, 1), 1)
+          from unnest(to_tsvector(${TEXT_CONFIG}::regconfig, ${context}::text)) t
       ) terms group by lexeme),
     len as (select coalesce(sum(tf), 0)::real as dl from p),
     written as (

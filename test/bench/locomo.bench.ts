@@ -1,7 +1,7 @@
 // bun run bench:locomo [--data FILE] [--json FILE] — LoCoMo through the HTTP API of a listening server on the
-// embedded default (PGlite): each conversation ingested for a fresh user of its own, every question with evidence
-// asked once as a search in each mode, and turn and session Recall@5, Recall@10 and nDCG@10 printed (scoring
-// as ../shared/datasets/locomo-dev/SOURCE.md says). --data takes any file in LoCoMo's layout (default: the
+// embedded default (PGlite): each conversation ingested for a fresh user of its own (every session a thread of
+// messages, POST /api/threads), every question with evidence asked once as a search in each mode, and turn and
+// session Recall@5, Recall@10 and nDCG@10 printed (scoring as ../shared/datasets/locomo-dev/SOURCE.md says). --data takes any file in LoCoMo's layout (default: the
 // development half); --json writes { "<mode>": { "turn": { r5, r10, ndcg10 }, "session": { … } } }. The
 // embedder: as bench:retrieval's (the real model from ../shared/models when its folder is there).
 import { writeFileSync } from 'node:fs'
@@ -47,19 +47,18 @@ console.log(`model ${model}; modes ${modes.join(', ')}; search limit ${LIMIT}; o
 
 const headersOf = new Map<string, Record<string, string>>()
 const turnOf = new Map<string, string>()
-let deduplicated = 0
+let threads = 0
 let started = performance.now()
 for (const conversation of conversations) {
   const headers = await signUpWithKey(base, origin, `locomo-${conversation.id}@example.com`)
   headersOf.set(conversation.id, headers)
   const ingested = await ingestConversation({ base, headers }, conversation)
   for (const [doc, turn] of ingested.turnOf) turnOf.set(doc, turn)
-  deduplicated += ingested.deduplicated
+  threads += ingested.threads
 }
 const ingestSeconds = seconds(started)
 console.log(
-  `ingested ${turns.length} messages in ${ingestSeconds.toFixed(1)} s (${(turns.length / ingestSeconds).toFixed(0)} messages/s), keyword-searchable on commit` +
-    (deduplicated ? `; ${deduplicated} repeated an earlier turn of its session word for word and is that turn's document` : ''),
+  `ingested ${turns.length} messages in ${threads} threads in ${ingestSeconds.toFixed(1)} s (${(turns.length / ingestSeconds).toFixed(0)} messages/s), keyword-searchable on commit`,
 )
 
 if (deps.embedder) {

@@ -4,7 +4,7 @@ import { describe, expect, test } from 'bun:test'
 import { existsSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { ndcgAt, recallAt } from './metrics'
-import { LOCOMO_DEV, loadLocomo, normaliseEvidence, sessionRanking } from './locomo'
+import { LOCOMO_DEV, loadLocomo, normaliseEvidence, sessionRanking, sessionTime } from './locomo'
 
 const jsonl = (name: string) =>
   readFileSync(join(dirname(LOCOMO_DEV), name), 'utf8')
@@ -49,4 +49,12 @@ test('a session counts once, at the rank of its first result', () => {
   expect(recallAt(ranked, new Set(['A', 'B']), 3)).toBe(1)
   // B's first result is third: discounted by log2(4), not by log2(3) as the second distinct session.
   expect(ndcgAt(ranked, new Set(['B']), 10)).toBeCloseTo(1 / Math.log2(4))
+})
+
+test("a session's date as LoCoMo writes it is the time its messages were said; anything else is no time", () => {
+  expect(sessionTime('1:56 pm on 8 May, 2023')).toBe('2023-05-08T13:56:00.000Z')
+  expect(sessionTime('12:09 am on 13 September, 2023')).toBe('2023-09-13T00:09:00.000Z')
+  expect(sessionTime('12:30 pm on 1 January, 2024')).toBe('2024-01-01T12:30:00.000Z')
+  expect(sessionTime('8 May 2023')).toBeNull()
+  expect(sessionTime('1:56 pm on 8 Mai, 2023')).toBeNull()
 })

@@ -98,45 +98,54 @@ export function loadLocomo(file = LOCOMO_DEV) {
   return { conversations, questions, adversarial, withoutEvidence }
 }
 
-/** The bulk endpoint's most documents per request. */
-export const BULK_LIMIT = 1000
+/** The most messages a request may send (the bulk limit of documents). */
+export const BATCH_LIMIT = 1000
+
+const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december']
+
+/** A session's date as LoCoMo writes it ("1:56 pm on 8 May, 2023") as an ISO time (taken as UTC); null when it is not one. */
+export function sessionTime(date: string): string | null {
+  const m = /^(\d{1,2}):(\d{2})\s*(am|pm)\s+on\s+(\d{1,2})\s+([a-z]+),?\s+(\d{4})$/i.exec(date.trim())
+  const month = m ? MONTHS.indexOf(m[5]!.toLowerCase()) : -1
+  if (!m || month < 0) return null
+  const hour = (Number(m[1]) % 12) + (m[3]!.toLowerCase() === 'pm' ? 12 : 0)
+  return new Date(Date.UTC(Number(m[6]), month, Number(m[4]), hour, Number(m[2]))).toISOString()
+}
 
 /**
- * Writes one conversation for the user whose headers are `client`, the way a client would, and returns which
- * turn each document is. Today each turn is a document of its own (title `<speaker> · <date>`, the turn's id
- * as source_ref); once the service has a conversation API, this is the one place that changes.
+ * Writes one conversation for the user whose headers are `client` the way a client would, and returns which turn
+ * each message is: every session a thread (external id `<sample_id>:S<n>`), its turns the thread's messages in
+ * order — speaker, text, the session's time, position = turn order, client id = the turn's dia_id. A session is
+ * what a client sends as one conversation: one sitting, days or weeks from the next.
  */
 export async function ingestConversation(
   client: { base: string; headers: Record<string, string> },
   conversation: Conversation,
-): Promise<{ turnOf: Map<string, string>; deduplicated: number }> {
+): Promise<{ turnOf: Map<string, string>; threads: number }> {
   const turnOf = new Map<string, string>()
-  let deduplicated = 0
-  for (let i = 0; i < conversation.turns.length; i += BULK_LIMIT) {
-    const batch = conversation.turns.slice(i, i + BULK_LIMIT)
-    const documents = batch.map((t) => ({
-      title: `${t.speaker} · ${t.date}`,
-      body: t.text,
-      source_ref: t.id,
-      metadata: { conversation: conversation.id, session: t.session, dia_id: t.diaId, speaker: t.speaker, date: t.date },
-    }))
-    const res = await fetch(`${client.base}/api/documents/bulk`, {
-      method: 'POST',
-      headers: client.headers,
-      body: JSON.stringify({ documents }),
-    })
-    if (!res.ok) throw new Error(`bulk ingest of ${conversation.id}: ${res.status} ${await res.text()}`)
-    const { results } = (await res.json()) as {
-      results: ({ status: 200 | 201; document: { id: string } } | { status: number; error: string })[]
+  const sessions = Map.groupBy(conversation.turns, (t) => t.session)
+  for (const [session, turns] of sessions) {
+    const occurred_at = sessionTime(turns[0]!.date) ?? undefined
+    for (let i = 0; i < turns.length; i += BATCH_LIMIT) {
+      const batch = turns.slice(i, i + BATCH_LIMIT)
+      const messages = batch.map((t, j) => ({ speaker: t.speaker, content: t.text, occurred_at, position: i + j, client_id: t.diaId }))
+      // The same external id names the same thread: a session longer than a batch is appended to.
+      const res = await fetch(`${client.base}/api/threads`, {
+        method: 'POST',
+        headers: client.headers,
+        body: JSON.stringify({ title: `${conversation.id} ${session.split(':')[1]} · ${turns[0]!.date}`, external_id: session, messages }),
+      })
+      if (!res.ok) throw new Error(`ingest of ${session}: ${res.status} ${await res.text()}`)
+      const { results } = (await res.json()) as {
+        results: { results: ({ status: 200 | 201; document: { id: string } } | { status: number; error: string })[] }
+      }
+      results.results.forEach((r, j) => {
+        if (!('document' in r)) throw new Error(`ingest of ${batch[j]!.id}: ${r.status} ${r.error}`)
+        turnOf.set(r.document.id, batch[j]!.id)
+      })
     }
-    results.forEach((r, j) => {
-      if (!('document' in r)) throw new Error(`bulk ingest of ${batch[j]!.id}: ${r.status} ${r.error}`)
-      // The same speaker saying the same words in one session is one document: it stays the earlier turn's.
-      if (turnOf.has(r.document.id)) deduplicated++
-      else turnOf.set(r.document.id, batch[j]!.id)
-    })
   }
-  return { turnOf, deduplicated }
+  return { turnOf, threads: sessions.size }
 }
 
 /**

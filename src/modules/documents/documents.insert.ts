@@ -5,7 +5,9 @@ import { queryRows, type Tx } from '../../../db/client'
 import type { Deps } from '../../deps'
 import { JOB_ATTEMPTS } from '../../jobs/job-kinds'
 import { chunkText } from '../../retrieval/chunking'
+import { reindexFollowers } from '../../retrieval/indexing'
 import { TEXT_CONFIG, TITLE_WEIGHT } from '../../retrieval/keyword-index'
+import { CONTEXT_WEIGHT, contextWords, MESSAGE_WEIGHT, messagesBefore } from '../../retrieval/message-context'
 import type { DocumentRow } from './documents.model'
 
 /** A document row as the ingest builds it; keyword_len is computed by the insert. */
@@ -14,18 +16,24 @@ export type NewDocument = Omit<DocumentRow, 'keyword_len'>
 /**
  * Inserts `rows` with everything indexing.ts would write one document at a time, with the same terms and
  * weights as keyword-index.ts (chunk spans counted once, title and tags TITLE_WEIGHT times), so a document
- * written here ranks exactly as one written there. One call of the SQL function insert_indexed_documents
- * (migration 0026: a function, so its plan is reused), with the rows as two JSON parameters: no
- * parameter-count limit, one parse for the whole batch. keyword_len is known at insert, and the triggers on
- * documents fire once per statement (migration 0025).
+ * written here ranks exactly as one written there — a message with the messages before it, from the batch or
+ * stored (message-context.ts), and the stored messages after it re-indexed. One call of the SQL function
+ * insert_indexed_documents (migration 0026: a function, so its plan is reused), with the rows as two JSON
+ * parameters: no parameter-count limit, one parse for the whole batch. keyword_len is known at insert, and the
+ * triggers on documents fire once per statement (migration 0025).
  */
 export async function insertIndexedDocuments(tx: Tx, deps: Deps, rows: NewDocument[]): Promise<void> {
   if (rows.length === 0) return
+  const before = await messagesBefore(tx, rows, rows)
+  const weightOf = (id: string) => (before.has(id) ? MESSAGE_WEIGHT : 1)
   const docs = rows.map((d) => ({
     ...d,
     created_at: d.created_at.toISOString(),
     updated_at: d.updated_at.toISOString(),
     heading: [d.title, ...d.tags].join(' \n '),
+    weight: weightOf(d.id),
+    context: before.has(d.id) ? contextWords(before.get(d.id)!) : null,
+    context_weight: CONTEXT_WEIGHT,
     job_id: deps.ids.next(),
     event_id: deps.ids.next(),
   }))
@@ -37,6 +45,7 @@ export async function insertIndexedDocuments(tx: Tx, deps: Deps, rows: NewDocume
       start_offset: c.start,
       content: c.content,
       span: d.body.slice(c.start, c.end),
+      weight: weightOf(d.id),
     })),
   )
   await queryRows(
@@ -44,4 +53,6 @@ export async function insertIndexedDocuments(tx: Tx, deps: Deps, rows: NewDocume
     sql`select insert_indexed_documents(${JSON.stringify(docs)}::json, ${JSON.stringify(parts)}::json, ${TEXT_CONFIG}::regconfig,
           ${TITLE_WEIGHT}::int, ${JOB_ATTEMPTS['embed-document']}::int, ${deps.clock.now().toISOString()}::timestamptz)`,
   )
+  // A message written between stored ones (or before them) is context of those after it.
+  if (before.size > 0) await reindexFollowers(tx, deps, rows, rows)
 }

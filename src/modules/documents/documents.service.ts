@@ -10,7 +10,7 @@ import { lockUser } from '../../lib/locks'
 import { assertWithinLimit, exceeds, limitMessage, limitsOf } from '../../plans'
 import type { SessionUser } from '../auth/sessions.service'
 import { timeConditions, type TimeRange } from '../../retrieval/document-fields'
-import { indexDocument } from '../../retrieval/indexing'
+import { indexDocument, reindexFollowers } from '../../retrieval/indexing'
 import { storedTotals } from '../usage/usage.service'
 import { findWorkspace } from '../workspaces/workspaces.service'
 import { draftRow, insertDrafts, needsApproval, type Writer } from './approval'
@@ -173,20 +173,30 @@ export async function patchDocument(deps: Deps, user: SessionUser, id: string, i
   })
 }
 
+/** The messages after a deleted one read its words (message-context.ts): they are indexed again without them. */
+const removed = { id: documents.id, thread_id: documents.thread_id, position: documents.position }
+
 export async function deleteDocument(deps: Deps, user: SessionUser, id: string): Promise<void> {
-  const deleted = await deps.db
-    .delete(documents)
-    .where(and(eq(documents.id, id), eq(documents.user_id, user.id)))
-    .returning({ id: documents.id })
-  if (deleted.length === 0) throw notFound(`document ${id} not found`)
+  await deps.db.transaction(async (tx) => {
+    const deleted = await tx
+      .delete(documents)
+      .where(and(eq(documents.id, id), eq(documents.user_id, user.id)))
+      .returning(removed)
+    if (deleted.length === 0) throw notFound(`document ${id} not found`)
+    await reindexFollowers(tx, deps, deleted)
+  })
 }
 
 export async function bulkDeleteDocuments(deps: Deps, user: SessionUser, ids: string[]) {
   const unique = [...new Set(ids)]
-  const deleted = await deps.db
-    .delete(documents)
-    .where(and(eq(documents.user_id, user.id), inArray(documents.id, unique)))
-    .returning({ id: documents.id })
+  const deleted = await deps.db.transaction(async (tx) => {
+    const rows = await tx
+      .delete(documents)
+      .where(and(eq(documents.user_id, user.id), inArray(documents.id, unique)))
+      .returning(removed)
+    await reindexFollowers(tx, deps, rows)
+    return rows
+  })
   const gone = new Set(deleted.map((d) => d.id))
   return { deleted: unique.filter((id) => gone.has(id)), not_found: unique.filter((id) => !gone.has(id)) }
 }

@@ -5,6 +5,7 @@ import { documents, jobs, messages, tombstones, type MessageSource } from '../..
 import type { Tx } from '../../../db/client'
 import type { Deps } from '../../deps'
 import { conflict } from '../../http/errors'
+import { reindexFollowers } from '../../retrieval/indexing'
 import type { SessionUser } from '../auth/sessions.service'
 import { assertMayApprove, restoreTarget, type Writer } from './approval'
 import { isMemoryKind, toDocumentDto, type DocumentRow, type Status } from './documents.model'
@@ -149,7 +150,12 @@ export async function forgetDocuments(tx: Tx, deps: Deps, userId: string, ids: s
   }
   await forgetQuotedBeside(tx, userId, forgotten, amongText)
   await tx.delete(jobs).where(and(eq(jobs.user_id, userId), sql`${jobs.payload}->>'document_id' = ${amongText}`))
-  await tx.delete(documents).where(and(eq(documents.user_id, userId), sql`${documents.id} = ${among}`))
+  const removed = await tx
+    .delete(documents)
+    .where(and(eq(documents.user_id, userId), sql`${documents.id} = ${among}`))
+    .returning({ thread_id: documents.thread_id, position: documents.position })
+  // The messages after a forgotten one read its words (message-context.ts): they are indexed again without them.
+  await reindexFollowers(tx, deps, removed)
 }
 
 /**

@@ -8598,6 +8598,7 @@ export interface operations {
     listThreadMessages: {
         parameters: {
             query?: {
+                /** @description The position to start from (the next_position of the previous page); 0 by default */
                 from_position?: number;
                 /** @description How many items to return, 1–100 (default 20) */
                 limit?: number;

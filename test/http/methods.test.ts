@@ -96,6 +96,7 @@ describe('Location on 201', () => {
       })
     },
     'POST /api/connectors': () => t.request('POST', '/api/connectors', { key: user.key, body: { type: 'confluence' } }),
+    'POST /api/threads': () => t.request('POST', '/api/threads', { key: user.key, body: { title: 'Located' } }),
   }
 
   test('the cases cover every route that declares a 201', () => {

@@ -56,7 +56,7 @@ describe('a memory kind written with an API key', () => {
     const viaIngest = await byKey(u, { ...learning, workspace_id: ws })
     expect(viaIngest.status).toBe(201)
 
-    const comparable = ({ id: _, created_at: _c, updated_at: _u, source: _s, ...rest }: any) => rest
+    const comparable = ({ id: _, created_at: _c, updated_at: _u, occurred_at: _o, source: _s, ...rest }: any) => rest
     const { deduplicated: _d, notice: _n, ...ingested } = viaIngest.body
     expect(comparable(ingested)).toEqual(comparable(viaBatch))
     expect(ingested).toMatchObject({ status: 'pending_approval', source: 'api', source_ref: 'c-42', index_status: 'pending' })

@@ -27,13 +27,23 @@ const a = {
   connectors: [] as string[],
   connections: [] as string[],
   responses: [] as string[],
+  threads: [] as string[],
   titles: [] as string[],
 }
 /** B's own things, used where a route needs a second, legitimate id. */
-const b = { workspace: '', doc: '', keyId: '', sessionId: '', conversation: '', connector: '', connection: '', response: '' }
+const b = { workspace: '', doc: '', keyId: '', sessionId: '', conversation: '', connector: '', connection: '', response: '', thread: '' }
 
 const aDocIds = () => Object.values(a.docs)
-const aIds = () => [...a.workspaces, ...aDocIds(), a.keyId, a.sessionId, ...a.conversations, ...a.connectors, ...a.connections]
+const aIds = () => [
+  ...a.workspaces,
+  ...aDocIds(),
+  a.keyId,
+  a.sessionId,
+  ...a.conversations,
+  ...a.connectors,
+  ...a.connections,
+  ...a.threads,
+]
 
 /** Route prefix → A's ids (what B must not reach) and B's own id of the same kind. */
 const fixtures = () => ({
@@ -43,6 +53,7 @@ const fixtures = () => ({
   '/api/keys': { foreign: [a.keyId], own: b.keyId },
   '/api/sessions': { foreign: [a.sessionId], own: b.sessionId },
   '/api/conversations': { foreign: a.conversations, own: b.conversation },
+  '/api/threads': { foreign: a.threads, own: b.thread },
   // Listed before /api/connectors, whose prefix it shares.
   '/api/connectors/connections': { foreign: a.connections, own: b.connection },
   '/api/connectors': { foreign: a.connectors, own: b.connector },
@@ -89,7 +100,10 @@ async function snapshotA() {
   for (const id of a.workspaces) contexts[id] = await ok('GET', `/api/workspaces/${id}/context`, as)
   const conversations: Record<string, unknown> = {}
   for (const id of a.conversations) conversations[id] = await ok('GET', `/api/conversations/${id}`, as)
+  const threads: Record<string, unknown> = {}
+  for (const id of a.threads) threads[id] = [await ok('GET', `/api/threads/${id}`, as), await ok('GET', `/api/threads/${id}/messages`, as)]
   return {
+    threads,
     docs,
     links,
     lists,
@@ -158,8 +172,16 @@ beforeAll(async () => {
     },
   })
   a.docs.draft = drafts.data[0].id
-  a.titles.push('A draft', 'A secret workspace')
+  a.titles.push('A draft', 'A secret workspace', 'A secret chat')
   a.conversations.push(await askConversation(A, 'What is the secret plan?'))
+  a.threads.push(
+    (
+      await ok('POST', '/api/threads', {
+        key: A.key,
+        body: { title: 'A secret chat', messages: [{ speaker: 'A', content: 'The secret plan is in the vault.' }] },
+      })
+    ).id,
+  )
   a.responses.push(
     (await ok('POST', '/v1/responses', { key: A.key, body: { model: 'service-rag', input: 'What is the secret plan?' } })).id,
   )
@@ -183,6 +205,7 @@ beforeAll(async () => {
   b.workspace = (await ok('GET', '/api/workspaces', { key: B.key })).data[0].id
   b.doc = (await ok('POST', '/api/documents', { key: B.key, body: { title: 'B own', body: 'B owns this.' } })).id
   b.conversation = await askConversation(B, 'What do I own?')
+  b.thread = (await ok('POST', '/api/threads', { key: B.key, body: { title: 'B own chat' } })).id
   b.response = (await ok('POST', '/v1/responses', { key: B.key, body: { model: 'service-rag', input: 'What do I own?' } })).id
 })
 afterAll(() => t.close())
@@ -292,6 +315,8 @@ const BODIES: Record<string, () => unknown> = {
   'PATCH /api/workspaces/{id}': () => ({ name: 'renamed by B', description: 'B was here' }),
   'PATCH /api/connectors/{id}': () => ({ label: 'renamed by B', config: {} }),
   'POST /api/connectors/{id}/authorize': () => ({}),
+  'PATCH /api/threads/{id}': () => ({ title: 'renamed by B' }),
+  'POST /api/threads/{id}/messages': () => ({ messages: [{ speaker: 'B', content: 'B was here' }] }),
 }
 
 const REQUIRED_ROUTES = [

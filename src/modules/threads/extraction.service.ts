@@ -48,12 +48,14 @@ interface Learning {
 
 /** Extracts learnings from the thread's new messages, on the caller's request: 503 without a chat model. */
 export async function extractLearnings(deps: Deps, user: SessionUser, threadId: string, signal?: AbortSignal) {
+  // Another user's thread is a 404 whatever the server's configuration.
+  const thread = await findThread(deps.db, user.id, threadId)
   if (!chatModelConfigured(deps))
     throw unavailable(
       'extracting learnings needs a chat model, and none is configured: set CHAT_MODEL (with OPENAI_BASE_URL and OPENAI_API_KEY) ' +
         'on the server — the built-in extractive answerer only quotes documents',
     )
-  return extractFrom(deps, user, await findThread(deps.db, user.id, threadId), signal)
+  return extractFrom(deps, user, thread, signal)
 }
 
 /**

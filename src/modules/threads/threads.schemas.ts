@@ -75,7 +75,14 @@ export const PatchThreadBody = t.Object(
 
 export const ThreadListQuery = t.Object({ workspace_id: t.Optional(Uuid()), ...PageQuery })
 export const MessagesQuery = t.Object({
-  from_position: t.Optional(t.Integer({ minimum: 0, maximum: 2_147_483_647, error: 'from_position must be an integer from 0' })),
+  from_position: t.Optional(
+    t.Integer({
+      minimum: 0,
+      maximum: 2_147_483_647,
+      error: 'from_position must be an integer from 0',
+      description: 'The position to start from (the next_position of the previous page); 0 by default',
+    }),
+  ),
   limit: t.Optional(
     t.Integer({ minimum: 1, maximum: MAX_THREAD_PAGE, default: 100, error: `limit must be an integer from 1 to ${MAX_THREAD_PAGE}` }),
   ),

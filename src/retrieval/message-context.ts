@@ -59,7 +59,7 @@ export function transcriptLines(before: Said[]): string[] {
  * The up to CONTEXT_MESSAGES messages before each of `targets` in its thread, oldest first: from `batch` (messages
  * written in the same statement, not stored yet) and from the stored ones, whichever are nearer. A stored message
  * is looked for only when the batch does not hold the CONTEXT_MESSAGES positions just before (an append's first
- * messages, a gap): one index probe each on (thread_id, position).
+ * messages, a gap; a new thread's first messages need none): one index probe each on (thread_id, position).
  */
 export async function messagesBefore(
   tx: Tx,
@@ -79,8 +79,10 @@ export async function messagesBefore(
       target.id,
       earlier.map((m) => ({ speaker: m.speaker, body: m.body, position: m.position! })),
     )
-    const contiguous = earlier.length === CONTEXT_MESSAGES && earlier[0]!.position === target.position - CONTEXT_MESSAGES
-    if (!contiguous) probes.push({ i: target.id, t: target.thread_id, p: target.position })
+    // The batch holds every position just before, back to CONTEXT_MESSAGES of them or to the thread's start (0).
+    const wanted = Math.min(CONTEXT_MESSAGES, target.position)
+    const complete = earlier.length >= wanted && (wanted === 0 || earlier.at(-wanted)!.position === target.position - wanted)
+    if (!complete) probes.push({ i: target.id, t: target.thread_id, p: target.position })
   }
   if (probes.length > 0) {
     const rows = await queryRows<{ i: string; speaker: string | null; body: string; position: number }>(

@@ -1,4 +1,5 @@
--- insert_indexed_documents (0037) indexes a message with the messages before it in its thread, as
+-- insert_indexed_documents (0032) writes the columns 0036 added — when a document happened (the time of ingest
+-- unless given) and a message's thread, position and speaker — and indexes a message with the messages before it in its thread, as
 -- src/retrieval/keyword-index.ts does one document at a time (src/retrieval/message-context.ts): each document
 -- and each chunk carries the weight of its own words (1 for a document, MESSAGE_WEIGHT for a message; the title
 -- and tags count p_title_weight times that), and a message its context's words, counted context_weight times.

@@ -4,8 +4,10 @@ import { documents } from '../../../db/schema'
 import type { Tx } from '../../../db/client'
 import type { Deps } from '../../deps'
 import { forbidden } from '../../http/errors'
+import { assertWithinLimit } from '../../plans'
 import { indexDocument } from '../../retrieval/indexing'
 import type { SessionUser } from '../auth/sessions.service'
+import { storedTotals } from '../usage/usage.service'
 import { contentHash, deriveExcerpt, isMemoryKind, normalizeTags, sizeOf, type DocumentRow, type Status } from './documents.model'
 
 /** Who writes: a `person` (session cookie: the dashboard, the extension) or an `agent` (anything with a key). */
@@ -85,4 +87,23 @@ export async function insertDrafts(tx: Tx, deps: Deps, rows: ReturnType<typeof d
   const stored = await tx.insert(documents).values(rows).returning()
   for (const row of stored) await indexDocument(tx, deps, row)
   return stored
+}
+
+/** insertDrafts after the plan's document and storage caps are checked against them all (402 before anything is written). */
+export async function insertDraftsWithinPlan(
+  tx: Tx,
+  deps: Deps,
+  user: SessionUser,
+  rows: ReturnType<typeof draftRow>[],
+): Promise<DocumentRow[]> {
+  const totals = await storedTotals(tx, user.id)
+  assertWithinLimit(deps, user.plan, 'documents', totals.documents, rows.length)
+  assertWithinLimit(
+    deps,
+    user.plan,
+    'storage_bytes',
+    totals.storage_bytes,
+    rows.reduce((sum, r) => sum + r.size_bytes, 0),
+  )
+  return insertDrafts(tx, deps, rows)
 }

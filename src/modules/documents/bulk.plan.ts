@@ -189,8 +189,11 @@ async function candidatesOf(tx: Tx, user: SessionUser, placed: Placed[]): Promis
 
 /** The stored messages the batch's messages may be: those at their threads' positions or with their client ids. */
 async function sameMessages(tx: Tx, user: SessionUser, refs: MessageRef[]): Promise<DocumentRow[]> {
-  if (refs.length === 0) return []
-  const keys = refs.map((r) => ({ t: r.thread_id, p: r.position ?? null, c: r.client_id ?? null }))
+  // A message with neither a position nor a client id is new: nothing to look up for it.
+  const keys = refs.flatMap((r) =>
+    r.position === undefined && r.client_id === undefined ? [] : [{ t: r.thread_id, p: r.position ?? null, c: r.client_id ?? null }],
+  )
+  if (keys.length === 0) return []
   return tx
     .select()
     .from(documents)
@@ -206,7 +209,10 @@ async function sameMessages(tx: Tx, user: SessionUser, refs: MessageRef[]): Prom
 
 /** The position after each thread's last message, for messages sent without one. */
 async function nextPositions(tx: Tx, placed: Placed[]): Promise<Map<string, number>> {
-  const threads = [...new Set(placed.flatMap((p) => (p.input.message ? [p.input.message.thread_id] : [])))]
+  // Only threads that have a message without a position need to know where they end.
+  const threads = [
+    ...new Set(placed.flatMap((p) => (p.input.message && p.input.message.position === undefined ? [p.input.message.thread_id] : []))),
+  ]
   if (threads.length === 0) return new Map()
   const rows = await queryRows<{ thread_id: string; next: number }>(
     tx,

@@ -2,12 +2,10 @@
 // memory list. Drafts stay invisible to lists and search until a person approves them.
 import type { Deps } from '../../deps'
 import { lockUser } from '../../lib/locks'
-import { assertWithinLimit } from '../../plans'
 import type { SessionUser } from '../auth/sessions.service'
-import { draftRow, insertDrafts } from '../documents/approval'
+import { draftRow, insertDraftsWithinPlan } from '../documents/approval'
 import { assertBodySize, assertMetadataSize, MEMORY_KINDS, toDocumentDto } from '../documents/documents.model'
 import { listDocuments, type ListFilters } from '../documents/documents.service'
-import { storedTotals } from '../usage/usage.service'
 import { findWorkspace } from '../workspaces/workspaces.service'
 
 export interface LearningInput {
@@ -35,16 +33,7 @@ export async function saveDrafts(
   const stored = await deps.db.transaction(async (tx) => {
     await lockUser(tx, user.id, 'documents')
     await findWorkspace(tx, user.id, input.workspace_id)
-    const totals = await storedTotals(tx, user.id)
-    assertWithinLimit(deps, user.plan, 'documents', totals.documents, rows.length)
-    assertWithinLimit(
-      deps,
-      user.plan,
-      'storage_bytes',
-      totals.storage_bytes,
-      rows.reduce((sum, r) => sum + r.size_bytes, 0),
-    )
-    return insertDrafts(tx, deps, rows)
+    return insertDraftsWithinPlan(tx, deps, user, rows)
   })
   return { data: stored.map(toDocumentDto) }
 }

@@ -8,12 +8,10 @@ import { judgeAgainstMemories, MalformedAnswer, MAX_QUOTED_CHARS, type PromptMes
 import type { Deps } from '../../deps'
 import { AppError, conflict, providerFailed, unavailable } from '../../http/errors'
 import { lockUser } from '../../lib/locks'
-import { assertWithinLimit } from '../../plans'
 import { getUser } from '../auth/auth.service'
 import type { SessionUser } from '../auth/sessions.service'
-import { draftRow, insertDrafts } from '../documents/approval'
+import { draftRow, insertDraftsWithinPlan } from '../documents/approval'
 import { deriveTitle, MEMORY_KINDS, toDocumentDto } from '../documents/documents.model'
-import { storedTotals } from '../usage/usage.service'
 import { type Candidate, equalsInWorkspace, memoriesAbout, sameWords } from './extraction.match'
 import { chatModelConfigured, queueExtractionIfDue } from './extraction.queue'
 import { spokenTime, type ThreadRow } from './threads.model'
@@ -250,15 +248,6 @@ async function writeDrafts(deps: Deps, user: SessionUser, thread: ThreadRow, lea
     if (!moved)
       throw conflict(`thread ${thread.id}: another extraction of its messages ran at the same time; read the thread and ask again`)
     if (rows.length === 0) return []
-    const totals = await storedTotals(tx, user.id)
-    assertWithinLimit(deps, user.plan, 'documents', totals.documents, rows.length)
-    assertWithinLimit(
-      deps,
-      user.plan,
-      'storage_bytes',
-      totals.storage_bytes,
-      rows.reduce((sum, r) => sum + r.size_bytes, 0),
-    )
-    return insertDrafts(tx, deps, rows)
+    return insertDraftsWithinPlan(tx, deps, user, rows)
   })
 }

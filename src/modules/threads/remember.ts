@@ -7,8 +7,7 @@ import type { Deps } from '../../deps'
 import { getSettings } from '../account/settings.service'
 import type { SessionUser } from '../auth/sessions.service'
 import { nameFrom } from '../conversations/conversations.service'
-import { resolveWorkspaceId } from '../workspaces/workspaces.service'
-import { appendMessages } from './threads.service'
+import { appendMessages, startThread } from './threads.service'
 
 /**
  * Where a turn belongs: an ask or agent conversation (its thread names it by threads.conversation_id), or a chain of
@@ -94,7 +93,13 @@ async function threadOf(deps: Deps, user: SessionUser, conversation: RememberedC
       if (previous?.thread_id) return previous.thread_id
     }
     const name = turn.question?.trim() ? nameFrom(turn.question) : 'Conversation'
-    return (await startThread(deps, user, { name, workspace_id: conversation.workspace_id, surface: 'v1' }))!
+    // No external or conversation id: the insert cannot meet a conflict.
+    const started = await startThread(deps, user, {
+      title: name,
+      workspace_id: conversation.workspace_id ?? undefined,
+      metadata: { remembered_from: 'v1' },
+    })
+    return started!.id
   }
   const { id, name, workspace_id } = conversation.conversation
   const byConversation = () =>
@@ -105,34 +110,11 @@ async function threadOf(deps: Deps, user: SessionUser, conversation: RememberedC
   const [found] = await byConversation()
   if (found) return found.id
   // Two turns of a new conversation at once: the second finds the first's thread (conversation_id is unique).
-  const started = await startThread(deps, user, { name, workspace_id, surface: conversation.surface, conversation_id: id })
-  return started ?? (await byConversation())[0]!.id
-}
-
-interface NewThread {
-  name: string
-  workspace_id: string | null
-  surface: RememberedConversation['surface']
-  conversation_id?: string
-}
-
-/** A thread in the conversation's workspace (the default one when it has none); undefined when its conversation has one already. */
-async function startThread(deps: Deps, user: SessionUser, t: NewThread): Promise<string | undefined> {
-  const workspaceId = await resolveWorkspaceId(deps.db, user.id, t.workspace_id ?? undefined)
-  const now = deps.clock.now()
-  const [row] = await deps.db
-    .insert(threads)
-    .values({
-      id: deps.ids.next(),
-      user_id: user.id,
-      workspace_id: workspaceId,
-      title: t.name.trim() || 'Conversation',
-      conversation_id: t.conversation_id ?? null,
-      metadata: { remembered_from: t.surface },
-      created_at: now,
-      updated_at: now,
-    })
-    .onConflictDoNothing()
-    .returning({ id: threads.id })
-  return row?.id
+  const started = await startThread(deps, user, {
+    title: name,
+    workspace_id: workspace_id ?? undefined,
+    conversation_id: id,
+    metadata: { remembered_from: conversation.surface },
+  })
+  return started?.id ?? (await byConversation())[0]!.id
 }

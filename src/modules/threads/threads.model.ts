@@ -1,5 +1,6 @@
 // The thread vocabulary (roles, batch and page sizes), a message's title, and the row → API mapping.
 import type { threads } from '../../../db/schema'
+import { spokenDate } from '../../lib/spoken-date'
 
 export const ROLES = ['user', 'assistant', 'system', 'tool'] as const
 /** Messages a request may send: the bulk limit of documents. */
@@ -14,11 +15,10 @@ export interface ThreadCounts {
   last_occurred_at: Date | null
 }
 
-const dateFormat = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' })
 const timeFormat = new Intl.DateTimeFormat('en-GB', { hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZone: 'UTC' })
 
 /** "8 May 2023, 13:56" in UTC: the date words a reader (and a question) uses. */
-export const spokenTime = (at: Date) => `${dateFormat.format(at)}, ${timeFormat.format(at)}`
+export const spokenTime = (at: Date) => `${spokenDate(at)}, ${timeFormat.format(at)}`
 
 /** A message's title: who said it and when. */
 export const messageTitle = (speaker: string, at: Date) => `${speaker} · ${spokenTime(at)}`

@@ -44,27 +44,50 @@ export async function createThread(deps: Deps, user: SessionUser, input: CreateT
     throw badRequest(`external_id ${input.external_id} names a thread of another workspace (${existing.workspace_id})`)
   let thread = existing
   if (!thread) {
-    const workspaceId = await resolveWorkspaceId(deps.db, user.id, input.workspace_id)
-    const now = deps.clock.now()
-    const [inserted] = await deps.db
-      .insert(threads)
-      .values({
-        id: deps.ids.next(),
-        user_id: user.id,
-        workspace_id: workspaceId,
-        title: input.title?.trim() || 'Conversation',
-        external_id: input.external_id ?? null,
-        metadata: input.metadata ?? {},
-        created_at: now,
-        updated_at: now,
-      })
-      // Two requests creating the same external id at once: the second finds the first's.
-      .onConflictDoNothing()
-      .returning()
+    const inserted = await startThread(deps, user, {
+      workspace_id: input.workspace_id,
+      title: input.title,
+      external_id: input.external_id,
+      metadata: input.metadata,
+    })
     thread = inserted ?? (await byExternalId(deps.db, user.id, input.external_id!))!
   }
   const results = input.messages ? await appendToThread(deps, user, thread, input.messages, origin) : undefined
   return { thread: await threadDto(deps.db, await findThread(deps.db, user.id, thread.id)), created: !existing, results }
+}
+
+export interface NewThread {
+  /** The default workspace of the settings when not given. */
+  workspace_id?: string
+  title?: string
+  external_id?: string
+  conversation_id?: string
+  metadata?: Record<string, unknown>
+}
+
+/**
+ * Inserts a thread; undefined when its external_id or conversation_id names one already — two requests starting
+ * the same conversation at once: the caller reads the first's.
+ */
+export async function startThread(deps: Deps, user: SessionUser, input: NewThread): Promise<ThreadRow | undefined> {
+  const workspaceId = await resolveWorkspaceId(deps.db, user.id, input.workspace_id)
+  const now = deps.clock.now()
+  const [inserted] = await deps.db
+    .insert(threads)
+    .values({
+      id: deps.ids.next(),
+      user_id: user.id,
+      workspace_id: workspaceId,
+      title: input.title?.trim() || 'Conversation',
+      external_id: input.external_id ?? null,
+      conversation_id: input.conversation_id ?? null,
+      metadata: input.metadata ?? {},
+      created_at: now,
+      updated_at: now,
+    })
+    .onConflictDoNothing()
+    .returning()
+  return inserted
 }
 
 /** Appends (or updates, when sent again) messages of the thread: one result per message, in order. */

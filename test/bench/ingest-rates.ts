@@ -89,6 +89,30 @@ export async function bulkRate(docs: CorpusDoc[], batch: number): Promise<Rate> 
   return result
 }
 
+/** Messages per second through POST /api/threads/:id/messages: the same texts as one thread's messages, said in
+ * turn by two speakers, in batches of `batch` — bulk ingest of a conversation, beside bulkRate's documents. */
+export async function messagesRate(docs: CorpusDoc[], batch: number): Promise<Rate> {
+  const { base, headers, close } = await serve()
+  const thread = await fetch(`${base}/api/threads`, { method: 'POST', headers, body: JSON.stringify({ title: 'bench' }) })
+  const { id } = (await thread.json()) as { id: string }
+  const start = Date.parse('2023-05-08T13:56:00Z')
+  const rate = timer()
+  for (let i = 0; i < docs.length; i += batch) {
+    const messages = docs.slice(i, i + batch).map((d, j) => ({
+      speaker: (i + j) % 2 ? 'Caroline' : 'Melanie',
+      content: `${d.title} ${d.text}`,
+      occurred_at: new Date(start + (i + j) * 60_000).toISOString(),
+    }))
+    const res = await fetch(`${base}/api/threads/${id}/messages`, { method: 'POST', headers, body: JSON.stringify({ messages }) })
+    const body = (await res.json()) as { created: number }
+    if (res.status !== 200 || body.created !== messages.length)
+      throw new Error(`messages: ${res.status} ${JSON.stringify(body).slice(0, 300)}`)
+  }
+  const result = rate(docs.length)
+  await close('messages')
+  return result
+}
+
 /** Documents per second through POST /api/documents with `clients` clients. */
 export async function oneByOneRate(docs: CorpusDoc[], clients: number): Promise<Rate> {
   const { base, headers, close } = await serve()
@@ -127,6 +151,11 @@ export async function printIngestRates(
   const bulk = await bulkRate(bulkDocs, options.batch)
   console.log(
     `  bulk:        ${shown(bulk)} — ${bulkDocs.length} SciFact documents (${chars(bulkDocs)} characters on average) in batches of ${options.batch}, 1 client; load average ${before} → ${load()}`,
+  )
+  before = load()
+  const messages = await messagesRate(bulkDocs, options.batch)
+  console.log(
+    `  messages:    ${shown(messages).replace('docs/s', 'messages/s')} — the same texts as one thread's messages, in batches of ${options.batch}, 1 client; load average ${before} → ${load()}`,
   )
   before = load()
   const single = await oneByOneRate(singleDocs, options.clients)

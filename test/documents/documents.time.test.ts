@@ -67,7 +67,7 @@ describe('lists keep to a window of when things happened', () => {
     ])
   })
 
-  test('a bad date or an empty window is a 400 naming the parameter, on every list', async () => {
+  test('a bad date is a 400 naming the parameter, an empty window an empty page, on every list', async () => {
     const workspace = await defaultWorkspaceId(t, u)
     for (const path of ['/api/documents?', '/api/memories?', `/api/graph?workspace_id=${workspace}&`]) {
       const bad = await t.json('GET', `${path}before=2023-13-01`, { key: u.key })
@@ -76,9 +76,12 @@ describe('lists keep to a window of when things happened', () => {
         status: 400,
         error: expect.stringMatching(/^query.before: before must be an ISO 8601 date-time/),
       })
-      const empty = await t.json('GET', `${path}after=2023-05-09&before=2023-05-09`, { key: u.key })
-      expect({ path, status: empty.status }).toEqual({ path, status: 400 })
-      expect(empty.body.error).toContain('after (2023-05-09T00:00:00.000Z) must be earlier than before (2023-05-09T00:00:00.000Z)')
+      // A window that closes as it opens, or before, holds nothing: an empty page, as any client may send it.
+      for (const window of ['after=2023-05-09&before=2023-05-09', 'after=2023-05-09&before=2023-05-01']) {
+        const empty = await t.json('GET', `${path}${window}`, { key: u.key })
+        expect({ path, window, status: empty.status }).toEqual({ path, window, status: 200 })
+        expect(path.includes('graph') ? empty.body.nodes : empty.body.data).toEqual([])
+      }
     }
   })
 })

@@ -71,6 +71,8 @@ describe('search in a window of time', () => {
       { before: '2023-05-04T12:00:00Z' },
       { after: '2023-05-03', before: '2023-05-10' },
       { after: '2023-05-11T05:00:00Z', before: '2023-05-11T06:00:00Z', kind: 'note' },
+      { after: '2023-05-08', before: '2023-05-01' },
+      { after: '2023-05-08', before: '2023-05-08T00:00:00Z' },
       { after: '2030-01-01' },
     ]
     const queries = ['vaccine immune response', 'tumor growth kinase', 'patient dose', 'gene expre']
@@ -96,8 +98,10 @@ describe('search in a window of time', () => {
       compared += fromSql[i]!.length
     })
     expect(compared).toBeGreaterThan(300)
-    // A window that holds nothing finds nothing.
-    expect(fromSql.at(-1)).toEqual([])
+    // A window that holds nothing finds nothing: one after 2030, one that closes before it opens, one that closes as it opens.
+    const empty = asked.flatMap((p, i) => (p.after === '2030-01-01' || p.after === '2023-05-08' ? [fromSql[i]] : []))
+    expect(empty.length).toBe(queries.length * 3 * 3)
+    expect(empty.every((results) => results!.length === 0)).toBe(true)
   })
 })
 
@@ -113,12 +117,5 @@ describe('a bad window is refused, naming what is wrong', () => {
     expect(await refused({ before: 'yesterday' })).toStartWith('query.before: before must be an ISO 8601 date-time')
     expect(await refused({ before: '2023-05-08T10:00:00' })).toStartWith('query.before:')
     expect(await refused({ after: '2023-05-08T24:00:00Z' })).toStartWith('query.after:')
-  })
-
-  test('a window that closes before it opens names both ends', async () => {
-    const error = await refused({ after: '2023-05-08', before: '2023-05-01' })
-    expect(error).toContain('after (2023-05-08T00:00:00.000Z)')
-    expect(error).toContain('before (2023-05-01T00:00:00.000Z)')
-    expect(await refused({ after: '2023-05-08', before: '2023-05-08T00:00:00Z' })).toContain('must be earlier than before')
   })
 })

@@ -23,6 +23,7 @@ import { billingRoutes } from './modules/billing/billing.routes'
 import { connectorsRoutes } from './modules/connectors/connectors.routes'
 import { conversationsRoutes } from './modules/conversations/conversations.routes'
 import { threadsRoutes } from './modules/threads/threads.routes'
+import { filesRoutes } from './modules/documents/files.routes'
 import { documentsRoutes } from './modules/documents/documents.routes'
 import { graphRoutes } from './modules/graph/graph.routes'
 import { keysRoutes } from './modules/keys/keys.routes'
@@ -147,6 +148,7 @@ export function createApp(deps: Deps) {
     .use(keysRoutes(deps))
     .use(workspacesRoutes(deps))
     .use(documentsRoutes(deps))
+    .use(filesRoutes(deps))
     .use(threadsRoutes(deps))
     .use(memoriesRoutes(deps))
     .use(searchRoutes(deps))

@@ -65,6 +65,8 @@ describe('defaults', () => {
       ask_per_min: 20,
       embeddings_per_min: 60,
       api_calls_per_month: null,
+      file_bytes: 10 * 1024 ** 2,
+      file_pages: 100,
     })
     expect(plans.pro).toEqual({
       api_keys: 10,
@@ -76,6 +78,8 @@ describe('defaults', () => {
       ask_per_min: 200,
       embeddings_per_min: 600,
       api_calls_per_month: null,
+      file_bytes: 100 * 1024 ** 2,
+      file_pages: 1_000,
     })
     // unlimited: no caps, the rates of pro.
     expect(plans.unlimited).toEqual({
@@ -88,6 +92,8 @@ describe('defaults', () => {
       ask_per_min: 200,
       embeddings_per_min: 600,
       api_calls_per_month: null,
+      file_bytes: 100 * 1024 ** 2,
+      file_pages: 2_000,
     })
   })
 

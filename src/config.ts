@@ -18,6 +18,9 @@ export interface PlanLimits {
   embeddings_per_min: number | null
   /** DESIGN.md §7 sets no monthly cap by default. */
   api_calls_per_month: number | null
+  /** The largest file an upload takes, and the most pages (slides, sheets) read from one. */
+  file_bytes: number | null
+  file_pages: number | null
 }
 
 const DEFAULT_LIMITS: Record<Plan, PlanLimits> = {
@@ -31,6 +34,8 @@ const DEFAULT_LIMITS: Record<Plan, PlanLimits> = {
     ask_per_min: 20,
     embeddings_per_min: 60,
     api_calls_per_month: null,
+    file_bytes: 10 * 1024 ** 2,
+    file_pages: 100,
   },
   pro: {
     api_keys: 10,
@@ -42,6 +47,8 @@ const DEFAULT_LIMITS: Record<Plan, PlanLimits> = {
     ask_per_min: 200,
     embeddings_per_min: 600,
     api_calls_per_month: null,
+    file_bytes: 100 * 1024 ** 2,
+    file_pages: 1_000,
   },
   // The self-hoster's plan (the default without billing): no caps; the rates stay as pro's, to keep a runaway
   // client from starving the others, and are set like any limit (PLAN_UNLIMITED_SEARCH_PER_MIN=…).
@@ -55,6 +62,9 @@ const DEFAULT_LIMITS: Record<Plan, PlanLimits> = {
     ask_per_min: 200,
     embeddings_per_min: 600,
     api_calls_per_month: null,
+    // Files stay bounded even here: one file is read whole in memory by one worker (PLAN_UNLIMITED_FILE_BYTES=…).
+    file_bytes: 100 * 1024 ** 2,
+    file_pages: 2_000,
   },
 }
 
@@ -79,6 +89,9 @@ export interface Config {
   chat: { model: string | null; openaiBaseUrl: string | null; openaiApiKey: string | null }
   /** EXTRACT_AFTER_MESSAGES: new messages of a thread that queue an extraction of learnings (with a CHAT_MODEL); 0 = only on request. */
   extractAfterMessages: number
+  /** How an uploaded file is read (src/files/extract-file.ts): FILE_TIMEOUT_SECONDS, FILE_MEMORY_MB of resident
+   * memory for the reading subprocess, FILE_UNPACKED_MB that a zip-based file (DOCX, XLSX, PPTX) may unpack to. */
+  files: { timeoutMs: number; maxMemoryBytes: number; maxUnpackedBytes: number }
   /** OAuth apps by provider (sign-in and connectors); null when its client id or secret is unset (503). */
   oauth: Record<OAuthProvider, OAuthApp | null>
   /** Stripe billing; each part null when its variable is unset (its routes answer 503). */
@@ -255,6 +268,11 @@ export function loadConfig(env: Env = process.env): Config {
       openaiApiKey: env.OPENAI_API_KEY?.trim() || null,
     },
     extractAfterMessages: int(env, 'EXTRACT_AFTER_MESSAGES', 20, 0, 100_000),
+    files: {
+      timeoutMs: int(env, 'FILE_TIMEOUT_SECONDS', 60, 1, 3600) * 1000,
+      maxMemoryBytes: int(env, 'FILE_MEMORY_MB', 1024, 64, 65_536) * 1024 ** 2,
+      maxUnpackedBytes: int(env, 'FILE_UNPACKED_MB', 256, 1, 65_536) * 1024 ** 2,
+    },
     oauth: oauthApps(env),
     stripe: {
       secretKey: stripeSecretKey,

@@ -47,6 +47,8 @@ const NAMES: Record<keyof PlanLimits, string> = {
   ask_per_min: 'answer rate',
   embeddings_per_min: 'embedding rate',
   api_calls_per_month: 'monthly API call',
+  file_bytes: 'file size',
+  file_pages: 'page',
 }
 
 export const limitsOf = (deps: Deps, plan: string): PlanLimits => deps.config.plans[asPlan(plan)]
@@ -69,7 +71,7 @@ export function assertWithinLimit(deps: Deps, plan: string, limit: keyof PlanLim
 export function limitMessage(deps: Deps, plan: string, limit: keyof PlanLimits): string {
   const current = asPlan(plan)
   const max = limitsOf(deps, plan)[limit]
-  const shown = limit === 'storage_bytes' && max !== null ? `${max} bytes` : String(max)
+  const shown = (limit === 'storage_bytes' || limit === 'file_bytes') && max !== null ? `${max} bytes` : String(max)
   const reached = `${NAMES[limit]} limit reached: the ${current} plan allows ${shown}`
   const higher = (plans: readonly Plan[]) =>
     plans.filter((p) => {

@@ -23,3 +23,6 @@ export const vector = customType<{ data: number[]; driverData: string }>({
 
 /** Postgres full-text vector; written with to_tsvector() in SQL, never parsed in JS. */
 export const tsvector = customType<{ data: string }>({ dataType: () => 'tsvector' })
+
+/** Bytes as stored (an avatar, a file's original): a Uint8Array on PGlite, a Buffer (one too) on postgres.js. */
+export const bytea = customType<{ data: Uint8Array; driverData: Uint8Array }>({ dataType: () => 'bytea' })

@@ -1,6 +1,6 @@
 // Ask and agent conversations with their message history and the sources each answer used.
 import { index, jsonb, pgTable, text, uuid } from 'drizzle-orm/pg-core'
-import { workspaces } from './documents'
+import { type FileLocation, workspaces } from './documents'
 import { id, timestamps } from './columns'
 import { users } from './users'
 
@@ -39,6 +39,8 @@ export interface MessageSource {
   occurred_at?: string
   /** A thread's message: the messages said around it, quoted with it; dropped when one of them is forgotten. */
   context?: { before: SourceNeighbour[]; after: SourceNeighbour[] }
+  /** An uploaded file's passage: where it was in the file ("p. 14"). */
+  location?: FileLocation & { label: string }
 }
 
 export const messages = pgTable(

@@ -2,7 +2,7 @@
 // documents of kind message), threads, chunks, links between documents, and tombstones of forgotten documents.
 import { sql } from 'drizzle-orm'
 import { boolean, index, integer, jsonb, pgTable, real, smallint, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
-import { id, timestamps, ts, tsvector, vector } from './columns'
+import { bytea, id, timestamps, ts, tsvector, vector } from './columns'
 import { users } from './users'
 
 export const workspaces = pgTable(
@@ -95,6 +95,9 @@ export const documents = pgTable(
     thread_id: uuid('thread_id').references(() => threads.id, { onDelete: 'cascade' }),
     position: integer('position'),
     speaker: text('speaker'),
+    /** Where each part of the body came from in the document's original file — [{ start, page?, slide?, sheet?,
+     * heading? }] by body offset, ascending — so a chunk knows its page. Null when the body is not a file's text. */
+    sections: jsonb('sections').$type<FileSection[]>(),
     ...timestamps,
   },
   (t) => [
@@ -133,6 +136,8 @@ export const chunks = pgTable(
     embedding: vector('embedding'),
     /** The model that made `embedding`; queries only compare vectors of one model. */
     embedding_model: text('embedding_model'),
+    /** Where the chunk starts in the document's original file ({ page } / { slide } / { sheet }, heading): null for text. */
+    location: jsonb('location').$type<FileLocation>(),
     created_at: timestamps.created_at,
   },
   (t) => [
@@ -140,6 +145,49 @@ export const chunks = pgTable(
     index('chunks_user_idx').on(t.user_id, t.embedding_model),
     // No GIN index on tsv: chunks are found through postings and read by document id; the index was only paid for at ingest.
   ],
+)
+
+/** Where a part of a file's text starts in its body, and where it came from in the file. */
+export interface FileSection extends FileLocation {
+  start: number
+}
+
+export interface FileLocation {
+  page?: number
+  slide?: number
+  sheet?: string
+  heading?: string
+}
+
+/**
+ * The file a document was uploaded as, kept as sent (its bytes count towards the storage limit, migration 0042)
+ * and read by the extract-file job into the document's body. Deleting the document deletes it.
+ */
+export const documentFiles = pgTable(
+  'document_files',
+  {
+    document_id: uuid('document_id')
+      .primaryKey()
+      .references(() => documents.id, { onDelete: 'cascade' }),
+    user_id: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    /** The file's name as sent (a new version of the same name in a workspace replaces this one). */
+    name: text('name').notNull(),
+    format: text('format').notNull(),
+    content_type: text('content_type').notNull(),
+    size_bytes: integer('size_bytes').notNull(),
+    sha256: text('sha256').notNull(),
+    bytes: bytea('bytes').notNull(),
+    /** processing | done | failed */
+    status: text('status').notNull(),
+    /** Why the file could not be read, as the person sees it. */
+    error: text('error'),
+    /** Pages, slides or sheets read. */
+    pages: integer('pages'),
+    ...timestamps,
+  },
+  (t) => [index('document_files_user_name_idx').on(t.user_id, t.name)],
 )
 
 /**

@@ -1,8 +1,7 @@
 // Accounts and how they authenticate: users, browser sessions, bearer API keys, per-user settings.
-import { type AnyPgColumn, customType, index, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
-import { id, timestamps, ts } from './columns'
+import { type AnyPgColumn, index, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
+import { bytea, id, timestamps, ts } from './columns'
 
-const bytea = customType<{ data: Uint8Array; driverData: Uint8Array }>({ dataType: () => 'bytea' })
 
 export const users = pgTable(
   'users',

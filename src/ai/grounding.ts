@@ -36,7 +36,9 @@ export function sourceText(source: Source): string {
 }
 
 export function groundingInstructions(sources: Source[], style: 'concise' | 'detailed' = 'concise'): string {
-  const block = sources.map((s) => `[${s.index}] ${s.title ?? 'Untitled'}${s.url ? ` (${s.url})` : ''}\n${sourceText(s)}`).join('\n\n')
+  const block = sources
+    .map((s) => `[${s.index}] ${s.title ?? 'Untitled'}${s.location ? `, ${s.location.label}` : ''}${s.url ? ` (${s.url})` : ''}\n${sourceText(s)}`)
+    .join('\n\n')
   const quotesMessages = sources.some((s) => s.context)
   return [
     "You answer questions from the user's own documents and memories, given below as numbered sources.",

@@ -13,6 +13,7 @@ export interface JobPayloads {
   'suggest-links': { document_id: string }
   'sync-connector': { run_id: string }
   'extract-learnings': { thread_id: string }
+  'extract-file': { document_id: string; sha256: string }
 }
 
 export type JobKind = keyof JobPayloads
@@ -27,6 +28,8 @@ export const JOB_ATTEMPTS: { [K in JobKind]: number } = {
   'sync-connector': 3,
   // Each attempt is a chat model call (two with its retry of a malformed answer): a provider that keeps failing is not pressed.
   'extract-learnings': 2,
+  // An unreadable file is not retried (it ends `failed` at once): only a worker that failed is.
+  'extract-file': 2,
 }
 
 export interface JobDefinition<P> {

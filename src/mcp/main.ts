@@ -6,7 +6,7 @@ import { ConfigError } from '../config'
 import { createLogger } from '../log'
 import { loadMcpConfig, MCP_USAGE } from './mcp.config'
 import { createMcpServer } from './mcp.server'
-import { ToolFailure, type ApiCaller } from './mcp.tool'
+import { encodeBody, ToolFailure, type ApiCaller } from './mcp.tool'
 
 // From here on a stray console.log anywhere in the process would corrupt the protocol stream on stdout.
 console.log = console.info = console.debug = console.error
@@ -40,10 +40,9 @@ else
 /** REST over HTTP with the key; an unreachable service is a tool error naming the URL, not a crash. */
 function fetchCaller(url: string, token: string): ApiCaller {
   return async (method, path, body, signal) => {
-    const headers: Record<string, string> = { authorization: `Bearer ${token}` }
-    if (body !== undefined) headers['content-type'] = 'application/json'
+    const encoded = encodeBody(body)
     try {
-      return await fetch(url + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal })
+      return await fetch(url + path, { method, body: encoded.body, headers: { ...encoded.headers, authorization: `Bearer ${token}` }, signal })
     } catch (error) {
       if (signal?.aborted) throw error
       throw new ToolFailure(`cannot reach the service at ${url}: ${(error as Error).message}`)

@@ -8,6 +8,7 @@ import { actAs, type Principal } from '../http/auth'
 import { AppError } from '../http/errors'
 import { ErrorBody, errors, McpErrorBody, Text } from '../http/schemas'
 import { authenticateMcp } from './mcp.auth'
+import { encodeBody } from './mcp.tool'
 import { createMcpServer, MCP_TOOLS, type ApiCaller } from './mcp.server'
 
 // What the transport reads: a request (a method; without an id, a notification) or a response to one of the
@@ -127,14 +128,7 @@ const IN_PROCESS_ORIGIN = 'http://localhost'
  * rate limits. The principal travels with the request object (an OAuth token is not good on /api itself). */
 function inProcessCaller(handle: (request: Request) => Promise<Response>, principal: Principal): ApiCaller {
   return (method, path, body, signal) => {
-    const headers: Record<string, string> = {}
-    if (body !== undefined) headers['content-type'] = 'application/json'
-    const request = new Request(IN_PROCESS_ORIGIN + path, {
-      method,
-      headers,
-      body: body === undefined ? undefined : JSON.stringify(body),
-      signal,
-    })
+    const request = new Request(IN_PROCESS_ORIGIN + path, { method, ...encodeBody(body), signal })
     return handle(actAs(request, principal))
   }
 }

@@ -5,6 +5,7 @@ import type { Logger } from '../log'
 import { NO_TOKEN_MESSAGE, type ApiCaller } from './mcp.tool'
 import { registerAskTool } from './tools/ask.tool'
 import { registerDocumentTools } from './tools/documents.tools'
+import { registerFileTools } from './tools/files.tools'
 import { registerMemoryTools } from './tools/memories.tools'
 import { registerThreadTools } from './tools/threads.tools'
 import { registerWorkspaceTools } from './tools/workspaces.tools'
@@ -17,6 +18,7 @@ export const MCP_TOOLS = [
   'get_document',
   'add_document',
   'add_documents',
+  'upload_file',
   'add_messages',
   'read_thread',
   'list_threads',
@@ -46,6 +48,7 @@ export function createMcpServer(api: ApiCaller | null, options: McpServerOptions
     { instructions: api ? INSTRUCTIONS : `${NO_TOKEN_MESSAGE}. ${INSTRUCTIONS}` },
   )
   registerDocumentTools(server, api, options.log)
+  registerFileTools(server, api, options.log)
   registerThreadTools(server, api, options.log)
   registerMemoryTools(server, api, options.log)
   registerWorkspaceTools(server, api, options.log)

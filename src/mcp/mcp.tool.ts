@@ -6,6 +6,13 @@ import type { Logger } from '../log'
 /** One call of the service's REST API with the caller's key; stdio fetches over HTTP, /mcp calls the app in-process. */
 export type ApiCaller = (method: string, path: string, body?: unknown, signal?: AbortSignal) => Promise<Response>
 
+/** A tool's request body as sent: a form (a file upload) as multipart, anything else as JSON. */
+export function encodeBody(body: unknown): { body?: BodyInit; headers: Record<string, string> } {
+  if (body === undefined) return { headers: {} }
+  if (body instanceof FormData) return { body, headers: {} } // the boundary goes in the content-type fetch writes
+  return { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }
+}
+
 export const NO_TOKEN_MESSAGE = 'no API token: set SERVICE_TOKEN or pass --token'
 
 /** A failure the caller can act on: its message is what the tool answers. */

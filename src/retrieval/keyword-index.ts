@@ -3,8 +3,9 @@
 // is indexed with the messages before it in its thread (message-context.ts); its chunks hold its own text only.
 import { eq, sql } from 'drizzle-orm'
 import type { Tx } from '../../db/client'
-import { chunks, documents, documentTerms, postings } from '../../db/schema'
+import { chunks, documents, documentTerms, type FileSection, postings } from '../../db/schema'
 import { chunkText } from './chunking'
+import { locationAt } from './file-locations'
 import { CONTEXT_WEIGHT, contextWords, isMessage, MESSAGE_WEIGHT, messagesBefore } from './message-context'
 
 /** Title and tags count this many times a body occurrence (a light BM25F). */
@@ -21,6 +22,8 @@ interface IndexableDocument {
   /** A message's thread and place in it: it is indexed with the messages before it (message-context.ts). */
   thread_id?: string | null
   position?: number | null
+  /** A file's text: where each part of the body was in the file, so each chunk knows its page (file-locations.ts). */
+  sections?: FileSection[] | null
 }
 
 export async function indexKeywords(tx: Tx, doc: IndexableDocument, newId: () => string): Promise<void> {
@@ -42,6 +45,7 @@ export async function indexKeywords(tx: Tx, doc: IndexableDocument, newId: () =>
       ordinal: c.ordinal,
       start_offset: c.start,
       content: c.content,
+      location: locationAt(doc.sections, doc.body, c.start),
       // Only the span the chunk owns: overlaps are not counted twice.
       tsv: sql`to_tsvector(${TEXT_CONFIG}::regconfig, ${doc.body.slice(c.start, c.end)})`,
     })),

@@ -8,6 +8,7 @@
 // stop words), so indexing and querying analyse text the same way and no input can make a query fail.
 import { sql, type SQL } from 'drizzle-orm'
 import { queryRows, type Tx } from '../../db/client'
+import type { FileLocation } from '../../db/schema'
 import { headline } from './headline'
 import type { KeywordMemory } from './keyword-memory'
 import { searchUserIndex } from './keyword-memory-rank'
@@ -135,17 +136,23 @@ export function orQuery(terms: QueryTerm[]): string {
 }
 
 /** For each document, a passage from its best-matching chunk (by matched terms), as plain text (headline.ts). */
-export async function snippets(db: Tx, userId: string, documentIds: string[], terms: QueryTerm[]): Promise<Map<string, string>> {
+/** A passage and, for an uploaded file's text, where it was in the file. */
+export interface Passage {
+  text: string
+  location: FileLocation | null
+}
+
+export async function snippets(db: Tx, userId: string, documentIds: string[], terms: QueryTerm[]): Promise<Map<string, Passage>> {
   if (documentIds.length === 0) return new Map()
   const query = terms.length ? orQuery(terms) : ''
   // The best chunk of each document by ts_rank (it reads the stored tsvector, no parsing); the passage is chosen
   // here, not by ts_headline, which parses and stems the whole chunk again.
-  const rows = await queryRows<{ document_id: string; content: string }>(
+  const rows = await queryRows<{ document_id: string; content: string; location: FileLocation | null }>(
     db,
-    sql`select distinct on (c.document_id) c.document_id, c.content
+    sql`select distinct on (c.document_id) c.document_id, c.content, c.location
         from chunks c
         where c.user_id = ${userId} and c.document_id = any(${`{${documentIds.join(',')}}`}::uuid[])
         order by c.document_id, ${query ? sql`ts_rank(c.tsv, ${query}::tsquery) desc,` : sql``} c.ordinal`,
   )
-  return new Map(rows.map((r) => [r.document_id, headline(r.content, terms)]))
+  return new Map(rows.map((r) => [r.document_id, { text: headline(r.content, terms), location: r.location }]))
 }

@@ -4,6 +4,7 @@
 import { quoteMessage, type Source } from '../../ai/grounding'
 import type { Deps } from '../../deps'
 import { analyzeQuery } from '../../retrieval/keyword'
+import { shownLocation } from '../../retrieval/file-locations'
 import { bestPassages } from '../../retrieval/passages'
 import type { SessionUser } from '../auth/sessions.service'
 import { searchDocuments } from '../search/search.service'
@@ -31,7 +32,9 @@ export async function retrieveSources(
       document_id: r.document.id,
       title: r.document.title,
       url: r.document.url,
-      excerpt: passages.get(r.document.id) ?? r.snippet,
+      excerpt: passages.get(r.document.id)?.text ?? r.snippet,
+      // An uploaded file's passage says where it was: "p. 14".
+      ...(shownLocation(passages.get(r.document.id)?.location) ? { location: shownLocation(passages.get(r.document.id)?.location)! } : {}),
     }
     if (!r.context) return source
     // A thread's message: quoted with who said it and when, and the messages said around it.

@@ -1,7 +1,7 @@
 // Request and response schemas of ask, agent chat, conversations and sources.
 import { t } from 'elysia'
 import { Page, PageQuery, Timestamp, Uuid, Text } from '../../http/schemas'
-import { literals, MessageContext } from '../documents/documents.schemas'
+import { literals, Location, MessageContext } from '../documents/documents.schemas'
 
 export const Source = t.Object(
   {
@@ -18,6 +18,7 @@ export const Source = t.Object(
     speaker: t.Optional(t.Nullable(t.String({ description: "A thread's message: who said it" }))),
     occurred_at: t.Optional(t.String({ format: 'date-time', description: "A thread's message: when it was said" })),
     context: t.Optional(MessageContext),
+    location: t.Optional(Location),
   },
   { title: 'Source' },
 )

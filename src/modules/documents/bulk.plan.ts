@@ -325,6 +325,7 @@ function newRow(deps: Deps, user: SessionUser, { input, workspaceId, identity }:
     thread_id: input.message?.thread_id ?? null,
     position: input.message?.position ?? null,
     speaker: input.message?.speaker ?? null,
+    sections: null,
   }
 }
 

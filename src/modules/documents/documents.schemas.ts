@@ -73,8 +73,42 @@ export const MessageContext = t.Object(
   { title: 'MessageContext', description: "A message's neighbours in its thread (present only for a thread's message)" },
 )
 
+export const FileInfo = t.Object(
+  {
+    name: t.String({ description: "The file's name as sent: sending a file of the same name to the workspace again is a new version" }),
+    format: t.String({ description: 'pdf | docx | pptx | xlsx | csv | html | markdown | text, read from its bytes' }),
+    content_type: t.String(),
+    size_bytes: t.Integer(),
+    sha256: t.String(),
+    status: t.UnionEnum(['processing', 'done', 'failed'], { description: 'processing until its text is read; done; or failed (see error)' }),
+    error: t.Nullable(t.String({ description: 'Why the file could not be read, e.g. "encrypted PDF: remove the password and upload it again"' })),
+    pages: t.Nullable(t.Integer({ description: 'Pages, slides or sheets read' })),
+  },
+  { title: 'FileInfo' },
+)
+
+/** Where a passage was in its document's original file. */
+export const Location = t.Object(
+  {
+    page: t.Optional(t.Integer({ minimum: 1 })),
+    slide: t.Optional(t.Integer({ minimum: 1 })),
+    sheet: t.Optional(t.String()),
+    heading: t.Optional(t.String()),
+    label: t.String({ description: '"p. 14", "slide 3", "sheet Sales", or the heading' }),
+  },
+  { title: 'Location', description: "Where the passage was in the document's original file (only for uploaded files)" },
+)
+
 export const DocumentSummary = t.Object(summaryFields, { title: 'DocumentSummary' })
-export const Document = t.Object({ ...summaryFields, body: t.String(), metadata: Metadata }, { title: 'Document' })
+export const Document = t.Object(
+  {
+    ...summaryFields,
+    body: t.String(),
+    metadata: Metadata,
+    file: t.Optional(FileInfo),
+  },
+  { title: 'Document' },
+)
 const notice = t.String({ description: 'Present when the write became a draft pending approval: says so and why' })
 export const IngestedDocument = t.Object(
   { ...summaryFields, body: t.String(), metadata: Metadata, deduplicated: t.Boolean(), notice: t.Optional(notice) },

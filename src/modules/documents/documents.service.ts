@@ -1,5 +1,6 @@
 // Documents: the plan-limit verdict (ingest.service.ts and connectors use it), list, fetch, update
 // (re-indexed; an agent's edit of an approved memory becomes a draft), delete and bulk delete.
+import { filesOf, toFileDto } from './files.service'
 import { and, arrayContains, asc, desc, eq, inArray, lt, sql, type SQL } from 'drizzle-orm'
 import { documents, threads } from '../../../db/schema'
 import type { Tx } from '../../../db/client'
@@ -99,8 +100,11 @@ export async function findDocument(db: Tx, userId: string, id: string): Promise<
   return row
 }
 
+/** A document, with the file it was uploaded as when it was. */
 export async function getDocument(deps: Deps, user: SessionUser, id: string) {
-  return toDocumentDto(await findDocument(deps.db, user.id, id))
+  const document = toDocumentDto(await findDocument(deps.db, user.id, id))
+  const file = (await filesOf(deps.db, user.id, [id])).get(id)
+  return file ? { ...document, file: toFileDto(file) } : document
 }
 
 export interface PatchInput {
@@ -164,6 +168,8 @@ export async function patchDocument(deps: Deps, user: SessionUser, id: string, i
         size_bytes: size,
         ...(input.pinned !== undefined ? { pinned: input.pinned } : {}),
         ...(contentChanged ? { index_status: 'pending' } : {}),
+        // A file's sections place its extracted text; a body edited by hand has none.
+        ...(body !== current.body ? { sections: null } : {}),
         updated_at: deps.clock.now(),
       })
       .where(eq(documents.id, id))

@@ -147,6 +147,8 @@ export function updatedFields(existing: DocumentRow, input: IngestInput) {
     metadata,
     content_hash: contentHash(input.body),
     size_bytes: sizeOf({ title, excerpt, body: input.body, metadata }),
+    // A file's sections place its extracted text; another text has none.
+    sections: input.body === existing.body ? existing.sections : null,
   }
 }
 

@@ -2,7 +2,7 @@
 import { t } from 'elysia'
 import { TimeQuery, Uuid, Text } from '../../http/schemas'
 import { MAX_QUERY_CHARS } from '../../retrieval/keyword-query'
-import { AnyKindSchema, DocumentSummary, literals, MessageContext, SourceSchema } from '../documents/documents.schemas'
+import { AnyKindSchema, DocumentSummary, literals, Location, MessageContext, SourceSchema } from '../documents/documents.schemas'
 
 /** What q may be at most: HTTP's own limit on a request line. Longer than MAX_QUERY_CHARS is cut, not refused. */
 const MAX_ACCEPTED_QUERY_CHARS = 16_384
@@ -27,6 +27,7 @@ export const SearchResult = t.Object({
   document: DocumentSummary,
   score: t.Number(),
   snippet: t.String({ description: 'A passage of the best-matching chunk' }),
+  location: t.Optional(Location),
   context: t.Optional(MessageContext),
   signals: t.Object({
     keyword_rank: t.Nullable(t.Integer()),

@@ -10,7 +10,8 @@ import { chunkVectors } from '../../retrieval/chunk-vectors'
 import { timeConditions, type TimeRange } from '../../retrieval/document-fields'
 import { countUnembedded, unembeddedNotice } from '../../retrieval/embedding-backlog'
 import { refinedQuery } from '../../retrieval/feedback'
-import { analyzeSearchQuery, keywordSearch, matchedWords, snippets, type KeywordHit } from '../../retrieval/keyword'
+import { shownLocation } from '../../retrieval/file-locations'
+import { analyzeSearchQuery, keywordSearch, matchedWords, type Passage, snippets, type KeywordHit } from '../../retrieval/keyword'
 import { messageNeighbours } from '../../retrieval/message-neighbours'
 import { semanticSearch } from '../../retrieval/semantic'
 import type { SessionUser } from '../auth/sessions.service'
@@ -129,6 +130,8 @@ export async function searchDocuments(deps: Deps, user: SessionUser, input: Sear
     user.id,
     rows.filter((r) => r.thread_id !== null).map((r) => r.id),
   )
+  // The passage shown: the best keyword chunk's, else the chunk semantic search matched.
+  const passage = (h: RankedHit) => passages.get(h.document_id) ?? (h.chunk_id ? semanticPassages.get(h.chunk_id) : undefined)
   const matchedTerms = (h: RankedHit) => (h.keyword_rank === null ? (wordsOf.get(h.document_id) ?? 0) : h.matched_terms)
   const notices = [
     ...searchNotices({ asked, offered: mode, ran, unavailable: deps.embeddingStatus.reason, failure, query }),
@@ -145,8 +148,9 @@ export async function searchDocuments(deps: Deps, user: SessionUser, input: Sear
       return {
         document: toSummaryDto(row),
         score: h.score,
-        snippet: passages.get(h.document_id) ?? (h.chunk_id ? semanticPassages.get(h.chunk_id) : undefined) ?? row.excerpt,
+        snippet: passage(h)?.text ?? row.excerpt,
         ...(contexts.has(h.document_id) ? { context: contexts.get(h.document_id)! } : {}),
+        ...(shownLocation(passage(h)?.location) ? { location: shownLocation(passage(h)?.location)! } : {}),
         signals: {
           keyword_rank: h.keyword_rank,
           keyword_score: h.keyword_score,
@@ -162,8 +166,11 @@ export async function searchDocuments(deps: Deps, user: SessionUser, input: Sear
 }
 
 /** The opening of the chunks semantic search matched best. */
-async function chunkPassages(deps: Deps, chunkIds: string[]): Promise<Map<string, string>> {
+async function chunkPassages(deps: Deps, chunkIds: string[]): Promise<Map<string, Passage>> {
   if (chunkIds.length === 0) return new Map()
-  const rows = await deps.db.select({ id: chunks.id, content: chunks.content }).from(chunks).where(inArray(chunks.id, chunkIds))
-  return new Map(rows.map((r) => [r.id, r.content.replace(/\s+/g, ' ').trim().slice(0, 280)]))
+  const rows = await deps.db
+    .select({ id: chunks.id, content: chunks.content, location: chunks.location })
+    .from(chunks)
+    .where(inArray(chunks.id, chunkIds))
+  return new Map(rows.map((r) => [r.id, { text: r.content.replace(/\s+/g, ' ').trim().slice(0, 280), location: r.location }]))
 }

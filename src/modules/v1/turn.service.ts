@@ -243,4 +243,11 @@ export async function streamTurn(
 export const citationsOf = (sources: Source[], cited: Set<number>) =>
   sources
     .filter((s) => cited.has(s.index))
-    .map((s) => ({ index: s.index, document_id: s.document_id, title: s.title, url: s.url, excerpt: s.excerpt }))
+    .map((s) => ({
+      index: s.index,
+      document_id: s.document_id,
+      title: s.title,
+      url: s.url,
+      excerpt: s.excerpt,
+      ...(s.location ? { location: s.location } : {}),
+    }))

@@ -1,7 +1,7 @@
 // Request and response schemas of the OpenAI-compatible /v1 routes (OpenAI's own shapes).
 import { t } from 'elysia'
 import { EMBED_MODEL, RAG_MODEL } from '../../ai/models'
-import { literals } from '../documents/documents.schemas'
+import { literals, Location } from '../documents/documents.schemas'
 import { Text } from '../../http/schemas'
 import type { ServiceModel } from '../../config'
 import { documentedIds } from './model-aliases'
@@ -161,6 +161,7 @@ export const Citation = t.Object({
   title: t.Nullable(t.String()),
   url: t.Nullable(t.String()),
   excerpt: t.Nullable(t.String()),
+  location: t.Optional(Location),
 })
 
 /** OpenAI's shape of a choice's token log probabilities: always null, as none are computed. */

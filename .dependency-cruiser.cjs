@@ -14,7 +14,8 @@ const FOUNDATION = any(
   '^src/(config|log|plans|deps)[.]ts$',
   '^src/http/(errors|error-codes|drain|request-id|route-body-limits|schemas|sse)[.]ts$',
 )
-// The rooms that do one thing and know no resource's rules: ranking, models, provider APIs, OAuth clients, the queue.
+// The rooms that do one thing and know no resource's rules: ranking, models, provider APIs, OAuth clients, file
+// extraction, the queue.
 const ENGINES_AT = any('^src/(retrieval|ai|connectors|oauth|files)/', '^src/jobs/(queue|job-kinds)[.]ts$')
 // The rules of each resource; the agent and its tools, and the connector sync, which are made of services.
 const SERVICES_AT = any('^src/modules/', '^src/ai/agent[.]ts$', '^src/ai/tools/', '^src/connectors/sync[.]')

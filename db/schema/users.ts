@@ -2,7 +2,6 @@
 import { type AnyPgColumn, index, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
 import { bytea, id, timestamps, ts } from './columns'
 
-
 export const users = pgTable(
   'users',
   {

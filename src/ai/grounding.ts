@@ -37,7 +37,10 @@ export function sourceText(source: Source): string {
 
 export function groundingInstructions(sources: Source[], style: 'concise' | 'detailed' = 'concise'): string {
   const block = sources
-    .map((s) => `[${s.index}] ${s.title ?? 'Untitled'}${s.location ? `, ${s.location.label}` : ''}${s.url ? ` (${s.url})` : ''}\n${sourceText(s)}`)
+    .map(
+      (s) =>
+        `[${s.index}] ${s.title ?? 'Untitled'}${s.location ? `, ${s.location.label}` : ''}${s.url ? ` (${s.url})` : ''}\n${sourceText(s)}`,
+    )
     .join('\n\n')
   const quotesMessages = sources.some((s) => s.context)
   return [

@@ -42,7 +42,12 @@ function fetchCaller(url: string, token: string): ApiCaller {
   return async (method, path, body, signal) => {
     const encoded = encodeBody(body)
     try {
-      return await fetch(url + path, { method, body: encoded.body, headers: { ...encoded.headers, authorization: `Bearer ${token}` }, signal })
+      return await fetch(url + path, {
+        method,
+        body: encoded.body,
+        headers: { ...encoded.headers, authorization: `Bearer ${token}` },
+        signal,
+      })
     } catch (error) {
       if (signal?.aborted) throw error
       throw new ToolFailure(`cannot reach the service at ${url}: ${(error as Error).message}`)

@@ -1,6 +1,7 @@
 // Splits a body into overlapping chunks. Each chunk owns the span [start, end) — the keyword index counts
 // terms there only, so overlaps are never counted twice — and carries `overlap` characters past it, so a
 // passage cut at a boundary is still whole in one chunk's content (for embeddings and snippets).
+import type { FileLocation, FileSection } from '../../db/schema'
 
 export interface Chunk {
   ordinal: number
@@ -47,4 +48,24 @@ function boundaryBefore(text: string, min: number, max: number): number {
     if (space < 0 && /\s/.test(c)) space = i + 1
   }
   return space > 0 ? space : max
+}
+
+/**
+ * A file's text chunked section by section (a page, a slide, a sheet, a part under a heading), so that no chunk
+ * spans two pages and each knows where it was in the file; without sections, chunkText. A section's range runs to
+ * the next one's start, so every character of the body is owned by exactly one chunk, as chunkText's are.
+ */
+export function chunkSections(body: string, sections: FileSection[] | null | undefined): (Chunk & { location: FileLocation | null })[] {
+  if (!sections?.length) return chunkText(body).map((c) => ({ ...c, location: null }))
+  const out: (Chunk & { location: FileLocation | null })[] = []
+  // Text before the first section (none when the body is made by bodyOf) goes with the first.
+  const starts = sections.map((s, i) => (i === 0 ? 0 : s.start))
+  sections.forEach(({ start: _, ...location }, i) => {
+    const from = starts[i]!
+    const to = starts[i + 1] ?? body.length
+    for (const c of chunkText(body.slice(from, to))) {
+      out.push({ ordinal: out.length, start: from + c.start, end: from + c.end, content: c.content, location })
+    }
+  })
+  return out
 }

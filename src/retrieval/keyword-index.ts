@@ -4,8 +4,7 @@
 import { eq, sql } from 'drizzle-orm'
 import type { Tx } from '../../db/client'
 import { chunks, documents, documentTerms, type FileSection, postings } from '../../db/schema'
-import { chunkText } from './chunking'
-import { locationAt } from './file-locations'
+import { chunkSections } from './chunking'
 import { CONTEXT_WEIGHT, contextWords, isMessage, MESSAGE_WEIGHT, messagesBefore } from './message-context'
 
 /** Title and tags count this many times a body occurrence (a light BM25F). */
@@ -35,7 +34,7 @@ export async function indexKeywords(tx: Tx, doc: IndexableDocument, newId: () =>
     delete from ${postings} p
      using (select g.user_id, u.term collate "C" as term from gone g cross join unnest(g.terms) as u(term) offset 0) k
      where p.user_id = k.user_id and p.term = k.term and p.document_id = ${doc.id}`)
-  const parts = chunkText(doc.body)
+  const parts = chunkSections(doc.body, doc.sections)
   await tx.insert(chunks).values(
     parts.map((c) => ({
       id: newId(),
@@ -45,7 +44,7 @@ export async function indexKeywords(tx: Tx, doc: IndexableDocument, newId: () =>
       ordinal: c.ordinal,
       start_offset: c.start,
       content: c.content,
-      location: locationAt(doc.sections, doc.body, c.start),
+      location: c.location,
       // Only the span the chunk owns: overlaps are not counted twice.
       tsv: sql`to_tsvector(${TEXT_CONFIG}::regconfig, ${doc.body.slice(c.start, c.end)})`,
     })),

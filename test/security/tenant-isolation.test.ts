@@ -20,7 +20,7 @@ let B: TestUser
 /** A's things, of every state. */
 const a = {
   workspaces: [] as string[],
-  docs: {} as Record<'active' | 'target' | 'archived' | 'draft' | 'memory' | 'pinned', string>,
+  docs: {} as Record<'active' | 'target' | 'archived' | 'draft' | 'memory' | 'pinned' | 'file', string>,
   keyId: '',
   sessionId: '',
   conversations: [] as string[],
@@ -192,6 +192,16 @@ beforeAll(async () => {
     new Request('http://localhost/api/avatar', { method: 'POST', headers: { authorization: `Bearer ${A.key}` }, body: form }),
   )
   if (uploaded.status !== 200) throw new Error(`avatar: ${uploaded.status}`)
+  // A file A uploaded: its original is as much A's as its text.
+  const file = new FormData()
+  file.append('file', new Blob([new TextEncoder().encode('# A secret file\n\nThe vault code of user A.')]), 'A secret file.md')
+  file.append('workspace_id', ws2)
+  const sent = await t.app.handle(
+    new Request('http://localhost/api/documents/files', { method: 'POST', headers: { authorization: `Bearer ${A.key}` }, body: file }),
+  )
+  if (sent.status !== 202) throw new Error(`file: ${sent.status}`)
+  a.docs.file = ((await sent.json()) as { id: string }).id
+  a.titles.push('A secret file')
 
   for (const type of ['confluence', 'notion'])
     a.connectors.push((await ok('POST', '/api/connectors', { key: A.key, body: { type, label: `A ${type} wiki` } })).connector.id)
@@ -328,6 +338,7 @@ const REQUIRED_ROUTES = [
   'GET /api/connectors/{id}/{wiki}/spaces',
   'DELETE /api/connectors/connections/{id}',
   'GET /api/documents/{id}',
+  'GET /api/documents/{id}/file',
   'PATCH /api/documents/{id}',
   'DELETE /api/documents/{id}',
   'POST /api/documents/{id}/archive',

@@ -37,6 +37,8 @@ export const OPERATIONS: Record<string, readonly [string, string]> = {
   'GET /api/documents/check': ['checkIngest', 'Check whether an ingest would be allowed'],
   'DELETE /api/documents/bulk': ['deleteDocuments', 'Delete documents in bulk'],
   'GET /api/documents/{id}': ['getDocument', 'Get a document'],
+  'POST /api/documents/files': ['uploadFile', 'Upload a file'],
+  'GET /api/documents/{id}/file': ['downloadFile', "Download a document's original file"],
   'POST /api/threads': ['createThread', 'Start a conversation (thread)'],
   'GET /api/threads': ['listThreads', 'List threads'],
   'GET /api/threads/{id}': ['getThread', 'Get a thread'],

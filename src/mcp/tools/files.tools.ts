@@ -40,7 +40,13 @@ export function registerFileTools(server: McpServer, api: ApiCaller | null, log?
         ...DocumentRef,
         index_status: z.string().describe('processing until the text is read'),
         deduplicated: z.boolean().describe('true: the same file was already stored'),
-        file: z.object({ name: z.string(), format: z.string(), size_bytes: z.number().int(), status: z.string(), error: z.string().nullable() }),
+        file: z.object({
+          name: z.string(),
+          format: z.string(),
+          size_bytes: z.number().int(),
+          status: z.string(),
+          error: z.string().nullable(),
+        }),
       },
       annotations: ADDITIVE(true),
     },
@@ -54,7 +60,12 @@ export function registerFileTools(server: McpServer, api: ApiCaller | null, log?
       if (tags?.length) form.set('tags', tags.join(','))
       const d = await callJson<ApiUploaded>(api, 'POST', '/api/documents/files', form, signal)
       const { name, format, size_bytes, status, error } = d.file
-      return { ...documentRef(d), index_status: d.index_status, deduplicated: d.deduplicated, file: { name, format, size_bytes, status, error } }
+      return {
+        ...documentRef(d),
+        index_status: d.index_status,
+        deduplicated: d.deduplicated,
+        file: { name, format, size_bytes, status, error },
+      }
     }),
   )
 }

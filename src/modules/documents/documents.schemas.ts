@@ -80,8 +80,12 @@ export const FileInfo = t.Object(
     content_type: t.String(),
     size_bytes: t.Integer(),
     sha256: t.String(),
-    status: t.UnionEnum(['processing', 'done', 'failed'], { description: 'processing until its text is read; done; or failed (see error)' }),
-    error: t.Nullable(t.String({ description: 'Why the file could not be read, e.g. "encrypted PDF: remove the password and upload it again"' })),
+    status: t.UnionEnum(['processing', 'done', 'failed'], {
+      description: 'processing until its text is read; done; or failed (see error)',
+    }),
+    error: t.Nullable(
+      t.String({ description: 'Why the file could not be read, e.g. "encrypted PDF: remove the password and upload it again"' }),
+    ),
     pages: t.Nullable(t.Integer({ description: 'Pages, slides or sheets read' })),
   },
   { title: 'FileInfo' },

@@ -41,7 +41,7 @@ export function filesRoutes(deps: Deps) {
           description:
             "Multipart field `file` (at most the plan's file size; the service takes " +
             `${MAX_FILE_BYTES / 1024 ** 2} MiB at most). The file is kept as sent (GET /api/documents/{id}/file; it counts towards storage) and ` +
-            'read by a background job: the document\'s `index_status` is `processing` until then, and `file.status` becomes `done` ' +
+            "read by a background job: the document's `index_status` is `processing` until then, and `file.status` becomes `done` " +
             '(the document is searchable, each passage knowing its page, slide or sheet) or `failed` with `file.error` saying why ' +
             '("encrypted PDF", "no text layer: scanned pages are not read", "over 100 pages"). The same file again is the same document ' +
             '(200, deduplicated); a file of the same name in the workspace with other bytes is a new version: its text replaces the old ' +
@@ -67,7 +67,10 @@ export function filesRoutes(deps: Deps) {
       {
         auth: true,
         params: IdParams,
-        response: { 200: t.Unknown({ description: 'The file as it was uploaded, as a download (Content-Disposition: attachment)' }), ...errors(400, 401, 404) },
+        response: {
+          200: t.Unknown({ description: 'The file as it was uploaded, as a download (Content-Disposition: attachment)' }),
+          ...errors(400, 401, 404),
+        },
         detail: { tags, summary: 'Download the file a document was uploaded as (404 when the document is not a file)' },
       },
     )

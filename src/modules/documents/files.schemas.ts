@@ -9,11 +9,12 @@ export const UploadBody = t.Object({
   file: t.File({ description: `${FILE_FORMS}; read by its bytes, whatever its name says` }),
   workspace_id: t.Optional(Uuid('Defaults to the default workspace of the settings')),
   title: t.Optional(t.String({ minLength: 1, maxLength: 500, description: "Defaults to the file's own title, else its name" })),
-  tags: t.Optional(t.String({ maxLength: 2000, description: 'Comma-separated, added to the tags the file itself gives (Markdown front matter)' })),
+  tags: t.Optional(
+    t.String({ maxLength: 2000, description: 'Comma-separated, added to the tags the file itself gives (Markdown front matter)' }),
+  ),
 })
 
 export const UploadedDocument = t.Object(
   { ...Document.properties, metadata: Metadata, file: FileInfo, deduplicated: t.Boolean() },
   { title: 'UploadedDocument' },
 )
-

@@ -55,7 +55,8 @@ export async function uploadFile(deps: Deps, user: SessionUser, input: UploadInp
   const name = fileName(input.file.name)
   const limits = limitsOf(deps, user.plan)
   if (bytes.byteLength === 0) throw badRequest(`file ${name} is empty`)
-  if (exceeds(bytes.byteLength, limits.file_bytes)) throw payloadTooLarge(`file ${name} is ${bytes.byteLength} bytes; ${limitMessage(deps, user.plan, 'file_bytes')}`)
+  if (exceeds(bytes.byteLength, limits.file_bytes))
+    throw payloadTooLarge(`file ${name} is ${bytes.byteLength} bytes; ${limitMessage(deps, user.plan, 'file_bytes')}`)
   const format = sniffOrRefuse(bytes, name, input.file.type)
   const sha256 = createHash('sha256').update(bytes).digest('hex')
   const workspaceId = await resolveWorkspaceId(deps.db, user.id, input.workspace_id)
@@ -258,7 +259,10 @@ export async function settleExtraction(
 
 /** Extraction limits from the owner's plan and the service's settings. */
 async function limitsFor(deps: Deps, userId: string): Promise<ExtractLimits> {
-  const [owner] = await deps.db.select({ plan: accountPlan(deps.config) }).from(users).where(eq(users.id, userId))
+  const [owner] = await deps.db
+    .select({ plan: accountPlan(deps.config) })
+    .from(users)
+    .where(eq(users.id, userId))
   const pages = limitsOf(deps, owner?.plan ?? 'free').file_pages
   return { ...deps.config.files, maxPages: pages ?? Number.MAX_SAFE_INTEGER }
 }

@@ -775,6 +775,48 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/documents/files": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upload a file (PDF, DOCX, PPTX, XLSX, CSV, HTML, Markdown or plain text): 202 with the document processing; its text is read in the background
+         * @description Multipart field `file` (at most the plan's file size; the service takes 100 MiB at most). The file is kept as sent (GET /api/documents/{id}/file; it counts towards storage) and read by a background job: the document's `index_status` is `processing` until then, and `file.status` becomes `done` (the document is searchable, each passage knowing its page, slide or sheet) or `failed` with `file.error` saying why ("encrypted PDF", "no text layer: scanned pages are not read", "over 100 pages"). The same file again is the same document (200, deduplicated); a file of the same name in the workspace with other bytes is a new version: its text replaces the old once read. A file whose bytes are not what its name says, or of a kind not read, is a 415.
+         *
+         *     Key scope: `write` (a key without it gets 403; a session holds every scope).
+         */
+        post: operations["postApiDocumentsFiles"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/documents/{id}/file": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download the file a document was uploaded as (404 when the document is not a file)
+         * @description Key scope: `read` (a key without it gets 403; a session holds every scope).
+         */
+        get: operations["getApiDocumentsByIdFile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/threads": {
         parameters: {
             query?: never;
@@ -1910,7 +1952,7 @@ export interface paths {
         put?: never;
         /**
          * Send an MCP message
-         * @description MCP over Streamable HTTP (stateless, JSON responses): the tools search, get_document, add_document, add_documents, add_messages, read_thread, list_threads, save_learnings, get_workspace_context, list_workspaces, ask
+         * @description MCP over Streamable HTTP (stateless, JSON responses): the tools search, get_document, add_document, add_documents, upload_file, add_messages, read_thread, list_threads, save_learnings, get_workspace_context, list_workspaces, ask
          *
          *     Authorization: an API key, or an OAuth access token that an MCP client gets by itself: a 401 carries `WWW-Authenticate: Bearer resource_metadata="<BASE_URL>/.well-known/oauth-protected-resource/mcp"`, which leads to dynamic registration, the consent page and the token endpoint (see the oauth tag). A 401's body is a JSON-RPC error (the sentence in `error.message`, the code in `error.data.code`), which MCP clients show.
          */
@@ -2075,6 +2117,7 @@ export interface components {
                 title: string | null;
                 url: string | null;
                 excerpt: string | null;
+                location?: components["schemas"]["Location"];
             }[];
         };
         /**
@@ -2557,6 +2600,7 @@ export interface components {
             metadata: {
                 [key: string]: unknown;
             };
+            file?: components["schemas"]["FileInfo"];
         };
         /** DocumentPage */
         DocumentPage: {
@@ -2713,6 +2757,25 @@ export interface components {
             proposed: components["schemas"]["Document"][];
             /** @description Learnings the model proposed that were set aside, with why */
             skipped: components["schemas"]["SkippedLearning"][];
+        };
+        /** FileInfo */
+        FileInfo: {
+            /** @description The file's name as sent: sending a file of the same name to the workspace again is a new version */
+            name: string;
+            /** @description pdf | docx | pptx | xlsx | csv | html | markdown | text, read from its bytes */
+            format: string;
+            content_type: string;
+            size_bytes: number;
+            sha256: string;
+            /**
+             * @description processing until its text is read; done; or failed (see error)
+             * @default processing
+             * @enum {string}
+             */
+            status: "processing" | "done" | "failed";
+            /** @description Why the file could not be read, e.g. "encrypted PDF: remove the password and upload it again" */
+            error: string | null;
+            pages: number | null;
         };
         /** Graph */
         Graph: {
@@ -2984,6 +3047,18 @@ export interface components {
         LinkList: {
             data: components["schemas"]["Link"][];
         };
+        /**
+         * Location
+         * @description Where the passage was in the document's original file (only for uploaded files)
+         */
+        Location: {
+            page?: number;
+            slide?: number;
+            sheet?: string;
+            heading?: string;
+            /** @description "p. 14", "slide 3", "sheet Sales", or the heading */
+            label: string;
+        };
         /** McpError */
         McpError: {
             /** @constant */
@@ -3185,6 +3260,7 @@ export interface components {
                 title: string | null;
                 url: string | null;
                 excerpt: string | null;
+                location?: components["schemas"]["Location"];
             }[];
         } & {
             [key: string]: unknown;
@@ -3257,6 +3333,7 @@ export interface components {
                 score: number;
                 /** @description A passage of the best-matching chunk */
                 snippet: string;
+                location?: components["schemas"]["Location"];
                 context?: components["schemas"]["MessageContext"];
                 signals: {
                     keyword_rank: number | null;
@@ -3343,6 +3420,7 @@ export interface components {
              */
             occurred_at?: string;
             context?: components["schemas"]["MessageContext"];
+            location?: components["schemas"]["Location"];
         };
         /** SourcesEntry */
         SourcesEntry: {
@@ -3464,6 +3542,7 @@ export interface components {
                     title: string | null;
                     url: string | null;
                     excerpt: string | null;
+                    location?: components["schemas"]["Location"];
                 }[];
             }[];
             usage: {
@@ -3584,6 +3663,57 @@ export interface components {
             detail: {
                 [key: string]: unknown;
             };
+        };
+        /** UploadedDocument */
+        UploadedDocument: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            workspace_id: string;
+            title: string;
+            excerpt: string;
+            tags: string[];
+            /** @description document | note | webpage | message | fact | preference | decision | routine | lesson */
+            kind: string;
+            /** @description active | pending_approval | archived */
+            status: string;
+            /** @description api | extension | connector | agent | mcp */
+            source: string;
+            source_ref: string | null;
+            url: string | null;
+            pinned: boolean;
+            /**
+             * @description 1 rated up, -1 down, 0 not rated
+             * @enum {integer}
+             */
+            rating: -1 | 0 | 1;
+            /** @description pending | indexed | failed */
+            index_status: string;
+            size_bytes: number;
+            /**
+             * Format: date-time
+             * @description When what the document records happened (a message: when it was said)
+             */
+            occurred_at: string;
+            /**
+             * Format: uuid
+             * @description The thread a message belongs to
+             */
+            thread_id: string | null;
+            position: number | null;
+            /** @description Who said a message: a name, or user | assistant */
+            speaker: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            body: string;
+            /** @description Free-form JSON, at most 16 KiB */
+            metadata: {
+                [key: string]: unknown;
+            };
+            file: components["schemas"]["FileInfo"];
+            deduplicated: boolean;
         };
         /** Usage */
         Usage: {
@@ -7923,6 +8053,246 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postApiDocumentsFiles: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe (Stripe semantics): the same key with the same request replays the first answer for 24 hours; with another body it is a 422; while the first still runs the retry waits, then 409. 1–255 printable ASCII characters, a UUID for example. Not with a streamed answer. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description PDF, DOCX, PPTX, XLSX, CSV, HTML, Markdown or plain text; read by its bytes, whatever its name says
+                     */
+                    file: string;
+                    /**
+                     * Format: uuid
+                     * @description Defaults to the default workspace of the settings
+                     */
+                    workspace_id?: string;
+                    /** @description Defaults to the file's own title, else its name */
+                    title?: string;
+                    /** @description Comma-separated, added to the tags the file itself gives (Markdown front matter) */
+                    tags?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UploadedDocument"];
+                };
+            };
+            /** @description Accepted */
+            202: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UploadedDocument"];
+                };
+            };
+            /** @description Invalid request: `error` names what is wrong */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid API key, token or session */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A limit of your plan is reached: `error` says which, and the plan that lifts it */
+            402: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed with these credentials (or from this origin) */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (another user's object is not found either) */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A request with this Idempotency-Key is still in progress (retry after Retry-After) */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This Idempotency-Key was used with another request */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
+            431: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getApiDocumentsByIdFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The document's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file as it was uploaded, as a download (Content-Disposition: attachment) */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            /** @description Invalid request: `error` names what is wrong */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid API key, token or session */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this operation needs, or it takes a person signed in */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (another user's object is not found either) */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
+            431: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {

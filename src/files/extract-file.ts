@@ -46,6 +46,15 @@ export type WorkerAnswer = { ok: true; extracted: Extracted } | { ok: false; unr
  * no environment beyond what the runtime needs, so a file that took it over would find no secret there.
  */
 export async function extractFile(bytes: Uint8Array, filename: string, limits: ExtractLimits): Promise<Extracted> {
+  return (await extractFileMeasured(bytes, filename, limits)).extracted
+}
+
+/** extractFile, with the subprocess's peak resident memory as polled (for the benchmark). */
+export async function extractFileMeasured(
+  bytes: Uint8Array,
+  filename: string,
+  limits: ExtractLimits,
+): Promise<{ extracted: Extracted; peakRssBytes: number }> {
   const child = Bun.spawn([process.execPath, WORKER, filename, JSON.stringify(limits)], {
     stdin: 'pipe',
     stdout: 'pipe',
@@ -54,6 +63,7 @@ export async function extractFile(bytes: Uint8Array, filename: string, limits: E
     env: { PATH: process.env.PATH ?? '', BUN_JSC_forceRAMSize: String(limits.maxMemoryBytes) },
   })
   let stopped: string | undefined
+  let peakRssBytes = 0
   const stop = (reason: string) => {
     stopped ??= reason
     child.kill('SIGKILL')
@@ -61,6 +71,7 @@ export async function extractFile(bytes: Uint8Array, filename: string, limits: E
   const timer = setTimeout(() => stop(`took longer than ${seconds(limits.timeoutMs)}`), limits.timeoutMs)
   const poll = setInterval(async () => {
     const rss = await residentBytes(child.pid)
+    peakRssBytes = Math.max(peakRssBytes, rss ?? 0)
     if (rss !== undefined && rss > limits.maxMemoryBytes) stop(`needed more than ${Math.round(limits.maxMemoryBytes / MiB)} MiB`)
   }, MEMORY_POLL_MS)
   try {
@@ -74,7 +85,7 @@ export async function extractFile(bytes: Uint8Array, filename: string, limits: E
     }
     const [exitCode, text] = await Promise.all([child.exited, output, errors])
     if (stopped) throw new UnreadableFile(`the file ${stopped}: it is not read`)
-    return answerOf(text, exitCode)
+    return { extracted: answerOf(text, exitCode), peakRssBytes }
   } finally {
     clearTimeout(timer)
     clearInterval(poll)

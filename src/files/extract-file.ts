@@ -1,10 +1,6 @@
 // Turns an uploaded file's bytes into text sections: in this process, or in a subprocess killed past its time or
 // memory limit so a hostile file harms no one and the service keeps answering meanwhile.
 import { type Extracted, reasonOf, UnreadableFile } from './extracted'
-import { extractHtml } from './extract-html'
-import { extractOffice } from './extract-office'
-import { extractPdf } from './extract-pdf'
-import { extractMarkdown, extractPlainText } from './extract-text'
 import { sniffFormat } from './file-format'
 import type { ExtractLimits } from './limits'
 
@@ -18,18 +14,19 @@ const MEMORY_POLL_MS = 20
 /** The same as extractFile, in this process: for tests and for the subprocess itself. */
 export async function extractInProcess(bytes: Uint8Array, filename: string, limits: ExtractLimits): Promise<Extracted> {
   const format = sniffFormat(bytes, filename)
+  // Each reader is loaded when its format comes: the subprocess starts without the libraries it will not use.
   try {
     switch (format) {
       case 'pdf':
-        return await extractPdf(bytes, limits)
+        return await (await import('./extract-pdf')).extractPdf(bytes, limits)
       case 'html':
-        return await extractHtml(bytes, limits)
+        return await (await import('./extract-html')).extractHtml(bytes, limits)
       case 'markdown':
-        return extractMarkdown(bytes)
+        return (await import('./extract-text')).extractMarkdown(bytes)
       case 'text':
-        return extractPlainText(bytes)
+        return (await import('./extract-text')).extractPlainText(bytes)
       default:
-        return await extractOffice(bytes, format, limits)
+        return await (await import('./extract-office')).extractOffice(bytes, format, limits)
     }
   } catch (error) {
     if (error instanceof UnreadableFile) throw error

@@ -1,10 +1,6 @@
 // Turns an uploaded file's bytes into text sections: in this process, or in a subprocess killed past its time or
 // memory limit so a hostile file harms no one and the service keeps answering meanwhile.
 import { type Extracted, reasonOf, UnreadableFile } from './extracted'
-import { extractHtml } from './extract-html'
-import { extractOffice } from './extract-office'
-import { extractPdf } from './extract-pdf'
-import { extractMarkdown, extractPlainText } from './extract-text'
 import { sniffFormat } from './file-format'
 import type { ExtractLimits } from './limits'
 
@@ -18,18 +14,19 @@ const MEMORY_POLL_MS = 20
 /** The same as extractFile, in this process: for tests and for the subprocess itself. */
 export async function extractInProcess(bytes: Uint8Array, filename: string, limits: ExtractLimits): Promise<Extracted> {
   const format = sniffFormat(bytes, filename)
+  // Each reader is loaded when its format comes: the subprocess starts without the libraries it will not use.
   try {
     switch (format) {
       case 'pdf':
-        return await extractPdf(bytes, limits)
+        return await (await import('./extract-pdf')).extractPdf(bytes, limits)
       case 'html':
-        return await extractHtml(bytes, limits)
+        return await (await import('./extract-html')).extractHtml(bytes, limits)
       case 'markdown':
-        return extractMarkdown(bytes)
+        return (await import('./extract-text')).extractMarkdown(bytes)
       case 'text':
-        return extractPlainText(bytes)
+        return (await import('./extract-text')).extractPlainText(bytes)
       default:
-        return await extractOffice(bytes, format, limits)
+        return await (await import('./extract-office')).extractOffice(bytes, format, limits)
     }
   } catch (error) {
     if (error instanceof UnreadableFile) throw error
@@ -46,6 +43,15 @@ export type WorkerAnswer = { ok: true; extracted: Extracted } | { ok: false; unr
  * no environment beyond what the runtime needs, so a file that took it over would find no secret there.
  */
 export async function extractFile(bytes: Uint8Array, filename: string, limits: ExtractLimits): Promise<Extracted> {
+  return (await extractFileMeasured(bytes, filename, limits)).extracted
+}
+
+/** extractFile, with the subprocess's peak resident memory as polled (for the benchmark). */
+export async function extractFileMeasured(
+  bytes: Uint8Array,
+  filename: string,
+  limits: ExtractLimits,
+): Promise<{ extracted: Extracted; peakRssBytes: number }> {
   const child = Bun.spawn([process.execPath, WORKER, filename, JSON.stringify(limits)], {
     stdin: 'pipe',
     stdout: 'pipe',
@@ -54,6 +60,7 @@ export async function extractFile(bytes: Uint8Array, filename: string, limits: E
     env: { PATH: process.env.PATH ?? '', BUN_JSC_forceRAMSize: String(limits.maxMemoryBytes) },
   })
   let stopped: string | undefined
+  let peakRssBytes = 0
   const stop = (reason: string) => {
     stopped ??= reason
     child.kill('SIGKILL')
@@ -61,6 +68,7 @@ export async function extractFile(bytes: Uint8Array, filename: string, limits: E
   const timer = setTimeout(() => stop(`took longer than ${seconds(limits.timeoutMs)}`), limits.timeoutMs)
   const poll = setInterval(async () => {
     const rss = await residentBytes(child.pid)
+    peakRssBytes = Math.max(peakRssBytes, rss ?? 0)
     if (rss !== undefined && rss > limits.maxMemoryBytes) stop(`needed more than ${Math.round(limits.maxMemoryBytes / MiB)} MiB`)
   }, MEMORY_POLL_MS)
   try {
@@ -74,7 +82,7 @@ export async function extractFile(bytes: Uint8Array, filename: string, limits: E
     }
     const [exitCode, text] = await Promise.all([child.exited, output, errors])
     if (stopped) throw new UnreadableFile(`the file ${stopped}: it is not read`)
-    return answerOf(text, exitCode)
+    return { extracted: answerOf(text, exitCode), peakRssBytes }
   } finally {
     clearTimeout(timer)
     clearInterval(poll)

@@ -4,7 +4,7 @@ import { type Extracted, keepNonEmpty, overPages, reasonOf, type Section, Unread
 import type { FileFormat } from './file-format'
 import type { ExtractLimits } from './limits'
 import { documentSections, sheetSections, slideSections } from './office-sections'
-import { checkXmlDeclarations, checkZipBomb, listZipEntries } from './zip-entries'
+import { checkXmlDeclarations, checkZipBomb, listZipEntries, zipBomb } from './zip-entries'
 
 export type OfficeFormat = Exclude<FileFormat, 'pdf' | 'html' | 'markdown' | 'text'>
 
@@ -41,7 +41,7 @@ export async function extractOffice(bytes: Uint8Array, format: OfficeFormat, lim
   try {
     ast = await parseWithOfficeparser(bytes, format, limits)
   } catch (error) {
-    throw new UnreadableFile(`the file is damaged or not a valid ${format.toUpperCase()}: ${reasonOf(error)}`)
+    throw unreadableOf(error, format, limits)
   }
   const sections = sectionsOf(ast, format)
   const counted = format === 'pptx' || format === 'odp' ? 'slide' : format === 'xlsx' || format === 'ods' ? 'sheet' : undefined
@@ -49,6 +49,19 @@ export async function extractOffice(bytes: Uint8Array, format: OfficeFormat, lim
   if (pages !== undefined && pages > limits.maxPages) throw overPages(pages, limits.maxPages, `${counted}s`)
   const title = typeof ast.metadata?.title === 'string' ? ast.metadata.title.trim() : ''
   return { format, ...(title ? { title } : {}), sections: keepNonEmpty(sections), ...(pages !== undefined ? { pages } : {}) }
+}
+
+/** officeparser's refusals in words a person can act on; anything else is a damaged file, its reason given. */
+function unreadableOf(error: unknown, format: OfficeFormat, limits: ExtractLimits): UnreadableFile {
+  const code = (error as { officeIssue?: { code?: string } } | undefined)?.officeIssue?.code
+  if (code === 'ZIP_SIZE_LIMIT_EXCEEDED') return zipBomb(limits.maxUnpackedBytes)
+  if (code === 'PASSWORD_REQUIRED' || code === 'PASSWORD_INCORRECT' || code === 'DOCUMENT_DECRYPTION_FAILED') {
+    return new UnreadableFile('encrypted file: remove the password and upload it again')
+  }
+  if (code === 'XML_ELEMENT_LIMIT_EXCEEDED' || code === 'ZIP_ENTRY_COUNT_LIMIT_EXCEEDED') {
+    return new UnreadableFile(`the file holds more parts than a document has: it is not read (${reasonOf(error)})`)
+  }
+  return new UnreadableFile(`the file is damaged or not a valid ${format.toUpperCase()}: ${reasonOf(error)}`)
 }
 
 function sectionsOf(ast: OfficeParserAST, format: OfficeFormat): Section[] {

@@ -13,7 +13,7 @@ interface TextItem {
 async function openPdf(bytes: Uint8Array): Promise<PdfDocument> {
   try {
     // PDF.js takes ownership of the buffer it is given: a copy leaves the caller's bytes intact.
-    return await getDocumentProxy(bytes.slice(), { stopAtErrors: false })
+    return await getDocumentProxy(bytes.slice(), { stopAtErrors: false, verbosity: 0 })
   } catch (error) {
     if (error instanceof Error && error.name === 'PasswordException') {
       throw new UnreadableFile('encrypted PDF: remove the password and upload it again')

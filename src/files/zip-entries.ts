@@ -14,7 +14,7 @@ export interface ZipEntry {
 const MiB = 1024 * 1024
 /** Past this inflated size an entry's ratio is checked: small entries of repeated markup compress well. */
 const RATIO_CHECKED_FROM = 1 * MiB
-/** Text and XML compress 5–20:1; far past that is an entry made to blow up. */
+/** Text and XML compress 5–20:1; far past that is an entry made to blow up (Apache POI's default bound too). */
 const MAX_RATIO = 100
 
 export const isZip = (bytes: Uint8Array) => bytes[0] === 0x50 && bytes[1] === 0x4b && bytes[2] === 0x03 && bytes[3] === 0x04
@@ -44,15 +44,15 @@ export function readZipEntries(bytes: Uint8Array, wanted: (name: string) => bool
 export function checkZipBomb(entries: ZipEntry[], maxUnpackedBytes: number): void {
   const total = entries.reduce((sum, e) => sum + e.originalSize, 0)
   const bomb = entries.find((e) => e.originalSize > RATIO_CHECKED_FROM && e.originalSize > MAX_RATIO * Math.max(e.size, 1))
-  if (total > maxUnpackedBytes || bomb) {
-    const shown = Math.max(1, Math.floor(Math.min(total, maxUnpackedBytes) / MiB))
-    throw new UnreadableFile(
-      total > maxUnpackedBytes
-        ? `unpacks to more than ${shown} MiB: a zip bomb is not read`
-        : `one of its parts unpacks ${Math.round(bomb!.originalSize / Math.max(bomb!.size, 1))} times its size: a zip bomb is not read`,
-    )
+  if (total > maxUnpackedBytes) throw zipBomb(maxUnpackedBytes)
+  if (bomb) {
+    const ratio = Math.round(bomb.originalSize / Math.max(bomb.size, 1))
+    throw new UnreadableFile(`its part ${bomb.name} unpacks to ${ratio} times its size: a zip bomb is not read`)
   }
 }
+
+export const zipBomb = (maxUnpackedBytes: number) =>
+  new UnreadableFile(`unpacks to more than ${Math.max(1, Math.floor(maxUnpackedBytes / MiB))} MiB: a zip bomb is not read`)
 
 const XML_PART = /\.(xml|rels|opf|ncx|xhtml|html?|svg)$/i
 const ENTITY = /<!ENTITY/i

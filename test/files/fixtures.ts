@@ -97,3 +97,47 @@ export function docxWithPart(documentXml: string, extra: Record<string, Uint8Arr
 }
 
 export const text = (s: string) => new TextEncoder().encode(s)
+
+/** DOCX converted by officeparser's own writer, which makes ODT and EPUB (it writes no ODS or ODP). */
+export async function convertDocx(docx: Uint8Array, to: 'odt' | 'epub'): Promise<Uint8Array> {
+  // Bun's default import of officeparser's CommonJS build is its OfficeParser class: the converter is on require's object.
+  const { OfficeConverter } = require('officeparser') as typeof import('officeparser')
+  const converted = await OfficeConverter.convert(docx, to, { parseConfig: { fileType: 'docx' } })
+  return converted.value as unknown as Uint8Array
+}
+
+const ODF_NS =
+  'xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" ' +
+  'xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0" xmlns:draw="urn:oasis:names:tc:opendocument:xmlns:drawing:1.0" ' +
+  'xmlns:presentation="urn:oasis:names:tc:opendocument:xmlns:presentation:1.0" office:version="1.3"'
+
+/** An ODF package as the spec lays it out: the stored mimetype first, then content.xml and the manifest. */
+function odfPackage(mimetype: string, body: string): Uint8Array {
+  const manifest = `<?xml version="1.0" encoding="UTF-8"?><manifest:manifest xmlns:manifest="urn:oasis:names:tc:opendocument:xmlns:manifest:1.0" manifest:version="1.3"><manifest:file-entry manifest:full-path="/" manifest:media-type="${mimetype}"/><manifest:file-entry manifest:full-path="content.xml" manifest:media-type="text/xml"/></manifest:manifest>`
+  return zipSync({
+    mimetype: [text(mimetype), { level: 0 }],
+    'content.xml': text(
+      `<?xml version="1.0" encoding="UTF-8"?><office:document-content ${ODF_NS}><office:body>${body}</office:body></office:document-content>`,
+    ),
+    'META-INF/manifest.xml': text(manifest),
+  })
+}
+
+/** A hand-written minimal ODS (no library writes ODS): one sheet of rows. */
+export function makeOds(sheet: string, rows: string[][]): Uint8Array {
+  const cells = (row: string[]) =>
+    row.map((c) => `<table:table-cell office:value-type="string"><text:p>${c}</text:p></table:table-cell>`).join('')
+  const table = `<table:table table:name="${sheet}">${rows.map((r) => `<table:table-row>${cells(r)}</table:table-row>`).join('')}</table:table>`
+  return odfPackage('application/vnd.oasis.opendocument.spreadsheet', `<office:spreadsheet>${table}</office:spreadsheet>`)
+}
+
+/** A hand-written minimal ODP (no library writes ODP): one page per slide, each with a text frame. */
+export function makeOdp(slides: string[]): Uint8Array {
+  const pages = slides
+    .map(
+      (s, i) =>
+        `<draw:page draw:name="page${i + 1}"><draw:frame><draw:text-box><text:p>${s}</text:p></draw:text-box></draw:frame></draw:page>`,
+    )
+    .join('')
+  return odfPackage('application/vnd.oasis.opendocument.presentation', `<office:presentation>${pages}</office:presentation>`)
+}

@@ -89,6 +89,7 @@ describe('stdio', () => {
         get_document: { id },
         add_document: { body: 'x' },
         add_documents: { documents: [{ body: 'x' }] },
+        upload_file: { filename: 'x.md', content_base64: 'eA==' },
         add_messages: { messages: [{ role: 'user', content: 'x' }] },
         read_thread: { thread_id: id },
         list_threads: {},

@@ -55,6 +55,19 @@ export const limitsOf = (deps: Deps, plan: string): PlanLimits => deps.config.pl
 
 export const asPlan = (plan: string): Plan => ((PLANS as readonly string[]).includes(plan) ? (plan as Plan) : 'free')
 
+/**
+ * How an account's files are read (src/files/extract-file.ts): the service's time, memory and unpacking limits
+ * (FILE_*), and its plan's largest file and most pages (null, unlimited, as the largest numbers there are).
+ */
+export function fileLimits(deps: Deps, plan: string) {
+  const limits = limitsOf(deps, plan)
+  return {
+    ...deps.config.files,
+    maxBytes: limits.file_bytes ?? Number.MAX_SAFE_INTEGER,
+    maxPages: limits.file_pages ?? Number.MAX_SAFE_INTEGER,
+  }
+}
+
 /** True when `total` is past `max` (null: no limit). */
 export const exceeds = (total: number, max: number | null): boolean => max !== null && total > max
 

@@ -37,6 +37,8 @@ export interface ProviderApi {
   readonly base: string
   json<T>(path: string, request?: ApiRequest): Promise<T>
   text(path: string, request?: ApiRequest): Promise<string>
+  /** The answer's bytes as sent (a file), at most `maxBytes` of them (else SkipItem). */
+  bytes(path: string, request?: ApiRequest): Promise<Uint8Array>
 }
 
 export interface ProviderApiOptions {
@@ -113,7 +115,11 @@ export function createProviderApi(options: ProviderApiOptions): ProviderApi {
   }
 
   async function read(res: Response, maxBytes: number | undefined): Promise<string> {
-    if (maxBytes === undefined) return res.text()
+    return new TextDecoder().decode(await readBytes(res, maxBytes))
+  }
+
+  async function readBytes(res: Response, maxBytes: number | undefined): Promise<Uint8Array> {
+    if (maxBytes === undefined) return new Uint8Array(await res.arrayBuffer())
     const declared = Number(res.headers.get('content-length') ?? NaN)
     if (declared > maxBytes) {
       await res.body?.cancel()
@@ -126,7 +132,7 @@ export function createProviderApi(options: ProviderApiOptions): ProviderApi {
       if (size > maxBytes) throw new SkipItem(`larger than ${maxBytes} bytes`)
       chunks.push(chunk)
     }
-    return new TextDecoder().decode(Buffer.concat(chunks))
+    return Buffer.concat(chunks)
   }
 
   return {
@@ -145,6 +151,9 @@ export function createProviderApi(options: ProviderApiOptions): ProviderApi {
     },
     async text(path: string, request: ApiRequest = {}) {
       return read(await send(path, request), request.maxBytes)
+    },
+    async bytes(path: string, request: ApiRequest = {}) {
+      return readBytes(await send(path, request), request.maxBytes)
     },
   }
 }

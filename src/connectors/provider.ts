@@ -1,6 +1,7 @@
 // What a connector provider is: how it is authorised, who a token belongs to, what its selection lists and
 // how one item becomes plain text. The sync engine (sync.engine.ts) only speaks this interface.
 import type { OAuthProvider } from '../config'
+import type { ExtractLimits } from '../files/extract-file'
 import type { ProviderApi } from './provider-api'
 
 export const CONNECTOR_TYPES = ['confluence', 'google_drive', 'notion'] as const
@@ -31,6 +32,8 @@ export interface SyncContext {
   config: ConnectorConfig
   /** Largest body the service stores (bytes); bigger items are skipped, never cut. */
   maxBodyBytes: number
+  /** How a file (a PDF, an Office document) is read: its largest size (the owner's plan) and the reading limits. */
+  files: ExtractLimits & { maxBytes: number }
 }
 
 /** One importable item of the selection, as listed (metadata only). */
@@ -74,5 +77,5 @@ export interface ConnectorProvider {
   /** The item's content as plain text. */
   content(ctx: SyncContext, item: RemoteItem): Promise<string>
   /** Wiki types only: the spaces a user can pick from. */
-  spaces?(ctx: Omit<SyncContext, 'config' | 'maxBodyBytes'>): Promise<WikiSpace[]>
+  spaces?(ctx: Pick<SyncContext, 'api' | 'account'>): Promise<WikiSpace[]>
 }

@@ -6,7 +6,7 @@ import { and, eq, sql } from 'drizzle-orm'
 import { connections, connectors, syncRuns, users } from '../../db/schema'
 import type { Deps } from '../deps'
 import { AppError, describeError } from '../http/errors'
-import { accountPlan } from '../plans'
+import { accountPlan, fileLimits } from '../plans'
 import { touchJob, type JobRow } from '../jobs/queue'
 import { MAX_BODY_BYTES } from '../modules/documents/documents.model'
 import type { ConnectorConfig, RemoteItem, SyncContext } from './provider'
@@ -87,6 +87,7 @@ async function syncConnector(deps: Deps, runId: string, connector: ConnectorRow,
     ...connectionSession(deps, provider, connection),
     config: connector.config as ConnectorConfig,
     maxBodyBytes: MAX_BODY_BYTES,
+    files: fileLimits(deps, user.plan),
   }
   const heartbeat = async () => {
     if (!(await touchJob(deps.db, job, deps.clock.now()))) throw new ClaimLost()

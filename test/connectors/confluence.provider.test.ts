@@ -1,6 +1,7 @@
 // The Confluence provider against the local Atlassian fake, through createProviderApi: identify, complete
 // cursor listings, selection, storage → text, versions, removals, skips, 429 / 401 / failures; and the
 // fake's OAuth endpoints themselves (authorize, code exchange in the body, rotating refresh tokens).
+import { FILE_LIMITS } from './connectors.fixtures'
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
 import type { ConnectionAccount, RemoteItem, SyncContext } from '../../src/connectors/provider'
 import { createProviderApi, ProviderError, SkipItem, type TokenSource } from '../../src/connectors/provider-api'
@@ -80,7 +81,13 @@ async function setup(options: { scope?: string; spaces?: string[]; maxBodyBytes?
     sleep: async (ms) => void waits.push(ms),
   })
   const account: ConnectionAccount = await confluenceProvider.identify(api, {})
-  const ctx: SyncContext = { api, account, config: { spaces: options.spaces }, maxBodyBytes: options.maxBodyBytes ?? MiB }
+  const ctx: SyncContext = {
+    api,
+    account,
+    config: { spaces: options.spaces },
+    maxBodyBytes: options.maxBodyBytes ?? MiB,
+    files: FILE_LIMITS,
+  }
   return { ctx, state, waits }
 }
 

@@ -1,5 +1,6 @@
 // The Google Drive connector against the local fake Drive through createProviderApi: identity, complete paged
-// listings of the whole drive or of selected folders, Docs and text files as text, skips, retries, token
+// listings of the whole drive or of selected folders, Docs and text files as text, PDFs and Office files read as
+// uploads are, skips, retries, token
 // refresh and failures; then the fake's own Google OAuth endpoints.
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
 import { randomBytes } from 'node:crypto'
@@ -8,6 +9,8 @@ import { createProviderApi, ProviderError, SkipItem, type TokenSource } from '..
 import { googleDriveProvider as drive } from '../../src/connectors/providers/google-drive'
 import { DOC, type FakeGoogleDrive, startGoogleDriveFake } from '../fakes/google-drive'
 import { s256 } from '../fakes/oauth-provider'
+import { makeDocx, makePdf } from '../files/fixtures'
+import { FILE_LIMITS } from './connectors.fixtures'
 
 const CALLBACK = 'http://127.0.0.1:1/connections/google_drive/callback'
 let fake: FakeGoogleDrive
@@ -82,7 +85,7 @@ async function setup(config: ConnectorConfig = {}, maxBodyBytes = 1024 * 1024) {
   const sleeps: number[] = []
   const api = createProviderApi({ name: 'google_drive', base: fake.env.GOOGLE_API_URL!, tokens, sleep: async (ms) => void sleeps.push(ms) })
   const account = await drive.identify(api, {})
-  const ctx: SyncContext = { api, account, config, maxBodyBytes }
+  const ctx: SyncContext = { api, account, config, maxBodyBytes, files: FILE_LIMITS }
   return { ctx, tokens, sleeps, list: () => collect(drive.list(ctx)) }
 }
 
@@ -143,7 +146,8 @@ describe('google drive provider', () => {
     expect(got.Design!.skip).toBeUndefined()
     expect(got['notes.md']).toMatchObject({ container: 'Eng', url: `https://drive.google.com/file/d/${f.notes.id}/view?usp=drivesdk` })
     expect(got['root.txt']!.container).toBeUndefined()
-    expect(got['Scan.pdf']!.skip).toBe('unsupported type application/pdf')
+    // A PDF is listed: it is read by its bytes when fetched (this one has none, so it is skipped then).
+    expect(got['Scan.pdf']!.skip).toBeUndefined()
     const lists = fake.apiRequests().filter((r) => r.path === '/drive/v3/files')
     // 2 files a page: the folders in one page, the 6 live files in three (two of them asked by page token).
     expect(lists.map((r) => [r.query.q, r.query.pageToken !== undefined])).toEqual([
@@ -217,6 +221,37 @@ describe('google drive provider', () => {
     expect(after['Schema.json']).toBeUndefined()
     fake.deleteFile(f.eng.id) // with everything only below it
     expect(Object.keys(byTitle(await list())).sort()).toEqual(['Scan.pdf', 'root.txt'])
+  })
+
+  test('PDFs and Office files are read as an upload is; an unreadable one is skipped with the reason', async () => {
+    const folder = fake.addFolder('Reports')
+    const pdf = fake.addFile({ name: 'Survey', mimeType: 'application/pdf', content: await makePdf(2), parents: [folder.id] })
+    const docx = fake.addFile({
+      name: 'Minutes.docx',
+      mimeType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+      content: await makeDocx(2),
+      parents: [folder.id],
+    })
+    const locked = fake.addFile({
+      name: 'Locked.pdf',
+      mimeType: 'application/pdf',
+      content: await makePdf(1, { password: 'pw' }),
+      parents: [folder.id],
+    })
+    fake.addFile({ name: 'Big.pdf', mimeType: 'application/pdf', size: FILE_LIMITS.maxBytes + 1, parents: [folder.id] })
+    const { ctx, list } = await setup({ folders: [folder.id] })
+    const got = byTitle(await list())
+    expect(got['Big.pdf']!.skip).toBe(`larger than ${FILE_LIMITS.maxBytes} bytes (${FILE_LIMITS.maxBytes + 1} bytes)`)
+    // A Drive name without an extension is read by the type Drive gives.
+    const survey = await drive.content(ctx, got.Survey!)
+    expect(survey).toContain('Line 2 of page 2')
+    expect(fake.apiRequests().find((r) => r.path === `/drive/v3/files/${pdf.id}`)?.query.alt).toBe('media')
+    const minutes = await drive.content(ctx, got['Minutes.docx']!)
+    expect(minutes).toContain('# Chapter 2')
+    expect(minutes).toContain('| Region | Revenue |')
+    expect(docx.id).toBe(got['Minutes.docx']!.externalId)
+    await expect(drive.content(ctx, got['Locked.pdf']!)).rejects.toThrow('encrypted PDF')
+    expect(locked.id).toBe(got['Locked.pdf']!.externalId)
   })
 
   test('files too large or not text are skipped', async () => {

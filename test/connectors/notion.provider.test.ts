@@ -1,6 +1,7 @@
 // The Notion provider against the local Notion fake through createProviderApi: identify, listing (pages,
 // selection, edits, trash), content as text, size limits, retries and token refresh; and the fake's own OAuth
 // endpoints, so the end-to-end tests can trust them.
+import { FILE_LIMITS } from './connectors.fixtures'
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
 import type { RemoteItem, SyncContext } from '../../src/connectors/provider'
 import { createProviderApi, type ProviderApi, ProviderError, SkipItem, type TokenSource } from '../../src/connectors/provider-api'
@@ -74,7 +75,13 @@ async function setup(options: { pages?: string[]; maxBodyBytes?: number } = {}) 
     sleep: async (ms) => void sleeps.push(ms),
   })
   const account = await notionProvider.identify(api, data)
-  const ctx: SyncContext = { api, account, config: { pages: options.pages ?? [] }, maxBodyBytes: options.maxBodyBytes ?? 1024 * 1024 }
+  const ctx: SyncContext = {
+    api,
+    account,
+    config: { pages: options.pages ?? [] },
+    maxBodyBytes: options.maxBodyBytes ?? 1024 * 1024,
+    files: FILE_LIMITS,
+  }
   return { ctx, state, sleeps, data }
 }
 
@@ -242,6 +249,7 @@ describe('listing', () => {
     const failing: ProviderApi = {
       base: ctx.api.base,
       text: ctx.api.text,
+      bytes: ctx.api.bytes,
       async json<T>(path: string, request?: Parameters<ProviderApi['json']>[1]) {
         const result = await ctx.api.json<T>(path, request)
         if (++calls === 1) fake.failApi(500)

@@ -13,8 +13,8 @@ export interface DriveFakeFile {
   name: string
   mimeType: string
   parents: string[]
-  /** The file's bytes (text), or what a Google-native file exports as. */
-  content: string
+  /** The file's bytes (text, or a binary such as a PDF), or what a Google-native file exports as. */
+  content: string | Uint8Array
   /** Drive's `version`: grows with every change, content or metadata. */
   version: number
   createdTime: string
@@ -34,7 +34,7 @@ export interface DriveUser {
 export interface NewDriveFile {
   name: string
   mimeType?: string
-  content?: string
+  content?: string | Uint8Array
   /** Folder ids; My Drive's root when absent. */
   parents?: string[]
   size?: number
@@ -213,7 +213,7 @@ export function createDriveStore(options: { pageLimit?: number; exportLimitBytes
           'Only files with binary content can be downloaded. Use Export with Docs Editors files.',
           'alt',
         )
-      return new Response(file.content, { headers: { 'content-type': file.mimeType } })
+      return new Response(file.content as BodyInit, { headers: { 'content-type': file.mimeType } })
     }
     if (query.alt !== undefined && query.alt !== 'json') return error(400, 'invalid', 'Invalid Value', 'alt')
     return Response.json(project(file ? resourceOf(file) : rootResource(), parseFields(query.fields ?? 'kind,id,name,mimeType'), FILE))
@@ -227,7 +227,7 @@ export function createDriveStore(options: { pageLimit?: number; exportLimitBytes
     if (!formats) return error(403, 'fileNotExportable', 'Export only supports Docs Editors files.')
     const convert = formats[query.mimeType]
     if (!convert) return error(400, 'badRequest', 'The requested conversion is not supported.', 'convertTo')
-    const body = convert(file.content)
+    const body = convert(String(file.content))
     if (Buffer.byteLength(body) > exportLimit) return error(403, 'exportSizeLimitExceeded', 'This file is too large to be exported.')
     return new Response(body, { headers: { 'content-type': `${query.mimeType}; charset=utf-8` } })
   }

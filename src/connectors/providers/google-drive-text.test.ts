@@ -13,7 +13,10 @@ describe('google drive text', () => {
     expect(skipReasonOf({ mimeType: 'application/vnd.google-apps.document' }, 10)).toBeUndefined()
     expect(skipReasonOf({ mimeType: 'text/plain', size: '10' }, 10)).toBeUndefined()
     expect(skipReasonOf({ mimeType: 'text/plain', size: '11' }, 10)).toBe('larger than 10 bytes (11 bytes)')
-    expect(skipReasonOf({ mimeType: 'application/pdf', size: '5' }, 10)).toBe('unsupported type application/pdf')
+    expect(skipReasonOf({ mimeType: 'image/png', size: '5' }, 10)).toBe('unsupported type image/png')
+    // A file read by its bytes (a PDF) is bounded by the plan's file size, not the body's.
+    expect(skipReasonOf({ mimeType: 'application/pdf', size: '50' }, 10, 100)).toBeUndefined()
+    expect(skipReasonOf({ mimeType: 'application/pdf', size: '101' }, 10, 100)).toBe('larger than 100 bytes (101 bytes)')
     expect(skipReasonOf({ mimeType: 'application/vnd.google-apps.spreadsheet' }, 10)).toBe(
       'unsupported type application/vnd.google-apps.spreadsheet',
     )

@@ -1,9 +1,12 @@
-// Google Drive connector: Google Docs (exported as text) and text files in the selected folders and their
-// subfolders, or in the whole drive when nothing is selected. Drive API v3, read-only scope.
+// Google Drive connector: Google Docs (exported as text), text files, and PDFs, Office and OpenDocument files,
+// EPUBs and HTML pages (read as an upload is, src/files) in the selected folders and their subfolders, or in the
+// whole drive when nothing is selected. Drive API v3, read-only scope.
 import type { ConnectorProvider, RemoteItem, SyncContext } from '../provider'
 import { type ProviderApi, ProviderError, SkipItem } from '../provider-api'
 import { ALL_FILES_QUERY, ALL_FOLDERS_QUERY, childrenQuery, FOLDER_MIME } from './google-drive-query'
-import { GOOGLE_DOC_MIME, isPlainType, looksBinary, skipReasonOf, toPlainText } from './google-drive-text'
+import { extractFile } from '../../files/extract-file'
+import { joinSections, UnreadableFile } from '../../files/extracted'
+import { GOOGLE_DOC_MIME, isFileType, isPlainType, looksBinary, readableName, skipReasonOf, toPlainText } from './google-drive-text'
 
 interface DriveFile {
   id: string
@@ -55,10 +58,10 @@ async function* searchFiles(api: ProviderApi, q: string): AsyncGenerator<DriveFi
   } while (pageToken)
 }
 
-function toItem(file: DriveFile, container: string | undefined, maxBodyBytes: number): DriveItem {
+function toItem(file: DriveFile, container: string | undefined, ctx: SyncContext): DriveItem {
   const version = file.version ?? file.modifiedTime
   if (!version) throw new ProviderError(200, `Google Drive listed ${file.id} without a version or modified time`)
-  const skip = skipReasonOf(file, maxBodyBytes)
+  const skip = skipReasonOf(file, ctx.maxBodyBytes, ctx.files.maxBytes)
   return {
     externalId: file.id,
     title: file.name,
@@ -101,7 +104,7 @@ async function* listFolders(ctx: SyncContext, folderIds: string[]): AsyncGenerat
       }
       if (listed.has(file.id)) continue
       listed.add(file.id)
-      yield toItem(file, folder.path, ctx.maxBodyBytes)
+      yield toItem(file, folder.path, ctx)
     }
   }
 }
@@ -129,7 +132,7 @@ async function* listEverything(ctx: SyncContext): AsyncGenerator<DriveItem> {
   for await (const file of searchFiles(ctx.api, ALL_FILES_QUERY)) {
     if (listed.has(file.id)) continue
     listed.add(file.id)
-    yield toItem(file, pathOf(file.parents?.[0]), ctx.maxBodyBytes)
+    yield toItem(file, pathOf(file.parents?.[0]), ctx)
   }
 }
 
@@ -140,6 +143,18 @@ async function exportDoc(ctx: SyncContext, id: string): Promise<string> {
     // Drive refuses exports over 10 MB with 403 exportSizeLimitExceeded: far over our own limit anyway.
     if (error instanceof ProviderError && error.status === 403 && /too large to be exported|exportSizeLimitExceeded/i.test(error.message))
       throw new SkipItem('too large to export')
+    throw error
+  }
+}
+
+/** A PDF, an Office file, an HTML page: downloaded and read in a subprocess with the owner's limits, as an upload is;
+ * one that cannot be read is skipped with the reason (encrypted, no text layer, over the pages the plan reads). */
+async function readFile(ctx: SyncContext, item: RemoteItem, mimeType: string): Promise<string> {
+  const bytes = await ctx.api.bytes(fileUrl(item.externalId), { query: { alt: 'media', ...ALL_DRIVES }, maxBytes: ctx.files.maxBytes })
+  try {
+    return joinSections((await extractFile(bytes, readableName(item.title, mimeType), ctx.files)).sections)
+  } catch (error) {
+    if (error instanceof UnreadableFile) throw new SkipItem(error.message)
     throw error
   }
 }
@@ -170,10 +185,11 @@ export const googleDriveProvider: ConnectorProvider = {
     let mimeType = (item as DriveItem).mimeType
     if (!mimeType) {
       const file = await ctx.api.json<DriveFile>(fileUrl(item.externalId), { query: { fields: 'id,name,mimeType,size', ...ALL_DRIVES } })
-      const skip = skipReasonOf(file, ctx.maxBodyBytes)
+      const skip = skipReasonOf(file, ctx.maxBodyBytes, ctx.files.maxBytes)
       if (skip) throw new SkipItem(skip)
       mimeType = file.mimeType
     }
+    if (isFileType(mimeType)) return readFile(ctx, item, mimeType)
     let raw: string
     if (mimeType === GOOGLE_DOC_MIME) raw = await exportDoc(ctx, item.externalId)
     else if (isPlainType(mimeType))

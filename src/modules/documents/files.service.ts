@@ -13,7 +13,7 @@ import { type Extracted, UnreadableFile } from '../../files/extracted'
 import { FORMAT_CONTENT_TYPES } from '../../files/file-format'
 import { AppError, badRequest, notFound, paymentRequired, payloadTooLarge } from '../../http/errors'
 import { enqueueJob } from '../../jobs/job-kinds'
-import { accountPlan, exceeds, limitMessage, limitsOf } from '../../plans'
+import { accountPlan, exceeds, fileLimits, limitMessage, limitsOf } from '../../plans'
 import { indexDocument } from '../../retrieval/indexing'
 import type { SessionUser } from '../auth/sessions.service'
 import { storedTotals } from '../usage/usage.service'
@@ -263,8 +263,7 @@ async function limitsFor(deps: Deps, userId: string): Promise<ExtractLimits> {
     .select({ plan: accountPlan(deps.config) })
     .from(users)
     .where(eq(users.id, userId))
-  const pages = limitsOf(deps, owner?.plan ?? 'free').file_pages
-  return { ...deps.config.files, maxPages: pages ?? Number.MAX_SAFE_INTEGER }
+  return fileLimits(deps, owner?.plan ?? 'free')
 }
 
 /** The extract-file job: reads the file in a subprocess with limits; an unreadable file is an outcome, not a retry. */

@@ -30,8 +30,9 @@ const notFailedLately = (model: string, now: Date) =>
 export async function markStalePending(db: Tx, model: string, now: Date): Promise<number> {
   const rows = await queryRows<{ id: string }>(
     db,
+    // A file being read (`processing`) keeps saying so: its extraction indexes it when done.
     sql`update documents d set index_status = 'pending'
-        where d.index_status <> 'pending' and ${staleChunk(model)} and ${notFailedLately(model, now)}
+        where d.index_status not in ('pending', 'processing') and ${staleChunk(model)} and ${notFailedLately(model, now)}
         returning d.id`,
   )
   return rows.length

@@ -43,7 +43,9 @@ const summaryFields = {
   url: t.Nullable(t.String()),
   pinned: t.Boolean(),
   rating: t.Integer({ enum: [-1, 0, 1], description: '1 rated up, -1 down, 0 not rated' }),
-  index_status: t.String({ description: 'pending | indexed | failed' }),
+  index_status: t.String({
+    description: 'processing (an uploaded file not read yet) | pending (embedding queued) | indexed | failed (see file.error for a file)',
+  }),
   size_bytes: t.Integer(),
   occurred_at: t.String({ format: 'date-time', description: 'When what the document records happened (a message: when it was said)' }),
   thread_id: t.Nullable(Uuid('The thread a message belongs to')),

@@ -153,6 +153,7 @@ describe.skipIf(!!missing)('workspaces, keys, usage, settings and the account', 
     await page.getByLabel(/^Default workspace/).selectOption({ label: 'Default' })
     await page.getByRole('radio', { name: /^Keyword/ }).check()
     await page.getByRole('radio', { name: /^Detailed/ }).check()
+    await page.getByRole('checkbox', { name: /^Remember conversations/ }).check()
     await page.getByRole('button', { name: 'Save preferences' }).click()
     await page.getByText('Settings saved').waitFor()
     const settings = (await call('GET', '/api/settings')).body
@@ -161,7 +162,7 @@ describe.skipIf(!!missing)('workspaces, keys, usage, settings and the account', 
       default_workspace_id: workspace,
       search_mode: 'keyword',
       answer_style: 'detailed',
-      remember_conversations: false,
+      remember_conversations: true,
     })
 
     await page.getByLabel('Name', { exact: true }).fill('Ada Lovelace')

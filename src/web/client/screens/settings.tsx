@@ -114,6 +114,20 @@ function SettingsForm({ settings }: { settings: Settings }) {
           </label>
         ))}
       </fieldset>
+      <label class="choice">
+        <input
+          type="checkbox"
+          name="remember_conversations"
+          checked={values.remember_conversations}
+          onChange={(e) => setValues({ ...values, remember_conversations: e.currentTarget.checked })}
+        />
+        <span>
+          Remember conversations{' '}
+          <span class="hint">
+            (each question and answer of Ask, the agent and /v1 is also kept as a thread you can search and read under Conversations)
+          </span>
+        </span>
+      </label>
       <button type="submit" class="primary" disabled={save.busy}>
         Save preferences
       </button>

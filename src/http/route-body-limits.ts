@@ -6,7 +6,16 @@ export const MAX_BODY_BYTES = 2 * 1024 * 1024
 /** Routes that take more than MAX_BODY_BYTES: a bulk ingest carries up to 1,000 documents, over REST or as the
  * MCP tool add_documents. */
 export const BULK_BODY_BYTES = 32 * 1024 * 1024
-export const ROUTE_BODY_LIMITS: Record<string, number> = { '/api/documents/bulk': BULK_BODY_BYTES, '/mcp': BULK_BODY_BYTES }
+/** An account archive is read whole (a zip's directory is at its end), up to this. */
+export const IMPORT_BODY_BYTES = 64 * 1024 * 1024
+export const ROUTE_BODY_LIMITS: Record<string, number> = {
+  '/api/documents/bulk': BULK_BODY_BYTES,
+  '/mcp': BULK_BODY_BYTES,
+  '/api/account/import': IMPORT_BODY_BYTES,
+}
+
+/** Routes that also take a bare zip (`application/zip`), read as the multipart field `file` would be. */
+export const ZIP_BODY_ROUTES = new Set(['/api/account/import'])
 
 /** The body limit of the request's route: its own if it has one, else `fallback`. */
 export const bodyLimitFor = (request: Request, fallback: number): number => ROUTE_BODY_LIMITS[new URL(request.url).pathname] ?? fallback

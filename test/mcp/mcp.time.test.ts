@@ -52,6 +52,8 @@ describe('search over MCP in a window of time', () => {
       'after must be an ISO 8601 date-time',
     )
     // A window that closes before it opens is no error: it holds nothing.
-    expect(structured(await call(client, 'search', { query: 'ferry', mode: 'keyword', after: '2023-06-02', before: '2023-06-01' })).results).toEqual([])
+    expect(
+      structured(await call(client, 'search', { query: 'ferry', mode: 'keyword', after: '2023-06-02', before: '2023-06-01' })).results,
+    ).toEqual([])
   })
 })

@@ -47,11 +47,13 @@ export function readArchive(bytes: Uint8Array, entries: ZipEntryInfo[]): ImportC
     readWorkspace(Fields.of(value, where)),
   )
   const workspaceIds = uniqueIds(workspaces, ENTRY.workspaces)
+  counted(manifest, 'workspaces', workspaces.length)
   const threads = [...jsonLines(ENTRY.threads, text(ENTRY.threads))].map(({ value, where }) =>
     readThread(Fields.of(value, where), workspaceIds),
   )
   const threadsById = new Map(threads.map((t) => [t.id, t]))
   uniqueIds(threads, ENTRY.threads)
+  counted(manifest, 'threads', threads.length)
   const documents: ImportContent['documents'] = []
   const ids = new Set<string>()
   const places = new Set<string>()
@@ -64,14 +66,10 @@ export function readArchive(bytes: Uint8Array, entries: ZipEntryInfo[]): ImportC
     places.add(place)
     documents.push(d)
   }
+  counted(manifest, 'documents', documents.length)
   const links = [...jsonLines(ENTRY.links, text(ENTRY.links))].map(({ value, where }) => readLink(Fields.of(value, where), ids))
+  counted(manifest, 'links', links.length)
   const settings = readSettings(Fields.of(parseJson(ENTRY.settings, text(ENTRY.settings)), ENTRY.settings), workspaceIds)
-  const counted = { workspaces: workspaces.length, threads: threads.length, documents: documents.length, links: links.length }
-  for (const [kind, n] of Object.entries(counted)) {
-    const expected = manifest.counts[kind as keyof typeof counted]
-    if (expected !== n)
-      throw badEntry(`${kind}.jsonl`, `holds ${n} records where manifest.json counts ${expected}: the archive is incomplete`)
-  }
   const originals = readOriginalEntries(files, documents)
   const known = (name: string) => records.has(name) || isOriginal(name) || name.startsWith(MARKDOWN_DIR) || name.endsWith('/')
   return {
@@ -84,6 +82,13 @@ export function readArchive(bytes: Uint8Array, entries: ZipEntryInfo[]): ImportC
     originals,
     skipped_entries: entries.filter((e) => !known(e.name)).length,
   }
+}
+
+/** A record count unlike the manifest's: the entry was cut short (or added to) after the export wrote it. */
+function counted(manifest: Manifest, kind: 'workspaces' | 'threads' | 'documents' | 'links', n: number) {
+  const expected = manifest.counts[kind]
+  if (expected !== n)
+    throw badEntry(`${kind}.jsonl`, `holds ${n} records where manifest.json counts ${expected}: the archive is incomplete`)
 }
 
 function parseJson(name: string, text: string): unknown {

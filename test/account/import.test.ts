@@ -2,7 +2,7 @@
 // a broken line, a reference to nothing, a `../` name, two entries of one name, a zip bomb, more than the plan
 // holds — is refused naming the first bad entry, and nothing of it is written; an API key's import proposes memories.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
-import { strToU8, zipSync } from 'fflate'
+import { strToU8 } from 'fflate'
 import { createTestApp, type TestApp, type TestUser } from '../harness'
 import { exportZip, fillAccount, importZip, lines, zipOf } from './archive.fixtures'
 

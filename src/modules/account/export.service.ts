@@ -1,7 +1,7 @@
 // GET /api/account/export: the whole account as one zip (docs/export-format.md), streamed as the client reads it.
 // Every table is read in pages by key (never the account whole), each page written and let out before the next is
 // read; what was created after the export started is left out, so the manifest's counts are what the entries hold.
-import { and, asc, eq, gt, lte, or, sql, type SQL } from 'drizzle-orm'
+import { and, asc, eq, gt, lte, sql, type SQL } from 'drizzle-orm'
 import { documents, links, settings, threads, workspaces } from '../../../db/schema'
 import type { Deps } from '../../deps'
 import type { SessionUser } from '../auth/session-user'
@@ -169,9 +169,10 @@ async function* documentPages(
 ): AsyncGenerator<DocumentRow[]> {
   let after: { status: string; id: string } | null = null
   for (;;) {
+    // A row comparison, so the index answers it as a range (an OR of the two conditions would sort every page).
     const where = and(
       eq(documents.user_id, user.id),
-      after ? or(gt(documents.status, after.status), and(eq(documents.status, after.status), gt(documents.id, after.id))) : undefined,
+      after ? sql`(${documents.status}, ${documents.id}) > (${after.status}, ${after.id}::uuid)` : undefined,
     )
     const query = idsOnly
       ? deps.db.select({ id: documents.id, status: documents.status, created_at: documents.created_at }).from(documents)

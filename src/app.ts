@@ -15,6 +15,7 @@ import { mountOpenApi } from './http/openapi'
 import { ErrorCodeSchema } from './http/schemas'
 import { mcpRoutes } from './mcp/mcp.routes'
 import { accountRoutes } from './modules/account/account.routes'
+import { archiveRoutes } from './modules/account/archive.routes'
 import { agentRoutes } from './modules/agent/agent.routes'
 import { askRoutes } from './modules/ask/ask.routes'
 import { authRoutes } from './modules/auth/auth.routes'
@@ -158,6 +159,7 @@ export function createApp(deps: Deps) {
     .use(graphRoutes(deps))
     .use(usageRoutes(deps))
     .use(accountRoutes(deps))
+    .use(archiveRoutes(deps))
     .use(billingRoutes(deps))
     .use(connectorsRoutes(deps))
     .use(v1Routes(deps))

@@ -4,7 +4,7 @@
 import { Elysia } from 'elysia'
 import { drainBody } from './drain'
 import { AppError, badRequest, payloadTooLarge } from './errors'
-import { bodyLimitFor, MAX_BODY_BYTES } from './route-body-limits'
+import { bodyLimitFor, MAX_BODY_BYTES, ZIP_BODY_ROUTES } from './route-body-limits'
 
 export { MAX_BODY_BYTES } from './route-body-limits'
 
@@ -22,6 +22,8 @@ export function bodyLimit(maxBytes = MAX_BODY_BYTES) {
     const type = (contentType ?? '').toLowerCase()
     if (type.startsWith('multipart/form-data') || type.startsWith('application/x-www-form-urlencoded'))
       return formFields(bytes, request.headers.get('content-type') ?? type)
+    if (type.startsWith('application/zip') && ZIP_BODY_ROUTES.has(new URL(request.url).pathname))
+      return { file: new File([bytes as Uint8Array<ArrayBuffer>], 'archive.zip', { type: 'application/zip' }) }
     if (type.startsWith('text/')) return new TextDecoder().decode(bytes) // refused by every route that takes an object
     if (!isJson(type)) throw new AppError(415, `content-type "${contentType ?? ''}" is not accepted: send application/json`)
     rawBodies.set(request, bytes)

@@ -170,9 +170,11 @@ describe.skipIf(!!missing)('workspaces, keys, usage, settings and the account', 
     await page.getByText('Profile saved').waitFor()
     await page.locator('.topbar').getByText('Ada Lovelace').waitFor()
 
-    await page.locator('input[type=file]').setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('not an image') })
+    await page
+      .locator('input[type=file][accept^="image"]')
+      .setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('not an image') })
     await page.getByText('notes.txt: choose a PNG, JPEG, WebP or GIF image').waitFor()
-    await page.locator('input[type=file]').setInputFiles({ name: 'me.png', mimeType: 'image/png', buffer: PNG })
+    await page.locator('input[type=file][accept^="image"]').setInputFiles({ name: 'me.png', mimeType: 'image/png', buffer: PNG })
     await page.getByText('Avatar updated').waitFor()
     const avatar = page.getByRole('img', { name: 'Your avatar' })
     await page.waitForFunction(() => (document.querySelector('img.avatar') as HTMLImageElement | null)?.naturalWidth === 2)

@@ -147,6 +147,11 @@ export function annotate(key: string, path: string, method: string, op: Json): v
     const binary = { schema: { type: 'string', format: 'binary' } }
     op.responses['200'].content = { 'image/png': binary, 'image/jpeg': binary, 'image/webp': binary, 'image/gif': binary }
   }
+  // The account archive is a zip both ways: the export's answer, and the import's body (multipart or bare).
+  if (key === 'GET /api/account/export' && op.responses?.['200'])
+    op.responses['200'].content = { 'application/zip': { schema: { type: 'string', format: 'binary' } } }
+  if (key === 'POST /api/account/import' && op.requestBody?.content)
+    op.requestBody.content['application/zip'] = { schema: { type: 'string', format: 'binary' } }
   const responses: Json = (op.responses ??= {})
   const ERROR = errorContent(path)
   if (!isPublic && key !== 'POST /mcp') {

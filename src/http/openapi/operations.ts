@@ -80,6 +80,8 @@ export const OPERATIONS: Record<string, readonly [string, string]> = {
   'GET /api/stats': ['getStats', 'Get statistics'],
   'GET /api/stats/historical': ['getHistoricalStats', 'Get statistics by day'],
   'DELETE /api/account': ['deleteAccount', 'Delete the account'],
+  'GET /api/account/export': ['exportAccount', 'Export the whole account as a zip'],
+  'POST /api/account/import': ['importAccount', 'Import an archive or a Markdown vault'],
   'GET /api/billing/subscription': ['getSubscription', 'Get the subscription'],
   'POST /api/billing/sync': ['syncSubscription', 'Sync the subscription from Stripe'],
   'POST /api/billing/checkout': ['createCheckout', 'Start a Stripe checkout'],

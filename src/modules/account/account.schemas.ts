@@ -87,3 +87,41 @@ export const DeleteAccountBody = t.Object(
   { confirm: t.Literal('DELETE', { error: 'confirm must be "DELETE"' }) },
   { error: 'body must be { "confirm": "DELETE" }' },
 )
+
+export const ImportBody = t.Object({
+  file: t.File({
+    description:
+      'The zip: an archive GET /api/account/export made, or a zipped Markdown folder (an Obsidian vault). Also taken as a bare application/zip body',
+  }),
+})
+
+const Made = (what: string) =>
+  t.Object({
+    created: t.Integer({ description: `${what} written` }),
+    skipped: t.Integer({ description: `${what} the account already held (a duplicate by ingest's rule): left as they are` }),
+  })
+export const ImportResult = t.Object(
+  {
+    format: t.UnionEnum(['archive', 'obsidian'], { description: 'What the zip was read as', default: undefined }),
+    workspaces: t.Object({
+      created: t.Integer(),
+      existing: t.Integer({ description: "The archive's workspaces whose name an account's workspace has: their records went there" }),
+    }),
+    threads: t.Object({
+      created: t.Integer(),
+      existing: t.Integer({ description: "Threads whose external_id names one of the account's: their new messages were added to it" }),
+    }),
+    documents: Made('Documents'),
+    memories: t.Object({
+      created: t.Integer(),
+      skipped: t.Integer(),
+      drafted: t.Integer({ description: 'Active memories an API key imported as pending_approval drafts (a person approves them)' }),
+    }),
+    messages: Made("Threads' messages"),
+    links: Made('Links'),
+    originals: t.Object({ stored: t.Integer() }),
+    settings: t.Object({ applied: t.Boolean() }),
+    skipped_entries: t.Integer({ description: "Entries not read: a vault's other files and empty notes, an archive's unknown entries" }),
+  },
+  { title: 'ImportResult' },
+)

@@ -1,5 +1,5 @@
 // Settings and profile: default workspace, search mode and answer style; name and avatar; how the account is signed
-// in to (the email, the password, GitHub or Google, the signed-in sessions); and deleting the account (type DELETE to
+// in to (the email, the password, GitHub or Google, the signed-in sessions); exporting and importing the account; and deleting the account (type DELETE to
 // confirm: it cannot be undone).
 import { useState } from 'preact/hooks'
 import { api, unwrap } from '../api/client'
@@ -10,6 +10,7 @@ import { useAction, useApi } from '../lib/use-api'
 import { useWorkspaces } from '../lib/workspaces'
 import { PageTitle } from '../ui/page'
 import { ActionStatus, Loaded } from '../ui/states'
+import { AccountArchive } from './account-archive'
 import { AccountDeletion } from './account-deletion'
 import { LinkedProviders } from './linked-providers'
 import { PasswordChange } from './password-change'
@@ -41,6 +42,7 @@ export function SettingsScreen() {
         <Sessions refresh={sessionsEnded} />
         <Loaded query={profile}>{(p) => <LinkedProviders profile={p} />}</Loaded>
       </div>
+      <AccountArchive />
       <AccountDeletion />
     </section>
   )

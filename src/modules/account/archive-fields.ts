@@ -1,5 +1,6 @@
 // Reading one record of an archive: each field checked for what the database can store and the service's rules
 // allow, and a refusal that names where it is (`documents.jsonl line 17: status …`) — the first bad entry is the answer.
+import type { FileSection } from '../../../db/schema'
 import { badRequest } from '../../http/errors'
 
 /** A bad archive: 400 naming the entry (and line) and the field. */
@@ -82,6 +83,33 @@ export class Fields {
       if (typeof item !== 'string' || !storable(item) || item.length > maxLength)
         this.fail(field, `must hold strings of at most ${maxLength} characters`)
     return v as string[]
+  }
+
+  /**
+   * A file's sections ([{ start, page?, slide?, sheet?, heading? }] by body offset, ascending, within `bodyLength`),
+   * or null: where each part of an uploaded file's text was in the file.
+   */
+  sections(field: string, bodyLength: number): FileSection[] | null {
+    const v = this.record[field]
+    if (v === null || v === undefined) return null
+    if (!Array.isArray(v) || v.length > 100_000) this.fail(field, 'must be null or a list of sections')
+    let last = -1
+    return v.map((s, i) => {
+      const at = Fields.of(s, `${this.where} ${field}[${i}]`)
+      const start = at.int('start', 0, bodyLength)
+      if (start <= last) at.fail('start', 'must be after the previous section\'s')
+      last = start
+      const section: FileSection = { start }
+      if (at.has('page')) section.page = at.int('page', 1, 1_000_000)
+      if (at.has('slide')) section.slide = at.int('slide', 1, 1_000_000)
+      if (at.has('sheet')) section.sheet = at.text('sheet', 500, 1)
+      if (at.has('heading')) section.heading = at.text('heading', 2000, 1)
+      return section
+    })
+  }
+
+  has(field: string): boolean {
+    return this.record[field] !== undefined && this.record[field] !== null
   }
 
   object(field: string, nullable = false): Record<string, unknown> | null {

@@ -1,5 +1,6 @@
 // The account archive's format (docs/export-format.md): entry names, the records each .jsonl line holds, the limits an
 // import enforces, and the readable Markdown copy of a document. Export writes these shapes and import reads them.
+import type { FileSection } from '../../../db/schema'
 
 /** Bumped when a record changes meaning; an import refuses a format it does not know. */
 export const FORMAT_VERSION = 1
@@ -80,6 +81,8 @@ export interface ArchiveDocument {
   file: string
   /** The original's file name under files/<id>/, or null. */
   original: string | null
+  /** An uploaded file's text: where each part of the body was in the file (page, slide, sheet, heading), or null. */
+  sections: FileSection[] | null
 }
 
 export interface ArchiveLink {

@@ -1,6 +1,7 @@
 // An exported archive read back: every entry parsed and every record checked, every reference resolved inside the
 // archive (a document's workspace and thread, a link's ends, the settings' default workspace), before anything is
 // written. The Markdown copies are not read: documents.jsonl is the record, they are for people.
+import { MAX_FILE_TEXT_BYTES } from '../documents/files.service'
 import { bodySizeProblem, KINDS, MESSAGE_KIND, metadataSizeProblem, SOURCES, STATUSES } from '../documents/documents.model'
 import { badEntry, Fields, jsonLines, textOf } from './archive-fields'
 import {
@@ -163,7 +164,10 @@ function readDocument(f: Fields, workspaces: Set<string>, threads: Map<string, A
   if (!message && thread !== null) f.fail('thread', 'is only given to a message')
   if (thread && threads.get(thread)!.workspace !== workspace) f.fail('workspace', `is not the workspace of its thread ${thread}`)
   const body = f.text('body', Number.MAX_SAFE_INTEGER, 1)
-  const tooLarge = bodySizeProblem(Buffer.byteLength(body))
+  const sections = f.sections('sections', body.length)
+  // An uploaded file's text (it has sections) may be longer than a body sent as JSON, as an upload's may.
+  const bytes = Buffer.byteLength(body)
+  const tooLarge = sections ? (bytes > MAX_FILE_TEXT_BYTES ? `is ${bytes} bytes; a file's text may be at most ${MAX_FILE_TEXT_BYTES}` : null) : bodySizeProblem(bytes)
   if (tooLarge) f.fail('body', tooLarge.replace(/^body /, ''))
   const metadata = f.object('metadata')!
   const metadataProblem = metadataSizeProblem(Buffer.byteLength(JSON.stringify(metadata)))
@@ -193,6 +197,7 @@ function readDocument(f: Fields, workspaces: Set<string>, threads: Map<string, A
     created_at: f.time('created_at'),
     updated_at: f.time('updated_at'),
     original: f.optionalText('original', 255),
+    sections,
   }
 }
 

@@ -233,6 +233,7 @@ function toDocument(d: DocumentRow, folder: string, original: string | undefined
     updated_at: d.updated_at.toISOString(),
     file: markdownName(folder, d.title, d.id),
     original: original ?? null,
+    sections: d.sections,
   }
 }
 

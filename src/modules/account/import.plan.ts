@@ -210,6 +210,7 @@ function newDocument(d: ArchiveDoc, workspaceId: string, plan: ImportPlan, write
     thread_id: d.thread ? plan.ids.get(d.thread)! : null,
     position: d.position,
     speaker: d.speaker,
+    sections: d.sections ?? null,
     created_at: d.created_at ? new Date(d.created_at) : now,
     updated_at: d.updated_at ? new Date(d.updated_at) : now,
   }

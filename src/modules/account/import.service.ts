@@ -62,7 +62,7 @@ async function writeImport(deps: Deps, principal: Principal, content: ImportCont
     const linked = await writeLinks(tx, deps, user.id, content, plan)
     const applied = await writeSettings(tx, deps, user.id, content, plan)
     const newIds = new Map([...plan.ids].filter(([, id]) => created.has(id)))
-    const stored = await storeOriginals(tx, user.id, newIds, content.originals)
+    const stored = await storeOriginals(tx, deps, user, newIds, content.originals)
     return result(content, plan, linked, applied, stored)
   })
 }

@@ -59,6 +59,7 @@ export function readVault(bytes: Uint8Array, entries: ZipEntryInfo[], source: st
       created_at: at,
       updated_at: at,
       original: null,
+      sections: null,
     })
     // [[Name]] finds a note by its file name; [[folder/Name]] by its path.
     for (const key of [base, path.replace(/\.md$/i, '')]) if (!byName.has(key.toLowerCase())) byName.set(key.toLowerCase(), id)

@@ -32,6 +32,18 @@ export interface SavedDocument {
   deduplicated: boolean
 }
 
+/** An uploaded file's state: its text is read in the background (processing), then done or failed with the reason. */
+export interface FileState {
+  name: string
+  format: string
+  status: 'processing' | 'done' | 'failed'
+  error: string | null
+}
+
+export interface UploadedDocument extends SavedDocument {
+  file: FileState
+}
+
 export interface SearchHit {
   document: { id: string; title: string; url: string | null }
   snippet: string
@@ -59,8 +71,9 @@ async function call<T>(service: string, method: string, path: string, body?: unk
     res = await fetch(service + path, {
       method,
       credentials: 'include',
-      headers: body === undefined ? {} : { 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
+      // A FormData body sets its own multipart content type, boundary included.
+      headers: body === undefined || body instanceof FormData ? {} : { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : body instanceof FormData ? body : JSON.stringify(body),
     })
   } catch {
     throw new ApiError({ kind: 'unreachable', message: `Cannot reach the service at ${service}. Is it running, and is the address right?` })
@@ -125,6 +138,22 @@ export async function checkWritesAllowed(service: string): Promise<void> {
 
 export const saveDocument = (service: string, input: IngestInput) =>
   call<SavedDocument>(service, 'POST', '/api/documents', { ...input, source: 'extension' })
+
+/** A file as the dashboard would upload it (multipart): 202 processing, or 200 when the same file is already there. */
+export function uploadFile(
+  service: string,
+  file: { bytes: Uint8Array; name: string; type: string },
+  fields: { workspace_id?: string; tags?: string[] } = {},
+): Promise<UploadedDocument> {
+  const form = new FormData()
+  form.append('file', new Blob([file.bytes as Uint8Array<ArrayBuffer>], { type: file.type }), file.name)
+  if (fields.workspace_id) form.append('workspace_id', fields.workspace_id)
+  if (fields.tags?.length) form.append('tags', fields.tags.join(','))
+  return call<UploadedDocument>(service, 'POST', '/api/documents/files', form)
+}
+
+export const getDocument = (service: string, id: string) =>
+  call<{ id: string; title: string; file?: FileState }>(service, 'GET', `/api/documents/${encodeURIComponent(id)}`)
 
 export async function search(service: string, q: string, limit = 8): Promise<SearchHit[]> {
   const found = await call<{ results: SearchHit[] }>(service, 'GET', `/api/search?q=${encodeURIComponent(q)}&limit=${limit}`)

@@ -1,12 +1,13 @@
 // The background (Chromium's service worker, Firefox's event page): context menus, the keyboard shortcut, and
 // the saves the popup asks for (done here, so closing the popup mid-save does not cancel them).
-import { problemOf } from './api'
+import { problemOf, type FileState } from './api'
 import { ext, type Tab } from './browser'
-import { CaptureError, saveFromTab, type SaveRequest, type SaveWhat } from './save'
+import { PdfError } from './pdf'
+import { CaptureError, saveFromTab, savedWord, type SaveRequest, type SaveWhat } from './save'
 import { setLastWorkspace } from './settings'
 
 export type SaveReply =
-  | { ok: true; document: { id: string; title: string; deduplicated: boolean } }
+  | { ok: true; document: { id: string; title: string; deduplicated: boolean; file?: FileState } }
   | { ok: false; problem: ReturnType<typeof problemOf> }
 
 const MENUS: { id: SaveWhat; title: string; contexts: string[] }[] = [
@@ -25,9 +26,11 @@ async function save(request: SaveRequest): Promise<SaveReply> {
   try {
     const document = await saveFromTab(request)
     if (request.workspaceId !== undefined) await setLastWorkspace(request.workspaceId)
-    return { ok: true, document: { id: document.id, title: document.title, deduplicated: document.deduplicated } }
+    const { id, title, deduplicated, file } = document
+    return { ok: true, document: { id, title, deduplicated, ...(file ? { file } : {}) } }
   } catch (error) {
-    if (error instanceof CaptureError) return { ok: false, problem: { kind: 'failed', status: 0, message: error.message } }
+    if (error instanceof CaptureError || error instanceof PdfError)
+      return { ok: false, problem: { kind: 'failed', status: 0, message: error.message } }
     return { ok: false, problem: problemOf(error) }
   }
 }
@@ -42,7 +45,7 @@ async function saveWithBadge(what: SaveWhat, tab?: Tab) {
   await ext.action.setTitle({
     tabId,
     title: reply.ok
-      ? `${reply.document.deduplicated ? 'Updated' : 'Saved'}: ${reply.document.title}`
+      ? `${savedWord(reply.document)}: ${reply.document.title}${reply.document.file?.status === 'processing' ? ' (the service is reading the PDF)' : ''}`
       : `Not saved: ${reply.problem.message}${reply.problem.kind === 'origin-refused' ? ` ${reply.problem.setting}` : ''}`,
   })
 }

@@ -28,6 +28,7 @@ export interface ExtensionApi {
     get(tabId: number): Promise<Tab>
     create(properties: { url: string }): Promise<Tab>
   }
+  extension: { isAllowedFileSchemeAccess(): Promise<boolean> }
   scripting: {
     executeScript(injection: {
       target: { tabId: number }

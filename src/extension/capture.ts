@@ -48,5 +48,15 @@ function hasSelection(): boolean {
   return !!selection && !selection.isCollapsed && selection.toString().trim().length > 0
 }
 
-;(globalThis as { __memoryCapture?: unknown }).__memoryCapture = (what: 'page' | 'selection' | 'has-selection') =>
-  what === 'page' ? capturePage() : what === 'selection' ? captureSelection() : hasSelection()
+/** What the popup asks when it opens: a selection to save, and the document's type (Chromium's PDF viewer: application/pdf). */
+export interface Probe {
+  selection: boolean
+  contentType: string
+}
+
+;(globalThis as { __memoryCapture?: unknown }).__memoryCapture = (what: 'page' | 'selection' | 'probe') =>
+  what === 'page'
+    ? capturePage()
+    : what === 'selection'
+      ? captureSelection()
+      : ({ selection: hasSelection(), contentType: document.contentType } satisfies Probe)

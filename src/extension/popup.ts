@@ -1,13 +1,31 @@
-// The popup: save this page or the selection (with tags and a workspace), and a quick search that opens results in the dashboard.
-import { checkWritesAllowed, getDefaultWorkspace, getSession, listWorkspaces, problemOf, search, type Problem } from './api'
+// The popup: save this page, the PDF it shows, or the selection (with tags and a workspace), and a quick search that
+// opens results in the dashboard.
+import {
+  checkWritesAllowed,
+  getDefaultWorkspace,
+  getDocument,
+  getSession,
+  listWorkspaces,
+  problemOf,
+  search,
+  type FileState,
+  type Problem,
+} from './api'
 import type { SaveReply } from './background'
 import { ext, type Tab } from './browser'
 import { byId, el, show } from './dom'
-import { captureTab, type SaveWhat } from './save'
+import { headSaysPdf, isFirefox, pdfMessages, sitePattern, tabKind, type TabKind } from './pdf'
+import { probeTab, savedWord, type SaveWhat } from './save'
 import { dashboard, getLastWorkspace, getServiceUrl, hasHostPermission, originPattern } from './settings'
+
+/** How often, and how many times, the popup asks whether the service has read a saved PDF (30 s in all). */
+const FILE_POLL_MS = 1500
+const FILE_POLLS = 20
 
 let service = ''
 let tab: Tab | undefined
+/** What the target tab shows, decided when the popup opens. */
+let kind: TabKind = 'page'
 /** Whether the target tab has a selection (checked when the popup opens). */
 let selectionAvailable = false
 
@@ -73,13 +91,31 @@ function tagsOf(input: string): string[] {
   ]
 }
 
+function documentLink(id: string, title: string) {
+  return Object.assign(el('a', { text: title }), { href: dashboard.document(service, id), target: '_blank', rel: 'noopener' })
+}
+
 async function saveFromPopup(what: SaveWhat) {
   if (tab?.id === undefined) return
+  const fetchesPdf = what === 'page' && (kind === 'pdf' || kind === 'maybe-pdf') && !!tab.url
+  // Asked before anything is awaited, while the click still counts as the person's gesture (localhost is granted at
+  // install, another site asks once): the PDF is fetched from its site with the person's cookies for it.
+  const permitted = fetchesPdf ? ext.permissions.request({ origins: [sitePattern(tab.url!)] }).catch(() => false) : Promise.resolve(true)
   const status = byId('save-status')
   const buttons = [byId<HTMLButtonElement>('save-page'), byId<HTMLButtonElement>('save-selection')]
+  const enable = () => {
+    buttons[0]!.disabled = false
+    buttons[1]!.disabled = !selectionAvailable
+  }
   buttons.forEach((b) => (b.disabled = true))
   status.className = 'status'
-  status.textContent = what === 'page' ? 'Saving the page…' : 'Saving the selection…'
+  status.textContent = what === 'selection' ? 'Saving the selection…' : kind === 'page' ? 'Saving the page…' : 'Fetching the PDF…'
+  if (!(await permitted)) {
+    enable()
+    status.className = 'status error'
+    status.textContent = `Not saved: the extension needs your permission to read ${new URL(tab.url!).origin}, to fetch the PDF with your cookies for that site.`
+    return
+  }
   const workspaceId = byId<HTMLSelectElement>('workspace').value || null
   const reply = (await ext.runtime.sendMessage({
     type: 'save',
@@ -88,8 +124,7 @@ async function saveFromPopup(what: SaveWhat) {
     tags: tagsOf(byId<HTMLInputElement>('tags').value),
     workspaceId,
   })) as SaveReply
-  buttons[0]!.disabled = false
-  buttons[1]!.disabled = !selectionAvailable
+  enable()
   if (!reply.ok) {
     if (reply.problem.kind === 'failed') {
       status.className = 'status error'
@@ -97,15 +132,36 @@ async function saveFromPopup(what: SaveWhat) {
     } else showProblem(reply.problem)
     return
   }
+  if (reply.document.file) return followFile(reply.document.id, reply.document.title, reply.document.file, reply.document.deduplicated)
   status.className = 'status ok'
-  status.replaceChildren(
-    `${reply.document.deduplicated ? 'Updated' : 'Saved'}: `,
-    Object.assign(el('a', { text: reply.document.title }), {
-      href: dashboard.document(service, reply.document.id),
-      target: '_blank',
-      rel: 'noopener',
-    }),
-  )
+  status.replaceChildren(`${savedWord(reply.document)}: `, documentLink(reply.document.id, reply.document.title))
+}
+
+/** A PDF is saved at once and read by the service in the background: the popup asks a few times how that went. */
+async function followFile(id: string, title: string, file: FileState, deduplicated: boolean) {
+  const status = byId('save-status')
+  for (let i = 0; file.status === 'processing' && i < FILE_POLLS; i++) {
+    status.className = 'status'
+    status.textContent = 'Saved — reading the PDF…'
+    await new Promise((resolve) => setTimeout(resolve, FILE_POLL_MS))
+    try {
+      const document = await getDocument(service, id)
+      if (document.file) file = document.file
+      title = document.title
+    } catch {
+      // The next attempt may reach it; the document is saved either way.
+    }
+  }
+  if (file.status === 'failed') {
+    status.className = 'status error'
+    status.replaceChildren('Saved, but the PDF could not be read: ', file.error ?? 'no reason given', ' — ', documentLink(id, title))
+  } else if (file.status === 'processing') {
+    status.className = 'status ok'
+    status.replaceChildren('Saved — the PDF is still being read; it becomes searchable when done: ', documentLink(id, title))
+  } else {
+    status.className = 'status ok'
+    status.replaceChildren(`${deduplicated ? 'Already saved' : 'Ready'}: `, documentLink(id, title))
+  }
 }
 
 async function runSearch(q: string) {
@@ -160,14 +216,30 @@ async function start() {
     void runSearch(byId<HTMLInputElement>('q').value)
   }
   if (tab?.id !== undefined) {
-    let readable = true
-    selectionAvailable = (await captureTab(tab.id, 'has-selection').catch(() => (readable = false))) === true
-    if (!readable) {
-      // Browser pages, extension stores, the PDF viewer: say so now rather than after a click.
-      byId<HTMLButtonElement>('save-page').disabled = true
-      const status = byId('save-status')
+    const probe = await probeTab(tab.id)
+    selectionAvailable = probe.selection
+    kind = tabKind(tab.url, probe)
+    // A page that refuses scripts may be a PDF (Firefox's viewer): when the site is already allowed, a HEAD says.
+    if (kind === 'maybe-pdf') {
+      const head = await headSaysPdf(tab.url!)
+      if (head !== 'unknown') kind = head === 'pdf' ? 'pdf' : 'unreadable'
+    }
+    const savePage = byId<HTMLButtonElement>('save-page')
+    const status = byId('save-status')
+    if (kind === 'pdf' || kind === 'file-pdf') savePage.textContent = 'Save PDF'
+    // Said now rather than after a click: browser pages, extension stores, a file the extension may not read.
+    const blocked =
+      kind === 'unreadable'
+        ? pdfMessages.unreadable
+        : kind === 'file-pdf' && !(await ext.extension.isAllowedFileSchemeAccess())
+          ? pdfMessages.fileUrl(isFirefox())
+          : null
+    if (blocked) {
+      savePage.disabled = true
       status.className = 'status error'
-      status.textContent = 'This page cannot be read by the extension (browser pages and extension stores are off limits).'
+      status.textContent = blocked
+    } else if (kind === 'maybe-pdf') {
+      status.textContent = `The extension cannot read this page. If it is a PDF, Save page asks for access to ${new URL(tab.url!).origin} and saves it.`
     }
     const button = byId<HTMLButtonElement>('save-selection')
     button.disabled = !selectionAvailable

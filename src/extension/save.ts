@@ -1,8 +1,9 @@
-// Saving a tab's page or selection to the service: capture in the page, shape the ingest body, post it.
-// Used by the background for the popup's buttons, the context menu and the keyboard shortcut alike.
-import { saveDocument, type IngestInput, type SavedDocument } from './api'
+// Saving a tab's page or selection to the service: capture in the page and post the ingest body, or, for a PDF,
+// fetch the file and upload it. Used by the background for the popup's buttons, the context menu and the shortcut alike.
+import { saveDocument, uploadFile, type FileState, type IngestInput, type SavedDocument } from './api'
 import { ext } from './browser'
-import type { Captured } from './capture'
+import type { Captured, Probe } from './capture'
+import { fetchPdf, pdfMessages, tabKind, type TabKind, type TabProbe } from './pdf'
 import { getLastWorkspace, getServiceUrl } from './settings'
 
 export type SaveWhat = 'page' | 'selection'
@@ -21,7 +22,7 @@ const MAX_URL = 2048
 export class CaptureError extends Error {}
 
 /** Runs the capture script in the tab's main frame; restricted pages (browser pages, the web store) refuse it. */
-export async function captureTab(tabId: number, what: SaveWhat | 'has-selection'): Promise<unknown> {
+export async function captureTab(tabId: number, what: SaveWhat | 'probe'): Promise<unknown> {
   try {
     await ext.scripting.executeScript({ target: { tabId }, files: ['capture.js'] })
     const [frame] = await ext.scripting.executeScript({
@@ -33,13 +34,36 @@ export async function captureTab(tabId: number, what: SaveWhat | 'has-selection'
     })
     return frame?.result ?? null
   } catch (error) {
-    throw new CaptureError(
-      `This page cannot be read by the extension (browser pages and extension stores are off limits): ${error instanceof Error ? error.message : error}`,
-    )
+    throw new CaptureError(`${pdfMessages.unreadable.slice(0, -1)}: ${error instanceof Error ? error.message : error}`)
   }
 }
 
-export async function saveFromTab(request: SaveRequest): Promise<SavedDocument> {
+/** Whether a script runs in the tab, what it shows (its content type) and whether text is selected there. */
+export async function probeTab(tabId: number): Promise<TabProbe & { selection: boolean }> {
+  try {
+    const probe = (await captureTab(tabId, 'probe')) as Probe | null
+    return { scriptable: true, selection: probe?.selection === true, contentType: probe?.contentType ?? null }
+  } catch {
+    return { scriptable: false, selection: false }
+  }
+}
+
+/** A saved page or note; a saved PDF also has its file's state (its text is read by the service in the background). */
+export type Saved = SavedDocument & { file?: FileState }
+
+/** The first word of a save's answer: a page saved again is updated; a file sent again is the same file, unchanged. */
+export function savedWord(document: { deduplicated: boolean; file?: unknown }): string {
+  if (!document.deduplicated) return 'Saved'
+  return document.file ? 'Already saved' : 'Updated'
+}
+
+export async function saveFromTab(request: SaveRequest): Promise<Saved> {
+  if (request.what === 'page') {
+    const tab = await ext.tabs.get(request.tabId)
+    const kind = tabKind(tab.url, await probeTab(request.tabId))
+    if (kind === 'unreadable') throw new CaptureError(pdfMessages.unreadable)
+    if (kind !== 'page') return savePdf(tab.url!, kind, request)
+  }
   const captured = (await captureTab(request.tabId, request.what)) as Captured | null
   if (!captured)
     throw new CaptureError(
@@ -50,6 +74,17 @@ export async function saveFromTab(request: SaveRequest): Promise<SavedDocument> 
   if (request.tags?.length) input.tags = request.tags
   if (workspaceId) input.workspace_id = workspaceId
   return saveDocument(await getServiceUrl(), input)
+}
+
+/** The tab's PDF, fetched from its URL with the person's cookies and uploaded as a file with the save's workspace and tags. */
+async function savePdf(url: string, kind: TabKind, request: SaveRequest): Promise<Saved> {
+  const pdf = await fetchPdf(url, kind)
+  const workspaceId = request.workspaceId === undefined ? await getLastWorkspace() : request.workspaceId
+  return uploadFile(
+    await getServiceUrl(),
+    { bytes: pdf.bytes, name: pdf.name, type: 'application/pdf' },
+    { ...(workspaceId ? { workspace_id: workspaceId } : {}), ...(request.tags?.length ? { tags: request.tags } : {}) },
+  )
 }
 
 export function pageInput(page: Captured): IngestInput {

@@ -1,14 +1,17 @@
-// The browser extension loaded unpacked into Debian's Chromium, saving a local article and a selection to a real
-// listening service with the dashboard's session cookie; everything read back through the API.
+// The browser extension loaded unpacked into Debian's Chromium, saving a local article, a selection and a PDF that
+// needs the site's cookie to a real listening service with the dashboard's session cookie; everything read back
+// through the API.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { mkdirSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { buildExtension } from '../../src/extension/build'
+import { drainJobs } from '../../src/jobs/worker'
 import { startServer, type E2EServer } from '../e2e/server'
 import { ARTICLE_TITLE, BOILERPLATE, PARAGRAPHS, articleHtml } from './article'
 import { chromiumMissing, launchWithExtension, screenshot, tabIdOf, type ExtensionBrowser } from './chromium'
+import { makePdf } from '../files/fixtures'
 
 setDefaultTimeout(60_000)
 
@@ -38,6 +41,9 @@ describe.skipIf(skipReason !== null)('browser extension in Chromium', () => {
   let allowed: E2EServer
   let refusing: E2EServer
   let articles: ReturnType<typeof Bun.serve>
+  /** A journal's site: its PDFs only for a reader with its session cookie (journal_session=reader). */
+  let journal: ReturnType<typeof Bun.serve>
+  let journalUrl: string
   let articleUrl: string
   let account: Account
   let articleTab: Page
@@ -55,11 +61,11 @@ describe.skipIf(skipReason !== null)('browser extension in Chromium', () => {
   const setServiceUrl = (url: string) =>
     browser.worker.evaluate((u) => (globalThis as any).chrome.storage.local.set({ serviceUrl: u }), url)
 
-  /** The popup as a tab, aimed at the article's tab (a toolbar popup cannot be opened by a test). */
-  async function openPopup(): Promise<Page> {
+  /** The popup as a tab, aimed at the article's tab or another (a toolbar popup cannot be opened by a test). */
+  async function openPopup(target = articleUrl): Promise<Page> {
     const page = await browser.context.newPage()
     await page.setViewportSize({ width: 380, height: 560 })
-    await page.goto(`chrome-extension://${browser.extensionId}/popup.html?tab=${await tabIdOf(browser.worker, articleUrl)}`)
+    await page.goto(`chrome-extension://${browser.extensionId}/popup.html?tab=${await tabIdOf(browser.worker, target)}`)
     return page
   }
 
@@ -73,6 +79,23 @@ describe.skipIf(skipReason !== null)('browser extension in Chromium', () => {
       fetch: () => new Response(articleHtml(), { headers: { 'content-type': 'text/html; charset=utf-8' } }),
     })
     articleUrl = `http://127.0.0.1:${articles.port}/science/tidal-locking`
+    const paper = await makePdf(2, { title: 'Tidal Heating of Io' })
+    const signIn = '<!doctype html><html><head><title>Sign in — Journal</title></head><body><form>Sign in</form></body></html>'
+    journal = Bun.serve({
+      hostname: '127.0.0.1',
+      port: 0,
+      fetch: (request) => {
+        const reader = /(?:^|;\s*)journal_session=reader(?:;|$)/.test(request.headers.get('cookie') ?? '')
+        const path = new URL(request.url).pathname
+        if (reader && (path === '/paper.pdf' || path === '/preview.pdf'))
+          return new Response(paper as Uint8Array<ArrayBuffer>, { headers: { 'content-type': 'application/pdf' } })
+        // Without the cookie: /paper.pdf is refused, /preview.pdf answers its sign-in page (as many sites do, with a 200).
+        if (path === '/paper.pdf') return new Response(signIn, { status: 403, headers: { 'content-type': 'text/html' } })
+        return new Response(signIn, { headers: { 'content-type': 'text/html; charset=utf-8' } })
+      },
+    })
+    // Another host than the service's (127.0.0.1): the journal's cookie is its own.
+    journalUrl = `http://localhost:${journal.port}`
     browser = await launchWithExtension(built.dir)
     allowed = await startServer({ env: { ALLOWED_ORIGINS: `chrome-extension://${browser.extensionId}` } })
     refusing = await startServer()
@@ -87,6 +110,7 @@ describe.skipIf(skipReason !== null)('browser extension in Chromium', () => {
   afterAll(async () => {
     await browser?.close()
     articles?.stop(true)
+    journal?.stop(true)
     await allowed?.stop()
     await refusing?.stop()
   })
@@ -211,6 +235,100 @@ describe.skipIf(skipReason !== null)('browser extension in Chromium', () => {
     expect(opened.url()).toBe(`${allowed.url}/app/documents/${evil.body.id}`)
     await opened.close()
     await popup.close()
+  })
+
+  test("a PDF open in the browser is fetched with the site's cookie, uploaded with tags and workspace, then read by the service", async () => {
+    await setServiceUrl(allowed.url)
+    // The workspace the article went to (the free plan holds few): created here when this test runs alone.
+    const workspaces = (await api('/api/workspaces')).body.data as { id: string; name: string }[]
+    const reading =
+      workspaces.find((w) => w.name === 'Reading') ?? (await api('/api/workspaces', { method: 'POST', body: { name: 'Reading' } })).body
+    await browser.context.addCookies([{ name: 'journal_session', value: 'reader', url: journalUrl, sameSite: 'Lax' }])
+    const pdfUrl = `${journalUrl}/paper.pdf`
+    const pdfTab = await browser.context.newPage()
+    await pdfTab.goto(pdfUrl)
+    const popup = await openPopup(pdfUrl)
+    await popup.waitForSelector('#save:not([hidden])')
+    expect(await popup.textContent('#save-page')).toBe('Save PDF')
+    expect(await popup.isEnabled('#save-page')).toBe(true)
+    await popup.selectOption('#workspace', { label: 'Reading' })
+    await popup.fill('#tags', 'io, tides')
+    await popup.click('#save-page')
+    await popup.waitForSelector('#save-status >> text=Saved — reading the PDF…')
+
+    const listed = await api(`/api/documents?source=extension&kind=document&workspace_id=${reading.id}`)
+    expect(listed.body.data).toHaveLength(1)
+    const id = listed.body.data[0].id
+    expect((await api(`/api/documents/${id}`)).body.file).toMatchObject({ name: 'paper.pdf', format: 'pdf', status: 'processing' })
+    // The service reads the file in its extract-file job; the popup, asking meanwhile, then says it is ready.
+    expect(await drainJobs(allowed.deps, 'extension-e2e', ['extract-file'])).toBeGreaterThan(0)
+    await popup.waitForSelector('#save-status.ok >> text=Ready')
+    expect(await popup.textContent('#save-status')).toBe('Ready: Tidal Heating of Io')
+    expect(await popup.getAttribute('#save-status a', 'href')).toBe(`${allowed.url}/app/documents/${id}`)
+    await screenshot(popup, SCREENSHOTS, 'popup-pdf-saved')
+    const doc = (await api(`/api/documents/${id}`)).body
+    expect(doc).toMatchObject({
+      title: 'Tidal Heating of Io',
+      source: 'extension',
+      workspace_id: reading.id,
+      file: { name: 'paper.pdf', format: 'pdf', status: 'done', error: null, pages: 2 },
+    })
+    expect([...doc.tags].sort()).toEqual(['io', 'tides'])
+    expect(doc.body).toContain('Line 0 of page 1: the quick brown fox jumps over the lazy dog.')
+    expect(doc.body).toContain('Page 2 heading')
+
+    // The same PDF again is the same document, unchanged.
+    await popup.click('#save-page')
+    await popup.waitForSelector('#save-status.ok >> text=Already saved')
+    expect(await popup.textContent('#save-status')).toBe('Already saved: Tidal Heating of Io')
+    expect((await api(`/api/documents?source=extension&kind=document&workspace_id=${reading.id}`)).body.data).toHaveLength(1)
+    await popup.close()
+    await pdfTab.close()
+  })
+
+  test("a PDF the site will not give without its cookie: the popup and the shortcut's path say why, and nothing is saved", async () => {
+    await setServiceUrl(allowed.url)
+    const before = (await api('/api/documents?source=extension&limit=100')).body.data.length
+    // Both tabs show the PDF (opened while signed in to the journal); then the journal's session ends.
+    await browser.context.addCookies([{ name: 'journal_session', value: 'reader', url: journalUrl, sameSite: 'Lax' }])
+    const refusedUrl = `${journalUrl}/paper.pdf`
+    const previewUrl = `${journalUrl}/preview.pdf`
+    const tabs = [await browser.context.newPage(), await browser.context.newPage()]
+    await tabs[0]!.goto(refusedUrl)
+    await tabs[1]!.goto(previewUrl)
+    await browser.context.clearCookies({ name: 'journal_session' })
+
+    const popup = await openPopup(refusedUrl)
+    await popup.waitForSelector('#save:not([hidden])')
+    await popup.click('#save-page')
+    await popup.waitForSelector('#save-status.error')
+    expect(await popup.textContent('#save-status')).toBe(
+      'The site did not give the PDF to the extension (status 403): download it and upload it in the dashboard.',
+    )
+    expect(await popup.isEnabled('#save-page')).toBe(true)
+    await screenshot(popup, SCREENSHOTS, 'popup-pdf-refused')
+    await popup.close()
+
+    // The background's save (the context menu's and the shortcut's path): a sign-in page instead of the PDF.
+    const options = await browser.context.newPage()
+    await options.goto(`chrome-extension://${browser.extensionId}/options.html`)
+    const reply = await options.evaluate(
+      (tabId) => (globalThis as any).chrome.runtime.sendMessage({ type: 'save', what: 'page', tabId }),
+      await tabIdOf(browser.worker, previewUrl),
+    )
+    expect(reply).toEqual({
+      ok: false,
+      problem: {
+        kind: 'failed',
+        status: 0,
+        message:
+          'The address did not give a PDF but text/html, a page titled “Sign in — Journal”: perhaps the site wants you to sign in. ' +
+          'Open the PDF in the browser, download it and upload it in the dashboard.',
+      },
+    })
+    await options.close()
+    for (const tab of tabs) await tab.close()
+    expect((await api('/api/documents?source=extension&limit=100')).body.data).toHaveLength(before)
   })
 
   test('without a session the popup offers the dashboard sign-in', async () => {

@@ -1,12 +1,15 @@
-// The extension's build (manifest, bundles, zip) and the pure parts of saving: service addresses, selection notes, text fragments.
+// The extension's build (manifest, bundles, zip) and the pure parts of saving: service addresses, selection notes, text
+// fragments, and a PDF in the tab (what it is, its bytes and name, the message for each way it cannot be taken).
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { inflateRawSync } from 'node:zlib'
 import { buildExtension, type BuiltExtension } from '../../src/extension/build'
-import { pageInput, selectionInput, textFragment } from '../../src/extension/save'
+import { headKind, isPdfBytes, MAX_PDF_BYTES, pdfFileName, pdfMessages, sitePattern, tabKind } from '../../src/extension/pdf'
+import { pageInput, savedWord, selectionInput, textFragment } from '../../src/extension/save'
 import { dashboard, normalizeServiceUrl, originPattern } from '../../src/extension/settings'
+import { makePdf } from '../files/fixtures'
 
 let built: BuiltExtension
 beforeAll(async () => {
@@ -141,5 +144,91 @@ describe('what is sent', () => {
     expect(new TextEncoder().encode(input.body).length).toBeLessThanOrEqual(1024 * 1024)
     expect(input.body.endsWith('é')).toBe(true)
     expect(input.excerpt).toHaveLength(1000)
+  })
+})
+
+describe('a PDF in the tab', () => {
+  test.each([
+    // Chromium's viewer keeps the PDF's URL and lets the probe run: its document says application/pdf, whatever the path.
+    ['https://arxiv.org/pdf/2301.00001', { scriptable: true, contentType: 'application/pdf' }, 'pdf'],
+    ['https://example.com/paper.pdf', { scriptable: true, contentType: 'application/pdf' }, 'pdf'],
+    // An HTML page whose address ends in .pdf is a page.
+    ['https://example.com/paper.pdf', { scriptable: true, contentType: 'text/html' }, 'page'],
+    ['https://example.com/article', { scriptable: true, contentType: 'text/html' }, 'page'],
+    // Firefox's viewer refuses scripts: the path says it.
+    ['https://example.com/Paper.PDF?download=1#page=2', { scriptable: false }, 'pdf'],
+    ['https://arxiv.org/pdf/2301.00001', { scriptable: false }, 'maybe-pdf'],
+    ['file:///home/me/paper.pdf', { scriptable: false }, 'file-pdf'],
+    ['file:///home/me/paper.pdf', { scriptable: true, contentType: 'application/pdf' }, 'file-pdf'],
+    ['file:///home/me/notes.txt', { scriptable: false }, 'unreadable'],
+    ['chrome://extensions/', { scriptable: false }, 'unreadable'],
+    ['about:addons', { scriptable: false }, 'unreadable'],
+    [undefined, { scriptable: false }, 'unreadable'],
+  ] as const)('%p probed as %p is %p', (url, probe, kind) => {
+    expect(tabKind(url, probe)).toBe(kind)
+  })
+
+  test('a HEAD says PDF only by a successful answer of type application/pdf; refused or typeless answers say nothing', () => {
+    expect(headKind(200, 'application/pdf')).toBe('pdf')
+    expect(headKind(200, 'Application/PDF; qs=0.9')).toBe('pdf')
+    expect(headKind(200, 'text/html; charset=utf-8')).toBe('not-pdf')
+    expect(headKind(405, null)).toBe('unknown')
+    expect(headKind(403, 'text/html')).toBe('unknown')
+    expect(headKind(200, null)).toBe('unknown')
+  })
+
+  test('bytes are a PDF when %PDF- comes within the first 1,024 bytes, as the service reads them', async () => {
+    const text = (s: string) => new TextEncoder().encode(s)
+    expect(isPdfBytes(await makePdf(1))).toBe(true)
+    expect(isPdfBytes(text('\r\n%PDF-1.4\n'))).toBe(true)
+    expect(isPdfBytes(text('<!doctype html><title>Sign in</title>'))).toBe(false)
+    expect(isPdfBytes(text(`${' '.repeat(1100)}%PDF-1.7`))).toBe(false)
+    expect(isPdfBytes(new Uint8Array())).toBe(false)
+  })
+
+  test('the uploaded name is the Content-Disposition filename, else the last path segment, without folders and ending .pdf', () => {
+    expect(pdfFileName('https://journal.example/papers/On%20Tides.pdf?x=1', null)).toBe('On Tides.pdf')
+    expect(pdfFileName('https://arxiv.org/pdf/2301.00001', null)).toBe('2301.00001.pdf')
+    expect(pdfFileName('https://journal.example/', null)).toBe('journal.example.pdf')
+    expect(pdfFileName('https://x.example/get?id=7', 'attachment; filename="report 2024.pdf"')).toBe('report 2024.pdf')
+    expect(pdfFileName('https://x.example/get', `inline; filename="a.pdf"; filename*=UTF-8''%C3%89t%C3%A9.pdf`)).toBe('Été.pdf')
+    expect(pdfFileName('https://x.example/get', 'attachment; filename="../../etc/passwd"')).toBe('passwd.pdf')
+  })
+
+  test('each way a PDF cannot be taken says what happened and what to do instead', () => {
+    expect(pdfMessages.refused(403)).toBe(
+      'The site did not give the PDF to the extension (status 403): download it and upload it in the dashboard.',
+    )
+    const signIn = new TextEncoder().encode('<html><head><title>\n  Sign in — Journal </title></head><body>…</body></html>')
+    expect(pdfMessages.notPdf('text/html; charset=utf-8', signIn, false)).toBe(
+      'The address did not give a PDF but text/html, a page titled “Sign in — Journal”: perhaps the site wants you to sign in. ' +
+        'Open the PDF in the browser, download it and upload it in the dashboard.',
+    )
+    expect(pdfMessages.notPdf('text/html', signIn, true)).toBe(
+      'This page cannot be read by the extension (browser pages and extension stores are off limits), and it is not a PDF ' +
+        '(its address answers text/html, a page titled “Sign in — Journal”).',
+    )
+    expect(pdfMessages.notPdf(null, new Uint8Array([1, 2]), false)).toStartWith('The address did not give a PDF but no content type:')
+    expect(pdfMessages.tooLarge(150 * 1024 ** 2)).toBe('The PDF is 150 MiB; the extension uploads 100 MiB at most.')
+    expect(pdfMessages.tooLarge(null)).toBe('The PDF is over 100 MiB; the extension uploads 100 MiB at most.')
+    expect(MAX_PDF_BYTES).toBe(100 * 1024 * 1024)
+    expect(pdfMessages.fileUrl(false)).toContain('turn on “Allow access to file URLs”')
+    expect(pdfMessages.fileUrl(true)).toBe(
+      'This PDF is a file on your computer, and Firefox does not let extensions read files: upload it in the dashboard.',
+    )
+    expect(pdfMessages.notAllowed('https://journal.example')).toBe(
+      'The extension may not read https://journal.example yet: open its popup on this tab and click Save PDF, which asks for access to the site.',
+    )
+    expect(pdfMessages.network('https://journal.example', 'Failed to fetch')).toStartWith(
+      'Could not fetch the PDF from https://journal.example (Failed to fetch).',
+    )
+    expect(sitePattern('https://journal.example:8443/papers/a.pdf')).toBe('https://journal.example/*')
+  })
+
+  test('a file sent again is "Already saved", a page sent again "Updated"', () => {
+    expect(savedWord({ deduplicated: false, file: { status: 'processing' } })).toBe('Saved')
+    expect(savedWord({ deduplicated: true, file: { status: 'done' } })).toBe('Already saved')
+    expect(savedWord({ deduplicated: true })).toBe('Updated')
+    expect(savedWord({ deduplicated: false })).toBe('Saved')
   })
 })

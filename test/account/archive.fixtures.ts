@@ -2,6 +2,8 @@
 // entries, an import sent as a browser sends a file, and an archive's records with their ids replaced by what they
 // are, so two exports of one account made in two accounts compare equal.
 import { expect } from 'bun:test'
+import { drainJobs } from '../../src/jobs/worker'
+import { makePdf } from '../files/fixtures'
 import { eq } from 'drizzle-orm'
 import { strToU8, unzipSync, zipSync } from 'fflate'
 import { documents } from '../../db/schema'
@@ -104,7 +106,13 @@ export async function fillAccount(t: TestApp, u: TestUser) {
     ...cookie,
     body: { default_workspace_id: research.id, search_mode: 'keyword', answer_style: 'detailed', remember_conversations: true },
   })
-  return { research, paper, page, fact, thread, messages, draft: drafts.data[0] }
+  // An uploaded PDF, read: its original and its pages travel with it.
+  const form = new FormData()
+  form.set('file', new File([(await makePdf(2, { title: 'Tide survey' })) as Uint8Array<ArrayBuffer>], 'tide-survey.pdf'))
+  form.set('workspace_id', research.id)
+  const upload = await ok(t, 'POST', '/api/documents/files', { ...cookie, body: form })
+  await drainJobs(t.deps, 'archive-fixtures', ['extract-file'])
+  return { research, paper, page, fact, thread, messages, draft: drafts.data[0], upload }
 }
 
 /**
@@ -145,5 +153,10 @@ export function canonical(files: Record<string, Uint8Array>) {
     },
     counts: JSON.parse(text(files['manifest.json'])).counts,
     markdown: Object.keys(files).filter((n) => n.startsWith('documents/')).length,
+    // Each original by the document it belongs to, as its bytes' hash.
+    originals: documents
+      .filter((d) => d.original)
+      .map((d) => `${name(d.id)} ${d.original} ${Bun.hash(files[`files/${d.id}/${d.original}`] ?? new Uint8Array())}`)
+      .sort(),
   }
 }

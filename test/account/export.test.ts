@@ -26,7 +26,7 @@ describe('export → import → export', () => {
     expect(manifest).toMatchObject({
       format: 'memory-service-archive',
       version: 1,
-      counts: { workspaces: 2, threads: 1, documents: 10, links: 2 },
+      counts: { workspaces: 2, threads: 1, documents: 11, links: 2, originals: 1 },
     })
     const docs = lines(first['documents.jsonl'])
     const draft = docs.find((d) => d.id === made.draft.id)
@@ -53,11 +53,11 @@ describe('export → import → export', () => {
       format: 'archive',
       workspaces: { created: 1, existing: 1 }, // Bob's own "Default" takes Ada's
       threads: { created: 1, existing: 0 },
-      documents: { created: 3, skipped: 0 },
+      documents: { created: 4, skipped: 0 },
       memories: { created: 4, skipped: 0, drafted: 0 },
       messages: { created: 3, skipped: 0 },
       links: { created: 2, skipped: 0 },
-      originals: { stored: 0 },
+      originals: { stored: 1 },
       settings: { applied: true },
       skipped_entries: 0,
     })
@@ -74,6 +74,15 @@ describe('export → import → export', () => {
     // Imported documents are keyword-searchable at once, as ingest's are.
     const found = await t.json('GET', '/api/search?q=transformers%20attention&mode=keyword', { cookie: bob.cookie })
     expect(found.body.results.map((r: { document: { title: string } }) => r.document.title)).toContain('Attention paper')
+    // The uploaded PDF came with its original and its pages: found at its page, downloaded as it was sent.
+    const survey = await t.json('GET', `/api/search?mode=keyword&q=${encodeURIComponent('"page 2 heading"')}`, { cookie: bob.cookie })
+    expect(survey.body.results[0]).toMatchObject({ document: { title: 'Tide survey' }, location: { page: 2, label: 'p. 2' } })
+    const original = await t.request('GET', `/api/documents/${survey.body.results[0].document.id}/file`, { cookie: bob.cookie })
+    const adaOriginal = await t.request('GET', `/api/documents/${made.upload.id}/file`, { cookie: ada.cookie })
+    const [bobBytes, adaBytes] = [Buffer.from(await original.arrayBuffer()), Buffer.from(await adaOriginal.arrayBuffer())]
+    expect(bobBytes.equals(adaBytes)).toBe(true)
+    // Its bytes count towards Bob's storage, as an upload's do.
+    expect((await t.json('GET', '/api/usage', { cookie: bob.cookie })).body.storage_bytes.used).toBeGreaterThan(bobBytes.byteLength)
   })
 
   test('importing the same archive again adds nothing: every record is a duplicate of what the account holds', async () => {
@@ -85,7 +94,7 @@ describe('export → import → export', () => {
     expect(again.body).toMatchObject({
       workspaces: { created: 0, existing: 2 },
       threads: { created: 0, existing: 1 },
-      documents: { created: 0, skipped: 3 },
+      documents: { created: 0, skipped: 4 },
       memories: { created: 0, skipped: 4 },
       messages: { created: 0, skipped: 3 },
       links: { created: 0, skipped: 2 },

@@ -115,7 +115,7 @@ describe('a bad archive is refused whole, naming the first bad entry', () => {
 
   test('a manifest that counts more records than the entries hold (a truncated archive)', async () => {
     const error = await refused(edited('documents.jsonl', (s) => s.split('\n').slice(1).join('\n')))
-    expect(error).toBe('documents.jsonl: holds 9 records where manifest.json counts 10: the archive is incomplete')
+    expect(error).toBe('documents.jsonl: holds 10 records where manifest.json counts 11: the archive is incomplete')
   })
 
   test('a name that climbs out of the archive, and two entries of one name', async () => {

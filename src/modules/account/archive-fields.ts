@@ -97,7 +97,7 @@ export class Fields {
     return v.map((s, i) => {
       const at = Fields.of(s, `${this.where} ${field}[${i}]`)
       const start = at.int('start', 0, bodyLength)
-      if (start <= last) at.fail('start', 'must be after the previous section\'s')
+      if (start <= last) at.fail('start', "must be after the previous section's")
       last = start
       const section: FileSection = { start }
       if (at.has('page')) section.page = at.int('page', 1, 1_000_000)

@@ -26,7 +26,12 @@ export interface Original {
 export async function readOriginals(db: Tx, userId: string, documentIds: string[]): Promise<Original[]> {
   if (documentIds.length === 0) return []
   const rows = await db
-    .select({ document_id: documentFiles.document_id, filename: documentFiles.name, content_type: documentFiles.content_type, bytes: documentFiles.bytes })
+    .select({
+      document_id: documentFiles.document_id,
+      filename: documentFiles.name,
+      content_type: documentFiles.content_type,
+      bytes: documentFiles.bytes,
+    })
     .from(documentFiles)
     .where(and(eq(documentFiles.user_id, userId), inArray(documentFiles.document_id, documentIds)))
   return rows
@@ -76,7 +81,9 @@ export async function storeOriginals(
   const adding = rows.reduce((n, r) => n + r.size_bytes, 0)
   const totals = await storedTotals(tx, user.id)
   if (exceeds(totals.storage_bytes + adding, limitsOf(deps, user.plan).storage_bytes))
-    throw paymentRequired(`${limitMessage(deps, user.plan, 'storage_bytes')} (the archive's originals add ${adding} bytes; nothing was written)`)
+    throw paymentRequired(
+      `${limitMessage(deps, user.plan, 'storage_bytes')} (the archive's originals add ${adding} bytes; nothing was written)`,
+    )
   for (const row of rows) await tx.insert(documentFiles).values(row)
   return rows.length
 }

@@ -167,7 +167,11 @@ function readDocument(f: Fields, workspaces: Set<string>, threads: Map<string, A
   const sections = f.sections('sections', body.length)
   // An uploaded file's text (it has sections) may be longer than a body sent as JSON, as an upload's may.
   const bytes = Buffer.byteLength(body)
-  const tooLarge = sections ? (bytes > MAX_FILE_TEXT_BYTES ? `is ${bytes} bytes; a file's text may be at most ${MAX_FILE_TEXT_BYTES}` : null) : bodySizeProblem(bytes)
+  const tooLarge = sections
+    ? bytes > MAX_FILE_TEXT_BYTES
+      ? `is ${bytes} bytes; a file's text may be at most ${MAX_FILE_TEXT_BYTES}`
+      : null
+    : bodySizeProblem(bytes)
   if (tooLarge) f.fail('body', tooLarge.replace(/^body /, ''))
   const metadata = f.object('metadata')!
   const metadataProblem = metadataSizeProblem(Buffer.byteLength(JSON.stringify(metadata)))

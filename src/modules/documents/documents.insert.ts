@@ -4,7 +4,7 @@ import { sql } from 'drizzle-orm'
 import { queryRows, type Tx } from '../../../db/client'
 import type { Deps } from '../../deps'
 import { JOB_ATTEMPTS } from '../../jobs/job-kinds'
-import { chunkText } from '../../retrieval/chunking'
+import { chunkSections } from '../../retrieval/chunking'
 import { reindexFollowers } from '../../retrieval/indexing'
 import { TEXT_CONFIG, TITLE_WEIGHT } from '../../retrieval/keyword-index'
 import { CONTEXT_WEIGHT, contextWords, MESSAGE_WEIGHT, messagesBefore } from '../../retrieval/message-context'
@@ -18,7 +18,7 @@ export type NewDocument = Omit<DocumentRow, 'keyword_len'>
  * weights as keyword-index.ts (chunk spans counted once, title and tags TITLE_WEIGHT times), so a document
  * written here ranks exactly as one written there — a message with the messages before it, from the batch or
  * stored (message-context.ts), and the stored messages after it re-indexed. One call of the SQL function
- * insert_indexed_documents (migration 0026: a function, so its plan is reused), with the rows as two JSON
+ * insert_indexed_documents (migration 0043: a function, so its plan is reused), with the rows as two JSON
  * parameters: no parameter-count limit, one parse for the whole batch. keyword_len is known at insert, and the
  * triggers on documents fire once per statement (migration 0025).
  */
@@ -38,7 +38,7 @@ export async function insertIndexedDocuments(tx: Tx, deps: Deps, rows: NewDocume
     event_id: deps.ids.next(),
   }))
   const parts = rows.flatMap((d) =>
-    chunkText(d.body).map((c) => ({
+    chunkSections(d.body, d.sections).map((c) => ({
       id: deps.ids.next(),
       document_id: d.id,
       ordinal: c.ordinal,
@@ -46,6 +46,7 @@ export async function insertIndexedDocuments(tx: Tx, deps: Deps, rows: NewDocume
       content: c.content,
       span: d.body.slice(c.start, c.end),
       weight: weightOf(d.id),
+      location: c.location,
     })),
   )
   await queryRows(

@@ -59,6 +59,20 @@ describe('a PDF becomes a searchable document whose passages know their page', (
     expect(found.results[0].location).toEqual({ page: 3, label: 'p. 3' })
   })
 
+  test('the document says where each page starts in its body, so a reader can open it at a page; an edit by hand drops that', async () => {
+    const u = await t.signUp()
+    const res = await upload(u, 'pages.pdf', await makePdf(3))
+    expect((await documentOf(u, res.body.id)).sections).toBeUndefined() // not read yet
+    await read()
+    const doc = await documentOf(u, res.body.id)
+    expect(doc.sections.map((s: { page: number }) => s.page)).toEqual([1, 2, 3])
+    for (const s of doc.sections) expect(doc.body.slice(s.start)).toStartWith(`Page ${s.page} heading`)
+
+    const edited = await t.json('PATCH', `/api/documents/${res.body.id}`, { key: u.key, body: { body: 'Rewritten by hand.' } })
+    expect(edited.status).toBe(200)
+    expect((await documentOf(u, res.body.id)).sections).toBeUndefined()
+  })
+
   test('the original downloads as sent, as an attachment that never renders as a page', async () => {
     const u = await t.signUp()
     const pdf = await makePdf(1)

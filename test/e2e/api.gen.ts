@@ -785,12 +785,14 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Upload a file (PDF, DOCX, PPTX, XLSX, CSV, HTML, Markdown or plain text): 202 with the document processing; its text is read in the background
-         * @description Multipart field `file` (at most the plan's file size; the service takes 100 MiB at most). The file is kept as sent (GET /api/documents/{id}/file; it counts towards storage) and read by a background job: the document's `index_status` is `processing` until then, and `file.status` becomes `done` (the document is searchable, each passage knowing its page, slide or sheet) or `failed` with `file.error` saying why ("encrypted PDF", "no text layer: scanned pages are not read", "over 100 pages"). The same file again is the same document (200, deduplicated); a file of the same name in the workspace with other bytes is a new version: its text replaces the old once read. A file whose bytes are not what its name says, or of a kind not read, is a 415.
+         * Upload a file
+         * @description Upload a file (PDF, DOCX, PPTX, XLSX, CSV, HTML, Markdown or plain text): 202 with the document processing; its text is read in the background
+         *
+         *     Multipart field `file` (at most the plan's file size; the service takes 100 MiB at most). The file is kept as sent (GET /api/documents/{id}/file; it counts towards storage) and read by a background job: the document's `index_status` is `processing` until then, and `file.status` becomes `done` (the document is searchable, each passage knowing its page, slide or sheet) or `failed` with `file.error` saying why ("encrypted PDF", "no text layer: scanned pages are not read", "over 100 pages"). The same file again is the same document (200, deduplicated); a file of the same name in the workspace with other bytes is a new version: its text replaces the old once read. A file whose bytes are not what its name says, or of a kind not read, is a 415.
          *
          *     Key scope: `write` (a key without it gets 403; a session holds every scope).
          */
-        post: operations["postApiDocumentsFiles"];
+        post: operations["uploadFile"];
         delete?: never;
         options?: never;
         head?: never;
@@ -805,10 +807,12 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Download the file a document was uploaded as (404 when the document is not a file)
-         * @description Key scope: `read` (a key without it gets 403; a session holds every scope).
+         * Download a document's original file
+         * @description Download the file a document was uploaded as (404 when the document is not a file)
+         *
+         *     Key scope: `read` (a key without it gets 403; a session holds every scope).
          */
-        get: operations["getApiDocumentsByIdFile"];
+        get: operations["downloadFile"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2645,6 +2649,8 @@ export interface components {
                 [key: string]: unknown;
             };
             file?: components["schemas"]["FileInfo"];
+            /** @description An uploaded file's text by section (its pages, slides, sheets or headings), ascending by `start`; absent when the body is not a file's text (e.g. edited by hand) */
+            sections?: components["schemas"]["FileSection"][];
         };
         /** DocumentPage */
         DocumentPage: {
@@ -2820,6 +2826,15 @@ export interface components {
             /** @description Why the file could not be read, e.g. "encrypted PDF: remove the password and upload it again" */
             error: string | null;
             pages: number | null;
+        };
+        /** FileSection */
+        FileSection: {
+            /** @description Offset in the body (UTF-16 code units, as JavaScript counts them) */
+            start: number;
+            page?: number;
+            slide?: number;
+            sheet?: string;
+            heading?: string;
         };
         /** Graph */
         Graph: {
@@ -3807,6 +3822,8 @@ export interface components {
                 [key: string]: unknown;
             };
             file: components["schemas"]["FileInfo"];
+            /** @description An uploaded file's text by section (its pages, slides, sheets or headings), ascending by `start`; absent when the body is not a file's text (e.g. edited by hand) */
+            sections?: components["schemas"]["FileSection"][];
             deduplicated: boolean;
         };
         /** Usage */
@@ -8155,7 +8172,7 @@ export interface operations {
             };
         };
     };
-    postApiDocumentsFiles: {
+    uploadFile: {
         parameters: {
             query?: never;
             header?: {
@@ -8321,7 +8338,7 @@ export interface operations {
             };
         };
     };
-    getApiDocumentsByIdFile: {
+    downloadFile: {
         parameters: {
             query?: never;
             header?: never;

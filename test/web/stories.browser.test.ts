@@ -3,6 +3,7 @@
 // restore, forget; the list's filters and bulk actions. axe-core on every screen; screenshots of each.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import type { Page } from 'playwright-core'
+import { drainJobs } from '../../src/jobs/worker'
 import { axeViolations, chromiumMissing, settle, signUpInBrowser, startHarness, type Harness, type Session } from './browser'
 
 const missing = chromiumMissing()
@@ -64,16 +65,24 @@ describe.skipIf(!!missing)('a first session', () => {
         mimeType: 'text/markdown',
         buffer: Buffer.from('# Incident review\n\nPostmortems are **blameless** and due within 5 days.\n'),
       },
-      { name: 'photo.png', mimeType: 'image/png', buffer: Buffer.from('not text') },
+      { name: 'photo.png', mimeType: 'image/png', buffer: Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex') },
     ])
-    await page.locator('.uploads').getByRole('link', { name: 'Incident review' }).waitFor()
-    await page.locator('.uploads').getByText('photo.png: only .md and .txt files can be uploaded').waitFor()
+    // The service reads a file in the background (no worker runs in tests: the test runs its jobs), and says why it
+    // refuses one: an image is not a document.
+    await page.locator('.upload', { hasText: 'incidents.md' }).getByText('Reading…').waitFor()
+    await page
+      .locator('.upload', { hasText: 'photo.png' })
+      .getByText(/^images are not read/)
+      .waitFor()
     const dropped = await page.evaluateHandle(() => {
       const data = new DataTransfer()
       data.items.add(new File(['Coffee machine is on floor 3.'], 'office.txt', { type: 'text/plain' }))
       return data
     })
     await page.dispatchEvent('.dropzone', 'drop', { dataTransfer: dropped })
+    await page.locator('.upload', { hasText: 'office.txt' }).getByText('Reading…').waitFor()
+    await drainJobs(h.server.deps, 'test-worker', ['extract-file'])
+    await page.locator('.uploads').getByRole('link', { name: 'Incident review' }).waitFor()
     await page.locator('.uploads').getByRole('link', { name: 'office' }).waitFor()
 
     await page.getByLabel(/^Title/).fill('Release checklist')

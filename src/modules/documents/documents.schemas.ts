@@ -105,6 +105,18 @@ export const Location = t.Object(
   { title: 'Location', description: "Where the passage was in the document's original file (only for uploaded files)" },
 )
 
+/** Where each part of an uploaded file's text starts in the body, so a reader can open it at a page. */
+export const FileSection = t.Object(
+  {
+    start: t.Integer({ minimum: 0, description: 'Offset in the body (UTF-16 code units, as JavaScript counts them)' }),
+    page: t.Optional(t.Integer({ minimum: 1 })),
+    slide: t.Optional(t.Integer({ minimum: 1 })),
+    sheet: t.Optional(t.String()),
+    heading: t.Optional(t.String()),
+  },
+  { title: 'FileSection' },
+)
+
 export const DocumentSummary = t.Object(summaryFields, { title: 'DocumentSummary' })
 export const Document = t.Object(
   {
@@ -112,6 +124,12 @@ export const Document = t.Object(
     body: t.String(),
     metadata: Metadata,
     file: t.Optional(FileInfo),
+    sections: t.Optional(
+      t.Array(FileSection, {
+        description:
+          "An uploaded file's text by section (its pages, slides, sheets or headings), ascending by `start`; absent when the body is not a file's text (e.g. edited by hand)",
+      }),
+    ),
   },
   { title: 'Document' },
 )

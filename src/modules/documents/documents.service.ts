@@ -102,9 +102,14 @@ export async function findDocument(db: Tx, userId: string, id: string): Promise<
 
 /** A document, with the file it was uploaded as when it was. */
 export async function getDocument(deps: Deps, user: SessionUser, id: string) {
-  const document = toDocumentDto(await findDocument(deps.db, user.id, id))
+  const row = await findDocument(deps.db, user.id, id)
   const file = (await filesOf(deps.db, user.id, [id])).get(id)
-  return file ? { ...document, file: toFileDto(file) } : document
+  return {
+    ...toDocumentDto(row),
+    ...(file ? { file: toFileDto(file) } : {}),
+    // Where each page, slide or sheet starts in the body: the dashboard opens a citation there.
+    ...(row.sections?.length ? { sections: row.sections } : {}),
+  }
 }
 
 export interface PatchInput {

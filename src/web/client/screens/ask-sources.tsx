@@ -1,7 +1,9 @@
 // The sources panel: what the selected answer was given, numbered as it cites them; a citation focuses its
-// source here. Titles open the document; a forgotten document says so instead of quoting it.
+// source here. Titles open the document (at the page, slide or sheet of a file's passage, which is named beside it); a
+// forgotten document says so instead of quoting it.
 import { useEffect, useRef } from 'preact/hooks'
 import type { Source } from '../lib/chat'
+import { documentAt, shownLabel } from '../lib/file-places'
 import type { TurnState } from '../lib/use-chat'
 import { safeHref } from '../lib/safe-url'
 import { Link } from '../ui/link'
@@ -44,8 +46,9 @@ export function SourcesPanel({ sources, focus, state }: Props) {
                 {s.forgotten ? (
                   <span>A forgotten document</span>
                 ) : (
-                  <Link href={`/app/documents/${s.document_id}`}>{s.title || 'Untitled'}</Link>
+                  <Link href={documentAt(s.document_id, s.location)}>{s.title || 'Untitled'}</Link>
                 )}
+                {!s.forgotten && shownLabel(s.location, s.title) && <span class="location">{s.location!.label}</span>}
               </p>
               {s.excerpt && <p class="source-excerpt">{s.excerpt}</p>}
               {s.url && safeHref(s.url) && (

@@ -1,10 +1,12 @@
 // A document's page: its body as safe Markdown, metadata, tags and links; edit, pin, rate, archive or
 // restore, and forget (permanent, confirmed first). A message opens in its conversation instead, at that message
 // (so a citation or a link anywhere to a message lands there), unless ?view=document asks for this page or the message
-// is archived.
+// is archived. An uploaded file's document shows its file and its text by page, slide or sheet, opened at the one
+// its link names (?page=2, as search results and citations link it), and follows a file still being read.
 import { useEffect, useState } from 'preact/hooks'
 import { api, unwrap } from '../api/client'
 import { announce } from '../lib/announce'
+import { placeIn } from '../lib/file-places'
 import { isMessage, messageHref } from '../lib/messages'
 import { navigate, usePlace } from '../lib/router'
 import { useAction, useApi } from '../lib/use-api'
@@ -17,12 +19,14 @@ import { ActionStatus, Loaded, Loading } from '../ui/states'
 import type { Doc } from './document-doc'
 import { DocumentDetails } from './document-details'
 import { DocumentEdit } from './document-edit'
+import { FileBody, FileDetails } from './document-file'
 import { DocumentLinks } from './document-links'
 
 export function DocumentPage({ id }: { id: string }) {
   const doc = useApi((signal) => unwrap(api.GET('/api/documents/{id}', { params: { path: { id } }, signal })), [id])
+  const { query } = usePlace()
   // Decided on the first load only: restoring an archived message here keeps the person here.
-  const [stay, setStay] = useState(usePlace().query.get('view') === 'document')
+  const [stay, setStay] = useState(query.get('view') === 'document')
   const loaded = doc.data
   // An archived message is not shown in its conversation: it stays here, where it can be restored.
   const inThread = !stay && loaded && isMessage(loaded) && loaded.status === 'active' ? loaded : undefined
@@ -30,11 +34,22 @@ export function DocumentPage({ id }: { id: string }) {
     if (inThread) navigate(messageHref(inThread.thread_id, inThread.id), { replace: true })
     else if (loaded) setStay(true)
   }, [loaded])
+  // A file still being read is asked after every 1.5 s, a bounded number of times (about two minutes).
+  const [polls, setPolls] = useState(0)
+  const reading = loaded?.file?.status === 'processing' && !doc.loading
+  useEffect(() => {
+    if (!reading || polls >= MAX_POLLS) return
+    const timer = setTimeout(() => (setPolls((n) => n + 1), doc.reload()), POLL_MS)
+    return () => clearTimeout(timer)
+  }, [reading, polls])
   if (inThread) return <Loading label="Opening the conversation…" />
-  return <Loaded query={doc}>{(loaded) => <DocumentView doc={loaded} reload={doc.reload} />}</Loaded>
+  return <Loaded query={doc}>{(loaded) => <DocumentView doc={loaded} reload={doc.reload} query={query} />}</Loaded>
 }
 
-function DocumentView({ doc, reload }: { doc: Doc; reload(): void }) {
+const POLL_MS = 1500
+const MAX_POLLS = 80
+
+function DocumentView({ doc, reload, query }: { doc: Doc; reload(): void; query: URLSearchParams }) {
   const [editing, setEditing] = useState(false)
   const [forgetting, setForgetting] = useState(false)
   const action = useAction()
@@ -124,9 +139,16 @@ function DocumentView({ doc, reload }: { doc: Doc; reload(): void }) {
       )}
       <div class="columns">
         <section class="body" aria-label="Body">
-          <Markdown source={doc.body} />
+          {doc.sections ? (
+            <FileBody doc={{ ...doc, sections: doc.sections }} place={placeIn(query)} />
+          ) : doc.file?.status === 'processing' ? (
+            <p class="hint">The file is being read: its text shows here once it is.</p>
+          ) : (
+            <Markdown source={doc.body} />
+          )}
         </section>
         <aside class="side">
+          {doc.file && <FileDetails id={doc.id} file={doc.file} />}
           <DocumentDetails doc={doc} />
           <DocumentLinks id={doc.id} />
         </aside>

@@ -1,6 +1,7 @@
 // Search: the query, mode and filters live in the URL (/app/search?q=…, as the extension opens it); results
 // show the snippet with the searched words marked, a compact "why this result", and the service's notice. A message
-// reads "<speaker> · <time>" and opens in its conversation, scrolled to it.
+// reads "<speaker> · <time>" and opens in its conversation, scrolled to it; a passage of an uploaded file says where it
+// was ("p. 14") and opens the document there.
 import { useEffect, useState } from 'preact/hooks'
 import { api, unwrap } from '../api/client'
 import type { paths } from '../api/schema'
@@ -8,6 +9,7 @@ import { formatScore, plural } from '../lib/format'
 import { highlight } from '../lib/highlight'
 import { markdownToText } from '../lib/markdown'
 import { FILTER_KINDS, oneOf, SOURCES } from '../lib/kinds'
+import { documentAt, shownLabel } from '../lib/file-places'
 import { documentHref, documentLabel } from '../lib/messages'
 import { navigate, usePlace, withQuery } from '../lib/router'
 import { useApi } from '../lib/use-api'
@@ -114,9 +116,10 @@ export function Search() {
 function ResultItem({ result, q }: { result: Result; q: string }) {
   return (
     <li class="result">
-      <Link href={documentHref(result.document)} class="doc-title">
+      <Link href={result.location ? documentAt(result.document.id, result.location) : documentHref(result.document)} class="doc-title">
         {documentLabel(result.document)}
       </Link>
+      {shownLabel(result.location, result.document.title) && <span class="location">{result.location!.label}</span>}
       <DocMeta doc={result.document} />
       <p class="snippet">
         {highlight(markdownToText(result.snippet), q).map((piece, i) => (piece.hit ? <mark key={i}>{piece.text}</mark> : piece.text))}

@@ -2623,7 +2623,7 @@ export interface components {
              * @enum {integer}
              */
             rating: -1 | 0 | 1;
-            /** @description pending | indexed | failed */
+            /** @description processing (an uploaded file not read yet) | pending (embedding queued) | indexed | failed (see file.error for a file) */
             index_status: string;
             size_bytes: number;
             /**
@@ -2680,7 +2680,7 @@ export interface components {
              * @enum {integer}
              */
             rating: -1 | 0 | 1;
-            /** @description pending | indexed | failed */
+            /** @description processing (an uploaded file not read yet) | pending (embedding queued) | indexed | failed (see file.error for a file) */
             index_status: string;
             size_bytes: number;
             /**
@@ -2724,7 +2724,7 @@ export interface components {
              * @enum {integer}
              */
             rating: -1 | 0 | 1;
-            /** @description pending | indexed | failed */
+            /** @description processing (an uploaded file not read yet) | pending (embedding queued) | indexed | failed (see file.error for a file) */
             index_status: string;
             size_bytes: number;
             /**
@@ -3016,7 +3016,7 @@ export interface components {
              * @enum {integer}
              */
             rating: -1 | 0 | 1;
-            /** @description pending | indexed | failed */
+            /** @description processing (an uploaded file not read yet) | pending (embedding queued) | indexed | failed (see file.error for a file) */
             index_status: string;
             size_bytes: number;
             /**
@@ -3796,7 +3796,7 @@ export interface components {
              * @enum {integer}
              */
             rating: -1 | 0 | 1;
-            /** @description pending | indexed | failed */
+            /** @description processing (an uploaded file not read yet) | pending (embedding queued) | indexed | failed (see file.error for a file) */
             index_status: string;
             size_bytes: number;
             /**

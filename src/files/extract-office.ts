@@ -47,7 +47,8 @@ export async function extractOffice(bytes: Uint8Array, format: OfficeFormat, lim
   const counted = format === 'pptx' || format === 'odp' ? 'slide' : format === 'xlsx' || format === 'ods' ? 'sheet' : undefined
   const pages = counted ? ast.content.filter((n) => n.type === counted).length : undefined
   if (pages !== undefined && pages > limits.maxPages) throw overPages(pages, limits.maxPages, `${counted}s`)
-  const title = typeof ast.metadata?.title === 'string' ? ast.metadata.title.trim() : ''
+  // A CSV has no title of its own (the parser names its one sheet "Sheet1"): its file name stays the title.
+  const title = format !== 'csv' && typeof ast.metadata?.title === 'string' ? ast.metadata.title.trim() : ''
   return { format, ...(title ? { title } : {}), sections: keepNonEmpty(sections), ...(pages !== undefined ? { pages } : {}) }
 }
 

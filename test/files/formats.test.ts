@@ -74,6 +74,8 @@ describe('a spreadsheet', () => {
   test('a CSV is one sheet as a Markdown table, a pipe in a cell escaped', async () => {
     const out = await extractInProcess(text('city,note\nOslo,"cold, dark"\nRome,a|b\n'), 'cities.csv', LIMITS)
     expect(out.format).toBe('csv')
+    // No title of its own: the document keeps its file name (the parser's "Sheet1" is no title).
+    expect(out.title).toBeUndefined()
     expect(out.sections).toHaveLength(1)
     expect(out.sections[0]?.text).toBe('| city | note |\n| --- | --- |\n| Oslo | cold, dark |\n| Rome | a\\|b |')
   })

@@ -135,6 +135,9 @@ describe('every format keeps its structure', () => {
     expect((await documentOf(u, xlsx.body.id)).body).toContain('| Item | Cost |')
     const deck = (await documentOf(u, pptx.body.id)).file
     expect(deck.pages).toBe(4)
+    const beta = (await search(u, 'quarter beta')).results[0]
+    expect(beta.document.id).toBe(pptx.body.id)
+    expect(beta.location).toMatchObject({ slide: 2, label: 'slide 2' })
 
     // An answer's sources say where each passage was.
     const ask = await t.json('POST', '/api/ask', { key: u.key, body: { question: 'What do the zeppelins cost?', stream: false } })

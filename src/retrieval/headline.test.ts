@@ -31,6 +31,17 @@ describe('a snippet is the passage holding the most query words', () => {
     expect(headline('  Spring tides\n\nand   neap tides. ', terms('tide'))).toBe('Spring tides and neap tides.')
   })
 
+  test('a snippet starts and ends at a space, never inside a date or a hyphenated word', () => {
+    const text = `${filler(60)} The release of 2025-01-01. was late-breaking news for the harbour crew ${filler(60, 'y')}`
+    const snippet = headline(text, terms('releas', 'harbour'))
+    for (const word of snippet.split(' ')) expect(text.split(/\s+/)).toContain(word)
+    // The lead-in before the first match begins inside "north-by-north-west": the snippet takes it whole.
+    const lead = headline(`${filler(30)} north-by-north-west tide ${filler(30, 'z')}`, terms('tide'))
+    expect(lead).toStartWith('north-by-north-west tide')
+    const dated = headline(`${filler(30)} opened on 2025-01-01T10:00:00Z ${filler(30, 'z')}`, terms('open'))
+    expect(dated).toContain('opened on 2025-01-01T10:00:00Z')
+  })
+
   test('a chunk with no words at all is answered as it is', () => {
     expect(headline('— … —', terms('tide'))).toBe('— … —')
     expect(headline('(Smith, 2020) saw tides.', terms('tide'))).toBe('(Smith, 2020) saw tides.')

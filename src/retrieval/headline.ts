@@ -9,6 +9,8 @@ import type { QueryTerm } from './keyword-query'
 /** Words a snippet shows: ts_headline's MinWords..MaxWords, as the service has always answered. */
 const MIN_WORDS = 20
 const MAX_WORDS = 40
+/** Characters a snippet takes beyond its first and last word up to the nearest space (a date, a URL, `(Smith`). */
+const CLING = 40
 /** Words in the window that chooses the passage (then widened to MIN_WORDS..MAX_WORDS around the matches). */
 const WINDOW = 30
 
@@ -33,11 +35,12 @@ export function headline(text: string, terms: QueryTerm[]): string {
   }
   if (words.length === 0) return collapse(text.slice(0, 240))
   const [from, to] = bestWindow(words)
-  // With the punctuation that clings to the first and last word: `(Smith` and `tides.` read as written.
+  // Cut at whitespace, never inside what is written without a space: `(Smith`, `tides.` and `2025-01-01.` read
+  // whole (bounded, so a run of text without spaces cannot make a snippet of it).
   let start = words[from]!.start
   let end = words[to]!.end
-  while (start > 0 && /\S/.test(text[start - 1]!) && words[from]!.start - start < 3) start--
-  while (end < text.length && /\S/.test(text[end]!) && end - words[to]!.end < 3) end++
+  while (start > 0 && /\S/.test(text[start - 1]!) && words[from]!.start - start < CLING) start--
+  while (end < text.length && /\S/.test(text[end]!) && end - words[to]!.end < CLING) end++
   return collapse(text.slice(start, end))
 }
 

@@ -1,8 +1,8 @@
 // Documents: the plan-limit verdict (ingest.service.ts and connectors use it), list, fetch, update
 // (re-indexed; an agent's edit of an approved memory becomes a draft), delete and bulk delete.
-import { filesOf, toFileDto } from './files.service'
-import { and, arrayContains, asc, desc, eq, inArray, lt, sql, type SQL } from 'drizzle-orm'
-import { documents, threads } from '../../../db/schema'
+import { toFileDto } from './files.service'
+import { and, arrayContains, asc, desc, eq, getTableColumns, inArray, lt, sql, type SQL } from 'drizzle-orm'
+import { documentFiles, documents, threads } from '../../../db/schema'
 import type { Tx } from '../../../db/client'
 import type { Deps } from '../../deps'
 import { notFound, paymentRequired } from '../../http/errors'
@@ -102,8 +102,16 @@ export async function findDocument(db: Tx, userId: string, id: string): Promise<
 
 /** A document, with the file it was uploaded as when it was. */
 export async function getDocument(deps: Deps, user: SessionUser, id: string) {
-  const row = await findDocument(deps.db, user.id, id)
-  const file = (await filesOf(deps.db, user.id, [id])).get(id)
+  // One statement: the document and, when it was uploaded, its file's facts (never its bytes).
+  const { bytes: _, ...facts } = getTableColumns(documentFiles)
+  const [found] = await deps.db
+    .select({ row: documents, file: facts })
+    .from(documents)
+    .leftJoin(documentFiles, eq(documentFiles.document_id, documents.id))
+    .where(and(eq(documents.id, id), eq(documents.user_id, user.id)))
+  if (!found) throw notFound(`document ${id} not found`)
+  const { row } = found
+  const file = found.file?.document_id ? found.file : null
   return {
     ...toDocumentDto(row),
     ...(file ? { file: toFileDto(file) } : {}),

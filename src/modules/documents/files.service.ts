@@ -3,7 +3,7 @@
 // and the document becomes searchable, or `failed` with the reason. The same file again is the same document;
 // a new version (the same file name in the workspace) replaces its text when it has been read.
 import { createHash } from 'node:crypto'
-import { and, desc, eq, ne, sql } from 'drizzle-orm'
+import { and, desc, eq, ne } from 'drizzle-orm'
 import { documentFiles, documents, type FileSection, users } from '../../../db/schema'
 import type { Tx } from '../../../db/client'
 import type { Deps } from '../../deps'
@@ -165,7 +165,7 @@ export async function findFile(db: Tx, userId: string, documentId: string): Prom
 }
 
 /** The file's facts as the API shows them (never its bytes). */
-export function toFileDto(file: FileRow) {
+export function toFileDto(file: Omit<FileRow, 'bytes'>) {
   return {
     name: file.name,
     format: file.format,
@@ -176,16 +176,6 @@ export function toFileDto(file: FileRow) {
     error: file.error,
     pages: file.pages,
   }
-}
-
-/** The file rows of these documents (for lists of documents that show them). */
-export async function filesOf(db: Tx, userId: string, documentIds: string[]): Promise<Map<string, FileRow>> {
-  if (documentIds.length === 0) return new Map()
-  const rows = await db
-    .select()
-    .from(documentFiles)
-    .where(and(eq(documentFiles.user_id, userId), sql`${documentFiles.document_id} = any(${`{${documentIds.join(',')}}`}::uuid[])`))
-  return new Map(rows.map((r) => [r.document_id, r]))
 }
 
 /** The body a file's sections make, and where each section starts in it. */

@@ -65,6 +65,14 @@ describe('sending a conversation', () => {
     expect(listed.body.data).toHaveLength(3)
   })
 
+  test('no body at all, like {}, starts an untitled thread', async () => {
+    const u = await t.signUp()
+    const bare = await t.json('POST', '/api/threads', { key: u.key })
+    expect(bare.status).toBe(201)
+    expect(bare.body).toMatchObject({ id: expect.any(String), message_count: 0 })
+    expect((await start(u, {})).status).toBe(201)
+  })
+
   test('the same external_id names the same thread; messages page by position', async () => {
     const u = await t.signUp()
     const first = await start(u, { external_id: 'chat-1' })

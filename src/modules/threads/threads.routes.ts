@@ -1,6 +1,6 @@
 // /api/threads: conversations sent from outside. A thread holds messages in order; each message is a document of
 // kind message (GET, archive, forget or delete it under /api/documents), found by search like any document.
-import { Elysia } from 'elysia'
+import { Elysia, t } from 'elysia'
 import type { Deps } from '../../deps'
 import { authPlugin } from '../../http/auth'
 import { created } from '../../http/created'
@@ -36,13 +36,15 @@ export function threadsRoutes(deps: Deps) {
     .post(
       '',
       async ({ user, principal, body, set }) => {
-        const { thread, created: isNew, results } = await createThread(deps, user, body, originOf(principal, body.source))
+        // Every member is optional: no body at all starts an untitled thread, as {} does.
+        const input = body ?? {}
+        const { thread, created: isNew, results } = await createThread(deps, user, input, originOf(principal, input.source))
         if (isNew) created(set, `/api/threads/${thread.id}`, null)
         return { ...thread, ...(results ? { results } : {}) }
       },
       {
         auth: true,
-        body: S.CreateThreadBody,
+        body: t.Optional(S.CreateThreadBody),
         response: { 201: S.CreatedThread, 200: S.CreatedThread, ...errors(400, 401, 402, 403, 404, 413) },
         detail: {
           tags,

@@ -21,6 +21,9 @@ const MAX_URL = 2048
 
 export class CaptureError extends Error {}
 
+/** The service keeps http(s) URLs only, of at most 2,048 characters: a local file's page is saved without its URL. */
+const isWebUrl = (url: string) => url.length <= MAX_URL && /^https?:\/\//i.test(url)
+
 /** Runs the capture script in the tab's main frame; restricted pages (browser pages, the web store) refuse it. */
 export async function captureTab(tabId: number, what: SaveWhat | 'probe'): Promise<unknown> {
   try {
@@ -92,7 +95,7 @@ export function pageInput(page: Captured): IngestInput {
     title: cut(page.title, 500),
     body: cutBytes(page.body),
     kind: 'webpage',
-    ...(page.url.length <= MAX_URL ? { url: page.url } : {}),
+    ...(isWebUrl(page.url) ? { url: page.url } : {}),
     ...(page.excerpt ? { excerpt: cut(page.excerpt, 1000) } : {}),
   }
 }
@@ -109,7 +112,7 @@ export function selectionInput(selection: Captured): IngestInput {
     title: cut(`“${quote}” — ${selection.pageTitle || selection.url}`, 500),
     body: cutBytes(selection.body),
     kind: 'note',
-    ...(url.length <= MAX_URL ? { url } : {}),
+    ...(isWebUrl(url) ? { url } : {}),
     metadata: { page_url: selection.url, page_title: selection.pageTitle ?? '' },
   }
 }

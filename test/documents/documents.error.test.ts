@@ -31,6 +31,9 @@ describe('validation failures are 400 and name the field', () => {
     ['an empty body', { body: '' }, 'body'],
     ['no body at all', { title: 'only a title' }, 'body'],
     ['a URL that is not one', { body: 'text', url: 'not a url' }, 'url'],
+    ['a javascript: URL', { body: 'text', url: "javascript:alert('x')" }, 'http(s)'],
+    ['a data: URL', { body: 'text', url: 'data:text/html,<b>x</b>' }, 'http(s)'],
+    ['an ftp URL', { body: 'text', url: 'ftp://files.example/a.txt' }, 'http(s)'],
     ['a workspace_id that is not a UUID', { body: 'text', workspace_id: 'abc' }, 'workspace_id'],
     ['an unknown source', { body: 'text', source: 'carrier-pigeon' }, 'source'],
   ]

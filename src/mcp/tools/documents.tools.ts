@@ -29,7 +29,11 @@ const AddInput = {
   body: z.string().min(1).describe('The text (at most 1 MiB)'),
   title: z.string().min(1).max(500).optional().describe('Default: the first line of the body'),
   workspace_id: Id('Where to store it (default: your default workspace)').optional(),
-  url: z.url().max(2048).optional().describe('Where the text comes from'),
+  url: z
+    .url({ protocol: /^https?$/ })
+    .max(2048)
+    .optional()
+    .describe('Where the text comes from (http or https)'),
   tags: Tags.optional(),
   kind: Kind.optional().describe('Default document (webpage with a url); a memory kind becomes a draft pending approval'),
   excerpt: z.string().max(1000).optional().describe('A short summary (default: the start of the body)'),

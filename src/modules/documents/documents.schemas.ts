@@ -146,7 +146,17 @@ export const IngestBody = t.Object({
   title: t.Optional(Title),
   body: Text({ minLength: 1, error: 'body must be a non-empty string (at most 1 MiB)' }),
   excerpt: t.Optional(Text({ maxLength: 1000 })),
-  url: t.Optional(Text({ format: 'uri', maxLength: 2048, error: 'url must be an absolute URL of at most 2048 characters' })),
+  // Where a text comes from on the web: http(s) only — a javascript: or data: URL is never a source, and a client
+  // that renders it as a link would run it.
+  url: t.Optional(
+    Text({
+      format: 'uri',
+      pattern: '^[Hh][Tt][Tt][Pp][Ss]?://',
+      maxLength: 2048,
+      description: 'An absolute http(s) URL',
+      error: 'url must be an absolute http(s) URL of at most 2048 characters',
+    }),
+  ),
   tags: t.Optional(Tags),
   kind: t.Optional(KindSchema),
   source: t.Optional(literals(['api', 'extension', 'mcp'] as const, 'Defaults to extension for cookie callers, api for keys')),

@@ -6319,7 +6319,10 @@ export interface operations {
                     title?: string;
                     body: string;
                     excerpt?: string;
-                    /** Format: uri */
+                    /**
+                     * Format: uri
+                     * @description An absolute http(s) URL
+                     */
                     url?: string;
                     tags?: string[];
                     /** @enum {string} */
@@ -6523,7 +6526,10 @@ export interface operations {
                         title?: string;
                         body: string;
                         excerpt?: string;
-                        /** Format: uri */
+                        /**
+                         * Format: uri
+                         * @description An absolute http(s) URL
+                         */
                         url?: string;
                         tags?: string[];
                         /** @enum {string} */

@@ -109,7 +109,11 @@ describe.skipIf(!!missing)('files in the dashboard', () => {
       {
         name: 'glacier-notes.md',
         type: 'text/markdown',
-        bytes: Array.from(Buffer.from('# Glacier notes\n\nThe ice retreats 30 m a year.\n')),
+        bytes: Array.from(
+          Buffer.from(
+            '# Glacier notes\n\nThe ice retreats 30 m a year.\n\n| Year | Retreat |\n| --- | ---: |\n| 2023 | 31 m |\n\nنهر الجليد يتراجع.\n',
+          ),
+        ),
       },
       { name: 'crew.txt', type: 'text/plain', bytes: Array.from(Buffer.from('Ingrid flies the plane; Ola dives.\n')) },
     ])
@@ -123,6 +127,12 @@ describe.skipIf(!!missing)('files in the dashboard', () => {
     // The note's first heading is its title; a text file is named after its file.
     await row(page, 'glacier-notes.md').getByRole('link', { name: 'Glacier notes' }).waitFor()
     await row(page, 'crew.txt').getByRole('link', { name: 'crew' }).waitFor()
+    // The note's table reads as a table, its Arabic line right to left.
+    await row(page, 'glacier-notes.md').getByRole('link', { name: 'Glacier notes' }).click()
+    await page.getByRole('columnheader', { name: 'Retreat' }).waitFor()
+    expect(await page.getByRole('cell', { name: '31 m' }).evaluate((td) => getComputedStyle(td).textAlign)).toBe('right')
+    expect(await page.getByText('نهر الجليد يتراجع.').evaluate((p) => getComputedStyle(p).direction)).toBe('rtl')
+    await page.goBack()
 
     const { seen, most } = await rows()
     for (const name of ['field-report.pdf', 'glacier-notes.md', 'crew.txt']) {

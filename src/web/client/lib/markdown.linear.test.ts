@@ -26,6 +26,7 @@ const SHAPES: Record<string, (size: number) => string> = {
   'nested openers `[[…](`': (size) => `${'['.repeat(size / 2)}a](${' '.repeat(size / 2)}`,
   'every construct at once': (size) => '**[`_<h  '.repeat(size / 9),
   'lines of link openers': (size) => `${'[a'.repeat(40)}\n`.repeat(size / 81),
+  'table rows of pipes': (size) => `| a | b |\n| - | - |\n${'|a'.repeat(size / 4)}\n`.repeat(2),
 }
 
 const readsOf = (source: string) => {

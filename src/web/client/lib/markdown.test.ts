@@ -11,6 +11,29 @@ describe('parseMarkdown', () => {
     expect(blocks[5]).toEqual({ type: 'code', lang: 'ts', text: 'const a = 1' })
   })
 
+  test('a GitHub-style table: header, alignment, rows cut or filled to its width, escaped pipes kept in a cell', () => {
+    const [table, after] = parseMarkdown(
+      '| Region | Revenue |\n| :--- | ---: |\n| North | 120 |\n| a\\|b | 95 | extra |\n| South |\n\nAfter.',
+    )
+    expect(table).toEqual({
+      type: 'table',
+      align: ['left', 'right'],
+      head: [[{ type: 'text', text: 'Region' }], [{ type: 'text', text: 'Revenue' }]],
+      rows: [
+        [[{ type: 'text', text: 'North' }], [{ type: 'text', text: '120' }]],
+        [[{ type: 'text', text: 'a|b' }], [{ type: 'text', text: '95' }]],
+        [[{ type: 'text', text: 'South' }], []],
+      ],
+    })
+    expect(after).toEqual({ type: 'paragraph', children: [{ type: 'text', text: 'After.' }] })
+    expect(markdownToText('| A | B |\n| - | - |\n| 1 | 2 |')).toBe('A B 1 2')
+  })
+
+  test('pipes without a delimiter row, or a delimiter row of another width, are a paragraph', () => {
+    expect(parseMarkdown('a | b\nc | d').map((b) => b.type)).toEqual(['paragraph'])
+    expect(parseMarkdown('| a | b |\n| --- |\n| 1 | 2 |').map((b) => b.type)).toEqual(['paragraph'])
+  })
+
   test('raw HTML is text, never markup', () => {
     const [block] = parseMarkdown('<script>alert(1)</script> <img src=x onerror=alert(1)>')
     expect(block).toEqual({

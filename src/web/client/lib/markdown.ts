@@ -1,6 +1,7 @@
 // A small Markdown parser to a tree of blocks and inlines — never to an HTML string. The renderer
 // (ui/markdown.tsx) makes Preact elements of it, so raw HTML in a document shows as the text it is.
-// Covers what notes use: headings, paragraphs, lists, quotes, fenced code, rules, emphasis, code, links.
+// Covers what notes use: headings, paragraphs, lists, quotes, fenced code, rules, GitHub-style tables (an uploaded
+// sheet or Word table reads as one), emphasis, code, links.
 import { parseInline, type Inline } from './markdown-inline'
 
 export { parseInline, type Inline } from './markdown-inline'
@@ -12,6 +13,9 @@ export type Block =
   | { type: 'quote'; children: Block[] }
   | { type: 'list'; ordered: boolean; start: number; items: Block[][] }
   | { type: 'rule' }
+  | { type: 'table'; align: Align[]; head: Inline[][]; rows: Inline[][][] }
+
+export type Align = 'left' | 'center' | 'right' | null
 
 const FENCE = /^ {0,3}(`{3,}|~{3,})\s*([\w+-]*)/
 const HEADING = /^ {0,3}(#{1,6})\s+(.*?)\s*#*\s*$/
@@ -55,6 +59,12 @@ export function parseMarkdown(source: string, depth = 0): Block[] {
       blocks.push({ type: 'quote', children: parseMarkdown(body.join('\n'), depth + 1) })
       continue
     }
+    const table = i + 1 < lines.length ? tableAt(lines, i) : null
+    if (table) {
+      blocks.push(table.block)
+      i = table.next
+      continue
+    }
     const marker = BULLET.exec(line) ?? ORDERED.exec(line)
     if (marker && depth < 8) {
       const ordered = !BULLET.test(line)
@@ -82,6 +92,56 @@ export function parseMarkdown(source: string, depth = 0): Block[] {
     blocks.push({ type: 'paragraph', children: parseInline(body.join('\n')) })
   }
   return blocks
+}
+
+/** A line's cells: split at pipes not escaped (`\|` is a pipe in a cell), the outer pipes dropped, trimmed. */
+export function cellsOf(line: string): string[] {
+  const cells: string[] = []
+  let cell = ''
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i]!
+    if (c === '\\' && line[i + 1] === '|') {
+      cell += '|'
+      i++
+    } else if (c === '|') {
+      cells.push(cell)
+      cell = ''
+    } else cell += c
+  }
+  cells.push(cell)
+  const trimmed = line.trim()
+  if (trimmed.startsWith('|')) cells.shift()
+  if (trimmed.endsWith('|') && !trimmed.endsWith('\\|') && cells.length > 0) cells.pop()
+  return cells.map((c) => c.trim())
+}
+
+/** `| --- | :---: | ---: |`: each cell dashes with optional colons (checked a cell at a time: linear). */
+function alignsOf(line: string): Align[] | null {
+  if (!line.includes('-')) return null
+  const cells = cellsOf(line)
+  const aligns: Align[] = []
+  for (const cell of cells) {
+    if (!/^:?-+:?$/.test(cell)) return null
+    aligns.push(cell.startsWith(':') && cell.endsWith(':') ? 'center' : cell.endsWith(':') ? 'right' : cell.startsWith(':') ? 'left' : null)
+  }
+  return aligns
+}
+
+/** A table starting at line `i` (a header row with pipes, then a delimiter row of as many cells), or null. */
+function tableAt(lines: string[], i: number): { block: Block; next: number } | null {
+  const header = lines[i]!
+  if (!header.includes('|')) return null
+  const align = alignsOf(lines[i + 1]!)
+  const head = cellsOf(header)
+  if (!align || align.length !== head.length) return null
+  const rows: Inline[][][] = []
+  let next = i + 2
+  for (; next < lines.length && lines[next]!.trim() && lines[next]!.includes('|'); next++) {
+    const cells = cellsOf(lines[next]!)
+    // As GitHub reads a row: cut to the header's width, or filled out with empty cells.
+    rows.push(head.map((_, c) => parseInline(cells[c] ?? '')))
+  }
+  return { block: { type: 'table', align, head: head.map((h) => parseInline(h)), rows }, next }
 }
 
 const startsBlock = (line: string) =>
@@ -117,6 +177,8 @@ export function markdownToText(source: string): string {
           ? b.children.map(block).join(' ')
           : b.type === 'list'
             ? b.items.map((item) => item.map(block).join(' ')).join(' ')
-            : ''
+            : b.type === 'table'
+              ? [b.head, ...b.rows].map((row) => row.map(inline).join(' ')).join(' ')
+              : ''
   return parseMarkdown(source).map(block).join(' ').replace(/\s+/g, ' ').trim()
 }

@@ -18,10 +18,19 @@ function renderBlock(block: Block, key: number, shift: number, text: RenderText)
   switch (block.type) {
     case 'heading': {
       const Tag = `h${Math.min(6, block.level + shift)}` as 'h2'
-      return <Tag key={key}>{renderInlines(block.children)}</Tag>
+      return (
+        <Tag key={key} dir="auto">
+          {renderInlines(block.children)}
+        </Tag>
+      )
     }
+    // dir="auto": each block reads in its own text's direction (Arabic and Hebrew right to left).
     case 'paragraph':
-      return <p key={key}>{renderInlines(block.children)}</p>
+      return (
+        <p key={key} dir="auto">
+          {renderInlines(block.children)}
+        </p>
+      )
     case 'code':
       return (
         <pre key={key} tabIndex={0}>
@@ -32,7 +41,7 @@ function renderBlock(block: Block, key: number, shift: number, text: RenderText)
       return <blockquote key={key}>{block.children.map((b, i) => renderBlock(b, i, shift, text))}</blockquote>
     case 'list': {
       const items = block.items.map((item, i) => (
-        <li key={i}>
+        <li key={i} dir="auto">
           {item.length === 1 && item[0]!.type === 'paragraph'
             ? renderInlines(item[0]!.children)
             : item.map((b, j) => renderBlock(b, j, shift, text))}
@@ -48,6 +57,34 @@ function renderBlock(block: Block, key: number, shift: number, text: RenderText)
     }
     case 'rule':
       return <hr key={key} />
+    case 'table':
+      // Wide tables scroll in their own box (focusable, so the keyboard can scroll it), never the page.
+      return (
+        <div key={key} class="table-scroll" tabIndex={0}>
+          <table>
+            <thead>
+              <tr>
+                {block.head.map((cell, c) => (
+                  <th key={c} dir="auto" style={block.align[c] ? { textAlign: block.align[c]! } : undefined}>
+                    {renderInlines(cell)}
+                  </th>
+                ))}
+              </tr>
+            </thead>
+            <tbody>
+              {block.rows.map((row, r) => (
+                <tr key={r}>
+                  {row.map((cell, c) => (
+                    <td key={c} dir="auto" style={block.align[c] ? { textAlign: block.align[c]! } : undefined}>
+                      {renderInlines(cell)}
+                    </td>
+                  ))}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )
   }
 }
 

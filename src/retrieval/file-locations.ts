@@ -3,13 +3,19 @@
 import type { FileLocation } from '../../db/schema'
 
 /** A location as results and citations show it: its parts and its label; null when it names nothing. */
-export function shownLocation(location: FileLocation | null | undefined): (FileLocation & { label: string }) | null {
+function shownLocation(location: FileLocation | null | undefined): (FileLocation & { label: string }) | null {
   const label = locationLabel(location)
   return label === null ? null : { ...location!, label }
 }
 
+/** `{ location }` for a result or a source whose passage names a place in its file, else nothing to spread. */
+export function locationField(location: FileLocation | null | undefined): { location?: FileLocation & { label: string } } {
+  const shown = shownLocation(location)
+  return shown ? { location: shown } : {}
+}
+
 /** "p. 14", "slide 3", "sheet Sales", else the heading; null when the location names nothing. */
-export function locationLabel(location: FileLocation | null | undefined): string | null {
+function locationLabel(location: FileLocation | null | undefined): string | null {
   if (!location) return null
   if (location.page !== undefined) return `p. ${location.page}`
   if (location.slide !== undefined) return `slide ${location.slide}`

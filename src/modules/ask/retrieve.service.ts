@@ -4,7 +4,7 @@
 import { quoteMessage, type Source } from '../../ai/grounding'
 import type { Deps } from '../../deps'
 import { analyzeQuery } from '../../retrieval/keyword'
-import { shownLocation } from '../../retrieval/file-locations'
+import { locationField } from '../../retrieval/file-locations'
 import { bestPassages } from '../../retrieval/passages'
 import type { SessionUser } from '../auth/sessions.service'
 import { searchDocuments } from '../search/search.service'
@@ -34,7 +34,7 @@ export async function retrieveSources(
       url: r.document.url,
       excerpt: passages.get(r.document.id)?.text ?? r.snippet,
       // An uploaded file's passage says where it was: "p. 14".
-      ...(shownLocation(passages.get(r.document.id)?.location) ? { location: shownLocation(passages.get(r.document.id)?.location)! } : {}),
+      ...locationField(passages.get(r.document.id)?.location),
     }
     if (!r.context) return source
     // A thread's message: quoted with who said it and when, and the messages said around it.

@@ -86,6 +86,7 @@ export async function uploadFile(deps: Deps, user: SessionUser, input: UploadInp
       updated_at: now,
     }
     let document: DocumentRow | undefined
+    let stored: FileRow | undefined
     if (existing) {
       // The text of the version before stays searchable until the new one has been read.
       ;[document] = await tx
@@ -93,7 +94,7 @@ export async function uploadFile(deps: Deps, user: SessionUser, input: UploadInp
         .set({ title, tags, index_status: 'processing', updated_at: now })
         .where(eq(documents.id, existing.document.id))
         .returning()
-      await tx.update(documentFiles).set(file).where(eq(documentFiles.document_id, existing.document.id))
+      ;[stored] = await tx.update(documentFiles).set(file).where(eq(documentFiles.document_id, existing.document.id)).returning()
     } else {
       ;[document] = await tx
         .insert(documents)
@@ -117,10 +118,12 @@ export async function uploadFile(deps: Deps, user: SessionUser, input: UploadInp
           updated_at: now,
         })
         .returning()
-      await tx.insert(documentFiles).values({ ...file, document_id: document!.id, user_id: user.id, created_at: now })
+      ;[stored] = await tx
+        .insert(documentFiles)
+        .values({ ...file, document_id: document!.id, user_id: user.id, created_at: now })
+        .returning()
     }
     await enqueueJob(tx, deps, 'extract-file', { document_id: document!.id, sha256 }, user.id)
-    const [stored] = await tx.select().from(documentFiles).where(eq(documentFiles.document_id, document!.id))
     return { document: document!, file: stored!, deduplicated: false }
   })
 }

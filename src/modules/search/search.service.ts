@@ -10,7 +10,7 @@ import { chunkVectors } from '../../retrieval/chunk-vectors'
 import { timeConditions, type TimeRange } from '../../retrieval/document-fields'
 import { countUnembedded, unembeddedNotice } from '../../retrieval/embedding-backlog'
 import { refinedQuery } from '../../retrieval/feedback'
-import { shownLocation } from '../../retrieval/file-locations'
+import { locationField } from '../../retrieval/file-locations'
 import { analyzeSearchQuery, keywordSearch, matchedWords, type Passage, snippets, type KeywordHit } from '../../retrieval/keyword'
 import { messageNeighbours } from '../../retrieval/message-neighbours'
 import { semanticSearch } from '../../retrieval/semantic'
@@ -150,7 +150,7 @@ export async function searchDocuments(deps: Deps, user: SessionUser, input: Sear
         score: h.score,
         snippet: passage(h)?.text ?? row.excerpt,
         ...(contexts.has(h.document_id) ? { context: contexts.get(h.document_id)! } : {}),
-        ...(shownLocation(passage(h)?.location) ? { location: shownLocation(passage(h)?.location)! } : {}),
+        ...locationField(passage(h)?.location),
         signals: {
           keyword_rank: h.keyword_rank,
           keyword_score: h.keyword_score,

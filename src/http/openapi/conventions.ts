@@ -2,6 +2,7 @@
 // summary, `security: []` when public, parameter descriptions, the headers of README "HTTP conventions"
 // (Idempotency-Key, If-Match, If-None-Match, ETag, Location, RateLimit-*, Retry-After, x-request-id), the
 // answers they bring (304, 409, 412, 422), and the event streams declared as `text/event-stream`.
+import { FORMAT_CONTENT_TYPES } from '../../files/file-format'
 import { requirementOf } from '../../modules/keys/key-scopes'
 import { OPERATIONS, PARAMETERS } from './operations'
 import { AnswerEvent, ChatCompletionChunk, CompletionChunk, ResponseStreamEvent } from './streams'
@@ -146,6 +147,11 @@ export function annotate(key: string, path: string, method: string, op: Json): v
   if (key === 'GET /api/avatar/{id}' && op.responses?.['200']) {
     const binary = { schema: { type: 'string', format: 'binary' } }
     op.responses['200'].content = { 'image/png': binary, 'image/jpeg': binary, 'image/webp': binary, 'image/gif': binary }
+  }
+  // An uploaded file's original comes back under its own format's type (src/files/formats.ts).
+  if (key === 'GET /api/documents/{id}/file' && op.responses?.['200']) {
+    const binary = { schema: { type: 'string', format: 'binary' } }
+    op.responses['200'].content = Object.fromEntries(Object.values(FORMAT_CONTENT_TYPES).map((type) => [type.split(';')[0]!, binary]))
   }
   // The account archive is a zip both ways: the export's answer, and the import's body (multipart or bare).
   if (key === 'GET /api/account/export' && op.responses?.['200'])

@@ -8363,7 +8363,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/pdf": string;
+                    "application/vnd.openxmlformats-officedocument.wordprocessingml.document": string;
+                    "application/vnd.openxmlformats-officedocument.presentationml.presentation": string;
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
+                    "text/csv": string;
+                    "text/html": string;
+                    "text/markdown": string;
+                    "text/plain": string;
+                    "application/epub+zip": string;
+                    "application/vnd.oasis.opendocument.text": string;
+                    "application/vnd.oasis.opendocument.presentation": string;
+                    "application/vnd.oasis.opendocument.spreadsheet": string;
                 };
             };
             /** @description Invalid request: `error` names what is wrong */

@@ -26,8 +26,10 @@ import { conversationsRoutes } from './modules/conversations/conversations.route
 import { threadsRoutes } from './modules/threads/threads.routes'
 import { filesRoutes } from './modules/documents/files.routes'
 import { documentsRoutes } from './modules/documents/documents.routes'
+import { historyRoutes } from './modules/documents/history.routes'
 import { graphRoutes } from './modules/graph/graph.routes'
 import { keysRoutes } from './modules/keys/keys.routes'
+import { activityRoutes } from './modules/activity/activity.routes'
 import { memoriesRoutes } from './modules/memories/memories.routes'
 import { authorizeRoutes } from './modules/oauth/authorize.routes'
 import { oauthRoutes } from './modules/oauth/oauth.routes'
@@ -147,8 +149,10 @@ export function createApp(deps: Deps) {
     .use(authRoutes(deps))
     .use(credentialsRoutes(deps))
     .use(keysRoutes(deps))
+    .use(activityRoutes(deps))
     .use(workspacesRoutes(deps))
     .use(documentsRoutes(deps))
+    .use(historyRoutes(deps))
     .use(filesRoutes(deps))
     .use(threadsRoutes(deps))
     .use(memoriesRoutes(deps))

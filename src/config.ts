@@ -82,6 +82,8 @@ export interface Config {
   allowedOrigins: string[]
   plans: Record<Plan, PlanLimits>
   sessionTtlDays: number
+  /** Days an activity entry is kept (0: for ever). */
+  activityRetentionDays: number
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent'
   version: string
   embeddings: EmbeddingConfig
@@ -259,6 +261,7 @@ export function loadConfig(env: Env = process.env): Config {
     allowedOrigins: [...new Set([new URL(baseUrl).origin, ...allowedOrigins])],
     plans: planLimits(env),
     sessionTtlDays: int(env, 'SESSION_TTL_DAYS', 30, 1, 365),
+    activityRetentionDays: int(env, 'ACTIVITY_RETENTION_DAYS', 365, 0, 36_500),
     logLevel: oneOf(env, 'LOG_LEVEL', ['debug', 'info', 'warn', 'error', 'silent'] as const, 'info'),
     version: env.npm_package_version ?? packageVersion(),
     embeddings: embeddingConfig(env),

@@ -3,6 +3,7 @@
 import { sql } from 'drizzle-orm'
 import { boolean, index, integer, jsonb, pgTable, real, smallint, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
 import { bytea, id, timestamps, ts, tsvector, vector } from './columns'
+import type { Actor } from './actor'
 import { users } from './users'
 
 export const workspaces = pgTable(
@@ -98,6 +99,9 @@ export const documents = pgTable(
     /** Where each part of the body came from in the document's original file — [{ start, page?, slide?, sheet?,
      * heading? }] by body offset, ascending — so a chunk knows its page. Null when the body is not a file's text. */
     sections: jsonb('sections').$type<FileSection[]>(),
+    /** The number of the current version (document_versions holds the earlier ones) and who made it. */
+    version: integer('version').notNull().default(1),
+    updated_by: jsonb('updated_by').$type<Actor>(),
     ...timestamps,
   },
   (t) => [

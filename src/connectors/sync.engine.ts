@@ -8,6 +8,8 @@ import type { Deps } from '../deps'
 import { AppError, describeError } from '../http/errors'
 import { accountPlan, fileLimits } from '../plans'
 import { touchJob, type JobRow } from '../jobs/queue'
+import { recordActivity } from '../modules/activity/activity.service'
+import type { Actor } from '../modules/auth/session-user'
 import { MAX_BODY_BYTES } from '../modules/documents/documents.model'
 import type { ConnectorConfig, RemoteItem, SyncContext } from './provider'
 import { ProviderError, SkipItem } from './provider-api'
@@ -54,6 +56,11 @@ function failureMessage(error: unknown): string {
   return 'sync failed: internal error (logged under this run id)'
 }
 
+/** What a connector writes is recorded as made by it, by name. */
+const connectorActor = (connector: ConnectorRow) => ({
+  actor: { kind: 'connector', surface: 'connector', id: connector.id, label: connector.label, prefix: null } satisfies Actor,
+})
+
 export async function finishRun(
   deps: Deps,
   runId: string,
@@ -63,12 +70,29 @@ export async function finishRun(
 ): Promise<void> {
   const now = deps.clock.now()
   await deps.db.transaction(async (tx) => {
-    await tx
+    const [run] = await tx
       .update(syncRuns)
       .set({ status, error, finished_at: now })
       .where(and(eq(syncRuns.id, runId), sql`${syncRuns.status} in ('queued', 'running')`))
+      .returning()
     if (status === 'succeeded')
       await tx.update(connectors).set({ last_sync_at: now, updated_at: now }).where(eq(connectors.id, connectorId))
+    const [connector] = await tx.select().from(connectors).where(eq(connectors.id, connectorId))
+    if (!run || !connector) return
+    const { added, updated, removed, skipped } = run
+    await recordActivity(
+      tx,
+      deps,
+      { id: connector.user_id, ...connectorActor(connector) },
+      {
+        action: 'connector.sync',
+        object_type: 'connector',
+        object_id: connector.id,
+        title: connector.label,
+        workspace_id: connector.workspace_id,
+        summary: { run_id: runId, status, added, updated, removed, skipped },
+      },
+    )
   })
 }
 
@@ -83,6 +107,7 @@ async function syncConnector(deps: Deps, runId: string, connector: ConnectorRow,
     .from(users)
     .where(eq(users.id, connector.user_id))
   if (!user) return
+  Object.assign(user, connectorActor(connector))
   const ctx: SyncContext = {
     ...connectionSession(deps, provider, connection),
     config: connector.config as ConnectorConfig,

@@ -5,7 +5,7 @@
 import { Elysia } from 'elysia'
 import type { Deps } from '../deps'
 import { forbidden, insufficientStorage, paymentRequired, unauthorized } from './errors'
-import type { Principal } from '../modules/auth/session-user'
+import { viaSurface, type Actor, type Principal } from '../modules/auth/session-user'
 import { readCookie, SESSION_COOKIE, sessionCookie, validateSession } from '../modules/auth/sessions.service'
 import { assertAllowed, KEY_SCOPES, requirementOf } from '../modules/keys/key-scopes'
 import { verifyKey } from '../modules/keys/keys.service'
@@ -96,7 +96,7 @@ export async function authenticate(
     const found = await verifyKey(deps, match[1]!, { countCall })
     if (!found) throw unauthorized('invalid or revoked API key')
     return {
-      user: found.user,
+      user: viaSurface(found.user, surfaceOfKey(request)),
       via: 'key',
       credentialId: found.keyId,
       scopes: found.scopes,
@@ -114,13 +114,22 @@ export async function authenticate(
   if (checkOrigin) assertAllowedOrigin(deps, request)
   if (session.renewed) setCookie(sessionCookie(deps, token, session.expiresAt))
   return {
-    user: session.user,
+    user: viaSurface(session.user, surfaceOfSession(request)),
     via: 'session',
     credentialId: session.sessionId,
     scopes: KEY_SCOPES,
     settings: session.settings,
     apiCalls: session.apiCalls,
   }
+}
+
+/** A key's way in, for the activity record: the OpenAI-compatible /v1, or the REST API. */
+const surfaceOfKey = (request: Request): Actor['surface'] => (new URL(request.url).pathname.startsWith('/v1/') ? 'v1' : 'rest')
+
+/** A session's way in: the extension (its origin says so: the browser sets Origin, a page cannot), else the dashboard. */
+function surfaceOfSession(request: Request): Actor['surface'] {
+  const origin = request.headers.get('origin') ?? ''
+  return /^(chrome|moz|safari-web)-extension:\/\//.test(origin) ? 'extension' : 'dashboard'
 }
 
 /** Cookie-authenticated writes must come from the service's own origin or a configured one (CSRF). */

@@ -23,6 +23,7 @@ const TAGS = [
   { name: 'health', description: 'Liveness and what the service runs on' },
   { name: 'auth', description: 'Accounts, browser sessions, and sign-in with GitHub or Google' },
   { name: 'keys', description: 'Bearer API keys' },
+  { name: 'activity', description: 'What happened to your data, and who did it' },
   { name: 'workspaces', description: 'Workspaces and their context packs' },
   { name: 'documents', description: 'Documents and memories: ingest, lifecycle, links' },
   { name: 'threads', description: 'Conversations sent from outside: threads of messages, each message a document' },

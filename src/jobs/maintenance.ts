@@ -1,6 +1,6 @@
 // The periodic tick of a server or worker process: embeddings kept current (embedding-upkeep.ts: a model
 // switched in once available, background re-embedding started), connector syncs that are due
-// (sync.schedule.ts), expired Idempotency-Key records swept, and planner statistics and visibility for the embedded database. PGlite runs no autovacuum, so without an
+// (sync.schedule.ts), expired Idempotency-Key records and activity entries past their retention swept, and planner statistics and visibility for the embedded database. PGlite runs no autovacuum, so without an
 // ANALYZE the planner guesses table sizes and can pick plans hundreds of times slower (a keyword query read
 // every posting), and without a VACUUM no page is marked all-visible, so the postings index (which carries
 // tf and dl) cannot be read index-only. On PostgreSQL autovacuum does both and the analyzer does nothing.
@@ -9,6 +9,7 @@ import { queryRows } from '../../db/client'
 import { queueDueSyncs } from '../connectors/sync.schedule'
 import { sweepIdempotencyKeys } from '../http/idempotency.store'
 import type { Deps } from '../deps'
+import { pruneActivity } from '../modules/activity/activity.service'
 import { pruneChangeLogs } from '../retrieval/change-logs'
 import { createEmbeddingUpkeep } from './embedding-upkeep'
 
@@ -56,6 +57,7 @@ export function createMaintenance(deps: Deps) {
       if (Date.now() - prunedAt >= PRUNE_EVERY_MS) {
         prunedAt = Date.now()
         await pruneChangeLogs(deps.db)
+        await pruneActivity(deps)
       }
     } catch (error) {
       deps.log.warn('pruning the keyword and embedding change logs failed', { error: String(error) })

@@ -4,6 +4,7 @@
 import type { Deps } from '../deps'
 import type { Principal } from '../http/auth'
 import { AppError } from '../http/errors'
+import { viaSurface } from '../modules/auth/session-user'
 import { verifyKey } from '../modules/keys/keys.service'
 import { ACCESS_TOKEN_PREFIX, resourceMetadataUrlOf } from '../modules/oauth/oauth.urls'
 import { isMcpResource, verifyAccessToken } from '../modules/oauth/tokens.service'
@@ -32,5 +33,5 @@ export async function authenticateMcp(deps: Deps, request: Request): Promise<Pri
   }
   const key = await verifyKey(deps, token)
   if (!key) throw refuse('invalid or revoked API key', 'invalid_token')
-  return { user: key.user, via: 'key', credentialId: key.keyId, scopes: key.scopes }
+  return { user: viaSurface(key.user, 'mcp'), via: 'key', credentialId: key.keyId, scopes: key.scopes }
 }

@@ -377,6 +377,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/activity": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List what happened to your data
+         * @description What happened to your data, newest first: every write (ingest, edit, archive, restore, forget, delete, draft, approve, reject, supersede, link, import, connector sync, keys, settings) with who made it (you signed in, or a key by label and prefix, with the way in) and what changed — never the content. Kept ACTIVITY_RETENTION_DAYS (default 365)
+         *
+         *     Key scope: `read` (a key without it gets 403; a session holds every scope).
+         */
+        get: operations["listActivity"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/workspaces": {
         parameters: {
             query?: never;
@@ -770,6 +792,94 @@ export interface paths {
          *     Key scope: `write` (a key without it gets 403; a session holds every scope).
          */
         delete: operations["unlinkDocument"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/documents/{id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a document's versions and supersede chain
+         * @description A document's versions, newest first — who made each (you signed in, or a key by label and prefix) and what it changed — and, for a memory, the supersede chain with who approved each. Forgetting a document purges every version
+         *
+         *     Key scope: `read` (a key without it gets 403; a session holds every scope).
+         */
+        get: operations["getDocumentHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/documents/{id}/versions/{version}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get one version of a document
+         * @description One version of a document, with its body (404 for a version it never had)
+         *
+         *     Key scope: `read` (a key without it gets 403; a session holds every scope).
+         */
+        get: operations["getDocumentVersion"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/documents/{id}/versions/{version}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore an earlier version of a document
+         * @description Put an earlier version's title, body and tags back, as a new version (recorded). With an API key, restoring an approved memory proposes a draft that supersedes it, as any edit does (202). 409 for the current version
+         *
+         *     Key scope: `write` (a key without it gets 403; a session holds every scope).
+         */
+        post: operations["restoreDocumentVersion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/documents/{id}/unapprove": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Take an approval back
+         * @description Take an approval back: the memory returns to a pending draft, and a memory its approval archived as superseded is active again. A person signed in only (403 with an API key); 409 for a document that is not an approved memory
+         *
+         *     Key scope: `write` (a key without it gets 403; a session holds every scope).
+         */
+        post: operations["unapproveDocument"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -2015,6 +2125,52 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** ActivityEntry */
+        ActivityEntry: {
+            /** Format: uuid */
+            id: string;
+            /** Format: date-time */
+            at: string;
+            /** @enum {string} */
+            action: "document.create" | "document.update" | "document.archive" | "document.restore" | "document.delete" | "document.forget" | "document.version_restore" | "file.upload" | "memory.create" | "memory.draft" | "memory.approve" | "memory.reject" | "memory.supersede" | "memory.unapprove" | "link.create" | "link.delete" | "thread.create" | "thread.update" | "thread.delete" | "thread.forget" | "workspace.create" | "workspace.update" | "workspace.delete" | "key.create" | "key.revoke" | "connector.create" | "connector.update" | "connector.delete" | "connector.sync" | "settings.update" | "profile.update" | "account.import";
+            /** @enum {string} */
+            object_type: "document" | "memory" | "link" | "thread" | "workspace" | "key" | "connector" | "settings" | "account";
+            /** Format: uuid */
+            object_id: string | null;
+            /** @description The object's name then; null once a document is forgotten */
+            title: string | null;
+            /** Format: uuid */
+            workspace_id: string | null;
+            actor: components["schemas"]["Actor"];
+            /** @description What changed, without content: fields, statuses (from, to), counts, related ids */
+            summary: {
+                [key: string]: unknown;
+            };
+        };
+        /** ActivityPage */
+        ActivityPage: {
+            data: components["schemas"]["ActivityEntry"][];
+            next_cursor: string | null;
+        };
+        /**
+         * Actor
+         * @description Who acted: copied at the time, so a revoked key is still named
+         */
+        Actor: {
+            /** @enum {string} */
+            kind: "person" | "key" | "oauth" | "connector" | "system";
+            /** @enum {string} */
+            surface: "dashboard" | "extension" | "rest" | "mcp" | "v1" | "agent" | "connector" | "import" | "job";
+            /**
+             * Format: uuid
+             * @description The key's, OAuth grant's or connector's id
+             */
+            id: string | null;
+            /** @description The key's label, the MCP client's name, the connector's name, or the job's */
+            label: string | null;
+            /** @description The key's first 16 characters, as the keys list shows them */
+            prefix: string | null;
+        };
         /**
          * AgentAnswer
          * @description The agent's whole answer, with the tool calls that led to it
@@ -2652,6 +2808,17 @@ export interface components {
             /** @description An uploaded file's text by section (its pages, slides, sheets or headings), ascending by `start`; absent when the body is not a file's text (e.g. edited by hand) */
             sections?: components["schemas"]["FileSection"][];
         };
+        /** DocumentHistory */
+        DocumentHistory: {
+            /** Format: uuid */
+            document_id: string;
+            /** @description Newest first; the first is the current version */
+            versions: components["schemas"]["DocumentVersionHead"][];
+            /** @description A memory: the memories it replaced and those that replaced it, oldest first (empty when it stands alone) */
+            chain: components["schemas"]["SupersedeLink"][];
+            /** @description Whether its approval can be taken back (POST /api/documents/{id}/unapprove) */
+            may_unapprove: boolean;
+        };
         /** DocumentPage */
         DocumentPage: {
             data: components["schemas"]["DocumentSummary"][];
@@ -2700,6 +2867,83 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             updated_at: string;
+        };
+        /**
+         * DocumentVersion
+         * @description One version of a document, whole
+         */
+        DocumentVersion: {
+            /** Format: uuid */
+            document_id: string;
+            version: number;
+            /** @description Whether this is the document as it is now */
+            current: boolean;
+            title: string;
+            tags: string[];
+            /** @enum {string} */
+            kind: "document" | "note" | "webpage" | "fact" | "preference" | "decision" | "routine" | "lesson" | "message";
+            /** @enum {string} */
+            status: "active" | "pending_approval" | "archived";
+            /**
+             * Actor
+             * @description Who acted: copied at the time, so a revoked key is still named
+             */
+            actor: {
+                /** @enum {string} */
+                kind: "person" | "key" | "oauth" | "connector" | "system";
+                /** @enum {string} */
+                surface: "dashboard" | "extension" | "rest" | "mcp" | "v1" | "agent" | "connector" | "import" | "job";
+                /**
+                 * Format: uuid
+                 * @description The key's, OAuth grant's or connector's id
+                 */
+                id: string | null;
+                /** @description The key's label, the MCP client's name, the connector's name, or the job's */
+                label: string | null;
+                /** @description The key's first 16 characters, as the keys list shows them */
+                prefix: string | null;
+            } | null;
+            /** Format: date-time */
+            at: string;
+            body: string;
+        };
+        /**
+         * DocumentVersionHead
+         * @description A version of a document, without its body (who made it, when, what changed)
+         */
+        DocumentVersionHead: {
+            version: number;
+            /** @description Whether this is the document as it is now */
+            current: boolean;
+            title: string;
+            tags: string[];
+            /** @enum {string} */
+            kind: "document" | "note" | "webpage" | "fact" | "preference" | "decision" | "routine" | "lesson" | "message";
+            /** @enum {string} */
+            status: "active" | "pending_approval" | "archived";
+            /**
+             * Actor
+             * @description Who acted: copied at the time, so a revoked key is still named
+             */
+            actor: {
+                /** @enum {string} */
+                kind: "person" | "key" | "oauth" | "connector" | "system";
+                /** @enum {string} */
+                surface: "dashboard" | "extension" | "rest" | "mcp" | "v1" | "agent" | "connector" | "import" | "job";
+                /**
+                 * Format: uuid
+                 * @description The key's, OAuth grant's or connector's id
+                 */
+                id: string | null;
+                /** @description The key's label, the MCP client's name, the connector's name, or the job's */
+                label: string | null;
+                /** @description The key's first 16 characters, as the keys list shows them */
+                prefix: string | null;
+            } | null;
+            /** Format: date-time */
+            at: string;
+            /** @description What this version changed from the one before it: title, body, tags, kind, status */
+            changed: string[];
         };
         /** DraftedDocument */
         DraftedDocument: {
@@ -3602,6 +3846,27 @@ export interface components {
             current_period_end: string | null;
             cancel_at_period_end: boolean;
             billing_enabled: boolean;
+        };
+        /** SupersedeLink */
+        SupersedeLink: {
+            /** Format: uuid */
+            id: string;
+            title: string;
+            /** @enum {string} */
+            status: "active" | "pending_approval" | "archived";
+            /** @description Whether this is the document asked about */
+            current: boolean;
+            /**
+             * Format: uuid
+             * @description The memory this one replaced
+             */
+            supersedes: string | null;
+            /** @description When and by whom it was approved */
+            approved: {
+                /** Format: date-time */
+                at: string;
+                actor: components["schemas"]["Actor"];
+            } | null;
         };
         /** SyncRun */
         SyncRun: {
@@ -5581,6 +5846,83 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listActivity: {
+        parameters: {
+            query?: {
+                /** @description Only what happened to this object (a document, a key, a workspace…) */
+                object_id?: string;
+                object_type?: "document" | "memory" | "link" | "thread" | "workspace" | "key" | "connector" | "settings" | "account";
+                /** @description An action (memory.approve) or a family (memory) */
+                action?: string;
+                /** @description A key's (or OAuth grant's, connector's) id, or a kind of actor: person, key, oauth, connector, system */
+                actor?: string;
+                /** @description Only entries at or after this time. an ISO 8601 date-time with a time zone (2023-05-08T13:56:00Z) or a date (2023-05-08, its start in UTC) */
+                after?: string;
+                /** @description Only entries before this time. an ISO 8601 date-time with a time zone (2023-05-08T13:56:00Z) or a date (2023-05-08, its start in UTC) */
+                before?: string;
+                /** @description How many items to return, 1–100 (default 20) */
+                limit?: number;
+                /** @description The previous page's `next_cursor`, to get the next page */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ActivityPage"];
+                };
+            };
+            /** @description Invalid request: `error` names what is wrong */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid API key, token or session */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this operation needs, or it takes a person signed in */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
+            431: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8143,6 +8485,401 @@ export interface operations {
                 };
             };
             /** @description A request with this Idempotency-Key is still in progress (retry after Retry-After) */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This Idempotency-Key was used with another request */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
+            431: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getDocumentHistory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The document's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DocumentHistory"];
+                };
+            };
+            /** @description Invalid request: `error` names what is wrong */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid API key, token or session */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this operation needs, or it takes a person signed in */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (another user's object is not found either) */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
+            431: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getDocumentVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The document's id */
+                id: string;
+                version: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One version of a document, whole */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DocumentVersion"];
+                };
+            };
+            /** @description Invalid request: `error` names what is wrong */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid API key, token or session */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this operation needs, or it takes a person signed in */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (another user's object is not found either) */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
+            431: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    restoreDocumentVersion: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe (Stripe semantics): the same key with the same request replays the first answer for 24 hours; with another body it is a 422; while the first still runs the retry waits, then 409. 1–255 printable ASCII characters, a UUID for example. Not with a streamed answer. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The document's id */
+                id: string;
+                version: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Document"];
+                };
+            };
+            /** @description Accepted */
+            202: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DraftedDocument"];
+                };
+            };
+            /** @description Invalid request: `error` names what is wrong */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid API key, token or session */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A limit of your plan is reached: `error` says which, and the plan that lifts it */
+            402: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed with these credentials (or from this origin) */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (another user's object is not found either) */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with the current state (`code` conflict), or an Idempotency-Key still in progress (`code` idempotency_in_progress) */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This Idempotency-Key was used with another request */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
+            431: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    unapproveDocument: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe (Stripe semantics): the same key with the same request replays the first answer for 24 hours; with another body it is a 422; while the first still runs the retry waits, then 409. 1–255 printable ASCII characters, a UUID for example. Not with a streamed answer. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The document's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Document"];
+                };
+            };
+            /** @description Invalid request: `error` names what is wrong */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid API key, token or session */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed with these credentials (or from this origin) */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (another user's object is not found either) */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with the current state (`code` conflict), or an Idempotency-Key still in progress (`code` idempotency_in_progress) */
             409: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];

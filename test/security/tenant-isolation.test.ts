@@ -350,6 +350,10 @@ const REQUIRED_ROUTES = [
   'GET /api/documents/{id}/links',
   'POST /api/documents/{id}/link',
   'DELETE /api/documents/{id}/links/{targetId}',
+  'GET /api/documents/{id}/history',
+  'GET /api/documents/{id}/versions/{version}',
+  'POST /api/documents/{id}/versions/{version}/restore',
+  'POST /api/documents/{id}/unapprove',
   'PATCH /api/workspaces/{id}',
   'DELETE /api/workspaces/{id}',
   'GET /api/workspaces/{id}/context',
@@ -389,8 +393,15 @@ describe("B holding A's ids", () => {
         if (op.params.length > 1) variants.push(Object.fromEntries(op.params.map((p, i) => [p, i === 0 ? own : id])))
       }
       for (const values of variants) {
-        const foreignIds = Object.values(values).filter((v) => v !== own)
-        const controlValues = Object.fromEntries(Object.entries(values).map(([k, v]) => [k, v === own ? own : crypto.randomUUID()]))
+        // A version is a number, not an id: every document of A has a version 1 (and B's own document is B's to read).
+        if ('version' in values) {
+          if (Object.values(values).includes(own)) continue
+          values.version = '1'
+        }
+        const foreignIds = Object.entries(values).flatMap(([k, v]) => (v === own || k === 'version' ? [] : [v]))
+        const controlValues = Object.fromEntries(
+          Object.entries(values).map(([k, v]) => [k, v === own || k === 'version' ? v : crypto.randomUUID()]),
+        )
         for (const cred of ['key', 'cookie'] as const) {
           // A route only a person reaches refuses every key alike (403, whatever the id): B's key learns nothing either.
           const expected = cred === 'key' && requirementOf(op.method, op.path.replace(/\{(\w+)\}/g, ':$1')) === 'person' ? 403 : 404
@@ -407,7 +418,7 @@ describe("B holding A's ids", () => {
             mask(text, foreignIds) !==
               mask(
                 controlText,
-                Object.values(controlValues).filter((v) => v !== own),
+                Object.entries(controlValues).flatMap(([k, v]) => (v === own || k === 'version' ? [] : [v])),
               ) ||
             leaks.length
           ) {

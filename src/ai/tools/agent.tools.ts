@@ -4,7 +4,7 @@ import { tool } from 'ai'
 import { quoteMessage, sourceText } from '../grounding'
 import { z } from 'zod'
 import type { Deps } from '../../deps'
-import type { SessionUser } from '../../modules/auth/sessions.service'
+import { viaSurface, type SessionUser } from '../../modules/auth/session-user'
 import { MEMORY_KINDS } from '../../modules/documents/documents.model'
 import { getDocument } from '../../modules/documents/documents.service'
 import { retrieveSources } from '../../modules/ask/retrieve.service'
@@ -85,7 +85,7 @@ export function agentTools(scope: AgentScope) {
       execute: async ({ learnings }) => {
         const workspace_id = await resolveWorkspaceId(deps.db, user.id, scope.workspaceId ?? undefined)
         const metadata = scope.conversationId ? { conversation_id: scope.conversationId } : undefined
-        const { data } = await saveDrafts(deps, user, {
+        const { data } = await saveDrafts(deps, viaSurface(user, 'agent'), {
           workspace_id,
           source: 'agent',
           learnings: learnings.map((l) => ({ ...l, metadata })),

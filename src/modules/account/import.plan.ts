@@ -6,7 +6,7 @@ import { documents, threads, workspaces } from '../../../db/schema'
 import type { Tx } from '../../../db/client'
 import type { Deps } from '../../deps'
 import { assertWithinLimit } from '../../plans'
-import type { SessionUser } from '../auth/session-user'
+import { actorOf, type SessionUser } from '../auth/session-user'
 import type { Writer } from '../documents/approval'
 import type { NewDocument } from '../documents/documents.insert'
 import { contentHash, isMemoryKind, normalizeTags, sizeOf, type DocumentRow } from '../documents/documents.model'
@@ -213,6 +213,8 @@ function newDocument(d: ArchiveDoc, workspaceId: string, plan: ImportPlan, write
     sections: d.sections ?? null,
     created_at: d.created_at ? new Date(d.created_at) : now,
     updated_at: d.updated_at ? new Date(d.updated_at) : now,
+    version: 1,
+    updated_by: actorOf(user),
   }
 }
 

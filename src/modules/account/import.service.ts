@@ -6,7 +6,8 @@ import type { Tx } from '../../../db/client'
 import type { Deps } from '../../deps'
 import { badRequest } from '../../http/errors'
 import { lockUser } from '../../lib/locks'
-import type { Principal } from '../auth/session-user'
+import { recordActivity } from '../activity/activity.service'
+import { viaSurface, type Principal } from '../auth/session-user'
 import { writerOf } from '../documents/approval'
 import { assertWithinPlan } from '../documents/bulk.plan'
 import { insertIndexedDocuments, type NewDocument } from '../documents/documents.insert'
@@ -47,7 +48,9 @@ export async function importAccount(deps: Deps, principal: Principal, bytes: Uin
 }
 
 async function writeImport(deps: Deps, principal: Principal, content: ImportContent): Promise<ImportResult> {
-  const { user } = principal
+  // What it writes is recorded as made by the caller through an import: one entry for the whole import (its counts),
+  // and each document's first version names it.
+  const user = viaSurface(principal.user, 'import')
   return deps.db.transaction(async (tx) => {
     // The locks ingest and workspace creation take: caps counted here hold until commit.
     await lockUser(tx, user.id, 'workspaces')
@@ -63,7 +66,10 @@ async function writeImport(deps: Deps, principal: Principal, content: ImportCont
     const applied = await writeSettings(tx, deps, user.id, content, plan)
     const newIds = new Map([...plan.ids].filter(([, id]) => created.has(id)))
     const stored = await storeOriginals(tx, deps, user, newIds, content.originals)
-    return result(content, plan, linked, applied, stored)
+    const imported = result(content, plan, linked, applied, stored)
+    const { skipped_entries: _, ...counts } = imported
+    await recordActivity(tx, deps, user, { action: 'account.import', object_type: 'account', summary: counts })
+    return imported
   })
 }
 

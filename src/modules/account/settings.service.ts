@@ -4,6 +4,7 @@ import { emailTokens, identities, settings, users } from '../../../db/schema'
 import type { Tx } from '../../../db/client'
 import type { Deps } from '../../deps'
 import { AppError, notFound, payloadTooLarge } from '../../http/errors'
+import { recordActivity } from '../activity/activity.service'
 import { toUserDto } from '../auth/auth.service'
 import { changeEmail } from '../auth/credentials.service'
 import type { Principal, SessionUser } from '../auth/session-user'
@@ -23,6 +24,7 @@ export async function updateSettings(deps: Deps, user: SessionUser, input: Parti
     .insert(settings)
     .values({ user_id: user.id, ...DEFAULT_SETTINGS, ...input, updated_at: now })
     .onConflictDoUpdate({ target: settings.user_id, set: { ...input, updated_at: now } })
+  await recordActivity(deps.db, deps, user, { action: 'settings.update', object_type: 'settings', summary: { fields: Object.keys(input) } })
   return getSettings(deps.db, user.id)
 }
 
@@ -78,6 +80,12 @@ export async function updateProfile(
       .set({ name: input.name?.trim() || null, updated_at: deps.clock.now() })
       .where(eq(users.id, user.id))
   }
+  // The address itself is not recorded: a change of it waits for its mailed link (credentials.service.ts).
+  await recordActivity(deps.db, deps, user, {
+    action: 'profile.update',
+    object_type: 'account',
+    summary: { fields: Object.keys(input).filter((f) => f !== 'current_password') },
+  })
   return getProfile(deps, user)
 }
 
@@ -118,6 +126,7 @@ export async function setAvatar(deps: Deps, user: SessionUser, file: File) {
     .set({ avatar: bytes, avatar_type: type, updated_at: deps.clock.now() })
     .where(eq(users.id, user.id))
     .returning()
+  await recordActivity(deps.db, deps, user, { action: 'profile.update', object_type: 'account', summary: { fields: ['avatar'] } })
   return toProfile(deps, row!)
 }
 

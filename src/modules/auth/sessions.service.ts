@@ -7,7 +7,7 @@ import { randomToken, sha256Hex } from '../../lib/crypto'
 import { accountPlan } from '../../plans'
 import { settingsOf, type SettingsDto } from '../account/settings.model'
 import { lookupAndCount } from '../usage/usage.service'
-import type { SessionUser } from './session-user'
+import { PERSON, type SessionUser } from './session-user'
 
 export const SESSION_COOKIE = 'session'
 const DAY = 86_400_000
@@ -91,7 +91,7 @@ export async function validateSession(deps: Deps, token: string, { countCall = f
   )
   if (!row) return null
   const found = {
-    user: { id: row.id, email: row.email, name: row.name, plan: row.plan },
+    user: { id: row.id, email: row.email, name: row.name, plan: row.plan, actor: PERSON },
     sessionId: id,
     apiCalls: row.api_calls,
     settings: settingsOf(row.settings as never),

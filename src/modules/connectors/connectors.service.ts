@@ -16,6 +16,7 @@ import { connectionSession } from '../../connectors/provider-session'
 import { providerOf } from '../../connectors/providers'
 import type { ConnectorRow } from '../../connectors/sync.documents'
 import type { SyncRunRow } from '../../connectors/sync.engine'
+import { recordActivity } from '../activity/activity.service'
 import type { SessionUser } from '../auth/sessions.service'
 import { resolveWorkspaceId } from '../workspaces/workspaces.service'
 
@@ -112,6 +113,13 @@ async function startAuthorization(deps: Deps, user: SessionUser, connector: Conn
   })
 }
 
+const aboutConnector = (row: ConnectorRow) => ({
+  object_type: 'connector' as const,
+  object_id: row.id,
+  title: row.label,
+  workspace_id: row.workspace_id,
+})
+
 export async function createConnector(
   deps: Deps,
   user: SessionUser,
@@ -142,6 +150,7 @@ export async function createConnector(
         updated_at: now,
       })
       .returning()
+    await recordActivity(tx, deps, user, { action: 'connector.create', ...aboutConnector(row!), summary: { type: input.type } })
     return row!
   })
   return {
@@ -176,16 +185,30 @@ export async function updateConnector(
     })
     .where(eq(connectors.id, id))
     .returning()
+  await recordActivity(deps.db, deps, user, {
+    action: 'connector.update',
+    ...aboutConnector(row!),
+    summary: { fields: Object.keys(input) },
+  })
   return connectorDto(deps, row!)
 }
 
 /** Removes the connector and its runs; its documents stay unless asked (they are the user's now). */
 export async function deleteConnector(deps: Deps, user: SessionUser, id: string, deleteDocuments: boolean): Promise<void> {
-  await findConnector(deps, user.id, id)
+  const connector = await findConnector(deps, user.id, id)
   await deps.db.transaction(async (tx) => {
-    if (deleteDocuments)
-      await tx.delete(documents).where(and(eq(documents.user_id, user.id), eq(documents.source_ref, id), eq(documents.source, 'connector')))
+    const gone = deleteDocuments
+      ? await tx
+          .delete(documents)
+          .where(and(eq(documents.user_id, user.id), eq(documents.source_ref, id), eq(documents.source, 'connector')))
+          .returning({ id: documents.id })
+      : []
     await tx.delete(connectors).where(eq(connectors.id, id))
+    await recordActivity(tx, deps, user, {
+      action: 'connector.delete',
+      ...aboutConnector(connector),
+      summary: { documents_deleted: gone.length },
+    })
   })
 }
 

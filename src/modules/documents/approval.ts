@@ -6,7 +6,9 @@ import type { Deps } from '../../deps'
 import { forbidden } from '../../http/errors'
 import { assertWithinLimit } from '../../plans'
 import { indexDocument } from '../../retrieval/indexing'
-import type { SessionUser } from '../auth/sessions.service'
+import type { ActivityEntry } from '../activity/activity.model'
+import { recordActivity } from '../activity/activity.service'
+import { actorOf, type SessionUser } from '../auth/session-user'
 import { storedTotals } from '../usage/usage.service'
 import { contentHash, deriveExcerpt, isMemoryKind, normalizeTags, sizeOf, type DocumentRow, type Status } from './documents.model'
 
@@ -78,15 +80,35 @@ export function draftRow(deps: Deps, user: SessionUser, workspaceId: string, d: 
     metadata,
     created_at: now,
     updated_at: now,
+    updated_by: actorOf(user),
   }
 }
 
 /** Stores drafts and indexes them at once (keyword now, embedding queued): filtered out by status until
  * approved, so approval makes a memory searchable at once. */
-export async function insertDrafts(tx: Tx, deps: Deps, rows: ReturnType<typeof draftRow>[]): Promise<DocumentRow[]> {
+export async function insertDrafts(tx: Tx, deps: Deps, user: SessionUser, rows: ReturnType<typeof draftRow>[]): Promise<DocumentRow[]> {
   const stored = await tx.insert(documents).values(rows).returning()
   for (const row of stored) await indexDocument(tx, deps, row)
+  await recordActivity(
+    tx,
+    deps,
+    user,
+    stored.map((row) => draftEntry(row)),
+  )
   return stored
+}
+
+/** A draft proposed (or a pending one proposed again: `summary` says what changed). */
+export function draftEntry(row: DocumentRow, summary: Record<string, unknown> = {}): ActivityEntry {
+  const supersedes = typeof row.metadata.supersedes === 'string' ? row.metadata.supersedes : undefined
+  return {
+    action: 'memory.draft',
+    object_type: 'memory',
+    object_id: row.id,
+    title: row.title,
+    workspace_id: row.workspace_id,
+    summary: { kind: row.kind, ...(supersedes ? { supersedes } : {}), ...summary },
+  }
 }
 
 /** insertDrafts after the plan's document and storage caps are checked against them all (402 before anything is written). */
@@ -105,5 +127,5 @@ export async function insertDraftsWithinPlan(
     totals.storage_bytes,
     rows.reduce((sum, r) => sum + r.size_bytes, 0),
   )
-  return insertDrafts(tx, deps, rows)
+  return insertDrafts(tx, deps, user, rows)
 }

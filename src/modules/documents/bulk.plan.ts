@@ -13,8 +13,12 @@ import { indexDocument } from '../../retrieval/indexing'
 import type { SessionUser } from '../auth/sessions.service'
 import { storedTotals } from '../usage/usage.service'
 import { resolveWorkspaceId } from '../workspaces/workspaces.service'
+import { recordActivity } from '../activity/activity.service'
+import type { ActivityEntry } from '../activity/activity.model'
+import { actorOf, type Actor } from '../auth/session-user'
 import { needsApproval } from './approval'
-import { deriveExcerpt, deriveTitle, normalizeTags, sizeOf, type DocumentRow } from './documents.model'
+import { aboutDocument, changeSummary } from './document-changes'
+import { deriveExcerpt, deriveTitle, isMemoryKind, normalizeTags, sizeOf, type DocumentRow } from './documents.model'
 import { insertIndexedDocuments, type NewDocument } from './documents.insert'
 import {
   duplicateCandidates,
@@ -97,7 +101,9 @@ export async function planItems(tx: Tx, deps: Deps, user: SessionUser, items: Op
       plan.drafts.push({ item, existing })
       continue
     }
-    const row: DocumentRow = existing ? updatedRow(existing, input, now) : { ...newRow(deps, user, item, now), keyword_len: 0 }
+    const row: DocumentRow = existing
+      ? updatedRow(existing, input, now, actorOf(user))
+      : { ...newRow(deps, user, item, now), keyword_len: 0 }
     current.set(row.id, row)
     if (existing && !plan.created.has(row.id)) plan.updated.set(row.id, row)
     else plan.created.set(row.id, row)
@@ -118,10 +124,37 @@ export async function writePlan(tx: Tx, deps: Deps, user: SessionUser, plan: Pla
   }
   await insertIndexedDocuments(tx, deps, [...plan.created.values()])
   // Memory drafts after the rest, one by one: rare, and each follows approval.ts (which checks the plan again).
+  // (each records its own activity: approval.ts)
   for (const { item, existing } of plan.drafts) {
     const { document, deduplicated } = await proposeMemory(tx, deps, user, item.workspaceId, item.input, item.identity, existing)
     plan.results.set(item.index, { status: deduplicated ? 200 : 201, document, deduplicated })
   }
+  await recordActivity(tx, deps, user, activityOf(plan))
+}
+
+/**
+ * What the plan did, for the activity record: each document created or changed (with the fields that changed) —
+ * and a thread's messages as one entry for the thread, however many were sent.
+ */
+function activityOf(plan: Plan): ActivityEntry[] {
+  const entries: ActivityEntry[] = []
+  const threads = new Map<string, { messages_added: number; messages_updated: number }>()
+  const thread = (id: string) => threads.get(id) ?? threads.set(id, { messages_added: 0, messages_updated: 0 }).get(id)!
+  for (const row of plan.created.values()) {
+    if (row.thread_id) thread(row.thread_id).messages_added++
+    else
+      entries.push({
+        action: isMemoryKind(row.kind) ? 'memory.create' : 'document.create',
+        ...aboutDocument(row),
+        summary: { kind: row.kind, source: row.source },
+      })
+  }
+  for (const row of plan.updated.values()) {
+    if (row.thread_id) thread(row.thread_id).messages_updated++
+    else entries.push({ action: 'document.update', ...aboutDocument(row), summary: changeSummary(plan.originals.get(row.id)!, row) })
+  }
+  for (const [id, counts] of threads) entries.push({ action: 'thread.update', object_type: 'thread', object_id: id, summary: counts })
+  return entries
 }
 
 /** Each item's workspace (the default one when none is given); an item naming a workspace not the user's gets 404. */
@@ -262,8 +295,8 @@ function sameExternal(rows: Iterable<DocumentRow>, ref: ExternalRef): DocumentRo
   return undefined
 }
 
-function updatedRow(existing: DocumentRow, input: BulkItem, now: Date): DocumentRow {
-  const base = { ...existing, index_status: 'pending', updated_at: now }
+function updatedRow(existing: DocumentRow, input: BulkItem, now: Date, actor: Actor): DocumentRow {
+  const base = { ...existing, index_status: 'pending', updated_at: now, updated_by: actor }
   if (input.message) {
     // A message sent again: what was said, by whom and when; its status, tags, pin and rating stay the user's.
     const { title, body, metadata } = input
@@ -326,6 +359,8 @@ function newRow(deps: Deps, user: SessionUser, { input, workspaceId, identity }:
     position: input.message?.position ?? null,
     speaker: input.message?.speaker ?? null,
     sections: null,
+    version: 1,
+    updated_by: actorOf(user),
   }
 }
 

@@ -9,12 +9,15 @@ import { notFound, paymentRequired } from '../../http/errors'
 import { decodeCursor, toPage } from '../../lib/cursor'
 import { lockUser } from '../../lib/locks'
 import { assertWithinLimit, exceeds, limitMessage, limitsOf } from '../../plans'
-import type { SessionUser } from '../auth/sessions.service'
+import type { Action } from '../activity/activity.model'
+import { recordActivity } from '../activity/activity.service'
+import { actorOf, type SessionUser } from '../auth/session-user'
 import { timeConditions, type TimeRange } from '../../retrieval/document-fields'
 import { indexDocument, reindexFollowers } from '../../retrieval/indexing'
 import { storedTotals } from '../usage/usage.service'
 import { findWorkspace } from '../workspaces/workspaces.service'
 import { draftRow, insertDrafts, needsApproval, type Writer } from './approval'
+import { aboutDocument, changeSummary } from './document-changes'
 import {
   assertBodySize,
   contentHash,
@@ -133,7 +136,14 @@ export interface PatchInput {
  * An agent does not edit a memory a person approved: its content change becomes a draft that supersedes it
  * (`drafted: true`), and the memory stays as it is until the draft is approved.
  */
-export async function patchDocument(deps: Deps, user: SessionUser, id: string, input: PatchInput, writer: Writer) {
+export async function patchDocument(
+  deps: Deps,
+  user: SessionUser,
+  id: string,
+  input: PatchInput,
+  writer: Writer,
+  record?: { action: Action; summary: Record<string, unknown> },
+) {
   if (input.body !== undefined) assertBodySize(input.body)
   return deps.db.transaction(async (tx) => {
     await lockUser(tx, user.id, 'documents')
@@ -163,7 +173,7 @@ export async function patchDocument(deps: Deps, user: SessionUser, id: string, i
       })
       const { reason } = await limitVerdict(deps, tx, user, draft.size_bytes, undefined)
       if (reason) throw paymentRequired(reason)
-      return { document: toDocumentDto((await insertDrafts(tx, deps, [draft]))[0]!), drafted: true }
+      return { document: toDocumentDto((await insertDrafts(tx, deps, user, [draft]))[0]!), drafted: true }
     }
     const size = sizeOf({ title, excerpt, body, metadata: current.metadata })
     if (size > current.size_bytes) {
@@ -184,16 +194,26 @@ export async function patchDocument(deps: Deps, user: SessionUser, id: string, i
         // A file's sections place its extracted text; a body edited by hand has none.
         ...(body !== current.body ? { sections: null } : {}),
         updated_at: deps.clock.now(),
+        updated_by: actorOf(user),
       })
       .where(eq(documents.id, id))
       .returning()
     if (contentChanged) await indexDocument(tx, deps, row!)
+    const summary = { ...changeSummary(current, row!), ...record?.summary }
+    await recordActivity(tx, deps, user, { action: record?.action ?? 'document.update', ...aboutDocument(row!), summary })
     return { document: toDocumentDto(row!), drafted: false }
   })
 }
 
 /** The messages after a deleted one read its words (message-context.ts): they are indexed again without them. */
-const removed = { id: documents.id, thread_id: documents.thread_id, position: documents.position }
+const removed = {
+  id: documents.id,
+  thread_id: documents.thread_id,
+  position: documents.position,
+  kind: documents.kind,
+  title: documents.title,
+  workspace_id: documents.workspace_id,
+}
 
 export async function deleteDocument(deps: Deps, user: SessionUser, id: string): Promise<void> {
   await deps.db.transaction(async (tx) => {
@@ -203,8 +223,13 @@ export async function deleteDocument(deps: Deps, user: SessionUser, id: string):
       .returning(removed)
     if (deleted.length === 0) throw notFound(`document ${id} not found`)
     await reindexFollowers(tx, deps, deleted)
+    await recordActivity(tx, deps, user, deletedEntries(deleted))
   })
 }
+
+/** Deleted documents, for the activity record (with their titles: a deletion is not a forget). */
+const deletedEntries = (rows: { id: string; kind: string; title: string; workspace_id: string }[]) =>
+  rows.map((row) => ({ action: 'document.delete' as const, ...aboutDocument(row) }))
 
 export async function bulkDeleteDocuments(deps: Deps, user: SessionUser, ids: string[]) {
   const unique = [...new Set(ids)]
@@ -214,6 +239,7 @@ export async function bulkDeleteDocuments(deps: Deps, user: SessionUser, ids: st
       .where(and(eq(documents.user_id, user.id), inArray(documents.id, unique)))
       .returning(removed)
     await reindexFollowers(tx, deps, rows)
+    await recordActivity(tx, deps, user, deletedEntries(rows))
     return rows
   })
   const gone = new Set(deleted.map((d) => d.id))

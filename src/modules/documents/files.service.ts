@@ -15,9 +15,11 @@ import { AppError, badRequest, notFound, paymentRequired, payloadTooLarge } from
 import { enqueueJob } from '../../jobs/job-kinds'
 import { accountPlan, exceeds, fileLimits, limitMessage, limitsOf } from '../../plans'
 import { indexDocument } from '../../retrieval/indexing'
-import type { SessionUser } from '../auth/sessions.service'
+import { recordActivity } from '../activity/activity.service'
+import { actorOf, type SessionUser } from '../auth/session-user'
 import { storedTotals } from '../usage/usage.service'
 import { resolveWorkspaceId } from '../workspaces/workspaces.service'
+import { aboutDocument } from './document-changes'
 import { contentHash, deriveExcerpt, normalizeTags, type DocumentRow, sizeOf } from './documents.model'
 
 export type FileRow = typeof documentFiles.$inferSelect
@@ -91,7 +93,7 @@ export async function uploadFile(deps: Deps, user: SessionUser, input: UploadInp
       // The text of the version before stays searchable until the new one has been read.
       ;[document] = await tx
         .update(documents)
-        .set({ title, tags, index_status: 'processing', updated_at: now })
+        .set({ title, tags, index_status: 'processing', updated_at: now, updated_by: actorOf(user) })
         .where(eq(documents.id, existing.document.id))
         .returning()
       ;[stored] = await tx.update(documentFiles).set(file).where(eq(documentFiles.document_id, existing.document.id)).returning()
@@ -116,6 +118,7 @@ export async function uploadFile(deps: Deps, user: SessionUser, input: UploadInp
           occurred_at: now,
           created_at: now,
           updated_at: now,
+          updated_by: actorOf(user),
         })
         .returning()
       ;[stored] = await tx
@@ -124,6 +127,11 @@ export async function uploadFile(deps: Deps, user: SessionUser, input: UploadInp
         .returning()
     }
     await enqueueJob(tx, deps, 'extract-file', { document_id: document!.id, sha256 }, user.id)
+    await recordActivity(tx, deps, user, {
+      action: 'file.upload',
+      ...aboutDocument(document!),
+      summary: { format: stored!.format, size_bytes: stored!.size_bytes, replaced: existing !== undefined },
+    })
     return { document: document!, file: stored!, deduplicated: false }
   })
 }

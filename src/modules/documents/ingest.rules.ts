@@ -8,7 +8,9 @@ import type { Deps } from '../../deps'
 import { paymentRequired } from '../../http/errors'
 import { indexDocument } from '../../retrieval/indexing'
 import type { SessionUser } from '../auth/sessions.service'
-import { draftRow, insertDrafts, type Writer } from './approval'
+import { recordActivity } from '../activity/activity.service'
+import { draftEntry, draftRow, insertDrafts, type Writer } from './approval'
+import { changeSummary } from './document-changes'
 import {
   contentHash,
   deriveExcerpt,
@@ -192,7 +194,7 @@ export async function proposeMemory(
   const pending = await findDuplicate(tx, user.id, workspaceId, identity, true)
   const { reason } = await limitVerdict(deps, tx, user, row.size_bytes, pending)
   if (reason) throw paymentRequired(reason)
-  if (!pending) return { document: (await insertDrafts(tx, deps, [row]))[0]!, deduplicated: false }
+  if (!pending) return { document: (await insertDrafts(tx, deps, user, [row]))[0]!, deduplicated: false }
   const { id: _id, created_at: _created, source: _source, source_ref: _ref, ...changes } = row
   const [updated] = await tx
     .update(documents)
@@ -200,6 +202,7 @@ export async function proposeMemory(
     .where(eq(documents.id, pending.id))
     .returning()
   await indexDocument(tx, deps, updated!)
+  await recordActivity(tx, deps, user, draftEntry(updated!, { fields: changeSummary(pending, updated!).fields }))
   return { document: updated!, deduplicated: true }
 }
 

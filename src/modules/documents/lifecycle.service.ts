@@ -6,26 +6,32 @@ import type { Tx } from '../../../db/client'
 import type { Deps } from '../../deps'
 import { conflict } from '../../http/errors'
 import { reindexFollowers } from '../../retrieval/indexing'
-import type { SessionUser } from '../auth/sessions.service'
+import type { Action, ActivityEntry } from '../activity/activity.model'
+import { eraseForgotten, recordActivity } from '../activity/activity.service'
+import { actorOf, type SessionUser } from '../auth/session-user'
 import { assertMayApprove, restoreTarget, type Writer } from './approval'
+import { aboutDocument } from './document-changes'
 import { isMemoryKind, toDocumentDto, type DocumentRow, type Status } from './documents.model'
 import { findDocument } from './documents.service'
 
-async function setStatus(deps: Deps, row: DocumentRow, status: Status) {
+async function setStatus(deps: Deps, user: SessionUser, row: DocumentRow, status: Status, action: Action) {
   if (row.status === status) return toDocumentDto(row)
   // An archived document remembers what it was, so restore can return it there.
   const archived_from = status === 'archived' ? row.status : null
-  const [updated] = await deps.db
-    .update(documents)
-    .set({ status, archived_from, updated_at: deps.clock.now() })
-    .where(eq(documents.id, row.id))
-    .returning()
-  return toDocumentDto(updated!)
+  return deps.db.transaction(async (tx) => {
+    const [updated] = await tx
+      .update(documents)
+      .set({ status, archived_from, updated_at: deps.clock.now(), updated_by: actorOf(user) })
+      .where(eq(documents.id, row.id))
+      .returning()
+    await recordActivity(tx, deps, user, { action, ...aboutDocument(row), summary: { status: { from: row.status, to: status } } })
+    return toDocumentDto(updated!)
+  })
 }
 
 /** Hidden from retrieval and lists, recoverable. Archiving an archived document changes nothing. */
 export async function archiveDocument(deps: Deps, user: SessionUser, id: string) {
-  return setStatus(deps, await findDocument(deps.db, user.id, id), 'archived')
+  return setStatus(deps, user, await findDocument(deps.db, user.id, id), 'archived', 'document.archive')
 }
 
 /**
@@ -36,7 +42,7 @@ export async function restoreDocument(deps: Deps, user: SessionUser, id: string,
   const row = await findDocument(deps.db, user.id, id)
   if (row.status === 'pending_approval') throw conflict(`document ${id} is a pending draft: approve it instead`)
   if (row.status !== 'archived') return toDocumentDto(row)
-  return setStatus(deps, row, restoreTarget(row, writer))
+  return setStatus(deps, user, row, restoreTarget(row, writer), 'document.restore')
 }
 
 /** A pending memory draft becomes an active memory; the memory it supersedes (if any) is archived. Only a
@@ -59,17 +65,23 @@ export async function approveDraft(deps: Deps, user: SessionUser, id: string, wr
       .orderBy(documents.id)
       .for('no key update')
     const now = deps.clock.now()
-    if (superseded) {
-      await tx
-        .update(documents)
-        .set({ status: 'archived', archived_from: 'active', updated_at: now })
-        .where(and(eq(documents.id, superseded), eq(documents.user_id, user.id), eq(documents.status, 'active')))
-    }
+    const updated_by = actorOf(user)
+    const replaced = superseded
+      ? await tx
+          .update(documents)
+          .set({ status: 'archived', archived_from: 'active', updated_at: now, updated_by })
+          .where(and(eq(documents.id, superseded), eq(documents.user_id, user.id), eq(documents.status, 'active')))
+          .returning()
+      : []
     const [updated] = await tx
       .update(documents)
-      .set({ status: 'active', archived_from: null, updated_at: now })
+      .set({ status: 'active', archived_from: null, updated_at: now, updated_by })
       .where(eq(documents.id, id))
       .returning()
+    await recordActivity(tx, deps, user, [
+      { action: 'memory.approve', ...aboutDocument(row), summary: replaced[0] ? { supersedes: replaced[0].id } : {} },
+      ...replaced.map((old) => ({ action: 'memory.supersede' as const, ...aboutDocument(old), summary: { by: id } })),
+    ])
     return toDocumentDto(updated!)
   })
 }
@@ -77,13 +89,16 @@ export async function approveDraft(deps: Deps, user: SessionUser, id: string, wr
 export async function rejectDraft(deps: Deps, user: SessionUser, id: string) {
   const row = await findDocument(deps.db, user.id, id)
   if (row.status !== 'pending_approval') throw conflict(`document ${id} is not a pending draft (status ${row.status})`)
-  return setStatus(deps, row, 'archived')
+  return setStatus(deps, user, row, 'archived', 'memory.reject')
 }
 
 export async function rateDocument(deps: Deps, user: SessionUser, id: string, rating: -1 | 0 | 1) {
-  await findDocument(deps.db, user.id, id)
-  const [updated] = await deps.db.update(documents).set({ rating, updated_at: deps.clock.now() }).where(eq(documents.id, id)).returning()
-  return toDocumentDto(updated!)
+  const row = await findDocument(deps.db, user.id, id)
+  return deps.db.transaction(async (tx) => {
+    const [updated] = await tx.update(documents).set({ rating, updated_at: deps.clock.now() }).where(eq(documents.id, id)).returning()
+    await recordActivity(tx, deps, user, { action: 'document.update', ...aboutDocument(row), summary: { fields: ['rating'], rating } })
+    return toDocumentDto(updated!)
+  })
 }
 
 /**
@@ -93,10 +108,21 @@ export async function rateDocument(deps: Deps, user: SessionUser, id: string, ra
  */
 export const FORGOTTEN_ANSWER = 'This answer cited a document that has since been forgotten, so it was removed.'
 
+/** The tombstone of a forgotten document in the activity record: what and when, never its title or text. */
+export const forgottenEntry = (row: Pick<DocumentRow, 'id' | 'kind' | 'workspace_id'>): ActivityEntry => ({
+  action: 'document.forget',
+  object_type: isMemoryKind(row.kind) ? 'memory' : 'document',
+  object_id: row.id,
+  title: null,
+  workspace_id: row.workspace_id,
+  summary: { kind: row.kind },
+})
+
 export async function forgetDocument(deps: Deps, user: SessionUser, id: string): Promise<void> {
   await deps.db.transaction(async (tx) => {
-    await findDocument(tx, user.id, id)
+    const row = await findDocument(tx, user.id, id)
     await forgetDocuments(tx, deps, user.id, [id])
+    await recordActivity(tx, deps, user, forgottenEntry(row))
   })
 }
 
@@ -150,6 +176,7 @@ export async function forgetDocuments(tx: Tx, deps: Deps, userId: string, ids: s
   }
   await forgetQuotedBeside(tx, userId, forgotten, amongText)
   await tx.delete(jobs).where(and(eq(jobs.user_id, userId), sql`${jobs.payload}->>'document_id' = ${amongText}`))
+  await eraseForgotten(tx, userId, [...forgotten])
   const removed = await tx
     .delete(documents)
     .where(and(eq(documents.user_id, userId), sql`${documents.id} = ${among}`))

@@ -5,7 +5,9 @@ import { documents, links } from '../../../db/schema'
 import type { Deps } from '../../deps'
 import { shownLinkScore } from '../../retrieval/suggestions'
 import { badRequest, notFound } from '../../http/errors'
+import { recordActivity } from '../activity/activity.service'
 import type { SessionUser } from '../auth/sessions.service'
+import type { DocumentRow } from './documents.model'
 import { findDocument } from './documents.service'
 
 type LinkRow = typeof links.$inferSelect
@@ -48,6 +50,20 @@ export async function listLinks(deps: Deps, user: SessionUser, id: string) {
 export async function linkDocuments(deps: Deps, user: SessionUser, id: string, targetId: string) {
   if (id === targetId) throw badRequest('target_id must be another document')
   const [source, target] = [await findDocument(deps.db, user.id, id), await findDocument(deps.db, user.id, targetId)]
+  const linked = await makeLink(deps, user, source, target)
+  await recordActivity(deps.db, deps, user, {
+    action: 'link.create',
+    object_type: 'link',
+    object_id: linked.link.id,
+    title: source.title,
+    workspace_id: source.workspace_id,
+    summary: { source_id: source.id, target_id: target.id, ...(linked.created ? {} : { accepted_suggestion: true }) },
+  })
+  return linked
+}
+
+async function makeLink(deps: Deps, user: SessionUser, source: DocumentRow, target: DocumentRow) {
+  const [id, targetId] = [source.id, target.id]
   const complete = async () => {
     const [existing] = await deps.db
       .select()
@@ -89,4 +105,10 @@ export async function unlinkDocuments(deps: Deps, user: SessionUser, id: string,
     .where(and(eq(links.user_id, user.id), pair(id, targetId), ne(links.status, 'dismissed')))
     .returning({ id: links.id })
   if (updated.length === 0) throw notFound(`no link between ${id} and ${targetId}`)
+  await recordActivity(deps.db, deps, user, {
+    action: 'link.delete',
+    object_type: 'link',
+    object_id: updated[0]!.id,
+    summary: { source_id: id, target_id: targetId },
+  })
 }

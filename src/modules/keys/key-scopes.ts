@@ -28,6 +28,7 @@ const PERSON_ONLY = new Set([
   'POST /api/billing/checkout',
   'POST /api/billing/portal',
   'POST /api/documents/:id/approve',
+  'POST /api/documents/:id/unapprove',
   'POST /api/auth/password',
   'GET /api/sessions',
   'DELETE /api/sessions',

@@ -11,6 +11,7 @@ import { lockUser } from '../../lib/locks'
 import { accountPlan, asPlan, assertWithinLimit } from '../../plans'
 import type { Plan } from '../../config'
 import { settingsOf, type SettingsDto } from '../account/settings.model'
+import { recordActivity } from '../activity/activity.service'
 import type { Principal, SessionUser } from '../auth/session-user'
 import { lookupAndCount } from '../usage/usage.service'
 import { listGrants, revokeGrant, type GrantDto } from '../oauth/grants.service'
@@ -123,6 +124,13 @@ export async function createKey(
         created_at: now,
       })
       .returning()
+    await recordActivity(tx, deps, user, {
+      action: 'key.create',
+      object_type: 'key',
+      object_id: created!.id,
+      title: created!.label,
+      summary: { prefix: created!.prefix, scopes },
+    })
     return created!
   })
   return { ...toKeyDto(row, user.plan), key }
@@ -139,8 +147,16 @@ export async function revokeKey(deps: Deps, principal: Principal, id: string): P
   const deleted = await deps.db
     .delete(apiKeys)
     .where(and(eq(apiKeys.id, id), eq(apiKeys.user_id, user.id)))
-    .returning({ id: apiKeys.id })
+    .returning({ id: apiKeys.id, label: apiKeys.label, prefix: apiKeys.prefix })
   if (deleted.length === 0 && (principal.via === 'key' || !(await revokeGrant(deps, user, id)))) throw notFound(`API key ${id} not found`)
+  const key = deleted[0]
+  await recordActivity(deps.db, deps, user, {
+    action: 'key.revoke',
+    object_type: 'key',
+    object_id: id,
+    title: key ? key.label : null,
+    summary: key ? { prefix: key.prefix } : { kind: 'oauth' },
+  })
 }
 
 /** last_used_at is kept to the minute: a busy key is not rewritten on every request. */
@@ -164,6 +180,8 @@ export async function verifyKey(deps: Deps, key: string, { countCall = false } =
   const row = await lookupAndCount<{
     id: string
     key_id: string
+    label: string | null
+    prefix: string
     scopes: string[]
     last_used_at: Date | string | null
     email: string
@@ -171,7 +189,7 @@ export async function verifyKey(deps: Deps, key: string, { countCall = false } =
     plan: string
   }>(
     deps,
-    sql`select ${apiKeys.id} as key_id, ${apiKeys.scopes} as scopes, ${apiKeys.last_used_at} as last_used_at, ${users.id} as id, ${users.email} as email, ${users.name} as name,
+    sql`select ${apiKeys.id} as key_id, ${apiKeys.label} as label, ${apiKeys.prefix} as prefix, ${apiKeys.scopes} as scopes, ${apiKeys.last_used_at} as last_used_at, ${users.id} as id, ${users.email} as email, ${users.name} as name,
           ${accountPlan(deps.config)} as plan
         from ${apiKeys} inner join ${users} on ${users.id} = ${apiKeys.user_id}
         where ${apiKeys.key_hash} = ${sha256Hex(key)}`,
@@ -187,7 +205,13 @@ export async function verifyKey(deps: Deps, key: string, { countCall = false } =
   return {
     keyId: row.key_id,
     scopes: asScopes(row.scopes),
-    user: { id: row.id, email: row.email, name: row.name, plan: row.plan },
+    user: {
+      id: row.id,
+      email: row.email,
+      name: row.name,
+      plan: row.plan,
+      actor: { kind: 'key', surface: 'rest', id: row.key_id, label: row.label, prefix: row.prefix },
+    },
     apiCalls: row.api_calls,
     settings: settingsOf(row.settings as never),
   }

@@ -3,7 +3,7 @@
 // access token for /mcp (an hour) and a new refresh token. Revocation (RFC 7009: a token ends its grant) and the
 // check of /mcp's tokens.
 import { and, eq, gt, lt } from 'drizzle-orm'
-import { oauthCodes, oauthGrants, oauthTokens, users } from '../../../db/schema'
+import { oauthClients, oauthCodes, oauthGrants, oauthTokens, users } from '../../../db/schema'
 import type { Deps } from '../../deps'
 import { randomBase62, sha256Hex } from '../../lib/crypto'
 import { accountPlan } from '../../plans'
@@ -122,6 +122,7 @@ export async function verifyAccessToken(
     .select({
       grantId: oauthGrants.id,
       resource: oauthGrants.resource,
+      client: oauthClients.name,
       lastUsedAt: oauthGrants.last_used_at,
       id: users.id,
       email: users.email,
@@ -131,12 +132,14 @@ export async function verifyAccessToken(
     .from(oauthTokens)
     .innerJoin(oauthGrants, eq(oauthGrants.id, oauthTokens.grant_id))
     .innerJoin(users, eq(users.id, oauthGrants.user_id))
+    .innerJoin(oauthClients, eq(oauthClients.id, oauthGrants.client_id))
     .where(and(eq(oauthTokens.id, sha256Hex(token)), eq(oauthTokens.kind, 'access'), gt(oauthTokens.expires_at, now)))
   if (!row) return null
   if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS) {
     await deps.db.update(oauthGrants).set({ last_used_at: now }).where(eq(oauthGrants.id, row.grantId))
   }
-  return { grantId: row.grantId, resource: row.resource, user: { id: row.id, email: row.email, name: row.name, plan: row.plan } }
+  const actor = { kind: 'oauth', surface: 'mcp', id: row.grantId, label: row.client, prefix: null } as const
+  return { grantId: row.grantId, resource: row.resource, user: { id: row.id, email: row.email, name: row.name, plan: row.plan, actor } }
 }
 
 /** Whether `resource` is the one /mcp answers for (tokens are audience-bound, RFC 8707). */

@@ -9,7 +9,7 @@ import type { Deps } from '../../deps'
 import { AppError, conflict, providerFailed, unavailable } from '../../http/errors'
 import { lockUser } from '../../lib/locks'
 import { getUser } from '../auth/auth.service'
-import type { SessionUser } from '../auth/sessions.service'
+import { SYSTEM, type SessionUser } from '../auth/session-user'
 import { draftRow, insertDraftsWithinPlan } from '../documents/approval'
 import { deriveTitle, MEMORY_KINDS, toDocumentDto } from '../documents/documents.model'
 import { type Candidate, equalsInWorkspace, memoriesAbout, sameWords } from './extraction.match'
@@ -68,7 +68,9 @@ export async function extractQueuedLearnings(deps: Deps, userId: string, threadI
     .where(and(eq(threads.id, threadId), eq(threads.user_id, userId)))
   if (!thread) return
   try {
-    await extractFrom(deps, await getUser(deps, userId), thread)
+    // Recorded as the service's own job: no one asked for this extraction but the thread's length.
+    const user = { ...(await getUser(deps, userId)), actor: { ...SYSTEM, label: 'learning extraction' } }
+    await extractFrom(deps, user, thread)
   } catch (error) {
     // 409: another extraction of the thread ran meanwhile; the malformed answer is recorded for the person to see.
     if (error instanceof AppError && (error.status === 409 || error.cause instanceof MalformedAnswer)) return

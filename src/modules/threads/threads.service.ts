@@ -7,6 +7,7 @@ import { queryRows, type Tx } from '../../../db/client'
 import type { Deps } from '../../deps'
 import { badRequest, notFound } from '../../http/errors'
 import { decodeCursor, toPage } from '../../lib/cursor'
+import { eraseForgotten, recordActivity } from '../activity/activity.service'
 import type { SessionUser } from '../auth/sessions.service'
 import { ingestMany, type ItemResult } from '../documents/bulk.service'
 import { toDocumentDto } from '../documents/documents.model'
@@ -87,8 +88,16 @@ export async function startThread(deps: Deps, user: SessionUser, input: NewThrea
     })
     .onConflictDoNothing()
     .returning()
+  if (inserted) await recordActivity(deps.db, deps, user, { action: 'thread.create', ...aboutThread(inserted) })
   return inserted
 }
+
+const aboutThread = (row: ThreadRow) => ({
+  object_type: 'thread' as const,
+  object_id: row.id,
+  title: row.title,
+  workspace_id: row.workspace_id,
+})
 
 /** Appends (or updates, when sent again) messages of the thread: one result per message, in order. */
 export async function appendMessages(deps: Deps, user: SessionUser, threadId: string, raw: unknown[], origin: MessageOrigin) {
@@ -171,13 +180,17 @@ export async function patchThread(
     })
     .where(eq(threads.id, thread.id))
     .returning()
+  await recordActivity(deps.db, deps, user, { action: 'thread.update', ...aboutThread(updated!), summary: { fields: Object.keys(input) } })
   return threadDto(deps.db, updated!)
 }
 
 /** Deletes the thread and its messages (by cascade, as deleting a document). */
 export async function deleteThread(deps: Deps, user: SessionUser, id: string): Promise<void> {
   const thread = await findThread(deps.db, user.id, id)
-  await deps.db.delete(threads).where(eq(threads.id, thread.id))
+  await deps.db.transaction(async (tx) => {
+    await tx.delete(threads).where(eq(threads.id, thread.id))
+    await recordActivity(tx, deps, user, { action: 'thread.delete', ...aboutThread(thread) })
+  })
 }
 
 /** Forgets every message of the thread (each leaves a content-free tombstone, as forgetting a document) and the thread. */
@@ -195,6 +208,14 @@ export async function forgetThread(deps: Deps, user: SessionUser, id: string): P
       ids.map((r) => r.id),
     )
     await tx.delete(threads).where(eq(threads.id, thread.id))
+    // The thread's title is what its messages were about: it goes from the record too.
+    await eraseForgotten(tx, user.id, [thread.id])
+    await recordActivity(tx, deps, user, {
+      action: 'thread.forget',
+      ...aboutThread(thread),
+      title: null,
+      summary: { messages: ids.length },
+    })
   })
 }
 

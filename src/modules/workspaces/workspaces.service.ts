@@ -7,6 +7,7 @@ import { conflict, notFound } from '../../http/errors'
 import { decodeCursor, toPage } from '../../lib/cursor'
 import { lockUser } from '../../lib/locks'
 import { assertWithinLimit } from '../../plans'
+import { recordActivity } from '../activity/activity.service'
 import type { SessionUser } from '../auth/session-user'
 
 type WorkspaceRow = typeof workspaces.$inferSelect
@@ -73,6 +74,13 @@ export async function getWorkspace(deps: Deps, user: SessionUser, id: string): P
   return toWorkspaceDto(r.row, r.document_count)
 }
 
+const aboutWorkspace = (row: WorkspaceRow) => ({
+  object_type: 'workspace' as const,
+  object_id: row.id,
+  title: row.name,
+  workspace_id: row.id,
+})
+
 export async function createWorkspace(
   deps: Deps,
   user: SessionUser,
@@ -94,6 +102,7 @@ export async function createWorkspace(
         updated_at: now,
       })
       .returning()
+    await recordActivity(tx, deps, user, { action: 'workspace.create', ...aboutWorkspace(created!) })
     return created!
   })
   return toWorkspaceDto(row, 0)
@@ -115,6 +124,7 @@ export async function updateWorkspace(
     .where(and(eq(workspaces.id, id), eq(workspaces.user_id, user.id)))
     .returning()
   if (!row) throw notFound(`workspace ${id} not found`)
+  await recordActivity(deps.db, deps, user, { action: 'workspace.update', ...aboutWorkspace(row), summary: { fields: Object.keys(input) } })
   return getWorkspace(deps, user, id)
 }
 
@@ -122,9 +132,10 @@ export async function updateWorkspace(
 export async function deleteWorkspace(deps: Deps, user: SessionUser, id: string): Promise<void> {
   await deps.db.transaction(async (tx) => {
     await lockUser(tx, user.id, 'workspaces')
-    await findWorkspace(tx, user.id, id)
+    const workspace = await findWorkspace(tx, user.id, id)
     const [{ n } = { n: 0 }] = await tx.select({ n: count() }).from(workspaces).where(eq(workspaces.user_id, user.id))
     if (n <= 1) throw conflict('the last workspace cannot be deleted; create another one first')
     await tx.delete(workspaces).where(and(eq(workspaces.id, id), eq(workspaces.user_id, user.id)))
+    await recordActivity(tx, deps, user, { action: 'workspace.delete', ...aboutWorkspace(workspace) })
   })
 }

@@ -8,6 +8,7 @@ import { useApi } from '../lib/use-api'
 import { useWorkspaces } from '../lib/workspaces'
 import { DocList } from '../ui/doc-list'
 import { Link } from '../ui/link'
+import { DocumentsMeter } from '../ui/documents-meter'
 import { Meter } from '../ui/meter'
 import { PageTitle } from '../ui/page'
 import { Empty, Loaded } from '../ui/states'
@@ -84,7 +85,7 @@ export function Home() {
                 <p>
                   Plan: <strong>{u.plan}</strong>
                 </p>
-                <Meter label="Documents" used={u.documents.used} limit={u.documents.limit} show={(n) => plural(n, 'document')} />
+                <DocumentsMeter used={u.documents.used} limit={u.documents.limit} />
                 <Meter label="Storage" used={u.storage_bytes.used} limit={u.storage_bytes.limit} show={formatBytes} />
                 <Meter
                   label={`API calls (${u.period})`}

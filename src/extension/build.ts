@@ -1,6 +1,7 @@
 // `bun run build:extension`: bundles the extension with Bun's bundler into dist/extension (load unpacked) and dist/extension.zip.
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { join, relative } from 'node:path'
+import { ICON_SIZES, iconFile, iconPng } from './icon'
 import { zip } from './zip'
 
 const SOURCE = import.meta.dir
@@ -31,6 +32,11 @@ export async function buildExtension(outDir = join(ROOT, 'dist/extension')): Pro
   const pkg = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { version: string }
   const manifest = JSON.parse(await readFile(join(SOURCE, 'manifest.json'), 'utf8'))
   manifest.version = pkg.version
+  // The icons are drawn here (icon.ts), so the repository holds no image files that could drift from the favicon.
+  const icons = Object.fromEntries(ICON_SIZES.map((size) => [String(size), iconFile(size)]))
+  manifest.icons = icons
+  manifest.action.default_icon = Object.fromEntries(ICON_SIZES.filter((size) => size <= 32).map((size) => [String(size), iconFile(size)]))
+  for (const size of ICON_SIZES) await writeFile(join(outDir, iconFile(size)), iconPng(size))
   await writeFile(join(outDir, 'manifest.json'), JSON.stringify(manifest, null, 2) + '\n')
   for (const file of STATIC) await writeFile(join(outDir, file), await readFile(join(SOURCE, file)))
   const zipPath = `${outDir}.zip`

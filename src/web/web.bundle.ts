@@ -60,6 +60,7 @@ function renderShell(script: string, style: string): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark">
 <title>Memory</title>
+<link rel="icon" href="/favicon.svg" type="image/svg+xml">
 ${style ? `<link rel="stylesheet" href="/app/assets/${style}">` : ''}
 <script type="module" src="/app/assets/${script}"></script>
 </head>

@@ -1,6 +1,7 @@
 // /app: the dashboard, served by the API's own process and origin (the session cookie and the Origin rule
 // apply as they are). Every /app path answers the same shell (the client routes with the History API);
-// /app/assets/<name>-<hash>.<ext> are the bundle's files, cached for a year since their names change with them.
+// /app/assets/<name>-<hash>.<ext> are the bundle's files, cached for a year since their names change with them;
+// /favicon.svg is the dashboard's icon.
 import { Elysia, t } from 'elysia'
 import { AppError } from '../http/errors'
 import { dashboardBundle, type Asset } from './web.bundle'
@@ -50,8 +51,19 @@ function asset(request: Request, file: Asset): Response {
   return new Response((gzip ? file.gzip : file.body) as Uint8Array<ArrayBuffer>, { headers })
 }
 
+/** The icon browsers show for the dashboard's tabs (src/extension/icon.ts draws it; a test holds the two equal). */
+const FAVICON = new URL('./favicon.svg', import.meta.url).pathname
+let favicon: Promise<string> | undefined
+
+async function faviconResponse(): Promise<Response> {
+  favicon ??= Bun.file(FAVICON).text()
+  const headers = { ...SECURITY_HEADERS, 'content-type': 'image/svg+xml', 'cache-control': 'public, max-age=86400' }
+  return new Response(await favicon, { headers })
+}
+
 export function webRoutes() {
   return new Elysia({ name: 'web' })
+    .get('/favicon.svg', () => faviconResponse(), hide)
     .get(
       '/app/assets/:file',
       async ({ params, request }) => {

@@ -25,6 +25,8 @@ afterAll(() => t.close())
 
 interface Stats {
   documents: {
+    stored: number
+    by_status: { active: number; pending_approval: number; archived: number }
     total: number
     by_kind: Record<string, number>
     by_source: Record<string, number>
@@ -64,11 +66,52 @@ const daysAgo = (n: number) => dateOf(new Date(t.clock.now().getTime() - n * DAY
 const EMPTY: Omit<Day, 'date'> = { searches: 0, answers: 0, documents_added: 0 }
 
 describe('GET /api/stats', () => {
+  test('one document count: stored, as the plan counts it (GET /api/usage), split by status', async () => {
+    const u = await t.signUp()
+    const documents = Array.from({ length: 150 }, (_, i) => ({ title: `Seeded ${i}`, body: `Seeded document number ${i} about herons.` }))
+    const bulk = await t.json('POST', '/api/documents/bulk', { key: u.key, body: { documents } })
+    expect(bulk.status).toBe(200)
+    const ids = (bulk.body.results as { document: { id: string } }[]).map((r) => r.document.id)
+    for (const id of ids.slice(0, 2)) expect((await t.request('POST', `/api/documents/${id}/archive`, { key: u.key })).status).toBe(200)
+    const drafts = await t.json('POST', '/api/memories/batch-draft', {
+      key: u.key,
+      body: {
+        workspace_id: (await workspaceIds(t, u))[0],
+        learnings: [1, 2, 3].map((n) => ({ kind: 'fact', title: `Fact ${n}`, body: `Heron fact number ${n}.` })),
+      },
+    })
+    expect(drafts.status).toBe(201)
+    const thread = await t.json('POST', '/api/threads', {
+      key: u.key,
+      body: {
+        messages: [
+          { speaker: 'Al', content: 'Herons nest in colonies.' },
+          { speaker: 'Bo', content: 'In tall trees.' },
+        ],
+      },
+    })
+    expect(thread.status).toBe(201)
+
+    const s = await stats(u)
+    // 150 seeded, 3 drafts and 2 messages stored; 2 of the seeded archived.
+    expect(s.documents.stored).toBe(155)
+    expect(s.documents.by_status).toEqual({ active: 150, pending_approval: 3, archived: 2 })
+    const usage = await t.json('GET', '/api/usage', { key: u.key })
+    expect(usage.body.documents.used).toBe(155)
+  })
+
   test('a new account: its one empty workspace and zeros everywhere', async () => {
     const u = await t.signUp()
     const [only] = await workspaceIds(t, u)
     expect(await stats(u)).toEqual({
-      documents: { total: 0, by_kind: {}, by_source: {}, by_workspace: [{ workspace_id: only!, name: 'Default', documents: 0 }] },
+      documents: {
+        stored: 0,
+        by_status: { active: 0, pending_approval: 0, archived: 0 },
+        total: 0,
+        by_kind: {},
+        by_source: {},
+        by_workspace: [{ workspace_id: only!, name: 'Default', documents: 0 }],
+      },
       memories: 0,
       pending_drafts: 0,
       links: { pending: 0, completed: 0 },
@@ -164,6 +207,9 @@ describe('GET /api/stats', () => {
 
     expect(await stats(u)).toEqual({
       documents: {
+        // Stored: the 7 active, the pending draft, the archived document and the rejected draft.
+        stored: 10,
+        by_status: { active: 7, pending_approval: 1, archived: 2 },
         // wateringA, wateringB, clipping, web page; fact, preference, approved decision
         total: 7,
         by_kind: { document: 2, note: 1, webpage: 1, fact: 1, preference: 1, decision: 1 },

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { inflateRawSync } from 'node:zlib'
+import { inflateRawSync, inflateSync } from 'node:zlib'
 import { buildExtension, type BuiltExtension } from '../../src/extension/build'
 import { headKind, isPdfBytes, MAX_PDF_BYTES, pdfFileName, pdfMessages, sitePattern, tabKind } from '../../src/extension/pdf'
 import { pageInput, savedWord, selectionInput, textFragment } from '../../src/extension/save'
@@ -71,11 +71,44 @@ describe('build', () => {
       expect(readFileSync(join(built.dir, file), 'utf8')).not.toMatch(/<script(?![^>]*\bsrc=)/)
   })
 
+  test('the manifest names its icons (16, 32, 48, 128 and the toolbar 16, 32), each a PNG of that size', () => {
+    const manifest = JSON.parse(readFileSync(join(built.dir, 'manifest.json'), 'utf8'))
+    const sizes = ['16', '32', '48', '128']
+    expect(manifest.icons).toEqual(Object.fromEntries(sizes.map((size) => [size, `icon-${size}.png`])))
+    expect(manifest.action.default_icon).toEqual({ '16': 'icon-16.png', '32': 'icon-32.png' })
+    for (const size of sizes) {
+      const png = readFileSync(join(built.dir, `icon-${size}.png`))
+      expect([...png.subarray(0, 8)]).toEqual([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])
+      expect(png.subarray(12, 16).toString('latin1')).toBe('IHDR')
+      expect([png.readUInt32BE(16), png.readUInt32BE(20)]).toEqual([Number(size), Number(size)])
+      // Every chunk's CRC holds, and the pixels inflate to size rows of a filter byte and size RGBA pixels.
+      let at = 8
+      const data: Buffer[] = []
+      while (at < png.length) {
+        const length = png.readUInt32BE(at)
+        const type = png.subarray(at + 4, at + 8).toString('latin1')
+        expect(Bun.hash.crc32(png.subarray(at + 4, at + 8 + length))).toBe(png.readUInt32BE(at + 8 + length))
+        if (type === 'IDAT') data.push(png.subarray(at + 8, at + 8 + length))
+        at += 12 + length
+      }
+      const rows = inflateSync(Buffer.concat(data))
+      expect(rows.length).toBe(Number(size) * (Number(size) * 4 + 1))
+      // Opaque blue in the middle of an edge, transparent in the rounded corner.
+      const alpha = (x: number, y: number) => rows[y * (Number(size) * 4 + 1) + 1 + x * 4 + 3]
+      expect(alpha(0, 0)).toBeLessThan(128)
+      expect(alpha(Number(size) / 2, 0)).toBe(255)
+    }
+  })
+
   test('the zip holds exactly the unpacked folder, byte for byte', () => {
     const files = unzip(new Uint8Array(readFileSync(built.zipPath)))
     expect([...files.keys()]).toEqual([
       'background.js',
       'capture.js',
+      'icon-128.png',
+      'icon-16.png',
+      'icon-32.png',
+      'icon-48.png',
       'manifest.json',
       'options.html',
       'options.js',

@@ -90,12 +90,15 @@ describe.skipIf(!!missing)('workspaces, keys, usage, settings and the account', 
     await page.getByRole('button', { name: 'Copy key' }).click()
     await page.getByRole('button', { name: 'Copied', exact: true }).waitFor()
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(key)
-    // The configuration snippets carry this service's address and the new key.
-    const http = await page.locator('pre', { hasText: '/mcp' }).innerText()
+    // The configuration snippets of the client picked carry this service's address and the new key.
+    const integrations = page.getByRole('region', { name: 'Integrations' })
+    expect(await integrations.locator('pre', { hasText: 'AUTH_HEADER' }).innerText()).toContain(`"AUTH_HEADER": "Bearer ${key}"`)
+    await integrations.getByLabel('Cursor').check()
+    const http = await integrations.locator('pre').first().innerText()
     expect(JSON.parse(http)).toEqual({
       mcpServers: { memory: { url: `${h.server.url}/mcp`, headers: { Authorization: `Bearer ${key}` } } },
     })
-    expect(await page.locator('pre', { hasText: 'SERVICE_TOKEN' }).innerText()).toContain(`"SERVICE_URL": "${h.server.url}"`)
+    await integrations.getByLabel('OpenAI SDK').check()
     expect(await page.locator('pre', { hasText: 'new OpenAI' }).innerText()).toContain(`baseURL: '${h.server.url}/v1', apiKey: '${key}'`)
     await check('keys-created')
 
@@ -108,7 +111,7 @@ describe.skipIf(!!missing)('workspaces, keys, usage, settings and the account', 
     expect(await row.innerText()).toMatch(new RegExp(`Claude Desktop\\s+${key.slice(0, 16)}…\\s+read, write\\s+free`))
     expect(await row.innerText()).not.toContain('never') // last used: just now, by the call above
     expect(await page.content()).not.toContain(key)
-    expect(await page.locator('pre', { hasText: '/mcp' }).innerText()).toContain('svc_…your key…')
+    expect(await page.locator('pre', { hasText: 'AUTH_HEADER' }).innerText()).toContain('Bearer svc_…your key…')
 
     // The free plan holds one key: the API's 402 is shown.
     await page.getByRole('button', { name: 'Create key' }).click()

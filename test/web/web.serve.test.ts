@@ -1,6 +1,7 @@
 // /app is served by the API's own app: every /app path answers the same no-cache shell under a strict CSP;
-// the bundle's assets are content-hashed, long-cached and gzipped; the API around it is unchanged.
+// the bundle's assets are content-hashed, long-cached and gzipped; the favicon; the API around it is unchanged.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { iconSvg } from '../../src/extension/icon'
 import { createTestApp, type TestApp } from '../harness'
 
 let t: TestApp
@@ -84,6 +85,19 @@ describe('the assets', () => {
     const res = await get('/app/assets/main-00000000.js')
     expect(res.status).toBe(404)
     expect((await res.json()).error).toContain('main-00000000.js')
+  })
+})
+
+describe('the favicon', () => {
+  test('the shell links /favicon.svg, served without a session: the icon the extension is drawn from', async () => {
+    const shell = await (await get('/app')).text()
+    expect(shell).toContain('<link rel="icon" href="/favicon.svg" type="image/svg+xml">')
+    const res = await get('/favicon.svg')
+    expect(res.status).toBe(200)
+    expect(res.headers.get('content-type')).toBe('image/svg+xml')
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff')
+    // One design: the committed file is what src/extension/icon.ts draws (regenerate it from there when it changes).
+    expect(await res.text()).toBe(iconSvg())
   })
 })
 

@@ -55,7 +55,12 @@ const Counts = t.Record(t.String(), t.Integer())
 export const Stats = t.Object(
   {
     documents: t.Object({
-      total: t.Integer({ description: 'Active documents and memories' }),
+      stored: t.Integer({
+        description:
+          'The document count the dashboard shows everywhere: every stored document whatever its status (active, drafts, archived; memories and conversation messages included), what the plan limits — GET /api/usage documents.used',
+      }),
+      by_status: t.Object({ active: t.Integer(), pending_approval: t.Integer(), archived: t.Integer() }),
+      total: t.Integer({ description: 'Active documents and memories (by_status.active)' }),
       by_kind: Counts,
       by_source: Counts,
       by_workspace: t.Array(t.Object({ workspace_id: Uuid(), name: t.String(), documents: t.Integer() })),

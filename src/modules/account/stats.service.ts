@@ -29,9 +29,10 @@ export async function getStats(deps: Deps, user: SessionUser) {
           left join documents d on d.workspace_id = w.id and d.status = 'active'
           where w.user_id = ${uid} group by w.id, w.name order by w.id`,
     ),
-    queryRows<{ total: number; memories: number; drafts: number; conversations: number }>(
+    queryRows<{ stored: number; total: number; memories: number; drafts: number; archived: number; conversations: number }>(
       deps.db,
-      sql`select count(*) filter (where status = 'active')::int as total,
+      sql`select count(*)::int as stored, count(*) filter (where status = 'archived')::int as archived,
+                 count(*) filter (where status = 'active')::int as total,
                  count(*) filter (where status = 'active' and kind in (${memoryKinds}))::int as memories,
                  count(*) filter (where status = 'pending_approval')::int as drafts,
                  (select count(*)::int from conversations where user_id = ${uid}) as conversations
@@ -50,6 +51,12 @@ export async function getStats(deps: Deps, user: SessionUser) {
   ])
   return {
     documents: {
+      stored: Number(totals?.stored ?? 0),
+      by_status: {
+        active: Number(totals?.total ?? 0),
+        pending_approval: Number(totals?.drafts ?? 0),
+        archived: Number(totals?.archived ?? 0),
+      },
       total: Number(totals?.total ?? 0),
       by_kind: countsBy(byKind),
       by_source: countsBy(bySource),

@@ -3807,7 +3807,14 @@ export interface components {
         /** Stats */
         Stats: {
             documents: {
-                /** @description Active documents and memories */
+                /** @description The document count the dashboard shows everywhere: every stored document whatever its status (active, drafts, archived; memories and conversation messages included), what the plan limits — GET /api/usage documents.used */
+                stored: number;
+                by_status: {
+                    active: number;
+                    pending_approval: number;
+                    archived: number;
+                };
+                /** @description Active documents and memories (by_status.active) */
                 total: number;
                 by_kind: {
                     [key: string]: number;

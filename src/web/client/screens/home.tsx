@@ -1,13 +1,18 @@
-// Home: quick capture, recent documents, drafts waiting for review, and usage against the plan.
+// Home: the first-run checklist while the account holds no document, quick capture, recent documents, drafts waiting
+// for review, and usage against the plan.
+import { useEffect, useState } from 'preact/hooks'
 import { api, unwrap } from '../api/client'
 import { formatBytes, plural } from '../lib/format'
+import { useUser } from '../lib/session'
 import { useApi } from '../lib/use-api'
 import { useWorkspaces } from '../lib/workspaces'
 import { DocList } from '../ui/doc-list'
 import { Link } from '../ui/link'
+import { DocumentsMeter } from '../ui/documents-meter'
 import { Meter } from '../ui/meter'
 import { PageTitle } from '../ui/page'
 import { Empty, Loaded } from '../ui/states'
+import { FirstRun, firstRunDismissed } from './first-run'
 import { QuickCapture } from './quick-capture'
 
 export function Home() {
@@ -19,10 +24,21 @@ export function Home() {
     [current],
   )
   const usage = useApi((signal) => unwrap(api.GET('/api/usage', { signal })), [])
+  const user = useUser()
+  // Decided once, from the first count read: the checklist stays open while its last step is done, and is not
+  // shown to an account that holds documents (or that dismissed it).
+  const [checklist, setChecklist] = useState<boolean | undefined>(undefined)
+  const count = usage.data?.documents.used
+  useEffect(() => {
+    if (checklist === undefined && count !== undefined && user) setChecklist(count === 0 && !firstRunDismissed(user.id))
+  }, [count, user?.id])
 
   return (
     <section class="home">
       <PageTitle title="Home" />
+      {checklist && user && usage.data && (
+        <FirstRun userId={user.id} documents={usage.data.documents.used} onClose={() => setChecklist(false)} />
+      )}
       <QuickCapture onSaved={() => (recent.reload(), usage.reload())} />
       <div class="grid">
         <section class="card" aria-labelledby="recent-heading">
@@ -69,7 +85,7 @@ export function Home() {
                 <p>
                   Plan: <strong>{u.plan}</strong>
                 </p>
-                <Meter label="Documents" used={u.documents.used} limit={u.documents.limit} show={(n) => plural(n, 'document')} />
+                <DocumentsMeter used={u.documents.used} limit={u.documents.limit} />
                 <Meter label="Storage" used={u.storage_bytes.used} limit={u.storage_bytes.limit} show={formatBytes} />
                 <Meter
                   label={`API calls (${u.period})`}

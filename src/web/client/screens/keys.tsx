@@ -9,11 +9,11 @@ import { formatDate, plural } from '../lib/format'
 import { DEFAULT_KEY_SCOPES, KEY_SCOPES, type KeyScope } from '../lib/key-scopes'
 import { useAction, useApi } from '../lib/use-api'
 import { Confirm } from '../ui/confirm'
-import { CopyButton } from '../ui/copy'
 import { PageTitle } from '../ui/page'
 import { ActionStatus, Empty, Loaded } from '../ui/states'
 import { Integrations } from './integrations'
 import { ScopeChoice } from './key-scope-choice'
+import { OneTimeKey } from './one-time-key'
 
 type Key = paths['/api/keys']['get']['responses']['200']['content']['application/json']['data'][number]
 
@@ -80,17 +80,9 @@ export function Keys() {
       {created && (
         <section class="card new-key" aria-labelledby="key-once">
           <h2 id="key-once">Your new key{created.label ? ` “${created.label}”` : ''}</h2>
-          <p>
-            <strong>Copy it now: it is shown only this once.</strong> The service keeps only a hash of it.
-          </p>
-          <p>Scopes: {created.scopes.join(', ')}</p>
-          <div class="row">
-            {/* biome-ignore lint/a11y/useAriaPropsSupportedByRole: the one-time key is found by this name (getByLabel in the browser suites). */}
-            <code class="secret" aria-label="The new API key">
-              {created.key}
-            </code>
-            <CopyButton text={created.key} label="Copy key" />
-          </div>
+          <OneTimeKey apiKey={created.key}>
+            <p>Scopes: {created.scopes.join(', ')}</p>
+          </OneTimeKey>
           <button type="button" class="quiet" onClick={() => setCreated(null)}>
             I have copied it
           </button>

@@ -31,11 +31,16 @@ export function SettingsScreen() {
       <PageTitle title="Settings" />
       {/* Where the mailed verification link lands (GET /api/auth/verify-email). */}
       {query.get('email') === 'verified' && <p class="notice">Your email address is verified.</p>}
+      <p class="settings-jump">
+        Further down: <a href="#security">Password and sessions</a>, your data and deleting the account.
+      </p>
       <div class="settings-grid">
         <Loaded query={settings}>{(s) => <SettingsForm settings={s} />}</Loaded>
         <Loaded query={profile}>{(p) => <ProfileForm profile={p} onSaved={profile.reload} />}</Loaded>
       </div>
-      <h2 class="settings-section">Sign-in and security</h2>
+      <h2 class="settings-section" id="security" tabIndex={-1}>
+        Sign-in and security
+      </h2>
       <div class="settings-grid">
         <Loaded query={profile}>{(p) => <SignInEmail profile={p} onSaved={profile.reload} />}</Loaded>
         <PasswordChange onChanged={() => setSessionsEnded((n) => n + 1)} />

@@ -5,6 +5,7 @@ import { api, unwrap } from '../api/client'
 import { formatBytes, formatDate, plural } from '../lib/format'
 import { navigate, usePlace } from '../lib/router'
 import { useAction, useApi } from '../lib/use-api'
+import { DocumentsMeter } from '../ui/documents-meter'
 import { Meter } from '../ui/meter'
 import { PageTitle } from '../ui/page'
 import { ActionStatus, Loaded } from '../ui/states'
@@ -31,7 +32,7 @@ export function Usage() {
                 <p>
                   Plan: <strong>{u.plan}</strong>
                 </p>
-                <Meter label="Documents" used={u.documents.used} limit={u.documents.limit} show={(n) => plural(n, 'document')} />
+                <DocumentsMeter used={u.documents.used} limit={u.documents.limit} />
                 <Meter label="Storage" used={u.storage_bytes.used} limit={u.storage_bytes.limit} show={formatBytes} />
                 <Meter
                   label={`API calls (${u.period})`}
@@ -51,7 +52,14 @@ export function Usage() {
               <dl class="totals">
                 <div>
                   <dt>Documents</dt>
-                  <dd>{s.documents.total.toLocaleString()}</dd>
+                  <dd>
+                    {s.documents.stored.toLocaleString()}
+                    <span class="hint">
+                      {' '}
+                      ({s.documents.by_status.active.toLocaleString()} active, {plural(s.documents.by_status.pending_approval, 'draft')},{' '}
+                      {s.documents.by_status.archived.toLocaleString()} archived)
+                    </span>
+                  </dd>
                 </div>
                 <div>
                   <dt>Memories</dt>

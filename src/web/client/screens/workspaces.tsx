@@ -76,7 +76,7 @@ export function Workspaces() {
                 <h2>{w.name}</h2>
                 {w.description && <p class="excerpt">{w.description}</p>}
                 <p class="meta">
-                  <span>{plural(w.document_count, 'document')}</span>
+                  <span>{plural(w.document_count, 'active document')}</span>
                   <span>created {formatDate(w.created_at)}</span>
                 </p>
               </div>
@@ -109,8 +109,8 @@ export function Workspaces() {
           onCancel={() => setDeleting(null)}
         >
           <p>
-            Its {plural(deleting.document_count, 'document')}, their links and its connectors' documents are deleted with it.{' '}
-            <strong>This cannot be undone.</strong>
+            Its {plural(deleting.document_count, 'active document')} (and its drafts and archived ones), their links and its connectors'
+            documents are deleted with it. <strong>This cannot be undone.</strong>
           </p>
         </Confirm>
       )}

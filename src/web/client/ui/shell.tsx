@@ -1,7 +1,8 @@
 // The frame around every signed-in screen: skip link, top bar (menu on narrow screens, workspace switcher,
-// who is signed in, sign out), the navigation of every screen, the main region and the live region.
+// who is signed in, sign out), the navigation of every screen (over the screen on a phone), the main region and the
+// live region.
 import type { ComponentChildren } from 'preact'
-import { useEffect, useState } from 'preact/hooks'
+import { useEffect, useRef, useState } from 'preact/hooks'
 import { api, done } from '../api/client'
 import { announce, useAnnouncement } from '../lib/announce'
 import { navigate, usePlace } from '../lib/router'
@@ -11,6 +12,7 @@ import { forgetWorkspaces } from '../lib/workspaces'
 import { SCREENS } from '../screens/nav'
 import { Link } from './link'
 import { ActionStatus } from './states'
+import './phone.css'
 import { WorkspaceSwitcher } from './workspace-switcher'
 
 const isActive = (screen: string, path: string) => (screen === '/app' ? path === '/app' : path === screen || path.startsWith(`${screen}/`))
@@ -21,7 +23,33 @@ export function Shell({ children }: { children: ComponentChildren }) {
   const announcement = useAnnouncement()
   const [open, setOpen] = useState(false)
   const signOut = useAction()
+  const toggle = useRef<HTMLButtonElement>(null)
+  const nav = useRef<HTMLElement>(null)
   useEffect(() => setOpen(false), [path])
+  // On a phone the menu lies over the screen, below the top bar (whose height depends on what wraps): focus goes in,
+  // Escape or a click elsewhere closes it, and Escape hands focus back to the Menu button.
+  useEffect(() => {
+    if (!open || !nav.current) return
+    const top = document.querySelector('.topbar')?.getBoundingClientRect().bottom ?? 0
+    nav.current.style.setProperty('--menu-top', `${Math.max(0, Math.round(top))}px`)
+    if (getComputedStyle(nav.current).position !== 'fixed') return // the wide layout's menu is always there
+    nav.current.querySelector<HTMLElement>('a[aria-current="page"], a')?.focus()
+    const key = (event: KeyboardEvent) => {
+      if (event.key !== 'Escape') return
+      setOpen(false)
+      toggle.current?.focus()
+    }
+    const press = (event: PointerEvent) => {
+      const target = event.target as Node
+      if (!nav.current?.contains(target) && !toggle.current?.contains(target)) setOpen(false)
+    }
+    document.addEventListener('keydown', key)
+    document.addEventListener('pointerdown', press)
+    return () => {
+      document.removeEventListener('keydown', key)
+      document.removeEventListener('pointerdown', press)
+    }
+  }, [open])
 
   const leave = async () => {
     const ok = await signOut.run(async () => (await done(api.POST('/api/auth/sign-out')), true))
@@ -38,7 +66,7 @@ export function Shell({ children }: { children: ComponentChildren }) {
         Skip to content
       </a>
       <header class="topbar">
-        <button type="button" class="menu-toggle" aria-expanded={open} aria-controls="nav" onClick={() => setOpen(!open)}>
+        <button ref={toggle} type="button" class="menu-toggle" aria-expanded={open} aria-controls="nav" onClick={() => setOpen(!open)}>
           Menu
         </button>
         <Link href="/app" class="brand">
@@ -56,7 +84,7 @@ export function Shell({ children }: { children: ComponentChildren }) {
       </header>
       <ActionStatus action={signOut} />
       <div class="layout">
-        <nav id="nav" aria-label="Screens" class={open ? 'open' : ''}>
+        <nav ref={nav} id="nav" aria-label="Screens" class={open ? 'open' : ''}>
           <ul>
             {SCREENS.map((screen) => (
               <li key={screen.path}>

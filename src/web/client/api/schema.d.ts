@@ -2682,7 +2682,7 @@ export interface components {
         };
         /** DocumentPage */
         DocumentPage: {
-            data: components["schemas"]["DocumentSummary"][];
+            data: components["schemas"]["ListedDocument"][];
             next_cursor: string | null;
         };
         /** DocumentSummary */
@@ -3206,6 +3206,52 @@ export interface components {
         /** LinkList */
         LinkList: {
             data: components["schemas"]["Link"][];
+        };
+        /** ListedDocument */
+        ListedDocument: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            workspace_id: string;
+            title: string;
+            excerpt: string;
+            tags: string[];
+            /** @description document | note | webpage | message | fact | preference | decision | routine | lesson */
+            kind: string;
+            /** @description active | pending_approval | archived */
+            status: string;
+            /** @description api | extension | connector | agent | mcp */
+            source: string;
+            source_ref: string | null;
+            url: string | null;
+            pinned: boolean;
+            /**
+             * @description 1 rated up, -1 down, 0 not rated
+             * @enum {integer}
+             */
+            rating: -1 | 0 | 1;
+            /** @description processing (an uploaded file not read yet) | pending (embedding queued) | indexed | failed (see file.error for a file) */
+            index_status: string;
+            size_bytes: number;
+            /**
+             * Format: date-time
+             * @description When what the document records happened (a message: when it was said)
+             */
+            occurred_at: string;
+            /**
+             * Format: uuid
+             * @description The thread a message belongs to
+             */
+            thread_id: string | null;
+            position: number | null;
+            /** @description Who said a message: a name, or user | assistant */
+            speaker: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** @description Completed links whose other document is active */
+            links: number;
         };
         /**
          * Location

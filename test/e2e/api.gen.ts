@@ -876,7 +876,7 @@ export interface paths {
          * Take an approval back
          * @description Take an approval back: the memory returns to a pending draft, and a memory its approval archived as superseded is active again. A person signed in only (403 with an API key); 409 for a document that is not an approved memory
          *
-         *     Key scope: `write` (a key without it gets 403; a session holds every scope).
+         *     Key scope: none — a person signed in only (API keys get 403).
          */
         post: operations["unapproveDocument"];
         delete?: never;
@@ -1268,13 +1268,35 @@ export interface paths {
         };
         /**
          * Get the document graph
-         * @description A workspace's graph: active documents (that happened in [after, before) when given) as nodes, pending and completed links between them as edges with scores
+         * @description A workspace's graph: active documents (that happened in [after, before) when given) as nodes, pending and completed links between them as edges with scores, and memories joined to what they were drafted from
          *
          *     Key scope: `read` (a key without it gets 403; a session holds every scope).
          */
         get: operations["getGraph"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/graph/suggestions/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept every suggestion above a score
+         * @description Accept every pending suggestion between a workspace's active documents whose score is at least min_score: each becomes a completed link
+         *
+         *     Key scope: `write` (a key without it gets 403; a session holds every scope).
+         */
+        post: operations["acceptSuggestions"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2125,6 +2147,12 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** AcceptedSuggestions */
+        AcceptedSuggestions: {
+            /** @description Suggestions made links by this call (0 when run again) */
+            accepted: number;
+            min_score: number;
+        };
         /** ActivityEntry */
         ActivityEntry: {
             /** Format: uuid */
@@ -2821,7 +2849,7 @@ export interface components {
         };
         /** DocumentPage */
         DocumentPage: {
-            data: components["schemas"]["DocumentSummary"][];
+            data: components["schemas"]["ListedDocument"][];
             next_cursor: string | null;
         };
         /** DocumentSummary */
@@ -3102,6 +3130,29 @@ export interface components {
                 status: string;
                 /** @description suggested | manual */
                 origin: string;
+            }[];
+            /** @description What memories came from, read from their metadata; not links */
+            evidence: {
+                /**
+                 * Format: uuid
+                 * @description The memory
+                 */
+                source: string;
+                /**
+                 * Format: uuid
+                 * @description A node, or one of `sources`
+                 */
+                target: string;
+                /** @enum {string} */
+                kind: "evidence" | "supersedes";
+            }[];
+            /** @description The conversations evidence edges end at (their messages are not nodes) */
+            sources: {
+                /** Format: uuid */
+                id: string;
+                title: string;
+                /** @enum {string} */
+                kind: "thread" | "chat";
             }[];
             /** @description true when the workspace has more active documents than `limit` */
             truncated: boolean;
@@ -3399,6 +3450,52 @@ export interface components {
         /** LinkList */
         LinkList: {
             data: components["schemas"]["Link"][];
+        };
+        /** ListedDocument */
+        ListedDocument: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            workspace_id: string;
+            title: string;
+            excerpt: string;
+            tags: string[];
+            /** @description document | note | webpage | message | fact | preference | decision | routine | lesson */
+            kind: string;
+            /** @description active | pending_approval | archived */
+            status: string;
+            /** @description api | extension | connector | agent | mcp */
+            source: string;
+            source_ref: string | null;
+            url: string | null;
+            pinned: boolean;
+            /**
+             * @description 1 rated up, -1 down, 0 not rated
+             * @enum {integer}
+             */
+            rating: -1 | 0 | 1;
+            /** @description processing (an uploaded file not read yet) | pending (embedding queued) | indexed | failed (see file.error for a file) */
+            index_status: string;
+            size_bytes: number;
+            /**
+             * Format: date-time
+             * @description When what the document records happened (a message: when it was said)
+             */
+            occurred_at: string;
+            /**
+             * Format: uuid
+             * @description The thread a message belongs to
+             */
+            thread_id: string | null;
+            position: number | null;
+            /** @description Who said a message: a name, or user | assistant */
+            speaker: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** @description Completed links whose other document is active */
+            links: number;
         };
         /**
          * Location
@@ -11671,6 +11768,128 @@ export interface operations {
             431: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    acceptSuggestions: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe (Stripe semantics): the same key with the same request replays the first answer for 24 hours; with another body it is a 422; while the first still runs the retry waits, then 409. 1–255 printable ASCII characters, a UUID for example. Not with a streamed answer. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    workspace_id: string;
+                    min_score: number;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AcceptedSuggestions"];
+                };
+            };
+            /** @description Invalid request: `error` names what is wrong */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid API key, token or session */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed with these credentials (or from this origin) */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (another user's object is not found either) */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A request with this Idempotency-Key is still in progress (retry after Retry-After) */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This Idempotency-Key was used with another request */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
+            431: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -3,7 +3,7 @@
 // ownership check is swept too (and one whose resource this suite has no fixture for fails loudly).
 import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test'
 import { eq } from 'drizzle-orm'
-import { connections, connectors } from '../../db/schema'
+import { connections, connectors, links } from '../../db/schema'
 import { sealSecret } from '../../src/lib/secret-box'
 import { encodeCursor } from '../../src/lib/cursor'
 import { requirementOf } from '../../src/modules/keys/key-scopes'
@@ -160,6 +160,16 @@ beforeAll(async () => {
     body: 'A knows this fact.',
     kind: 'fact',
     metadata: { topic: 'private' },
+  })
+  // A pending suggestion of A's, which B's POST /api/graph/suggestions/accept must leave pending.
+  await t.deps.db.insert(links).values({
+    id: t.deps.ids.next(),
+    user_id: A.id,
+    source_id: a.docs.pinned,
+    target_id: await ingest({ workspace_id: ws1, title: 'A related rule', body: 'Related to the pinned rule.' }),
+    score: 0.9,
+    status: 'pending',
+    origin: 'suggested',
   })
   a.docs.archived = await ingest({ workspace_id: ws2, title: 'A archived', body: 'Archived by A.' })
   await ok('POST', `/api/documents/${a.docs.archived}/archive`, { key: A.key })
@@ -482,6 +492,20 @@ describe("B holding A's ids", () => {
       expect(res.status).toBe(404)
     }
     expect(await snapshotA()).toEqual(before)
+  })
+
+  test("accepting the suggestions of A's workspace, or reading its graph, is 404 and A's suggestion stays pending", async () => {
+    const before = await snapshotA()
+    for (const ws of a.workspaces) {
+      for (const cred of ['key', 'cookie'] as const) {
+        const res = await t.json('POST', '/api/graph/suggestions/accept', { ...as(cred), body: { workspace_id: ws, min_score: 0 } })
+        expect(res.status).toBe(404)
+        expect((await t.request('GET', `/api/graph?workspace_id=${ws}`, as(cred))).status).toBe(404)
+      }
+    }
+    expect(await snapshotA()).toEqual(before)
+    const pending = (await ok('GET', `/api/documents/${a.docs.pinned}/links`, { key: A.key })).data
+    expect(pending.map((l: { status: string }) => l.status)).toEqual(['pending'])
   })
 
   test("linking B's document to A's is 404 both ways, and A's links are unchanged", async () => {

@@ -1,6 +1,6 @@
 // The graph screen in a real Chromium: linked documents (made through the API, embedded with the hash
 // embedder, suggested by the link job) drawn on the canvas; a suggestion accepted by clicking its edge, one
-// dismissed from the keyboard list, a node opening its document; and a workspace of 2,100 documents drawn
+// dismissed from the keyboard list, a node focused and its document opened from the panel; and a workspace of 2,100 documents drawn
 // truncated at the 2,000 the API gives, still clickable. axe-core and screenshots on each.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { documents, links } from '../../db/schema'
@@ -100,9 +100,10 @@ describe.skipIf(!!missing)('the graph', () => {
     expect(s.problems).toEqual([])
   })
 
-  test('clicking a node opens its document', async () => {
+  test('clicking a node focuses it; its panel opens the document', async () => {
     const other = await pointOf(ids.OTHER!)
     await s.page.mouse.click(other.x, other.y)
+    await s.page.locator('.focus-panel').getByRole('link', { name: 'Open the document' }).click()
     await s.page.waitForURL(new RegExp(`/app/documents/${ids.OTHER}$`))
     await s.page.getByRole('heading', { name: /^OTHER: /, level: 1 }).waitFor()
   })
@@ -169,6 +170,7 @@ describe.skipIf(!!missing)('the graph', () => {
     expect(await s.page.locator('table.suggestions tbody tr').count()).toBe(150)
     const node = await pointOf(rows[1234]!.id)
     await s.page.mouse.click(node.x, node.y)
+    await s.page.locator('.focus-panel').getByRole('link', { name: 'Open the document' }).click()
     await s.page.waitForURL(/\/app\/documents\//)
     await s.page.getByRole('heading', { level: 1 }).waitFor()
   })

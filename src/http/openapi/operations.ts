@@ -75,6 +75,7 @@ export const OPERATIONS: Record<string, readonly [string, string]> = {
   'PATCH /api/conversations/{id}': ['updateConversation', 'Rename a conversation'],
   'DELETE /api/conversations/{id}': ['deleteConversation', 'Delete a conversation'],
   'GET /api/graph': ['getGraph', 'Get the document graph'],
+  'POST /api/graph/suggestions/accept': ['acceptSuggestions', 'Accept every suggestion above a score'],
   'GET /api/usage': ['getUsage', 'Get usage against plan limits'],
   'GET /api/settings': ['getSettings', 'Get settings'],
   'PATCH /api/settings': ['updateSettings', 'Update settings'],

@@ -139,7 +139,12 @@ export const IngestedDocument = t.Object(
   { title: 'IngestedDocument' },
 )
 export const DraftedDocument = t.Object({ ...summaryFields, body: t.String(), metadata: Metadata, notice }, { title: 'DraftedDocument' })
-export const DocumentPage = Page(DocumentSummary, 'DocumentPage')
+/** A document as lists give it: the summary and how many links it has. */
+export const ListedDocument = t.Object(
+  { ...summaryFields, links: t.Integer({ minimum: 0, description: 'Completed links whose other document is active' }) },
+  { title: 'ListedDocument' },
+)
+export const DocumentPage = Page(ListedDocument, 'DocumentPage')
 
 export const IngestBody = t.Object({
   workspace_id: t.Optional(Uuid('Defaults to the default workspace of the settings')),

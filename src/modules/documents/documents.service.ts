@@ -18,6 +18,7 @@ import { storedTotals } from '../usage/usage.service'
 import { findWorkspace } from '../workspaces/workspaces.service'
 import { draftRow, insertDrafts, needsApproval, type Writer } from './approval'
 import { aboutDocument, changeSummary } from './document-changes'
+import { countLinks } from './link-counts'
 import {
   assertBodySize,
   contentHash,
@@ -90,7 +91,12 @@ export async function listDocuments(deps: Deps, user: SessionUser, filters: List
     .orderBy(...(thread ? [asc(documents.position)] : [desc(documents.id)]))
     .limit(limit + 1)
   const page = toPage(rows, limit)
-  return { data: page.items.map(toSummaryDto), next_cursor: page.next_cursor }
+  const linked = await countLinks(
+    deps.db,
+    user.id,
+    page.items.map((r) => r.id),
+  )
+  return { data: page.items.map((r) => ({ ...toSummaryDto(r), links: linked.get(r.id) ?? 0 })), next_cursor: page.next_cursor }
 }
 
 /** The user's document, or 404 — another user's document is indistinguishable from a missing one. */

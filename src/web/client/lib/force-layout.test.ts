@@ -1,7 +1,7 @@
 // The graph's layout: linked documents end up near each other, unlinked ones apart, no node lost to NaN, and
 // a few thousand nodes finish in a bounded number of steps.
 import { describe, expect, test } from 'bun:test'
-import { distanceToSegment2, ForceLayout } from './force-layout'
+import { distanceToSegment2, ForceLayout, mostConnected, neighbourhood } from './force-layout'
 
 const distance = (l: ForceLayout, a: number, b: number) => Math.hypot(l.x[a]! - l.x[b]!, l.y[a]! - l.y[b]!)
 
@@ -40,5 +40,21 @@ describe('ForceLayout', () => {
   test('distanceToSegment2 measures to the nearest point of the segment', () => {
     expect(distanceToSegment2(5, 3, 0, 0, 10, 0)).toBe(9)
     expect(distanceToSegment2(-4, 3, 0, 0, 10, 0)).toBe(25)
+  })
+})
+
+describe('which nodes are labelled and highlighted', () => {
+  // A star around 2 (four edges), a pair 5–6, and 7 alone.
+  const edges = [0, 1, 3, 4].map((i) => ({ source: 2, target: i })).concat([{ source: 5, target: 6 }])
+
+  test('the most connected come first, ties by order, and a node without links is never among them', () => {
+    expect(mostConnected(8, edges, 3)).toEqual([2, 0, 1])
+    expect(mostConnected(8, edges, 100)).toEqual([2, 0, 1, 3, 4, 5, 6])
+  })
+
+  test("a node's neighbourhood is itself and the nodes one edge away, whichever end it is", () => {
+    expect([...neighbourhood(2, edges)].sort()).toEqual([0, 1, 2, 3, 4])
+    expect([...neighbourhood(6, edges)].sort()).toEqual([5, 6])
+    expect([...neighbourhood(7, edges)]).toEqual([7])
   })
 })

@@ -149,3 +149,23 @@ export function distanceToSegment2(px: number, py: number, ax: number, ay: numbe
   const cy = ay + t * vy - py
   return cx * cx + cy * cy
 }
+
+/** The `n` nodes with the most edges, most first (ties: the lower index first); nodes without any are left out. */
+export function mostConnected(count: number, edges: LayoutEdge[], n: number): number[] {
+  const degree = new Uint32Array(count)
+  for (const { source, target } of edges) degree[source]!++, degree[target]!++
+  return Array.from({ length: count }, (_, i) => i)
+    .filter((i) => degree[i]! > 0)
+    .sort((a, b) => degree[b]! - degree[a]! || a - b)
+    .slice(0, n)
+}
+
+/** The nodes one edge away from `node`, itself included. */
+export function neighbourhood(node: number, edges: LayoutEdge[]): Set<number> {
+  const near = new Set([node])
+  for (const { source, target } of edges) {
+    if (source === node) near.add(target)
+    if (target === node) near.add(source)
+  }
+  return near
+}

@@ -30,3 +30,19 @@ export function formatSpan(first: string | null, last: string | null): string {
   const format = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' })
   return from.getTime() >= to.getTime() ? format.format(from) : format.formatRange(from, to)
 }
+
+/** How long ago, briefly ("just now", "5 min ago", "3 h ago", "2 days ago"); a date beyond a year (or in the future). */
+export function formatAgo(iso: string, now = Date.now()): string {
+  const then = new Date(iso).getTime()
+  if (Number.isNaN(then)) return iso
+  const minutes = Math.floor((now - then) / 60_000)
+  if (minutes < -1 || minutes >= 365 * 24 * 60) return new Date(iso).toLocaleDateString(undefined, { dateStyle: 'medium' })
+  if (minutes < 1) return 'just now'
+  if (minutes < 60) return `${minutes} min ago`
+  const hours = Math.floor(minutes / 60)
+  if (hours < 24) return `${hours} h ago`
+  const days = Math.floor(hours / 24)
+  if (days < 30) return days === 1 ? 'yesterday' : `${days} days ago`
+  const months = Math.floor(days / 30)
+  return months === 1 ? 'a month ago' : `${months} months ago`
+}

@@ -4,6 +4,7 @@ import { useEffect, useState } from 'preact/hooks'
 import { api, unwrap } from '../api/client'
 import type { paths } from '../api/schema'
 import { formatDate, plural } from '../lib/format'
+import { useOpeningWorkspace } from '../lib/default-workspace'
 import { useApi } from '../lib/use-api'
 import { useWorkspaces } from '../lib/workspaces'
 import { Link } from '../ui/link'
@@ -20,7 +21,9 @@ const MAX = 8000
 export function ContextPackPanel() {
   const { list, current } = useWorkspaces()
   const [chosen, setChosen] = useState('')
-  const workspace = current || chosen || list?.[0]?.id || ''
+  // With the switcher on every workspace, the pack opens on the default one of the settings.
+  const opening = useOpeningWorkspace()
+  const workspace = current || chosen || opening
   const [limited, setLimited] = useState(true)
   const [budget, setBudget] = useState(DEFAULT_BUDGET)
   // The slider asks once it rests, not at every step it passes.

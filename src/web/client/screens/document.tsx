@@ -82,6 +82,9 @@ function DocumentView({ doc, reload, query }: { doc: Doc; reload(): void; query:
       <PageTitle title={doc.title} />
       <DocMeta doc={doc} />
       <Tags tags={doc.tags} />
+      {doc.status === 'active' && !isMessage(doc) && (
+        <Link href={`/app/graph?workspace=${doc.workspace_id}&focus=${doc.id}`}>Show in graph</Link>
+      )}
       {isMessage(doc) && (
         <p>
           <Link href={messageHref(doc.thread_id, doc.id)}>Read it in its conversation</Link>

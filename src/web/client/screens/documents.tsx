@@ -1,17 +1,17 @@
-// Documents: the list with filters (in the URL, so a filtered view can be bookmarked), cursor paging, and
-// bulk archive / restore / delete of the selected ones.
+// Documents: a dense table (ui/doc-list.tsx) with filters and the sort in the URL (so a view can be bookmarked),
+// an inline filter narrowing the page as one types, cursor paging, and bulk archive / restore / delete of the
+// selected ones. The list API pages newest first by id and has no sort: a page of 100 is sorted where it is shown.
 import { useState } from 'preact/hooks'
 import { api, unwrap } from '../api/client'
 import { announce } from '../lib/announce'
 import { plural } from '../lib/format'
-import { markdownToText } from '../lib/markdown'
 import { FILTER_KINDS, oneOf, SOURCES, STATUSES } from '../lib/kinds'
-import { documentHref, documentLabel } from '../lib/messages'
+import { documentLabel } from '../lib/messages'
 import { navigate, usePlace, withQuery } from '../lib/router'
 import { useAction, useApi } from '../lib/use-api'
 import { useWorkspaces } from '../lib/workspaces'
 import { Confirm } from '../ui/confirm'
-import { DocMeta, Tags } from '../ui/doc-list'
+import { arrange, DocTable, ListFilter, oneOfSorts } from '../ui/doc-list'
 import { Filters, type FilterValues } from '../ui/filters'
 import { Link } from '../ui/link'
 import { PageTitle } from '../ui/page'
@@ -34,8 +34,10 @@ export function Documents() {
     source: oneOf(SOURCES, filters.source),
     status: oneOf(STATUSES, filters.status),
     cursor,
-    limit: 20,
+    limit: 100,
   }
+  const sort = oneOfSorts(query.get('sort'))
+  const [filter, setFilter] = useState('')
   const list = useApi((signal) => unwrap(api.GET('/api/documents', { params: { query: params }, signal })), [JSON.stringify(params)])
   const [selected, setSelected] = useState<Set<string>>(new Set())
   const [confirming, setConfirming] = useState(false)
@@ -43,7 +45,7 @@ export function Documents() {
 
   const setFilters = (next: FilterValues) => {
     setSelected(new Set())
-    navigate(withQuery('/app/documents', { ...next }))
+    navigate(withQuery('/app/documents', { ...next, sort: query.get('sort') }))
   }
   const toggle = (id: string) => {
     const next = new Set(selected)
@@ -111,46 +113,39 @@ export function Documents() {
             </Empty>
           ) : (
             <>
-              <table class="documents">
-                <thead>
-                  <tr>
-                    <th scope="col" class="check">
-                      <input
-                        type="checkbox"
-                        aria-label="Select all on this page"
-                        checked={page.data.every((d) => selected.has(d.id))}
-                        onChange={(e) => setSelected(e.currentTarget.checked ? new Set(page.data.map((d) => d.id)) : new Set())}
-                      />
-                    </th>
-                    <th scope="col">Document</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {page.data.map((doc) => (
-                    <tr key={doc.id} class={selected.has(doc.id) ? 'selected' : ''}>
-                      <td class="check">
-                        <input
-                          type="checkbox"
-                          aria-label={`Select ${documentLabel(doc)}`}
-                          checked={selected.has(doc.id)}
-                          onChange={() => toggle(doc.id)}
-                        />
-                      </td>
-                      <td>
-                        <Link href={documentHref(doc)} class="doc-title">
-                          {documentLabel(doc)}
-                        </Link>
-                        <DocMeta doc={doc} />
-                        <p class="excerpt">{markdownToText(doc.excerpt)}</p>
-                        <Tags tags={doc.tags} />
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
+              <ListFilter value={filter} onInput={setFilter} shown={arrange(page.data, sort, filter).length} total={page.data.length} />
+              <DocTable
+                docs={arrange(page.data, sort, filter)}
+                sort={sort}
+                onSort={(next) => navigate(withQuery('/app/documents', { ...filters, cursor, sort: next }), { replace: true })}
+                caption="Documents on this page"
+                select={{
+                  header: (
+                    <input
+                      type="checkbox"
+                      aria-label="Select all on this page"
+                      checked={page.data.every((d) => selected.has(d.id))}
+                      onChange={(e) => setSelected(e.currentTarget.checked ? new Set(page.data.map((d) => d.id)) : new Set())}
+                    />
+                  ),
+                  cell: (doc) => (
+                    <input
+                      type="checkbox"
+                      aria-label={`Select ${documentLabel(doc)}`}
+                      checked={selected.has(doc.id)}
+                      onChange={() => toggle(doc.id)}
+                    />
+                  ),
+                  selected: (doc) => selected.has(doc.id),
+                }}
+              />
               <nav class="pager row" aria-label="Pages">
-                {cursor && <Link href={withQuery('/app/documents', { ...filters })}>First page</Link>}
-                {page.next_cursor && <Link href={withQuery('/app/documents', { ...filters, cursor: page.next_cursor })}>Next page</Link>}
+                {cursor && <Link href={withQuery('/app/documents', { ...filters, sort: query.get('sort') })}>First page</Link>}
+                {page.next_cursor && (
+                  <Link href={withQuery('/app/documents', { ...filters, sort: query.get('sort'), cursor: page.next_cursor })}>
+                    Next page
+                  </Link>
+                )}
               </nav>
             </>
           )

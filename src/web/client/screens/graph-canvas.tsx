@@ -1,8 +1,11 @@
 // The graph drawn on a canvas (one element, fast at a few thousand nodes): laid out by lib/force-layout.ts a
-// slice per frame, pan by dragging, zoom by wheel or buttons; a click on a node opens its document, a click
-// on an edge selects it. Suggestions are dashed with their score. The list beside it is the keyboard way.
+// slice per frame, pan by dragging, zoom by wheel or buttons; a click on a node focuses it (its neighbourhood
+// drawn, the rest faded), a click on a link selects it. Nodes take the colour the screen chooses (by kind or
+// tag); suggestions are dashed with their score, evidence dotted, a conversation a square. Titles are drawn as
+// canvas text for the most connected nodes, the focused neighbourhood and the one under the pointer. The lists
+// beside it are the keyboard way.
 import { useEffect, useRef } from 'preact/hooks'
-import { distanceToSegment2, ForceLayout } from '../lib/force-layout'
+import { distanceToSegment2, ForceLayout, type LayoutEdge, neighbourhood } from '../lib/force-layout'
 import { formatScore } from '../lib/format'
 
 export interface GraphNode {
@@ -10,12 +13,16 @@ export interface GraphNode {
   title: string
   kind: string
   pinned: boolean
+  tags?: string[]
+  /** A conversation a memory was drafted from (not a document): drawn as a square. */
+  conversation?: 'thread' | 'chat'
 }
 export interface GraphEdge {
   id: string
   source: string
   target: string
   score: number
+  /** pending | completed (links), or evidence | supersedes (what a memory came from; never selected). */
   status: string
 }
 
@@ -26,12 +33,17 @@ interface Props {
   /** The edges drawn, with their current statuses. */
   edges: GraphEdge[]
   selected: string | null
-  onOpen(node: GraphNode): void
+  focused: string | null
+  /** Palette slot (0–7, 8 = other) of each node: the legend's colours (--graph-0 … --graph-8). */
+  colorOf(node: GraphNode): number
+  /** Nodes whose titles are always drawn. */
+  labelled: Set<string>
+  onFocus(node: GraphNode | null): void
   onSelect(edge: GraphEdge | null): void
 }
 
-const MEMORY_KINDS = new Set(['fact', 'preference', 'decision', 'routine', 'lesson'])
 const RADIUS = 6
+export const isEvidence = (edge: { status: string }) => edge.status === 'evidence' || edge.status === 'supersedes'
 
 interface View {
   scale: number
@@ -39,21 +51,22 @@ interface View {
   oy: number
 }
 
-export function GraphCanvas({ nodes, layoutEdges, edges, selected, onOpen, onSelect }: Props) {
+export function GraphCanvas(props: Props) {
+  const { nodes, layoutEdges, edges, selected, focused } = props
   const canvas = useRef<HTMLCanvasElement>(null)
   const layout = useRef<ForceLayout | undefined>(undefined)
   const view = useRef<View>({ scale: 1, ox: 0, oy: 0 })
   const fitted = useRef(false)
   const hover = useRef<number | null>(null)
-  const latest = useRef({ edges, selected, nodes, onOpen, onSelect })
-  latest.current = { edges, selected, nodes, onOpen, onSelect }
+  const latest = useRef(props)
+  latest.current = props
   const index = useRef(new Map<string, number>())
 
   const draw = () => {
     const element = canvas.current
     const l = layout.current
     if (!element || !l) return
-    paint(element, l, view.current, index.current, latest.current.nodes, latest.current.edges, latest.current.selected, hover.current)
+    paint(element, l, view.current, index.current, latest.current, hover.current)
   }
   const fit = () => {
     const element = canvas.current
@@ -100,13 +113,30 @@ export function GraphCanvas({ nodes, layoutEdges, edges, selected, onOpen, onSel
       if (!fitted.current) fit()
       else draw()
       if (more) frame = requestAnimationFrame(tick)
-      else canvas.current?.setAttribute('data-settled', 'true')
+      else centre(), canvas.current?.setAttribute('data-settled', 'true')
     }
     frame = requestAnimationFrame(tick)
     return () => cancelAnimationFrame(frame)
   }, [nodes, layoutEdges])
 
-  useEffect(draw, [edges, selected])
+  useEffect(draw, [edges, selected, focused, props.colorOf, props.labelled])
+
+  // A node focused from the list (or the URL) may be off the canvas: bring it to the middle, at the same zoom.
+  const centre = () => {
+    const element = canvas.current
+    const l = layout.current
+    const i = latest.current.focused ? index.current.get(latest.current.focused) : undefined
+    if (!element || !l || i === undefined) return
+    const v = view.current
+    const x = l.x[i]! * v.scale + v.ox
+    const y = l.y[i]! * v.scale + v.oy
+    const margin = 40
+    if (x > margin && y > margin && x < element.clientWidth - margin && y < element.clientHeight - margin) return
+    view.current = { ...v, ox: element.clientWidth / 2 - l.x[i]! * v.scale, oy: element.clientHeight / 2 - l.y[i]! * v.scale }
+    fitted.current = true
+    draw()
+  }
+  useEffect(centre, [focused])
 
   // Size the backing store to the element (and the screen's pixel ratio) whenever the element changes size.
   useEffect(() => {
@@ -152,6 +182,7 @@ export function GraphCanvas({ nodes, layoutEdges, edges, selected, onOpen, onSel
     let edge: GraphEdge | undefined
     let edgeD = near * near
     for (const e of latest.current.edges) {
+      if (isEvidence(e)) continue
       const a = index.current.get(e.source)
       const b = index.current.get(e.target)
       if (a === undefined || b === undefined) continue
@@ -192,8 +223,9 @@ export function GraphCanvas({ nodes, layoutEdges, edges, selected, onOpen, onSel
     drag.current = null
     if (!d || d.moved) return
     const hit = pick(...local(e))
-    if (hit.node !== undefined) latest.current.onOpen(latest.current.nodes[hit.node]!)
-    else latest.current.onSelect(hit.edge ?? null)
+    if (hit.node !== undefined) return latest.current.onFocus(latest.current.nodes[hit.node]!)
+    latest.current.onSelect(hit.edge ?? null)
+    if (!hit.edge) latest.current.onFocus(null)
   }
   const wheel = (e: WheelEvent) => {
     e.preventDefault()
@@ -206,7 +238,7 @@ export function GraphCanvas({ nodes, layoutEdges, edges, selected, onOpen, onSel
         ref={canvas}
         class="graph-canvas"
         role="img"
-        aria-label={`Graph of ${nodes.length} documents and ${edges.length} links. The suggestions and documents are also listed below.`}
+        aria-label={`Graph of ${nodes.length} nodes and ${edges.length} edges. The suggestions and documents are also listed below, and a document can be focused from the list.`}
         onPointerDown={down}
         onPointerMove={move}
         onPointerUp={up}
@@ -228,25 +260,27 @@ export function GraphCanvas({ nodes, layoutEdges, edges, selected, onOpen, onSel
   )
 }
 
-function paint(
-  element: HTMLCanvasElement,
-  l: ForceLayout,
-  v: View,
-  index: Map<string, number>,
-  nodes: GraphNode[],
-  edges: GraphEdge[],
-  selected: string | null,
-  hover: number | null,
-) {
+function paint(element: HTMLCanvasElement, l: ForceLayout, v: View, index: Map<string, number>, p: Props, hover: number | null) {
   const context = element.getContext('2d')
   if (!context) return
+  const { nodes, edges, selected } = p
   const style = getComputedStyle(element)
   const color = (name: string) => style.getPropertyValue(name).trim() || '#888'
+  const palette = Array.from({ length: 9 }, (_, i) => color(`--graph-${i}`))
   const ratio = element.width / Math.max(1, element.clientWidth)
   context.setTransform(ratio, 0, 0, ratio, 0, 0)
   context.clearRect(0, 0, element.clientWidth, element.clientHeight)
   const at = (i: number) => [l.x[i]! * v.scale + v.ox, l.y[i]! * v.scale + v.oy] as const
-  const labels = edges.length <= 150 || v.scale > 1.2
+  const scores = edges.length <= 150 || v.scale > 1.2
+  const focus = p.focused ? index.get(p.focused) : undefined
+  const pairs: LayoutEdge[] = []
+  for (const e of edges) {
+    const a = index.get(e.source)
+    const b = index.get(e.target)
+    if (a !== undefined && b !== undefined) pairs.push({ source: a, target: b })
+  }
+  const near = focus === undefined ? null : neighbourhood(focus, pairs)
+  const FADED = 0.15
 
   for (const e of edges) {
     const a = index.get(e.source)
@@ -255,14 +289,18 @@ function paint(
     const [ax, ay] = at(a)
     const [bx, by] = at(b)
     const pending = e.status === 'pending'
+    const evidence = isEvidence(e)
+    context.globalAlpha = near && a !== focus && b !== focus ? FADED : 1
     context.beginPath()
-    context.setLineDash(pending ? [6, 4] : [])
-    context.strokeStyle = e.id === selected ? color('--focus') : pending ? color('--accent') : color('--muted')
-    context.lineWidth = e.id === selected ? 4 : pending ? 1.5 : 1.2
+    context.setLineDash(pending ? [6, 4] : e.status === 'evidence' ? [1.5, 3] : e.status === 'supersedes' ? [8, 3, 1.5, 3] : [])
+    context.lineCap = evidence ? 'round' : 'butt'
+    context.strokeStyle =
+      e.id === selected ? color('--focus') : pending ? color('--accent') : evidence ? color('--graph-evidence') : color('--muted')
+    context.lineWidth = e.id === selected ? 4 : evidence ? 2 : pending ? 1.5 : 1.2
     context.moveTo(ax, ay)
     context.lineTo(bx, by)
     context.stroke()
-    if (pending && (labels || e.id === selected)) {
+    if (pending && (scores || e.id === selected)) {
       context.setLineDash([])
       context.font = '11px system-ui, sans-serif'
       context.fillStyle = color('--accent')
@@ -270,26 +308,42 @@ function paint(
     }
   }
   context.setLineDash([])
+  context.lineCap = 'butt'
   const nodeRadius = Math.max(2.5, Math.min(RADIUS * 1.5, RADIUS * v.scale))
   const titles = nodes.length <= 60 || v.scale > 1.6
-  context.font = '12px system-ui, sans-serif'
   const chars = element.clientWidth < 500 ? 16 : 32 // shorter titles on a phone
+  const labels: number[] = []
   for (let i = 0; i < nodes.length; i++) {
     const node = nodes[i]!
     const [x, y] = at(i)
     if (x < -20 || y < -20 || x > element.clientWidth + 20 || y > element.clientHeight + 20) continue
+    context.globalAlpha = near && !near.has(i) ? FADED : 1
     context.beginPath()
-    context.arc(x, y, nodeRadius, 0, Math.PI * 2)
-    context.fillStyle = MEMORY_KINDS.has(node.kind) ? color('--ok') : color('--accent')
+    const r = i === focus ? nodeRadius * 1.5 : nodeRadius
+    if (node.conversation) context.rect(x - r, y - r, r * 2, r * 2)
+    else context.arc(x, y, r, 0, Math.PI * 2)
+    context.fillStyle = palette[p.colorOf(node)] ?? palette[8]!
     context.fill()
-    if (node.pinned || i === hover) {
-      context.lineWidth = 2
-      context.strokeStyle = color('--text')
+    if (node.pinned || i === hover || i === focus) {
+      context.lineWidth = i === focus ? 3 : 2
+      context.strokeStyle = i === focus ? color('--focus') : color('--text')
       context.stroke()
     }
-    if (titles || i === hover) {
-      context.fillStyle = color('--text')
-      context.fillText(node.title.length > chars ? `${node.title.slice(0, chars - 1)}…` : node.title, x + nodeRadius + 3, y + 4)
-    }
+    if (titles || i === hover || p.labelled.has(node.id) || near?.has(i)) labels.push(i)
   }
+  // Titles last, over every dot and line, each on a halo of the background so it reads across lines.
+  context.font = '12px system-ui, sans-serif'
+  context.lineJoin = 'round'
+  for (const i of labels) {
+    const node = nodes[i]!
+    const [x, y] = at(i)
+    context.globalAlpha = near && !near.has(i) && i !== hover ? FADED : 1
+    const text = node.title.length > chars ? `${node.title.slice(0, chars - 1)}…` : node.title
+    context.lineWidth = 3
+    context.strokeStyle = color('--surface')
+    context.strokeText(text, x + nodeRadius + 3, y + 4)
+    context.fillStyle = color('--text')
+    context.fillText(text, x + nodeRadius + 3, y + 4)
+  }
+  context.globalAlpha = 1
 }

@@ -1,14 +1,15 @@
-// Memories (/app/memories): the active memories, grouped by kind (or one kind, from the URL), and beside
-// them the workspace's context pack exactly as an agent receives it, with its token budget adjustable.
+// Memories (/app/memories): the active memories, grouped by kind (or one kind, from the URL) in dense tables sorted
+// and filtered like Documents' (the page of 100 sorted where shown), and beside them the workspace's context pack
+// exactly as an agent receives it, with its token budget adjustable.
+import { useState } from 'preact/hooks'
 import { api, unwrap } from '../api/client'
 import type { paths } from '../api/schema'
-import { markdownToText } from '../lib/markdown'
 import { MEMORY_KINDS } from '../lib/memory-kinds'
 import { oneOf } from '../lib/kinds'
 import { navigate, usePlace, withQuery } from '../lib/router'
 import { useApi } from '../lib/use-api'
 import { useWorkspaces } from '../lib/workspaces'
-import { DocMeta, Tags, type DocumentSummary } from '../ui/doc-list'
+import { arrange, DocTable, ListFilter, oneOfSorts, type Sort } from '../ui/doc-list'
 import { Link } from '../ui/link'
 import { PageTitle } from '../ui/page'
 import { Empty, Loaded } from '../ui/states'
@@ -22,7 +23,9 @@ export function Memories() {
   const { current } = useWorkspaces()
   const kind = oneOf(MEMORY_KINDS, query.get('kind'))
   const cursor = query.get('cursor') ?? undefined
-  const params = { workspace_id: current || undefined, kind, cursor, limit: 50 }
+  const params = { workspace_id: current || undefined, kind, cursor, limit: 100 }
+  const sort = oneOfSorts(query.get('sort'))
+  const [filter, setFilter] = useState('')
   const memories = useApi((signal) => unwrap(api.GET('/api/memories', { params: { query: params }, signal })), [JSON.stringify(params)])
 
   return (
@@ -47,7 +50,17 @@ export function Memories() {
           <Loaded query={memories} label="Loading memories…">
             {(page) =>
               page.data.length ? (
-                <ByKind page={page} kind={kind} cursor={cursor} />
+                <>
+                  <ListFilter value={filter} onInput={setFilter} shown={arrange(page.data, sort, filter).length} total={page.data.length} />
+                  <ByKind
+                    page={page}
+                    kind={kind}
+                    cursor={cursor}
+                    sort={sort}
+                    filter={filter}
+                    onSort={(next) => navigate(withQuery('/app/memories', { kind, cursor, sort: next }), { replace: true })}
+                  />
+                </>
               ) : (
                 <NoMemories filtered={!!(kind || cursor || current)} />
               )
@@ -72,39 +85,38 @@ function NoMemories({ filtered }: { filtered: boolean }) {
   )
 }
 
-function ByKind({ page, kind, cursor }: { page: MemoryPage; kind: string | undefined; cursor: string | undefined }) {
-  const groups = MEMORY_KINDS.map((k) => ({ kind: k, items: page.data.filter((m) => m.kind === k) })).filter((g) => g.items.length)
+function ByKind({
+  page,
+  kind,
+  cursor,
+  sort,
+  filter,
+  onSort,
+}: {
+  page: MemoryPage
+  kind: string | undefined
+  cursor: string | undefined
+  sort: Sort
+  filter: string
+  onSort(sort: Sort): void
+}) {
+  const shown = arrange(page.data, sort, filter)
+  const groups = MEMORY_KINDS.map((k) => ({ kind: k, items: shown.filter((m) => m.kind === k) })).filter((g) => g.items.length)
+  const title = (k: string) => `${k[0]!.toUpperCase()}${k.slice(1)}s`
   return (
     <>
       {groups.map((group) => (
         <section key={group.kind} class="kind-group" aria-labelledby={`kind-${group.kind}`}>
           <h3 id={`kind-${group.kind}`}>
-            {group.kind[0]!.toUpperCase() + group.kind.slice(1)}s <span class="count">{group.items.length}</span>
+            {title(group.kind)} <span class="count">{group.items.length}</span>
           </h3>
-          <ul class="doc-list">
-            {group.items.map((m) => (
-              <Memory key={m.id} memory={m} />
-            ))}
-          </ul>
+          <DocTable docs={group.items} sort={sort} onSort={onSort} caption={title(group.kind)} />
         </section>
       ))}
       <nav class="pager row" aria-label="Pages">
-        {cursor && <Link href={withQuery('/app/memories', { kind })}>First page</Link>}
-        {page.next_cursor && <Link href={withQuery('/app/memories', { kind, cursor: page.next_cursor })}>Next page</Link>}
+        {cursor && <Link href={withQuery('/app/memories', { kind, sort })}>First page</Link>}
+        {page.next_cursor && <Link href={withQuery('/app/memories', { kind, sort, cursor: page.next_cursor })}>Next page</Link>}
       </nav>
     </>
-  )
-}
-
-function Memory({ memory }: { memory: DocumentSummary }) {
-  return (
-    <li>
-      <Link href={`/app/documents/${memory.id}`} class="doc-title">
-        {memory.title}
-      </Link>
-      <DocMeta doc={memory} />
-      <p class="excerpt">{markdownToText(memory.excerpt)}</p>
-      <Tags tags={memory.tags} />
-    </li>
   )
 }

@@ -151,7 +151,8 @@ export function canonical(files: Record<string, Uint8Array>) {
       ...JSON.parse(text(files['settings.json'])),
       default_workspace: name(JSON.parse(text(files['settings.json'])).default_workspace),
     },
-    counts: JSON.parse(text(files['manifest.json'])).counts,
+    // The activity record is the account's own (an import records itself, not the history it came from).
+    counts: (({ activity: _, ...counts }) => counts)(JSON.parse(text(files['manifest.json'])).counts),
     markdown: Object.keys(files).filter((n) => n.startsWith('documents/')).length,
     // Each original by the document it belongs to, as its bytes' hash.
     originals: documents

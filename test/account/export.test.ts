@@ -63,6 +63,12 @@ describe('export → import → export', () => {
     })
     const second = await exportZip(t, bob)
     expect(canonical(second)).toEqual(canonical(first))
+    // The activity record goes with each account, counted, and names what happened: bob's is his import.
+    const history = (files: Record<string, Uint8Array>) => lines(files['activity.jsonl']).map((e) => e.action)
+    expect(history(first).length).toBe(JSON.parse(text(first['manifest.json'])).counts.activity)
+    expect(history(first)).toContain('document.create')
+    expect(history(second)).toContain('account.import')
+    expect(history(second)).not.toContain('document.create')
 
     // The records work as records: the draft's supersedes names Bob's own memory, and approving it archives that one.
     const bobDocs = lines(second['documents.jsonl'])

@@ -14,6 +14,10 @@ export const ENTRY = {
   settings: 'settings.json',
 } as const
 
+/** The account's activity record, newest last: exported to read, never imported (another account's history is not
+ * this one's: an import records itself). Not in ENTRY, so archives made before it still import. */
+export const ACTIVITY_ENTRY = 'activity.jsonl'
+
 /** The readable copies, one Markdown file a document, ignored by import (documents.jsonl is the record). */
 export const MARKDOWN_DIR = 'documents/'
 /** Originals beside the records: files/<document id in the archive>/<filename>. */
@@ -28,7 +32,7 @@ export interface Manifest {
   format: 'memory-service-archive'
   version: number
   exported_at: string
-  counts: Record<'workspaces' | 'threads' | 'documents' | 'links' | 'originals', number>
+  counts: Record<'workspaces' | 'threads' | 'documents' | 'links' | 'originals', number> & { activity?: number }
 }
 
 export interface ArchiveWorkspace {

@@ -13,6 +13,7 @@ import {
   ENTRY,
   FORMAT_VERSION,
   type Manifest,
+  ACTIVITY_ENTRY,
   MARKDOWN_DIR,
   ORIGINALS_DIR,
 } from './archive-format'
@@ -72,7 +73,8 @@ export function readArchive(bytes: Uint8Array, entries: ZipEntryInfo[]): ImportC
   counted(manifest, 'links', links.length)
   const settings = readSettings(Fields.of(parseJson(ENTRY.settings, text(ENTRY.settings)), ENTRY.settings), workspaceIds)
   const originals = readOriginalEntries(files, documents)
-  const known = (name: string) => records.has(name) || isOriginal(name) || name.startsWith(MARKDOWN_DIR) || name.endsWith('/')
+  const known = (name: string) =>
+    records.has(name) || isOriginal(name) || name === ACTIVITY_ENTRY || name.startsWith(MARKDOWN_DIR) || name.endsWith('/')
   return {
     format: 'archive',
     workspaces,

@@ -2,10 +2,12 @@
 // Every table is read in pages by key (never the account whole), each page written and let out before the next is
 // read; what was created after the export started is left out, so the manifest's counts are what the entries hold.
 import { and, asc, eq, gt, lte, sql, type SQL } from 'drizzle-orm'
-import { documents, links, settings, threads, workspaces } from '../../../db/schema'
+import { activity, documents, links, settings, threads, workspaces } from '../../../db/schema'
 import type { Deps } from '../../deps'
+import { toActivityDto, type ActivityRow } from '../activity/activity.model'
 import type { SessionUser } from '../auth/session-user'
 import {
+  ACTIVITY_ENTRY,
   type ArchiveDocument,
   type ArchiveSettings,
   type ArchiveThread,
@@ -128,6 +130,25 @@ async function* writeArchive(deps: Deps, user: SessionUser, zip: ZipWriter, star
     counts.originals += originals.length
     yield
   }
+
+  // The activity record, oldest first: what happened to all of the above, and who did it.
+  const activityLines = zip.open(ACTIVITY_ENTRY)
+  counts.activity = 0
+  for (let after: string | null = null; ; ) {
+    const rows: ActivityRow[] = await deps.db
+      .select()
+      .from(activity)
+      .where(and(eq(activity.user_id, user.id), lte(activity.at, startedAt), after ? gt(activity.id, after) : undefined))
+      .orderBy(asc(activity.id))
+      .limit(pageSize * 4)
+    onPage('activity', rows.length)
+    if (rows.length === 0) break
+    for (const row of rows) activityLines.write(line(toActivityDto(row)))
+    counts.activity += rows.length
+    after = rows.at(-1)!.id
+    yield
+  }
+  activityLines.close()
 
   const manifest: Manifest = { format: 'memory-service-archive', version: FORMAT_VERSION, exported_at: startedAt.toISOString(), counts }
   zip.file(ENTRY.manifest, `${JSON.stringify(manifest, null, 2)}\n`)

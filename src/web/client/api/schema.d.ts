@@ -678,6 +678,8 @@ export interface paths {
          * Approve a memory draft
          * @description Approve a pending memory draft: it becomes an active, retrievable memory. A person signed in only (403 with an API key)
          *
+         *     No body approves the draft as it is (a draft whose metadata.supersedes names a memory replaces it). `{ "supersedes": <memory id> }` merges the draft into that memory: approved as its update, recorded in the draft's metadata.supersedes, and the memory is archived. The memory must be the user's own (404 otherwise) and an active memory of the same workspace (409 otherwise).
+         *
          *     Key scope: none — a person signed in only (API keys get 403).
          */
         post: operations["approveDocument"];
@@ -699,6 +701,8 @@ export interface paths {
         /**
          * Reject a memory draft
          * @description Reject a pending draft: it becomes archived
+         *
+         *     `{ "duplicate_of": <memory id> }` rejects it as a duplicate of that memory, recorded in metadata.duplicate_of. The memory must be the user's own (404 otherwise) and an active memory of the same workspace (409 otherwise).
          *
          *     Key scope: `write` (a key without it gets 403; a session holds every scope).
          */
@@ -7663,7 +7667,17 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description An active memory of the same workspace this draft updates: it is archived, and the draft records it in metadata.supersedes
+                     */
+                    supersedes?: string;
+                };
+            };
+        };
         responses: {
             /** @description OK */
             200: {
@@ -7725,6 +7739,17 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -7769,7 +7794,17 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description An active memory of the same workspace this draft duplicates: recorded in metadata.duplicate_of
+                     */
+                    duplicate_of?: string;
+                };
+            };
+        };
         responses: {
             /** @description OK */
             200: {
@@ -7831,6 +7866,17 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };

@@ -1587,6 +1587,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/connectors/providers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The connector types, each saying whether this server is configured for it and which settings configure it (a type not configured answers 503 on create)
+         * @description Key scope: `read` (a key without it gets 403; a session holds every scope).
+         */
+        get: operations["getApiConnectorsProviders"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/connectors/oauth/callback": {
         parameters: {
             query?: never;
@@ -2379,6 +2399,19 @@ export interface components {
         /** ConnectorList */
         ConnectorList: {
             data: components["schemas"]["Connector"][];
+        };
+        /** ConnectorProviderList */
+        ConnectorProviderList: {
+            data: {
+                /** @enum {string} */
+                type: "confluence" | "google_drive" | "notion";
+                /** @description The provider as people call it (Google Drive) */
+                name: string;
+                /** @description Whether this server has the provider's OAuth app: false means creating a connector answers 503 */
+                configured: boolean;
+                /** @description The environment variables that configure it (set both, then restart the service) */
+                setting: string[];
+            }[];
         };
         /** ContextPack */
         ContextPack: {
@@ -13020,6 +13053,57 @@ export interface operations {
             };
             /** @description Not available on this server: no model loaded (`code` model_unavailable), or not configured (`code` service_unavailable) */
             503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getApiConnectorsProviders: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectorProviderList"];
+                };
+            };
+            /** @description No valid API key, token or session */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this operation needs, or it takes a person signed in */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
+            431: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;

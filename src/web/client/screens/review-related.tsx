@@ -139,7 +139,7 @@ export function Similar({ draft, exclude, busy, onMerge, onDuplicate }: SimilarP
                         type="button"
                         class="danger"
                         disabled={busy}
-                        aria-label={`Reject as a duplicate of “${memory.title}”`}
+                        aria-label={`Reject as duplicate of “${memory.title}”`}
                         onClick={() => onDuplicate(memory)}
                       >
                         Reject as duplicate

@@ -145,7 +145,7 @@ function AddConnector() {
         </label>
       </div>
       {unconfigured ? (
-        <p class="notice" id="not-configured">
+        <p class="notice not-configured" id="not-configured">
           {TYPES[type].name} is not configured on this server. To enable it, whoever runs the service sets{' '}
           {provider.setting.map((name, i) => (
             <span key={name}>

@@ -230,6 +230,8 @@ describe.skipIf(!!missing)('the review queue, built for speed', () => {
       await detail(narrow, 'Coffee machine').locator('.diff-body del').first().waitFor()
       await narrow.page.waitForFunction(() => document.activeElement?.matches('article.draft'), undefined, { timeout: 10_000 })
       expect(await narrow.page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375)
+      // The navigation is folded away at 375 px: the count shows on the Menu button too.
+      expect(await narrow.page.locator('.menu-toggle .nav-count').textContent()).toBe('9')
       await narrow.page.getByRole('button', { name: 'Menu' }).click()
       await badgeSays(narrow, 9)
       await narrow.page.getByRole('button', { name: 'Menu' }).click()

@@ -46,6 +46,12 @@ export function Shell({ children }: { children: ComponentChildren }) {
       <header class="topbar">
         <button type="button" class="menu-toggle" aria-expanded={open} aria-controls="nav" onClick={() => setOpen(!open)}>
           Menu
+          {/* On a phone the navigation is folded away: the count shows on its button too. */}
+          {waiting && (
+            <span class="nav-count" aria-hidden="true">
+              {waiting}
+            </span>
+          )}
         </button>
         <Link href="/app" class="brand">
           Memory

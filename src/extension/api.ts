@@ -1,5 +1,7 @@
-// Calls of the service's API with the dashboard's session cookie (credentials: include), and what each failure means for the person.
+// Calls of the service's API with the dashboard's session cookie (credentials: include) — or, when the person pasted
+// one in the options, an API key as a Bearer token (no cookie) — and what each failure means for the person.
 import { extensionOrigin } from './browser'
+import { getApiKey } from './settings'
 
 /** Why a call failed, in the terms the popup explains: each kind has its own remedy. */
 export type Problem =
@@ -66,13 +68,17 @@ export function allowedOriginsSetting(): string {
 }
 
 async function call<T>(service: string, method: string, path: string, body?: unknown): Promise<T> {
+  const key = await getApiKey()
   let res: Response
   try {
     res = await fetch(service + path, {
       method,
-      credentials: 'include',
-      // A FormData body sets its own multipart content type, boundary included.
-      headers: body === undefined || body instanceof FormData ? {} : { 'content-type': 'application/json' },
+      credentials: key ? 'omit' : 'include',
+      headers: {
+        ...(key ? { authorization: `Bearer ${key}` } : {}),
+        // A FormData body sets its own multipart content type, boundary included.
+        ...(body === undefined || body instanceof FormData ? {} : { 'content-type': 'application/json' }),
+      },
       body: body === undefined ? undefined : body instanceof FormData ? body : JSON.stringify(body),
     })
   } catch {
@@ -88,6 +94,12 @@ async function call<T>(service: string, method: string, path: string, body?: unk
   if (res.ok) return parsed as T
   const error =
     typeof (parsed as { error?: unknown } | null)?.error === 'string' ? (parsed as { error: string }).error : `HTTP ${res.status}`
+  if (res.status === 401 && key)
+    throw new ApiError({
+      kind: 'failed',
+      status: 401,
+      message: `${service} refused the API key in the extension's options (revoked or mistyped). Paste a new one there, or remove it to use the dashboard's sign-in.`,
+    })
   if (res.status === 401)
     throw new ApiError({
       kind: 'signed-out',

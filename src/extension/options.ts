@@ -1,8 +1,9 @@
-// The options page: the service's address (stored in extension storage; a new origin asks for host permission) and the ALLOWED_ORIGINS line.
+// The options page: the service's address (stored in extension storage; a new origin asks for host permission), the
+// ALLOWED_ORIGINS line, and an optional API key that replaces both the cookie and that line (no restart of the service).
 import { allowedOriginsSetting, getSession, problemOf } from './api'
 import { ext } from './browser'
 import { byId } from './dom'
-import { DEFAULT_SERVICE_URL, getServiceUrl, normalizeServiceUrl, originPattern, setServiceUrl } from './settings'
+import { DEFAULT_SERVICE_URL, getApiKey, getServiceUrl, normalizeServiceUrl, originPattern, setApiKey, setServiceUrl } from './settings'
 
 const input = byId<HTMLInputElement>('service-url')
 const status = byId('status')
@@ -35,6 +36,32 @@ async function save(value: string) {
   }
 }
 
+const keyInput = byId<HTMLInputElement>('api-key')
+const keyStatus = byId('key-status')
+
+function sayKey(text: string, tone: 'ok' | 'error' | '' = '') {
+  keyStatus.className = `status ${tone}`.trim()
+  keyStatus.textContent = text
+}
+
+/** Stores the key only once the service accepts it; an empty one removes the key (back to the dashboard's session). */
+async function saveKey(value: string) {
+  const key = value.trim()
+  const previous = await getApiKey()
+  await setApiKey(key)
+  if (!key) return sayKey("Key removed: the extension uses the dashboard's session again.", 'ok')
+  const service = await getServiceUrl()
+  sayKey(`Checking the key with ${service}…`)
+  try {
+    const user = await getSession(service)
+    keyInput.value = ''
+    sayKey(`Key saved. Signed in to ${service} as ${user.email} with it.`, 'ok')
+  } catch (error) {
+    await setApiKey(previous)
+    sayKey(`Not saved: ${problemOf(error).message}`, 'error')
+  }
+}
+
 async function start() {
   input.value = await getServiceUrl()
   const setting = allowedOriginsSetting()
@@ -45,6 +72,12 @@ async function start() {
     void save(input.value)
   }
   byId('reset').onclick = () => void save(DEFAULT_SERVICE_URL)
+  if (await getApiKey()) sayKey('A key is saved: the extension sends it instead of the session cookie.', 'ok')
+  byId<HTMLFormElement>('key-form').onsubmit = (event) => {
+    event.preventDefault()
+    void saveKey(keyInput.value)
+  }
+  byId('remove-key').onclick = () => void saveKey('')
 }
 
 void start()

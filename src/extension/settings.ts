@@ -1,5 +1,5 @@
-// Where the service lives (the options page sets it) and the workspace last saved to, in extension storage.
-// No credential is ever stored: the service's own session cookie authenticates every call.
+// Where the service lives (the options page sets it), the workspace last saved to, and — only if the person pastes
+// one — an API key, in extension storage. Without a key the service's own session cookie authenticates every call.
 import { ext } from './browser'
 
 export const DEFAULT_SERVICE_URL = 'http://localhost:3000'
@@ -35,6 +35,21 @@ export async function getServiceUrl(): Promise<string> {
 
 export async function setServiceUrl(url: string): Promise<void> {
   await ext.storage.local.set({ serviceUrl: url })
+}
+
+/**
+ * The API key the person pasted in the options (created in the dashboard's API keys), or ''. With one, every call
+ * sends it as a Bearer token instead of the cookie: the service's cookie rule (ALLOWED_ORIGINS, read at start) does
+ * not apply to a key, so the extension works without a line added and a restart.
+ */
+export async function getApiKey(): Promise<string> {
+  const { apiKey } = await ext.storage.local.get(['apiKey'])
+  return typeof apiKey === 'string' ? apiKey : ''
+}
+
+/** '' removes it: back to the session cookie. */
+export async function setApiKey(key: string): Promise<void> {
+  await ext.storage.local.set({ apiKey: key })
 }
 
 /** The workspace the person saved to last (a context-menu save goes there too); null: the account's default. */

@@ -109,7 +109,7 @@ function expectSentSoFar(received: string, sent: string, how: BreakKind): void {
 const cutBeforeWords = (list: Event[], how: BreakKind) => how === 'reset' && deltas(list).length === 0
 
 describe('POST /api/ask on the provider', () => {
-  test("streams the provider's text as deltas, then sources and saved; the provider got the key, the model and our grounding with the numbered source", async () => {
+  test("streams the sources with the provider's first words, its text as deltas, then the sources again and saved; the provider got the key, the model and our grounding with the numbered source", async () => {
     const { user, doc } = await userWithBackups()
     const answer = 'Billing database backups are kept for 35 days [1].'
     fake.script(reply.text(answer))
@@ -118,7 +118,8 @@ describe('POST /api/ask on the provider', () => {
 
     expect(deltas(list).join('')).toBe(answer)
     expect(deltas(list).length).toBeGreaterThan(1)
-    expect(types(list)).toEqual(['delta', 'sources', 'saved'])
+    expect(types(list)).toEqual(['sources', 'delta', 'saved'])
+    expect(list.filter((e) => e.type === 'sources')).toHaveLength(2)
     expect(list.find((e) => e.type === 'sources')!.sources).toEqual([
       { index: 1, document_id: doc.id, title: BACKUPS.title, url: null, excerpt: expect.stringContaining('35 days') },
     ])
@@ -168,13 +169,13 @@ describe('POST /api/ask on the provider', () => {
 
   for (const { how, what, defect } of BREAKS) {
     ;(defect ? test.failing : test)(
-      `the provider breaking mid-stream (${what}): what was sent stays, then an error event; no sources, no saved${defect ? ' (known defect)' : ''}`,
+      `the provider breaking mid-stream (${what}): what was sent stays (the sources with its first words), then an error event; no saved${defect ? ' (known defect)' : ''}`,
       async () => {
         const { user } = await userWithBackups()
         fake.script(reply.breakAfter('Billing backups are kept', how))
         const list = await events('/api/ask', user, { question: QUESTION })
         expectSentSoFar(deltas(list).join(''), 'Billing backups are kept', how)
-        expect(types(list)).toEqual(cutBeforeWords(list, how) ? ['error'] : ['delta', 'error'])
+        expect(types(list)).toEqual(cutBeforeWords(list, how) ? ['error'] : ['sources', 'delta', 'error'])
       },
     )
   }

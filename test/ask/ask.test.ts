@@ -1,6 +1,6 @@
 // Ask, end to end over a real listening server: a user asks about their documents and reads the answer as it
-// streams (`delta`s, then `sources`, then `saved`), grounded in and citing only their own sources; the
-// exchange is kept as a conversation they can continue, list, rename, delete and audit through
+// streams (`sources` first, then `delta`s, the same `sources` again, then `saved`), grounded in and citing only
+// their own sources; the exchange is kept as a conversation they can continue, list, rename, delete and audit through
 // GET /api/sources; refusals come before any stream; a failing model ends the stream with an `error`.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { NO_ANSWER } from '../../src/ai/extractive-model'
@@ -54,7 +54,7 @@ function expectGrounded(answer: string, sources: SourceDto[]) {
 const getConversation = (u: TestUser, id: string) => s.t.json('GET', `/api/conversations/${id}`, { key: u.key })
 
 describe('asking about your documents', () => {
-  test('the answer streams as deltas, then one sources event, then saved; it is grounded and cites only its sources', async () => {
+  test('the sources come first, then the answer as deltas, the same sources again, then saved; it is grounded and cites only its sources', async () => {
     const u = await s.t.signUp()
     const [backups, cake] = await addDocuments(s.t, u, [BACKUPS, CAKE, ONCALL])
     const question = 'How long are billing backups kept?'
@@ -62,7 +62,7 @@ describe('asking about your documents', () => {
     const res = await ask(u, { question })
     expect(res.status).toBe(200)
     const all = await readAll(res)
-    expect(shape(all)).toEqual(['delta', 'sources', 'saved'])
+    expect(shape(all)).toEqual(['sources', 'delta', 'sources', 'saved'])
     expect(all.filter((e) => e.type === 'delta').length).toBeGreaterThan(1)
 
     const answer = answerOf(all)
@@ -106,7 +106,7 @@ describe('asking about your documents', () => {
 
     const scripted = scriptedModel(textStep(['They run nightly at 02:00 UTC ', '[1].']))
     const followUp = await withModel(s.t, scripted.model, () => askAll(u, { question: 'When do the backups run?', conversation_id: id }))
-    expect(shape(followUp)).toEqual(['delta', 'sources', 'saved'])
+    expect(shape(followUp)).toEqual(['sources', 'delta', 'sources', 'saved'])
     expect(savedOf(followUp).id).toBe(id)
 
     // The model saw the earlier exchange before the new question, and this turn's sources in its instructions.
@@ -164,7 +164,7 @@ describe('asking about your documents', () => {
   test('a user with no documents is told nothing was found, with no sources', async () => {
     const u = await s.t.signUp()
     const all = await askAll(u, { question: 'How long are billing backups kept?' })
-    expect(shape(all)).toEqual(['delta', 'sources', 'saved'])
+    expect(shape(all)).toEqual(['sources', 'delta', 'sources', 'saved'])
     expect(answerOf(all)).toBe(NO_ANSWER)
     expect(sourcesOf(all)).toEqual([])
     // Nothing was retrieved, so there is nothing to audit.
@@ -261,7 +261,10 @@ describe('a model that fails', () => {
     const all = await withModel(s.t, breaksMidStream().model, () => askAll(u, { question: 'How long are billing backups kept?' }))
 
     expect(all.at(-1)).toEqual({ type: 'error', message: expect.stringContaining('upstream connection reset'), code: 'provider_error' })
-    expect(all.some((e) => e.type === 'sources' || e.type === 'saved')).toBe(false)
+    // The sources came with the first words, once; the answer never completed, so no second one and no saved.
+    expect(all.map((e) => e.type).slice(0, 2)).toEqual(['sources', 'delta'])
+    expect(all.filter((e) => e.type === 'sources')).toHaveLength(1)
+    expect(all.some((e) => e.type === 'saved')).toBe(false)
     expect((await s.t.json('GET', '/api/conversations', { key: u.key })).body.data).toEqual([])
     expect((await s.t.json('GET', '/api/sources', { key: u.key })).body.data).toEqual([])
   })

@@ -81,11 +81,14 @@ describe.each(routes)('$path', ({ path, body }) => {
     const all = await withModel(s.t, model, async () => {
       const res = await s.post(path, body({ conversation_id: id }), u.key)
       const stream = events(res)
+      // Ask sends its sources with the first words (the agent after its answer).
+      const early = path === '/api/ask' ? [(await stream.next()).value as StreamEvent] : []
+      expect(early.map((e) => e.type)).toEqual(path === '/api/ask' ? ['sources'] : [])
       const first = await stream.next()
       expect(first.value).toEqual({ type: 'delta', text: 'They are kept' })
       expect((await s.t.request('DELETE', `/api/conversations/${id}`, { key: u.key })).status).toBe(204)
       gate.resolve()
-      const rest: StreamEvent[] = [first.value as StreamEvent]
+      const rest: StreamEvent[] = [...early, first.value as StreamEvent]
       for await (const event of stream) rest.push(event)
       return rest
     })

@@ -700,6 +700,8 @@ export interface paths {
          * Approve a memory draft
          * @description Approve a pending memory draft: it becomes an active, retrievable memory. A person signed in only (403 with an API key)
          *
+         *     No body approves the draft as it is (a draft whose metadata.supersedes names a memory replaces it). `{ "supersedes": <memory id> }` merges the draft into that memory: approved as its update, recorded in the draft's metadata.supersedes, and the memory is archived. The memory must be the user's own (404 otherwise) and an active memory of the same workspace (409 otherwise).
+         *
          *     Key scope: none — a person signed in only (API keys get 403).
          */
         post: operations["approveDocument"];
@@ -721,6 +723,8 @@ export interface paths {
         /**
          * Reject a memory draft
          * @description Reject a pending draft: it becomes archived
+         *
+         *     `{ "duplicate_of": <memory id> }` rejects it as a duplicate of that memory, recorded in metadata.duplicate_of. The memory must be the user's own (404 otherwise) and an active memory of the same workspace (409 otherwise).
          *
          *     Key scope: `write` (a key without it gets 403; a session holds every scope).
          */
@@ -1715,6 +1719,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/connectors/providers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The connector types, each saying whether this server is configured for it and which settings configure it (a type not configured answers 503 on create)
+         * @description Key scope: `read` (a key without it gets 403; a session holds every scope).
+         */
+        get: operations["getApiConnectorsProviders"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/connectors/oauth/callback": {
         parameters: {
             query?: never;
@@ -2559,6 +2583,19 @@ export interface components {
         /** ConnectorList */
         ConnectorList: {
             data: components["schemas"]["Connector"][];
+        };
+        /** ConnectorProviderList */
+        ConnectorProviderList: {
+            data: {
+                /** @enum {string} */
+                type: "confluence" | "google_drive" | "notion";
+                /** @description The provider as people call it (Google Drive) */
+                name: string;
+                /** @description Whether this server has the provider's OAuth app: false means creating a connector answers 503 */
+                configured: boolean;
+                /** @description The environment variables that configure it (set both, then restart the service) */
+                setting: string[];
+            }[];
         };
         /** ContextPack */
         ContextPack: {
@@ -8109,7 +8146,17 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description An active memory of the same workspace this draft updates: it is archived, and the draft records it in metadata.supersedes
+                     */
+                    supersedes?: string;
+                };
+            };
+        };
         responses: {
             /** @description OK */
             200: {
@@ -8171,6 +8218,17 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -8215,7 +8273,17 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description An active memory of the same workspace this draft duplicates: recorded in metadata.duplicate_of
+                     */
+                    duplicate_of?: string;
+                };
+            };
+        };
         responses: {
             /** @description OK */
             200: {
@@ -8277,6 +8345,17 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -13937,6 +14016,57 @@ export interface operations {
             };
             /** @description Not available on this server: no model loaded (`code` model_unavailable), or not configured (`code` service_unavailable) */
             503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getApiConnectorsProviders: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectorProviderList"];
+                };
+            };
+            /** @description No valid API key, token or session */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this operation needs, or it takes a person signed in */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers together are larger than 256 KiB (a long query string) */
+            431: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;

@@ -376,4 +376,46 @@ describe.skipIf(skipReason !== null)('browser extension in Chromium', () => {
     const res = await fetch(`${refusing.url}/api/documents`, { headers: { cookie: other.cookie } })
     expect((await res.json()).data).toEqual([])
   })
+
+  test('with an API key pasted in the options, the service that refused the cookie takes the save: no line added, no restart', async () => {
+    const service = refusing.url.replace('127.0.0.1', 'localhost')
+    await setServiceUrl(service)
+    const person = await signUp(refusing)
+    const created = await fetch(`${refusing.url}/api/keys`, {
+      method: 'POST',
+      headers: { cookie: person.cookie, origin: refusing.url, 'content-type': 'application/json' },
+      body: JSON.stringify({ label: 'browser extension' }),
+    })
+    const { key } = (await created.json()) as { key: string }
+    const options = await browser.context.newPage()
+    await options.goto(`chrome-extension://${browser.extensionId}/options.html`)
+    await options.waitForFunction(() => (document.getElementById('origin-setting')?.textContent ?? '') !== '')
+    // A wrong key is refused and not kept.
+    await options.fill('#api-key', 'mem_not-a-real-key')
+    await options.click('#key-form button[type=submit]')
+    await options.waitForSelector('#key-status.error')
+    expect(await options.textContent('#key-status')).toContain("refused the API key in the extension's options")
+    expect(await browser.worker.evaluate(() => (globalThis as any).chrome.storage.local.get(['apiKey']))).toEqual({ apiKey: '' })
+    await options.fill('#api-key', key)
+    await options.click('#key-form button[type=submit]')
+    await options.waitForSelector('#key-status.ok')
+    expect(await options.textContent('#key-status')).toBe(`Key saved. Signed in to ${service} as ${person.email} with it.`)
+    await screenshot(options, SCREENSHOTS, 'options-key')
+
+    const popup = await openPopup()
+    await popup.waitForSelector('#save:not([hidden])')
+    expect(await popup.textContent('#account')).toBe(person.email)
+    await popup.click('#save-page')
+    await popup.waitForSelector('#save-status.ok')
+    await popup.close()
+    const res = await fetch(`${refusing.url}/api/documents?source=extension`, { headers: { cookie: person.cookie } })
+    const saved = (await res.json()).data as { title: string; url: string; status: string }[]
+    expect(saved.map((d) => [d.title, d.url, d.status])).toEqual([[ARTICLE_TITLE, articleUrl, 'active']])
+
+    // Removed, the extension is back on the cookie, which this service still refuses.
+    await options.click('#remove-key')
+    await options.waitForSelector('#key-status.ok >> text=Key removed')
+    expect(await browser.worker.evaluate(() => (globalThis as any).chrome.storage.local.get(['apiKey']))).toEqual({ apiKey: '' })
+    await options.close()
+  })
 })

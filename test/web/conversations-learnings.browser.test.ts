@@ -99,6 +99,8 @@ describe.skipIf(!!missing)('proposing learnings from a conversation', () => {
     expect(await pendingTitles()).toEqual(['Sunrise painting', 'Support group'])
 
     await outcome.getByRole('link', { name: 'Review them' }).click()
+    // The queue lists both; the one picked shows in full beside the list.
+    await page.locator('.queue-pick', { hasText: 'Support group' }).click()
     const card = page.locator('article.draft', { has: page.getByRole('heading', { name: 'Support group' }) })
     await card.locator('.evidence-messages li').nth(1).waitFor()
     expect(await card.locator('.evidence-messages .message-text').allInnerTexts()).toEqual([LINES[0]![1], LINES[2]![1]])

@@ -1,6 +1,6 @@
 // The review queue in a real browser, with drafts an agent made through the API with its key (batch-draft,
 // and an edit of an approved memory, which becomes a draft superseding it): metadata shown, the supersedes
-// pair side by side, similar memories, approve / edit-then-approve / reject by keyboard (not while typing),
+// change as a word diff, similar memories, approve / edit-then-approve / reject by keyboard (not while typing),
 // bulk approve; then Memories by kind and the context pack under an adjustable budget. axe and screenshots.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { axeViolations, chromiumMissing, settle, signUpInBrowser, startHarness, type Harness, type Session } from './browser'
@@ -85,11 +85,16 @@ async function check(name: string) {
 }
 
 const card = (title: string) => s.page.locator('article.draft', { has: s.page.getByRole('heading', { name: title, level: 2 }) })
-const selectedTitle = () => s.page.locator('article.draft.selected h2').innerText()
+const selectedTitle = () => s.page.locator('.queue-item.selected .queue-title').innerText()
+/** Selects the draft titled `title` in the list; its detail shows beside it. */
+async function pick(title: string) {
+  await s.page.locator('.queue-pick', { hasText: title }).click()
+  await card(title).waitFor()
+}
 
 /** Moves the selection with j/k to the draft titled `title`. */
 async function goTo(title: string) {
-  const titles = await s.page.locator('article.draft h2').allInnerTexts()
+  const titles = await s.page.locator('.queue-title').allInnerTexts()
   const from = titles.indexOf(await selectedTitle())
   const to = titles.indexOf(title)
   expect(to).toBeGreaterThanOrEqual(0)
@@ -103,7 +108,8 @@ describe.skipIf(!!missing)('the review queue', () => {
     await page.getByRole('link', { name: 'Review', exact: true }).click()
     await page.getByRole('heading', { name: 'Review', level: 1 }).waitFor()
     await page.locator('article.draft').first().waitFor()
-    expect(await page.locator('article.draft').count()).toBe(7)
+    expect(await page.locator('.queue-item').count()).toBe(7)
+    await pick('Prefers short answers')
     const pref = card('Prefers short answers')
     const meta = await pref.locator('.meta').innerText()
     expect(meta).toContain('topic: style')
@@ -113,9 +119,12 @@ describe.skipIf(!!missing)('the review queue', () => {
     expect(await pref.locator('.draft-body strong').innerText()).toBe('three sentences')
     expect(await pref.getByRole('link', { name: 'the conversation' }).getAttribute('href')).toMatch(/^\/app\/ask\/[0-9a-f-]{36}$/)
 
+    await pick('Deploy day')
     const revision = card('Deploy day')
-    await revision.locator('.compare .current').getByText('We deploy on Tuesdays.').waitFor()
-    expect(await revision.locator('.compare .proposed').innerText()).toContain('We deploy on Thursdays, after the release review.')
+    // The revision as a word diff of the memory it replaces: the old day struck, the new words added.
+    await revision.locator('.compare .diff-body').waitFor()
+    expect(await revision.locator('.compare .diff-body del').allTextContents()).toEqual(['[removed: Tuesdays.]'])
+    expect(await revision.locator('.compare .diff-body ins').allTextContents()).toEqual(['[added: Thursdays, after the release review.]'])
     await check('review')
   })
 
@@ -131,7 +140,7 @@ describe.skipIf(!!missing)('the review queue', () => {
     await goTo('Deploy day')
     await page.keyboard.press('a')
     await page.getByText('Approved: “Deploy day” is now a memory').waitFor()
-    expect(await page.locator('article.draft').count()).toBe(6)
+    expect(await page.locator('.queue-item').count()).toBe(6)
     expect((await statusOf(ids.revised!)).status).toBe('active')
     expect((await statusOf(ids.deploy!)).status).toBe('archived')
 
@@ -142,7 +151,7 @@ describe.skipIf(!!missing)('the review queue', () => {
     // Typing in the form is typing: j, k, a, r and e go into the field, nothing is approved or rejected.
     await title.fill('')
     await title.pressSequentially('No deploys on Fridays jk are')
-    expect(await page.locator('article.draft').count()).toBe(6)
+    expect(await page.locator('.queue-item').count()).toBe(6)
     await card('Friday deploys').getByLabel(/^Body/).fill('Deploys on Fridays went badly twice: **deploy Monday to Thursday**.')
     await page.getByRole('button', { name: 'Save and approve' }).click()
     await page.getByText('Edited and approved: “No deploys on Fridays jk are” is now a memory').waitFor()
@@ -157,21 +166,23 @@ describe.skipIf(!!missing)('the review queue', () => {
     await page.keyboard.press('r')
     await page.getByText(/Rejected: “Use MongoDB” is archived/).waitFor()
     expect((await statusOf(ids['Use MongoDB']!)).status).toBe('archived')
-    expect(await page.locator('article.draft').count()).toBe(4)
+    expect(await page.locator('.queue-item').count()).toBe(4)
     expect(s.problems).toEqual([])
   })
 
   test('bulk approve of the selected drafts, then the rest one by one', async () => {
     const { page } = s
-    await card('Standup at 9').getByRole('checkbox').check()
-    await card('Retro on Fridays').getByRole('checkbox').check()
+    await page.getByRole('checkbox', { name: 'Select “Standup at 9”' }).check()
+    await page.getByRole('checkbox', { name: 'Select “Retro on Fridays”' }).check()
     await page.getByRole('button', { name: 'Approve selected' }).click()
     await page.getByText('Approved 2 drafts').waitFor()
     expect((await statusOf(ids['Standup at 9']!)).status).toBe('active')
     expect((await statusOf(ids['Retro on Fridays']!)).status).toBe('active')
+    await pick('Prefers short answers')
     await card('Prefers short answers').getByRole('button', { name: 'Approve' }).click()
     await page.getByText('Approved: “Prefers short answers” is now a memory').waitFor()
-    await card('Coffee machine floor').getByRole('button', { name: 'Reject' }).click()
+    await pick('Coffee machine floor')
+    await card('Coffee machine floor').getByRole('button', { name: 'Reject', exact: true }).click()
     await page.getByText(/Nothing waiting for review/).waitFor()
     await check('review-empty')
   })
@@ -231,7 +242,7 @@ describe.skipIf(!!missing)('the review queue', () => {
     const narrow = await h.open({ width: 375, height: 760, colorScheme: 'dark' })
     await narrow.context.addCookies(await s.context.cookies())
     await narrow.go('/app/review')
-    await narrow.page.locator('.compare .current').getByText('The coffee machine is on floor 3.').waitFor()
+    await narrow.page.locator('.compare .diff-body del').first().waitFor()
     expect(await axeViolations(narrow.page)).toEqual([])
     await narrow.shot('review-375-dark')
     await narrow.go('/app/memories')

@@ -111,7 +111,9 @@ describe.skipIf(!!missing)('a first session', () => {
     const result = page.locator('.result').first()
     await result.getByRole('link', { name: 'Incident review' }).waitFor()
     expect(await result.locator('mark').allInnerTexts()).toEqual(expect.arrayContaining(['blameless', 'Postmortems']))
-    expect(await result.locator('.why').innerText()).toMatch(/keyword #1 .*2 words matched/)
+    // "Why" lists the very words marked, in words; the ranks and scores are its tooltip.
+    expect(await result.locator('.why').innerText()).toMatch(/^Why: Matched .*“blameless”, “postmortems”.*\(2 of 2 words\)/)
+    expect(await result.locator('.why').getAttribute('title')).toMatch(/^keyword #1 \(.+\) · .*2 of 2 words in the document/)
     await check('search')
     // The extension opens /app/search?q=… directly: the same screen, from the URL.
     await s.go('/app/search?q=coffee')

@@ -1,6 +1,7 @@
 // POST /api/ask: a grounded answer streamed as it is written. The question is answered from the caller's
-// own documents (retrieved first, numbered as sources), with the conversation's history as context; invalid
-// citation markers are dropped on the way out; the exchange is stored with its sources once complete.
+// own documents (retrieved first, numbered as sources, sent with its first words and again after it), with the
+// conversation's history as context; invalid citation markers are dropped on the way out; the exchange is stored
+// with its sources once complete.
 import { streamText } from 'ai'
 import { CitationFilter, groundingInstructions, type Source } from '../../ai/grounding'
 import type { Deps } from '../../deps'
@@ -49,6 +50,9 @@ export async function streamAnswer(
   let answer = ''
   const emit = (text: string) => {
     if (!text) return
+    // The sources go out with the first words (the dashboard shows them as the answer starts), and again after
+    // the answer, as the documented order says (delta…, sources, saved): a client keeps the last sources it read.
+    if (!answer) send({ type: 'sources', sources })
     answer += text
     send({ type: 'delta', text })
   }

@@ -15,6 +15,7 @@ import {
   deleteConnector,
   getConnector,
   listConnectors,
+  listProviders,
   listWikiSpaces,
   triggerSync,
   updateConnector,
@@ -29,6 +30,15 @@ export function connectorsRoutes(deps: Deps) {
       auth: true,
       response: { 200: S.ConnectorList, ...errors(401) },
       detail: { tags, summary: 'List connectors with their latest sync run' },
+    })
+    .get('/providers', () => listProviders(deps), {
+      auth: true,
+      response: { 200: S.ProviderList, ...errors(401) },
+      detail: {
+        tags,
+        summary:
+          'The connector types, each saying whether this server is configured for it and which settings configure it (a type not configured answers 503 on create)',
+      },
     })
     .post(
       '',

@@ -64,6 +64,23 @@ export const Connector = t.Object(
   { title: 'Connector' },
 )
 export const ConnectorList = t.Object({ data: t.Array(Connector) }, { title: 'ConnectorList' })
+export const ProviderList = t.Object(
+  {
+    data: t.Array(
+      t.Object({
+        type: Type,
+        name: t.String({ description: 'The provider as people call it (Google Drive)' }),
+        configured: t.Boolean({
+          description: "Whether this server has the provider's OAuth app: false means creating a connector answers 503",
+        }),
+        setting: t.Array(t.String(), {
+          description: 'The environment variables that configure it (set both, then restart the service)',
+        }),
+      }),
+    ),
+  },
+  { title: 'ConnectorProviderList' },
+)
 export const ConnectorDetail = t.Object(
   { ...Connector.properties, runs: t.Array(SyncRun, { description: 'The latest runs, newest first' }) },
   { title: 'ConnectorDetail' },

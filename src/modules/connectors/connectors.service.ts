@@ -10,7 +10,7 @@ import { landingUrl } from '../../oauth/landing'
 import { appOf, authorizationUrl } from '../../oauth/oauth.client'
 import { issueState } from '../../oauth/oauth.state'
 import { assertWithinLimit } from '../../plans'
-import type { ConnectorConfig, ConnectorType } from '../../connectors/provider'
+import { CONNECTOR_TYPES, type ConnectorConfig, type ConnectorType } from '../../connectors/provider'
 import { ProviderError } from '../../connectors/provider-api'
 import { connectionSession } from '../../connectors/provider-session'
 import { providerOf } from '../../connectors/providers'
@@ -21,6 +21,21 @@ import type { SessionUser } from '../auth/sessions.service'
 import { resolveWorkspaceId } from '../workspaces/workspaces.service'
 
 const LABELS: Record<ConnectorType, string> = { confluence: 'Confluence', google_drive: 'Google Drive', notion: 'Notion' }
+
+/**
+ * Each connector type, and whether this server can connect it: a type is configured when its OAuth app's client
+ * id and secret are set (`setting` names those variables, so the dashboard can say what enables it instead of
+ * failing with 503 after a click).
+ */
+export function listProviders(deps: Deps) {
+  return {
+    data: CONNECTOR_TYPES.map((type) => {
+      const oauth = providerOf(type).oauth
+      const P = oauth.toUpperCase()
+      return { type, name: LABELS[type], configured: deps.config.oauth[oauth] !== null, setting: [`${P}_CLIENT_ID`, `${P}_CLIENT_SECRET`] }
+    }),
+  }
+}
 
 export const connectorCallbackUrl = (deps: Deps) => `${deps.config.baseUrl}/api/connectors/oauth/callback`
 

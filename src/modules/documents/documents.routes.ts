@@ -1,5 +1,5 @@
 // /api/documents: the 16 document routes of the spec, and POST /bulk (many ingests in one request).
-import { Elysia } from 'elysia'
+import { Elysia, t } from 'elysia'
 import type { Deps } from '../../deps'
 import { authPlugin } from '../../http/auth'
 import { created } from '../../http/created'
@@ -193,18 +193,31 @@ export function documentsRoutes(deps: Deps) {
       response: { 200: S.Document, ...errors(400, 401, 403, 404) },
       detail: { tags, summary: 'Rate a document or memory: 1 up, -1 down, 0 cleared (a mild ranking signal)' },
     })
-    .post('/:id/approve', ({ user, principal, params }) => approveDraft(deps, user, params.id, writerOf(principal)), {
+    .post('/:id/approve', ({ user, principal, params, body }) => approveDraft(deps, user, params.id, writerOf(principal), body ?? {}), {
       ...one,
+      body: t.Optional(S.ApproveBody),
       response: { 200: S.Document, ...errors(400, 401, 403, 404, 409) },
       detail: {
         tags,
         summary: 'Approve a pending memory draft: it becomes an active, retrievable memory. A person signed in only (403 with an API key)',
+        description:
+          'No body approves the draft as it is (a draft whose metadata.supersedes names a memory replaces it). ' +
+          '`{ "supersedes": <memory id> }` merges the draft into that memory: approved as its update, recorded in the ' +
+          "draft's metadata.supersedes, and the memory is archived. The memory must be the user's own (404 otherwise) " +
+          'and an active memory of the same workspace (409 otherwise).',
       },
     })
-    .post('/:id/reject', ({ user, params }) => rejectDraft(deps, user, params.id), {
+    .post('/:id/reject', ({ user, params, body }) => rejectDraft(deps, user, params.id, body ?? {}), {
       ...one,
+      body: t.Optional(S.RejectBody),
       response: { 200: S.Document, ...errors(400, 401, 403, 404, 409) },
-      detail: { tags, summary: 'Reject a pending draft: it becomes archived' },
+      detail: {
+        tags,
+        summary: 'Reject a pending draft: it becomes archived',
+        description:
+          '`{ "duplicate_of": <memory id> }` rejects it as a duplicate of that memory, recorded in metadata.duplicate_of. The memory ' +
+          "must be the user's own (404 otherwise) and an active memory of the same workspace (409 otherwise).",
+      },
     })
     .get('/:id/links', ({ user, params }) => listLinks(deps, user, params.id), {
       ...one,

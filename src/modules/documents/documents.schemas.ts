@@ -233,6 +233,17 @@ export const BulkDeleteResult = t.Object({ deleted: t.Array(t.String()), not_fou
 
 export const RateBody = t.Object({ rating: t.Union([t.Literal(-1), t.Literal(0), t.Literal(1)], { error: 'rating must be -1, 0 or 1' }) })
 
+/** POST /:id/approve's optional body: merge the draft into an existing memory (approved as its update). */
+export const ApproveBody = t.Object({
+  supersedes: t.Optional(
+    Uuid('An active memory of the same workspace this draft updates: it is archived, and the draft records it in metadata.supersedes'),
+  ),
+})
+/** POST /:id/reject's optional body: the memory this draft repeats. */
+export const RejectBody = t.Object({
+  duplicate_of: t.Optional(Uuid('An active memory of the same workspace this draft duplicates: recorded in metadata.duplicate_of')),
+})
+
 export const LinkBody = t.Object({ target_id: Uuid() })
 export const LinkParams = t.Object({ id: Uuid(), targetId: Uuid() })
 export const Link = t.Object(

@@ -11,20 +11,32 @@ import { eraseForgotten, recordActivity } from '../activity/activity.service'
 import { actorOf, type SessionUser } from '../auth/session-user'
 import { assertMayApprove, restoreTarget, type Writer } from './approval'
 import { aboutDocument } from './document-changes'
-import { isMemoryKind, toDocumentDto, type DocumentRow, type Status } from './documents.model'
+import { isMemoryKind, sizeOf, toDocumentDto, type DocumentRow, type Status } from './documents.model'
 import { findDocument } from './documents.service'
 
-async function setStatus(deps: Deps, user: SessionUser, row: DocumentRow, status: Status, action: Action) {
+/** `also`: more fields to write with the status (a rejected draft's metadata.duplicate_of) and to record. */
+async function setStatus(
+  deps: Deps,
+  user: SessionUser,
+  row: DocumentRow,
+  status: Status,
+  action: Action,
+  also?: { fields: Partial<DocumentRow>; summary: Record<string, unknown> },
+) {
   if (row.status === status) return toDocumentDto(row)
   // An archived document remembers what it was, so restore can return it there.
   const archived_from = status === 'archived' ? row.status : null
   return deps.db.transaction(async (tx) => {
     const [updated] = await tx
       .update(documents)
-      .set({ status, archived_from, updated_at: deps.clock.now(), updated_by: actorOf(user) })
+      .set({ status, archived_from, updated_at: deps.clock.now(), updated_by: actorOf(user), ...also?.fields })
       .where(eq(documents.id, row.id))
       .returning()
-    await recordActivity(tx, deps, user, { action, ...aboutDocument(row), summary: { status: { from: row.status, to: status } } })
+    await recordActivity(tx, deps, user, {
+      action,
+      ...aboutDocument(row),
+      summary: { status: { from: row.status, to: status }, ...also?.summary },
+    })
     return toDocumentDto(updated!)
   })
 }
@@ -45,14 +57,36 @@ export async function restoreDocument(deps: Deps, user: SessionUser, id: string,
   return setStatus(deps, user, row, restoreTarget(row, writer), 'document.restore')
 }
 
+/**
+ * The memory a draft is reviewed against — merged into (approve) or named as what it duplicates (reject): the
+ * user's own (404 otherwise, as for any document), an active memory of the draft's workspace (409 otherwise).
+ */
+async function reviewTarget(deps: Deps, user: SessionUser, draft: DocumentRow, targetId: string, verb: string): Promise<DocumentRow> {
+  const target = await findDocument(deps.db, user.id, targetId)
+  if (target.id === draft.id) throw conflict(`draft ${draft.id} cannot be ${verb} itself`)
+  if (!isMemoryKind(target.kind) || target.status !== 'active')
+    throw conflict(`document ${targetId} is not an active memory (kind ${target.kind}, status ${target.status})`)
+  if (target.workspace_id !== draft.workspace_id) throw conflict(`memory ${targetId} is in another workspace than draft ${draft.id}`)
+  return target
+}
+
+/** The draft's metadata with `key` set to `value`, and the size that metadata gives it (size_bytes counts metadata). */
+function withMetadata(row: DocumentRow, key: string, value: string) {
+  const metadata = { ...row.metadata, [key]: value }
+  return { metadata, size_bytes: sizeOf({ title: row.title, excerpt: row.excerpt, body: row.body, metadata }) }
+}
+
 /** A pending memory draft becomes an active memory; the memory it supersedes (if any) is archived. Only a
- * person approves: a key that could approve its own drafts would make approval meaningless. */
-export async function approveDraft(deps: Deps, user: SessionUser, id: string, writer: Writer) {
+ * person approves: a key that could approve its own drafts would make approval meaningless. `supersedes` merges
+ * the draft into that memory: the draft is approved as its update (metadata.supersedes names it, so the record
+ * says what it replaced) and the memory is archived, whatever the agent's metadata said. */
+export async function approveDraft(deps: Deps, user: SessionUser, id: string, writer: Writer, options: { supersedes?: string } = {}) {
   const row = await findDocument(deps.db, user.id, id)
   if (row.status !== 'pending_approval' || !isMemoryKind(row.kind))
     throw conflict(`document ${id} is not a pending memory draft (status ${row.status})`)
   assertMayApprove(writer, id)
-  const supersedes = typeof row.metadata.supersedes === 'string' ? row.metadata.supersedes : null
+  const merged = options.supersedes ? await reviewTarget(deps, user, row, options.supersedes, 'merged into') : null
+  const supersedes = merged ? merged.id : typeof row.metadata.supersedes === 'string' ? row.metadata.supersedes : null
   const superseded = supersedes && /^[0-9a-f-]{36}$/.test(supersedes) ? supersedes : null
   return deps.db.transaction(async (tx) => {
     // Both rows first, in id order: archiving the superseded one takes the user's keyword_stats row (its
@@ -75,21 +109,41 @@ export async function approveDraft(deps: Deps, user: SessionUser, id: string, wr
       : []
     const [updated] = await tx
       .update(documents)
-      .set({ status: 'active', archived_from: null, updated_at: now, updated_by })
+      .set({
+        status: 'active',
+        archived_from: null,
+        updated_at: now,
+        updated_by,
+        ...(merged ? withMetadata(row, 'supersedes', merged.id) : {}),
+      })
       .where(eq(documents.id, id))
       .returning()
     await recordActivity(tx, deps, user, [
-      { action: 'memory.approve', ...aboutDocument(row), summary: replaced[0] ? { supersedes: replaced[0].id } : {} },
+      {
+        action: 'memory.approve',
+        ...aboutDocument(row),
+        summary: { ...(replaced[0] ? { supersedes: replaced[0].id } : {}), ...(merged ? { merged: true } : {}) },
+      },
       ...replaced.map((old) => ({ action: 'memory.supersede' as const, ...aboutDocument(old), summary: { by: id } })),
     ])
     return toDocumentDto(updated!)
   })
 }
 
-export async function rejectDraft(deps: Deps, user: SessionUser, id: string) {
+/** A pending draft is archived. `duplicate_of` records why: the active memory it repeats (metadata.duplicate_of),
+ * so the archived draft says which memory already held it. */
+export async function rejectDraft(deps: Deps, user: SessionUser, id: string, options: { duplicate_of?: string } = {}) {
   const row = await findDocument(deps.db, user.id, id)
   if (row.status !== 'pending_approval') throw conflict(`document ${id} is not a pending draft (status ${row.status})`)
-  return setStatus(deps, user, row, 'archived', 'memory.reject')
+  const original = options.duplicate_of ? await reviewTarget(deps, user, row, options.duplicate_of, 'a duplicate of') : null
+  return setStatus(
+    deps,
+    user,
+    row,
+    'archived',
+    'memory.reject',
+    original ? { fields: withMetadata(row, 'duplicate_of', original.id), summary: { duplicate_of: original.id } } : undefined,
+  )
 }
 
 export async function rateDocument(deps: Deps, user: SessionUser, id: string, rating: -1 | 0 | 1) {

@@ -1,8 +1,11 @@
-// Highlighting of search words in a snippet, as text pieces (the screen makes <mark> elements of the hits):
-// the snippet is never parsed as HTML. Mirrors the service's matching: whole words, the last one as a prefix.
+// Highlighting of search words in a snippet or title, as text pieces (the screen makes <mark> elements of the hits):
+// the text is never parsed as HTML. Mirrors the service's matching: whole words, the last one as a prefix. Each hit
+// names the query word it matched, so the words a result says it matched are the very words it marks.
 export interface Piece {
   text: string
   hit: boolean
+  /** For a hit: the query word it matched (lower-cased, as queryWords gives it). */
+  word?: string
 }
 
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
@@ -22,9 +25,16 @@ export function highlight(text: string, query: string): Piece[] {
   let at = 0
   for (const found of text.matchAll(pattern)) {
     if (found.index > at) pieces.push({ text: text.slice(at, found.index), hit: false })
-    pieces.push({ text: found[0], hit: true })
+    const hit = found[0].toLowerCase()
+    pieces.push({ text: found[0], hit: true, word: words.find((w) => w === hit) ?? last })
     at = found.index + found[0].length
   }
   if (at < text.length) pieces.push({ text: text.slice(at), hit: false })
   return pieces
+}
+
+/** The query words `pieces` mark, each once, in the query's order. */
+export function markedWords(query: string, ...texts: Piece[][]): string[] {
+  const marked = new Set(texts.flat().flatMap((p) => (p.word ? [p.word] : [])))
+  return queryWords(query).filter((w) => marked.has(w))
 }

@@ -77,9 +77,9 @@ describe('safeHref', () => {
 describe('highlight', () => {
   test('marks whole words, the last one as a prefix, case-insensitively', () => {
     expect(highlight('Postmortems are blameless; blamelessness too', 'blameless post')).toEqual([
-      { text: 'Postmortems', hit: true },
+      { text: 'Postmortems', hit: true, word: 'post' },
       { text: ' are ', hit: false },
-      { text: 'blameless', hit: true },
+      { text: 'blameless', hit: true, word: 'blameless' },
       { text: '; blamelessness too', hit: false },
     ])
   })

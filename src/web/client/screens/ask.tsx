@@ -5,6 +5,7 @@ import { useEffect, useRef, useState } from 'preact/hooks'
 import { api, unwrap } from '../api/client'
 import { announce } from '../lib/announce'
 import type { ChatMode, ConversationSummary } from '../lib/chat'
+import { citedIndexes } from '../lib/citations'
 import { navigate, usePlace } from '../lib/router'
 import { useChat } from '../lib/use-chat'
 import { useApi } from '../lib/use-api'
@@ -141,6 +142,7 @@ export function Ask({ id }: { id?: string }) {
           sources={shown && (shown.state === 'done' || shown.sources.length) ? shown.sources : undefined}
           focus={focus}
           state={shown?.state}
+          cited={citedIndexes(shown?.content ?? '')}
         />
       </div>
     </section>

@@ -1,5 +1,6 @@
-// Connectors: add one (off to the provider's consent, back here with the outcome), each connector's
-// selection, sync and run history (connector-card.tsx), and the OAuth connections to disconnect.
+// Connectors: add one (off to the provider's consent, back here with the outcome; a provider this server is not
+// configured for says which settings enable it instead of failing after a click), each connector's selection, sync
+// and run history (connector-card.tsx), and the OAuth connections to disconnect.
 import { useEffect, useState } from 'preact/hooks'
 import { api, done, unwrap } from '../api/client'
 import type { paths } from '../api/schema'
@@ -74,9 +75,22 @@ export function Connectors() {
   )
 }
 
+type Provider = paths['/api/connectors/providers']['get']['responses']['200']['content']['application/json']['data'][number]
+
+/** "A and B", "A, B and C". */
+const and = (items: string[]) => (items.length < 2 ? items.join('') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`)
+
 function AddConnector() {
   const { list, current } = useWorkspaces()
+  const providers = useApi((signal) => unwrap(api.GET('/api/connectors/providers', { signal })), [])
   const [type, setType] = useState<ConnectorType>('confluence')
+  // Opens on the first provider this server can connect.
+  useEffect(() => {
+    const first = providers.data?.data.find((p) => p.configured)
+    if (first) setType(first.type)
+  }, [providers.data])
+  const provider: Provider | undefined = providers.data?.data.find((p) => p.type === type)
+  const unconfigured = provider !== undefined && !provider.configured
   const [label, setLabel] = useState('')
   const [workspace, setWorkspace] = useState(current)
   const add = useAction()
@@ -107,6 +121,7 @@ function AddConnector() {
             {Object.entries(TYPES).map(([value, t]) => (
               <option key={value} value={value}>
                 {t.name}
+                {providers.data?.data.some((p) => p.type === value && !p.configured) ? ' (not configured here)' : ''}
               </option>
             ))}
           </select>
@@ -129,11 +144,31 @@ function AddConnector() {
           </select>
         </label>
       </div>
-      <p class="hint">
-        You will be sent to {TYPES[type].name} to allow access, then brought back here. Choose what to sync afterwards; until then
-        everything the grant can see is synced.
-      </p>
-      <button type="submit" class="primary" disabled={add.busy}>
+      {unconfigured ? (
+        <p class="notice not-configured" id="not-configured">
+          {TYPES[type].name} is not configured on this server. To enable it, whoever runs the service sets{' '}
+          {provider.setting.map((name, i) => (
+            <span key={name}>
+              {i > 0 && (i === provider.setting.length - 1 ? ' and ' : ', ')}
+              <code>{name}</code>
+            </span>
+          ))}{' '}
+          (the OAuth app's client id and secret, with the redirect URL <code>{`${location.origin}/api/connectors/oauth/callback`}</code>
+          ), then restarts it.
+        </p>
+      ) : (
+        <p class="hint">
+          You will be sent to {TYPES[type].name} to allow access, then brought back here. Choose what to sync afterwards; until then
+          everything the grant can see is synced.
+        </p>
+      )}
+      <button
+        type="submit"
+        class="primary"
+        disabled={add.busy || unconfigured}
+        aria-describedby={unconfigured ? 'not-configured' : undefined}
+        title={unconfigured ? `Set ${and(provider.setting)} to enable it` : undefined}
+      >
         Connect {TYPES[type].name}
       </button>
       <ActionStatus action={add} />

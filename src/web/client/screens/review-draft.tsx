@@ -1,6 +1,7 @@
-// One draft in the review queue: what the agent proposed (kind, title, body, topic, confidence, evidence, the
-// conversation it came from, the messages it rests on), the memory it would supersede beside it, similar memories,
-// and its actions — approve, edit then approve, reject.
+// The selected draft of the review queue: what the agent proposed (kind, title, body, topic, confidence, evidence,
+// the conversation it came from, the messages it rests on), what it changes in the memory it would supersede (a word
+// diff), similar memories to merge it into or reject it as a duplicate of, and its actions — approve, edit then
+// approve, reject.
 import { useState } from 'preact/hooks'
 import { type Draft, factsOf } from '../lib/drafts'
 import { formatDate } from '../lib/format'
@@ -9,7 +10,7 @@ import { Tags } from '../ui/doc-list'
 import { Link } from '../ui/link'
 import { Markdown } from '../ui/markdown'
 import { EvidenceMessages } from './review-evidence'
-import { Similar, Supersedes } from './review-related'
+import { type Memory, Similar, Supersedes } from './review-related'
 
 export interface Edit {
   title: string
@@ -19,43 +20,28 @@ export interface Edit {
 
 interface Props {
   draft: Draft
-  selected: boolean
-  /** Show the similar memories (searched once the draft has been selected: searches are rate-limited). */
-  similar: boolean
-  checked: boolean
   editing: boolean
   busy: boolean
-  onSelect(): void
-  onCheck(checked: boolean): void
   onApprove(edit?: Edit): void
   onReject(): void
+  /** Approve it as the update of this memory, which it supersedes. */
+  onMerge(memory: Memory): void
+  /** Reject it as a duplicate of this memory. */
+  onDuplicate(memory: Memory): void
   onEdit(editing: boolean): void
 }
 
-export function DraftCard({ draft, selected, similar, checked, editing, busy, onSelect, onCheck, onApprove, onReject, onEdit }: Props) {
+export function DraftCard({ draft, editing, busy, onApprove, onReject, onMerge, onDuplicate, onEdit }: Props) {
   const facts = factsOf(draft)
   const { list } = useWorkspaces()
   const heading = `draft-${draft.id}`
   return (
-    // biome-ignore lint/a11y/useKeyWithClickEvents: a click selects the card; by keyboard, focus inside it does (onFocusCapture).
-    <article
-      id={`card-${draft.id}`}
-      class={`draft card${selected ? ' selected' : ''}`}
-      tabIndex={-1}
-      aria-labelledby={heading}
-      aria-current={selected ? 'true' : undefined}
-      onFocusCapture={onSelect}
-      onClick={onSelect}
-    >
+    <article id={`card-${draft.id}`} class="draft card selected" tabIndex={-1} aria-labelledby={heading}>
       <div class="draft-head">
-        <input
-          type="checkbox"
-          aria-label={`Select “${draft.title}”`}
-          checked={checked}
-          onChange={(e) => onCheck(e.currentTarget.checked)}
-        />
         <span class="kind-badge">{draft.kind}</span>
-        <h2 id={heading}>{draft.title}</h2>
+        <h2 id={heading} dir="auto">
+          {draft.title}
+        </h2>
       </div>
       <p class="meta">
         {facts.topic && <span>topic: {facts.topic}</span>}
@@ -102,8 +88,7 @@ export function DraftCard({ draft, selected, similar, checked, editing, busy, on
           </button>
         </div>
       )}
-      {/* Below the actions, and kept once shown: selecting a card never moves the button being clicked. */}
-      {similar && !editing && <Similar draft={draft} exclude={facts.supersedes} />}
+      {!editing && <Similar draft={draft} exclude={facts.supersedes} busy={busy} onMerge={onMerge} onDuplicate={onDuplicate} />}
     </article>
   )
 }

@@ -1,10 +1,12 @@
-// The review queue (/app/review): every draft an agent proposed, to approve, edit then approve, or reject —
-// one by one or in bulk, by mouse or by keyboard (j/k move, a approve, r reject, e edit). Approving takes
-// a person signed in: this dashboard's session, never an API key.
+// The review queue (/app/review): a compact list of every draft an agent proposed beside the selected one in full,
+// to approve, edit then approve, reject, merge into a similar memory or reject as its duplicate — one by one or in
+// bulk, by mouse or by keyboard (j/k move, a approve, r reject, e edit). After a verdict the next draft is selected
+// and focused. Approving takes a person signed in: this dashboard's session, never an API key.
 import { useEffect, useState } from 'preact/hooks'
 import { api, unwrap } from '../api/client'
 import { announce } from '../lib/announce'
-import { type Draft, loadDrafts, QUEUE_SIZE } from '../lib/drafts'
+import { refreshDraftCount } from '../lib/draft-count'
+import { type Draft, factsOf, loadDrafts, QUEUE_SIZE } from '../lib/drafts'
 import { plural } from '../lib/format'
 import { useShortcuts } from '../lib/shortcuts'
 import { useAction, useApi } from '../lib/use-api'
@@ -12,7 +14,11 @@ import { useWorkspaces } from '../lib/workspaces'
 import { PageTitle } from '../ui/page'
 import { ActionStatus, Empty, Loaded } from '../ui/states'
 import { DraftCard, type Edit } from './review-draft'
+import type { Memory } from './review-related'
 import './review.css'
+
+/** The list and the detail stack below this width (review.css): the detail is then scrolled to on a click. */
+const NARROW = '(max-width: 799px)'
 
 export function Review() {
   const { current } = useWorkspaces()
@@ -21,6 +27,8 @@ export function Review() {
   const [at, setAt] = useState(0)
   const [checked, setChecked] = useState<Set<string>>(new Set())
   const [editing, setEditing] = useState<string>()
+  /** Bumped to move focus to the selected draft once it is shown (after j/k or a verdict). */
+  const [focusRound, setFocusRound] = useState(0)
   const action = useAction()
   useEffect(() => {
     if (!queue.data) return
@@ -30,43 +38,57 @@ export function Review() {
   }, [queue.data])
 
   const selected = drafts[at]
-  const [seen, setSeen] = useState<Set<string>>(new Set())
   useEffect(() => {
-    if (selected && !seen.has(selected.id)) setSeen(new Set([...seen, selected.id]))
-  }, [selected?.id])
+    if (!focusRound || !selected) return
+    document.getElementById(`card-${selected.id}`)?.focus({ preventScroll: !matchMedia(NARROW).matches })
+    document.getElementById(`item-${selected.id}`)?.scrollIntoView({ block: 'nearest' })
+  }, [focusRound, selected?.id])
+
   const move = (to: number) => {
     if (!drafts.length) return
-    const next = Math.max(0, Math.min(drafts.length - 1, to))
-    setAt(next)
-    const card = document.getElementById(`card-${drafts[next]!.id}`)
-    card?.focus({ preventScroll: true })
-    card?.scrollIntoView({ block: 'nearest' })
+    setAt(Math.max(0, Math.min(drafts.length - 1, to)))
+    setEditing(undefined)
+    setFocusRound((r) => r + 1)
   }
-  /** Takes reviewed drafts out of the queue, keeping the place: the next draft moves up under the cursor. */
+  /** Takes reviewed drafts out of the queue, keeping the place: the next draft moves up under the cursor, and is focused. */
   const remove = (ids: Set<string>) => {
     const rest = drafts.filter((d) => !ids.has(d.id))
     setDrafts(rest)
     setChecked((c) => new Set([...c].filter((id) => !ids.has(id))))
     setAt((i) => Math.min(i, Math.max(0, rest.length - 1)))
     setEditing(undefined)
+    setFocusRound((r) => r + 1)
+    refreshDraftCount()
     if (!rest.length) queue.reload()
   }
 
-  const approve = async (draft: Draft, edit?: Edit) => {
+  /** Approves the draft, edited first when `edit` is given; merged into `into` (approved as its update) when given. */
+  const approve = async (draft: Draft, edit?: Edit, into?: Memory) => {
     const path = { params: { path: { id: draft.id } } }
     const ok = await action.run(async () => {
       if (edit) await unwrap(api.PATCH('/api/documents/{id}', { ...path, body: edit }))
-      return unwrap(api.POST('/api/documents/{id}/approve', path))
+      return unwrap(api.POST('/api/documents/{id}/approve', { ...path, ...(into && { body: { supersedes: into.id } }) }))
     })
     if (!ok) return queue.reload()
     remove(new Set([draft.id]))
-    announce(`${edit ? 'Edited and approved' : 'Approved'}: “${ok.title}” is now a memory`)
+    announce(
+      into
+        ? `Merged: “${ok.title}” now replaces “${into.title}”, which is archived`
+        : `${edit ? 'Edited and approved' : 'Approved'}: “${ok.title}” is now a memory`,
+    )
   }
-  const reject = async (draft: Draft) => {
-    const ok = await action.run(() => unwrap(api.POST('/api/documents/{id}/reject', { params: { path: { id: draft.id } } })))
+  /** Rejects the draft; as a duplicate of `of` when given (recorded on the draft). */
+  const reject = async (draft: Draft, of?: Memory) => {
+    const ok = await action.run(() =>
+      unwrap(api.POST('/api/documents/{id}/reject', { params: { path: { id: draft.id } }, ...(of && { body: { duplicate_of: of.id } }) })),
+    )
     if (!ok) return queue.reload()
     remove(new Set([draft.id]))
-    announce(`Rejected: “${draft.title}” is archived (restoring it brings it back as a draft)`)
+    announce(
+      of
+        ? `Rejected as a duplicate of “${of.title}”: “${draft.title}” is archived`
+        : `Rejected: “${draft.title}” is archived (restoring it brings it back as a draft)`,
+    )
   }
   const bulk = async (verb: 'approve' | 'reject') => {
     const ids = drafts.filter((d) => checked.has(d.id)).map((d) => d.id)
@@ -98,6 +120,12 @@ export function Review() {
     idle,
   )
 
+  const pick = (i: number) => {
+    setAt(i)
+    setEditing(undefined)
+    // Stacked, the detail is below the whole list: take the person there.
+    if (matchMedia(NARROW).matches) setFocusRound((r) => r + 1)
+  }
   const allChecked = drafts.length > 0 && drafts.every((d) => checked.has(d.id))
   return (
     <section class="review">
@@ -139,31 +167,68 @@ export function Review() {
                 </button>
               </div>
               <ActionStatus action={action} />
-              <ol class="queue">
-                {drafts.map((draft, i) => (
-                  <li key={draft.id}>
-                    <DraftCard
+              <div class="queue-layout">
+                <ol class="queue-list" aria-label="Drafts waiting">
+                  {drafts.map((draft, i) => (
+                    <QueueItem
+                      key={draft.id}
                       draft={draft}
                       selected={i === at}
-                      similar={seen.has(draft.id)}
                       checked={checked.has(draft.id)}
-                      editing={editing === draft.id}
-                      busy={action.busy}
-                      onSelect={() => setAt(i)}
+                      onPick={() => pick(i)}
                       onCheck={(on) =>
                         setChecked((c) => (on ? new Set([...c, draft.id]) : new Set([...c].filter((id) => id !== draft.id))))
                       }
-                      onApprove={(edit) => approve(draft, edit)}
-                      onReject={() => reject(draft)}
-                      onEdit={(on) => setEditing(on ? draft.id : undefined)}
                     />
-                  </li>
-                ))}
-              </ol>
+                  ))}
+                </ol>
+                {selected && (
+                  <div class="queue-detail">
+                    <DraftCard
+                      key={selected.id}
+                      draft={selected}
+                      editing={editing === selected.id}
+                      busy={action.busy}
+                      onApprove={(edit) => approve(selected, edit)}
+                      onReject={() => reject(selected)}
+                      onMerge={(memory) => approve(selected, undefined, memory)}
+                      onDuplicate={(memory) => reject(selected, memory)}
+                      onEdit={(on) => setEditing(on ? selected.id : undefined)}
+                    />
+                  </div>
+                )}
+              </div>
             </>
           )
         }
       </Loaded>
     </section>
+  )
+}
+
+/** One line of the list: its checkbox for bulk actions, and a button selecting it (title, kind, what the agent said). */
+function QueueItem(props: { draft: Draft; selected: boolean; checked: boolean; onPick(): void; onCheck(on: boolean): void }) {
+  const { draft, selected, checked } = props
+  const facts = factsOf(draft)
+  return (
+    <li id={`item-${draft.id}`} class={`queue-item${selected ? ' selected' : ''}`}>
+      <input
+        type="checkbox"
+        aria-label={`Select “${draft.title}”`}
+        checked={checked}
+        onChange={(e) => props.onCheck(e.currentTarget.checked)}
+      />
+      <button type="button" class="queue-pick" aria-current={selected ? 'true' : undefined} onClick={props.onPick}>
+        <span class="queue-title" dir="auto">
+          {draft.title}
+        </span>
+        <span class="queue-meta">
+          {draft.kind}
+          {facts.supersedes && ' · updates a memory'}
+          {facts.confidence !== undefined && ` · ${Math.round(facts.confidence * 100)}%`}
+          {facts.topic && ` · ${facts.topic}`}
+        </span>
+      </button>
+    </li>
   )
 }

@@ -1,12 +1,12 @@
 // Search: the query, mode and filters live in the URL (/app/search?q=…, as the extension opens it); results
-// show the snippet with the searched words marked, a compact "why this result", and the service's notice. A message
-// reads "<speaker> · <time>" and opens in its conversation, scrolled to it; a passage of an uploaded file says where it
-// was ("p. 14") and opens the document there.
+// show the title and snippet with the searched words marked, "why this result" in words (listing exactly the words
+// marked; ranks and scores on hover), and the service's notice. A message reads "<speaker> · <time>" and opens in its
+// conversation, scrolled to it; a passage of an uploaded file says where it was ("p. 14") and opens the document there.
 import { useEffect, useState } from 'preact/hooks'
 import { api, unwrap } from '../api/client'
 import type { paths } from '../api/schema'
-import { formatScore, plural } from '../lib/format'
-import { highlight } from '../lib/highlight'
+import { plural } from '../lib/format'
+import { highlight, type Piece } from '../lib/highlight'
 import { markdownToText } from '../lib/markdown'
 import { FILTER_KINDS, oneOf, SOURCES } from '../lib/kinds'
 import { documentAt, shownLabel } from '../lib/file-places'
@@ -14,6 +14,7 @@ import { documentHref, documentLabel } from '../lib/messages'
 import { navigate, usePlace, withQuery } from '../lib/router'
 import { useApi } from '../lib/use-api'
 import { useWorkspaces } from '../lib/workspaces'
+import { explain } from '../lib/why'
 import { DocMeta, Tags } from '../ui/doc-list'
 import { Filters, type FilterValues } from '../ui/filters'
 import { Link } from '../ui/link'
@@ -114,33 +115,38 @@ export function Search() {
 }
 
 function ResultItem({ result, q }: { result: Result; q: string }) {
+  // One source of truth: the pieces marked here are the words "why" lists.
+  const label = documentLabel(result.document)
+  const titled = label === result.document.title
+  const title = titled ? highlight(label, q) : [{ text: label, hit: false }]
+  const passage = highlight(markdownToText(result.snippet), q)
   return (
     <li class="result">
       <Link href={result.location ? documentAt(result.document.id, result.location) : documentHref(result.document)} class="doc-title">
-        {documentLabel(result.document)}
+        <Marked pieces={title} />
       </Link>
       {shownLabel(result.location, result.document.title) && <span class="location">{result.location!.label}</span>}
       <DocMeta doc={result.document} />
       <p class="snippet">
-        {highlight(markdownToText(result.snippet), q).map((piece, i) => (piece.hit ? <mark key={i}>{piece.text}</mark> : piece.text))}
+        <Marked pieces={passage} />
       </p>
       <Tags tags={result.document.tags} />
-      <Why result={result} />
+      <Why result={result} q={q} title={title} passage={passage} />
     </li>
   )
 }
 
-/** Why this result is here, in one line: each ranking that found it (rank and score), words matched, boost. */
-export function Why({ result }: { result: Result }) {
-  const s = result.signals
-  const parts: string[] = []
-  if (s.keyword_rank !== null) parts.push(`keyword #${s.keyword_rank} (${formatScore(s.keyword_score)})`)
-  if (s.semantic_rank !== null) parts.push(`meaning #${s.semantic_rank} (${formatScore(s.semantic_score)})`)
-  parts.push(plural(s.matched_terms, 'word') + ' matched')
-  if (s.boost !== 1) parts.push(`boost ×${formatScore(s.boost)}`)
+const Marked = ({ pieces }: { pieces: Piece[] }) => (
+  <>{pieces.map((piece, i) => (piece.hit ? <mark key={i}>{piece.text}</mark> : piece.text))}</>
+)
+
+/** Why this result is here, in words (the words it marks, where; close in meaning; boosted); ranks and scores on hover. */
+export function Why({ result, q, title, passage }: { result: Result; q: string; title: Piece[]; passage: Piece[] }) {
+  const why = explain(q, result.signals, result.score, title, passage)
   return (
-    <p class="why">
-      <span class="why-label">Why:</span> {parts.join(' · ')} · score {formatScore(result.score)}
+    <p class="why" title={why.detail}>
+      <span class="why-label">Why:</span> {why.text}
+      <span class="visually-hidden"> ({why.detail})</span>
     </p>
   )
 }

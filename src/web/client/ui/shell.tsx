@@ -5,15 +5,19 @@ import type { ComponentChildren } from 'preact'
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { api, done } from '../api/client'
 import { announce, useAnnouncement } from '../lib/announce'
+import { useDraftCount } from '../lib/draft-count'
+import { plural } from '../lib/format'
 import { navigate, usePlace } from '../lib/router'
 import { setUser, SIGN_IN, useUser } from '../lib/session'
 import { useAction } from '../lib/use-api'
-import { forgetWorkspaces } from '../lib/workspaces'
+import { forgetWorkspaces, useWorkspaces } from '../lib/workspaces'
 import { SCREENS } from '../screens/nav'
 import { Link } from './link'
 import { ActionStatus } from './states'
 import './phone.css'
 import { WorkspaceSwitcher } from './workspace-switcher'
+
+const REVIEW = '/app/review'
 
 const isActive = (screen: string, path: string) => (screen === '/app' ? path === '/app' : path === screen || path.startsWith(`${screen}/`))
 
@@ -50,6 +54,8 @@ export function Shell({ children }: { children: ComponentChildren }) {
       document.removeEventListener('pointerdown', press)
     }
   }, [open])
+  const drafts = useDraftCount(useWorkspaces().current, path)
+  const waiting = drafts && drafts.count > 0 ? `${drafts.count}${drafts.more ? '+' : ''}` : ''
 
   const leave = async () => {
     const ok = await signOut.run(async () => (await done(api.POST('/api/auth/sign-out')), true))
@@ -68,6 +74,12 @@ export function Shell({ children }: { children: ComponentChildren }) {
       <header class="topbar">
         <button ref={toggle} type="button" class="menu-toggle" aria-expanded={open} aria-controls="nav" onClick={() => setOpen(!open)}>
           Menu
+          {/* On a phone the navigation is folded away: the count shows on its button too. */}
+          {waiting && (
+            <span class="nav-count" aria-hidden="true">
+              {waiting}
+            </span>
+          )}
         </button>
         <Link href="/app" class="brand">
           Memory
@@ -88,10 +100,25 @@ export function Shell({ children }: { children: ComponentChildren }) {
           <ul>
             {SCREENS.map((screen) => (
               <li key={screen.path}>
-                <Link href={screen.path} aria-current={isActive(screen.path, path) ? 'page' : undefined}>
+                <Link
+                  href={screen.path}
+                  aria-current={isActive(screen.path, path) ? 'page' : undefined}
+                  aria-describedby={screen.path === REVIEW && waiting ? 'drafts-waiting' : undefined}
+                >
                   {screen.label}
                   {!screen.ready && <span class="soon">next</span>}
+                  {/* The link keeps its name ("Review"); the count is its description, read after it. */}
+                  {screen.path === REVIEW && waiting && (
+                    <span class="nav-count" aria-hidden="true">
+                      {waiting}
+                    </span>
+                  )}
                 </Link>
+                {screen.path === REVIEW && waiting && (
+                  <span id="drafts-waiting" class="visually-hidden">
+                    {drafts!.more ? `more than ${plural(drafts!.count, 'draft')}` : plural(drafts!.count, 'draft')} waiting
+                  </span>
+                )}
               </li>
             ))}
           </ul>

@@ -10,7 +10,10 @@ import type { TimeRange } from '../../lib/time-range'
 import { SYSTEM, type SessionUser } from '../auth/session-user'
 import { toActivityDto, type ActivityEntry } from './activity.model'
 
-/** Appends `entries` as done by `user`'s actor now (one statement however many). */
+/**
+ * Appends `entries` as done by `user`'s actor now, in one statement however many: the rows travel as one JSON
+ * parameter (a bulk ingest records a thousand), so no statement grows a parameter per field.
+ */
 export async function recordActivity(
   db: Tx,
   deps: Deps,
@@ -19,22 +22,20 @@ export async function recordActivity(
 ): Promise<void> {
   const list = Array.isArray(entries) ? entries : [entries]
   if (list.length === 0) return
-  const at = deps.clock.now()
-  const actor = user.actor ?? SYSTEM
-  await db.insert(activity).values(
-    list.map((e) => ({
-      id: deps.ids.next(),
-      user_id: user.id,
-      at,
-      action: e.action,
-      object_type: e.object_type,
-      object_id: e.object_id ?? null,
-      title: e.title ?? null,
-      workspace_id: e.workspace_id ?? null,
-      actor,
-      summary: e.summary ?? {},
-    })),
-  )
+  const rows = list.map((e) => ({
+    id: deps.ids.next(),
+    action: e.action,
+    object_type: e.object_type,
+    object_id: e.object_id ?? null,
+    title: e.title ?? null,
+    workspace_id: e.workspace_id ?? null,
+    summary: e.summary ?? {},
+  }))
+  await db.execute(sql`insert into ${activity} (id, user_id, at, action, object_type, object_id, title, workspace_id, actor, summary)
+    select x.id, ${user.id}::uuid, ${deps.clock.now().toISOString()}::timestamptz, x.action, x.object_type, x.object_id, x.title,
+      x.workspace_id, ${JSON.stringify(user.actor ?? SYSTEM)}::jsonb, x.summary
+    from json_to_recordset(${JSON.stringify(rows)}::json) as x(id uuid, action text, object_type text, object_id uuid, title text,
+      workspace_id uuid, summary jsonb)`)
 }
 
 export interface ActivityFilters extends TimeRange {

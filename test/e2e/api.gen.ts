@@ -1727,10 +1727,12 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The connector types, each saying whether this server is configured for it and which settings configure it (a type not configured answers 503 on create)
-         * @description Key scope: `read` (a key without it gets 403; a session holds every scope).
+         * List connector types and whether this server is configured for each
+         * @description The connector types, each saying whether this server is configured for it and which settings configure it (a type not configured answers 503 on create)
+         *
+         *     Key scope: `read` (a key without it gets 403; a session holds every scope).
          */
-        get: operations["getApiConnectorsProviders"];
+        get: operations["listConnectorProviders"];
         put?: never;
         post?: never;
         delete?: never;
@@ -6000,6 +6002,7 @@ export interface operations {
             query?: {
                 /** @description Only what happened to this object (a document, a key, a workspace…) */
                 object_id?: string;
+                /** @description Only what happened to objects of this type: document, memory, link, thread, workspace, key, connector, settings, account */
                 object_type?: "document" | "memory" | "link" | "thread" | "workspace" | "key" | "connector" | "settings" | "account";
                 /** @description An action (memory.approve) or a family (memory) */
                 action?: string;
@@ -8784,6 +8787,7 @@ export interface operations {
             path: {
                 /** @description The document's id */
                 id: string;
+                /** @description A version number of the document: 1 is the first, the history lists them */
                 version: number;
             };
             cookie?: never;
@@ -8862,6 +8866,7 @@ export interface operations {
             path: {
                 /** @description The document's id */
                 id: string;
+                /** @description A version number of the document: 1 is the first, the history lists them */
                 version: number;
             };
             cookie?: never;
@@ -14026,7 +14031,7 @@ export interface operations {
             };
         };
     };
-    getApiConnectorsProviders: {
+    listConnectorProviders: {
         parameters: {
             query?: never;
             header?: never;

@@ -27,7 +27,7 @@ export const ActivityEntry = t.Object(
     id: Uuid(),
     at: Timestamp,
     action: literals(ACTIONS),
-    object_type: literals(OBJECT_TYPES),
+    object_type: literals(OBJECT_TYPES, 'What kind of object it happened to'),
     object_id: t.Nullable(Uuid()),
     title: t.Nullable(t.String({ description: "The object's name then; null once a document is forgotten" })),
     workspace_id: t.Nullable(Uuid()),
@@ -43,7 +43,7 @@ export const ActivityPage = Page(ActivityEntry, 'ActivityPage')
 
 export const ActivityQuery = t.Object({
   object_id: t.Optional(Uuid('Only what happened to this object (a document, a key, a workspace…)')),
-  object_type: t.Optional(literals(OBJECT_TYPES)),
+  object_type: t.Optional(literals(OBJECT_TYPES, 'Only what happened to objects of this type')),
   action: t.Optional(
     Text({
       maxLength: 40,

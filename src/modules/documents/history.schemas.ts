@@ -6,7 +6,12 @@ import { AnyKindSchema, StatusSchema } from './documents.schemas'
 
 export const VersionParams = t.Object({
   id: Uuid(),
-  version: t.Integer({ minimum: 1, maximum: 2_147_483_647, error: 'version must be a positive integer' }),
+  version: t.Integer({
+    minimum: 1,
+    maximum: 2_147_483_647,
+    error: 'version must be a positive integer',
+    description: 'A version number of the document: 1 is the first, the history lists them',
+  }),
 })
 
 const VersionFields = {

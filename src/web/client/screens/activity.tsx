@@ -2,7 +2,7 @@
 // on hover), who (you, a key by label and prefix, an MCP client, a connector, the service), the way in, what
 // happened in words and to what (linked while it exists). Filters by action family and by who, read from and kept
 // in the URL (so the keys list links to one key's activity); "Load more" follows the cursor.
-import { useEffect, useState } from 'preact/hooks'
+import { useState } from 'preact/hooks'
 import { api, unwrap } from '../api/client'
 import {
   ACTORS,
@@ -32,7 +32,7 @@ export function Activity() {
   const actor = query.get('actor') ?? ''
   const objectId = query.get('object_id') ?? ''
   const filters = {
-    action: FAMILIES.some(([v]) => v === action) ? action : undefined,
+    action: action && FAMILIES.some(([v]) => v === action) ? action : undefined,
     actor: ACTORS.some(([v]) => v === actor) || UUID.test(actor) ? actor || undefined : undefined,
     object_id: UUID.test(objectId) ? objectId : undefined,
   }
@@ -40,12 +40,13 @@ export function Activity() {
     (signal) => unwrap(api.GET('/api/activity', { params: { query: { ...filters, limit: PAGE } }, signal })),
     [filters.action, filters.actor, filters.object_id],
   )
-  const [more, setMore] = useState<{ entries: ActivityEntry[]; cursor: string | null }>()
-  useEffect(() => setMore(undefined), [first.data])
+  // The pages loaded after the first, for the first page they follow (a new first page starts over).
+  const [loadedMore, setMore] = useState<{ after: unknown; entries: ActivityEntry[]; cursor: string | null }>()
+  const more = loadedMore && loadedMore.after === first.data ? loadedMore : undefined
   const loading = useAction()
   const loadMore = async (cursor: string) => {
     const page = await loading.run(() => unwrap(api.GET('/api/activity', { params: { query: { ...filters, limit: PAGE, cursor } } })))
-    if (page) setMore((m) => ({ entries: [...(m?.entries ?? []), ...page.data], cursor: page.next_cursor }))
+    if (page) setMore({ after: first.data, entries: [...(more?.entries ?? []), ...page.data], cursor: page.next_cursor })
   }
   const set = (change: Record<string, string>) => navigate(withQuery('/app/activity', { ...filters, ...change }), { replace: true })
 

@@ -32,7 +32,7 @@ export function DocumentHistory({ doc, reload }: { doc: Doc; reload(): void }) {
   // Read again whenever the document changes (an edit, a restore, an approval taken back).
   const history = useApi(
     (signal) => unwrap(api.GET('/api/documents/{id}/history', { ...path, signal })),
-    [doc.id, doc.updated_at, doc.status],
+    [doc.id, doc.updated_at, doc.status, doc.title, doc.body, doc.tags.join('\n')],
   )
   const [chosen, setChosen] = useState<number>()
   return (
@@ -69,7 +69,7 @@ export function DocumentHistory({ doc, reload }: { doc: Doc; reload(): void }) {
                 doc={doc}
                 version={h.versions.find((v) => v.version === chosen)!}
                 before={h.versions.find((v) => v.version < chosen)?.version}
-                reload={reload}
+                reload={() => (reload(), history.reload())}
               />
             )}
           </>

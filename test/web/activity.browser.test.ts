@@ -134,7 +134,7 @@ describe.skipIf(!!missing)('activity, history and undo', () => {
     await rows(s).first().waitFor()
     // Newest first: the approval taken back and the rejection undone, by you, on the dashboard.
     const first = rows(s).first()
-    expect(await first.locator('.who').innerText()).toBe('You')
+    expect(await first.locator('.actor').innerText()).toBe('You')
     expect(await first.locator('.surface').innerText()).toBe('dashboard')
     const texts = await rows(s).allInnerTexts()
     expect(texts.some((t) => t.includes('took back approval of memory'))).toBe(true)
@@ -150,7 +150,7 @@ describe.skipIf(!!missing)('activity, history and undo', () => {
     await page.getByLabel('Who').selectOption('key')
     await page.waitForURL(/actor=key/)
     await settle(page)
-    const who = await rows(s).locator('.who').allInnerTexts()
+    const who = await rows(s).locator('.actor').allInnerTexts()
     expect(who.length).toBe(50)
     expect(new Set(who)).toEqual(new Set([`key agent (${keyPrefix}…)`]))
     expect(await rows(s).first().locator('.surface').innerText()).toBe('REST API')
@@ -173,7 +173,7 @@ describe.skipIf(!!missing)('activity, history and undo', () => {
     await page.waitForURL((url) => url.pathname === '/app/activity' && url.searchParams.get('actor') === keyId)
     await settle(page)
     expect(await page.getByLabel('Who').inputValue()).toBe(keyId)
-    expect(new Set(await rows(s).locator('.who').allInnerTexts())).toEqual(new Set([`key agent (${keyPrefix}…)`]))
+    expect(new Set(await rows(s).locator('.actor').allInnerTexts())).toEqual(new Set([`key agent (${keyPrefix}…)`]))
   })
 
   test("a document's history shows its versions and a word diff; restoring one makes a new version", async () => {

@@ -122,7 +122,7 @@ function Row({ entry, gone }: { entry: ActivityEntry; gone: Set<string> }) {
       <time dateTime={entry.at} title={formatDate(entry.at)}>
         {formatAgo(entry.at)}
       </time>
-      <span class="who">{describeActor(entry.actor)}</span>
+      <span class="actor">{describeActor(entry.actor)}</span>
       <span class="surface">{SURFACES[entry.actor.surface] ?? entry.actor.surface}</span>
       <span class="what">{describeAction(entry)}</span>
       {title !== null && (

@@ -149,7 +149,8 @@ describe.skipIf(!!missing)('activity, history and undo', () => {
     // The key's ingest, named as the keys list names the key.
     await page.getByLabel('Who').selectOption('key')
     await page.waitForURL(/actor=key/)
-    await settle(page)
+    // The new first page replaces both pages shown before.
+    await page.waitForFunction(() => document.querySelectorAll('.activity-row').length === 50)
     const who = await rows(s).locator('.actor').allInnerTexts()
     expect(who.length).toBe(50)
     expect(new Set(who)).toEqual(new Set([`key agent (${keyPrefix}…)`]))
@@ -159,7 +160,7 @@ describe.skipIf(!!missing)('activity, history and undo', () => {
     await page.getByLabel('What').selectOption('memory')
     await page.getByLabel('Who').selectOption('')
     await page.waitForURL((url) => url.search === '?action=memory')
-    await settle(page)
+    await page.waitForFunction(() => Array.from(document.querySelectorAll('.activity-row .actor')).some((e) => e.textContent === 'You'))
     const what = await rows(s).locator('.what').allInnerTexts()
     expect(what.length).toBeGreaterThan(12)
     expect(what.every((w) => w.includes('memory'))).toBe(true)
@@ -253,6 +254,7 @@ describe.skipIf(!!missing)('activity, history and undo', () => {
     expect((await asPerson('GET', `/api/documents/${ids['Coffee moved']}`)).body.status).toBe('pending_approval')
     expect((await asPerson('GET', `/api/documents/${ids.coffee}`)).body.status).toBe('active')
     await page.getByRole('button', { name: 'Take approval back' }).waitFor({ state: 'detached' })
+    await page.waitForFunction(() => document.querySelectorAll('.chain li')[1]?.textContent?.includes('approval taken back'))
   })
 
   test('archive on a document page offers Undo', async () => {

@@ -156,7 +156,10 @@ function Chain({ chain, here }: { chain: ChainLink[]; here: string }) {
             {c.supersedes && <span> — replaced “{title(c.supersedes) ?? 'an earlier memory'}”</span>}
             <span class="hint">
               {' — '}
-              {c.approved ? (
+              {/* The service keeps the last approval of a memory whose approval was taken back: pending, it is not approved. */}
+              {c.approved && c.status === 'pending_approval' ? (
+                'approval taken back'
+              ) : c.approved ? (
                 <>
                   approved by {describeActor(c.approved.actor)}{' '}
                   <time dateTime={c.approved.at} title={formatDate(c.approved.at)}>

@@ -34,6 +34,7 @@ const ConversationPage = lazy(() => import('./screens/conversation').then((m) =>
 const Workspaces = lazy(() => import('./screens/workspaces').then((m) => m.Workspaces))
 const Connectors = lazy(() => import('./screens/connectors').then((m) => m.Connectors))
 const Keys = lazy(() => import('./screens/keys').then((m) => m.Keys))
+const Activity = lazy(() => import('./screens/activity').then((m) => m.Activity))
 const Usage = lazy(() => import('./screens/usage').then((m) => m.Usage))
 const SettingsScreen = lazy(() => import('./screens/settings').then((m) => m.SettingsScreen))
 
@@ -65,6 +66,7 @@ function screenFor({ path }: Place) {
   if (path === '/app/workspaces') return <Workspaces />
   if (path === '/app/connectors') return <Connectors />
   if (path === '/app/keys') return <Keys />
+  if (path === '/app/activity') return <Activity />
   if (path === '/app/usage') return <Usage />
   if (path === '/app/settings') return <SettingsScreen />
   if (path === '/app/profile') return <ToSettings search={location.search} />

@@ -6,6 +6,7 @@
 import { useEffect, useState } from 'preact/hooks'
 import { api, unwrap } from '../api/client'
 import { announce } from '../lib/announce'
+import { deleteLater } from '../lib/delete-later'
 import { placeIn } from '../lib/file-places'
 import { isMessage, messageHref } from '../lib/messages'
 import { navigate, usePlace } from '../lib/router'
@@ -16,9 +17,11 @@ import { Link } from '../ui/link'
 import { Markdown } from '../ui/markdown'
 import { PageTitle } from '../ui/page'
 import { ActionStatus, Loaded, Loading } from '../ui/states'
+import { showToast } from '../ui/toast'
 import type { Doc } from './document-doc'
 import { DocumentDetails } from './document-details'
 import { DocumentEdit } from './document-edit'
+import { DocumentHistory } from './document-history'
 import { FileBody, FileDetails } from './document-file'
 import { DocumentLinks } from './document-links'
 
@@ -52,6 +55,7 @@ const MAX_POLLS = 80
 function DocumentView({ doc, reload, query }: { doc: Doc; reload(): void; query: URLSearchParams }) {
   const [editing, setEditing] = useState(false)
   const [forgetting, setForgetting] = useState(false)
+  const [deleted, setDeleted] = useState(false)
   const action = useAction()
   const path = { params: { path: { id: doc.id } } }
 
@@ -64,10 +68,24 @@ function DocumentView({ doc, reload, query }: { doc: Doc; reload(): void; query:
     act(() => unwrap(api.PATCH('/api/documents/{id}', { ...path, body: { pinned: !doc.pinned } })), doc.pinned ? 'Unpinned' : 'Pinned')
   const rate = (rating: -1 | 0 | 1) =>
     act(() => unwrap(api.POST('/api/documents/{id}/rate', { ...path, body: { rating } })), rating ? 'Rated' : 'Rating cleared')
-  const archive = () =>
-    doc.status === 'archived'
-      ? act(() => unwrap(api.POST('/api/documents/{id}/restore', path)), 'Restored')
-      : act(() => unwrap(api.POST('/api/documents/{id}/archive', path)), 'Archived: hidden from search and lists until restored')
+  const archive = async () => {
+    if (doc.status === 'archived') return act(() => unwrap(api.POST('/api/documents/{id}/restore', path)), 'Restored')
+    if ((await action.run(async () => (await unwrap(api.POST('/api/documents/{id}/archive', path)), true))) === undefined) return
+    reload()
+    showToast({
+      message: 'Archived: hidden from search and lists until restored',
+      onUndo: () => act(() => unwrap(api.POST('/api/documents/{id}/restore', path)), 'Restored'),
+    })
+  }
+  /** Deleted when the undo toast ends (or the page is left); until then the page says so, and Undo brings it back. */
+  const remove = () => {
+    setDeleted(true)
+    deleteLater({
+      ids: [doc.id],
+      message: `Deleted “${doc.title}”`,
+      onUndo: () => setDeleted(false),
+    })
+  }
   const forget = async () => {
     const ok = await action.run(async () => (await unwrap(api.POST('/api/documents/{id}/forget', path)), true))
     setForgetting(false)
@@ -76,6 +94,15 @@ function DocumentView({ doc, reload, query }: { doc: Doc; reload(): void; query:
     navigate('/app/documents', { replace: true })
   }
 
+  if (deleted)
+    return (
+      <article class="document">
+        <PageTitle title={doc.title} />
+        <p>
+          “{doc.title}” is deleted. <Link href="/app/documents">Back to the documents</Link>
+        </p>
+      </article>
+    )
   if (editing) return <DocumentEdit doc={doc} onDone={(saved) => (setEditing(false), saved && reload())} />
   return (
     <article class="document">
@@ -120,6 +147,9 @@ function DocumentView({ doc, reload, query }: { doc: Doc; reload(): void; query:
         <button type="button" onClick={archive} disabled={action.busy || doc.status === 'pending_approval'}>
           {doc.status === 'archived' ? 'Restore' : 'Archive'}
         </button>
+        <button type="button" class="danger" onClick={remove} disabled={action.busy}>
+          Delete
+        </button>
         <button type="button" class="danger" onClick={() => setForgetting(true)} disabled={action.busy}>
           Forget…
         </button>
@@ -156,6 +186,7 @@ function DocumentView({ doc, reload, query }: { doc: Doc; reload(): void; query:
           <DocumentLinks id={doc.id} />
         </aside>
       </div>
+      <DocumentHistory doc={doc} reload={reload} />
     </article>
   )
 }

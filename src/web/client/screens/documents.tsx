@@ -4,13 +4,14 @@
 import { useState } from 'preact/hooks'
 import { api, unwrap } from '../api/client'
 import { announce } from '../lib/announce'
+import { deleteLater, usePendingDeletes } from '../lib/delete-later'
 import { plural } from '../lib/format'
 import { FILTER_KINDS, oneOf, SOURCES, STATUSES } from '../lib/kinds'
 import { documentLabel } from '../lib/messages'
 import { navigate, usePlace, withQuery } from '../lib/router'
 import { useAction, useApi } from '../lib/use-api'
 import { useWorkspaces } from '../lib/workspaces'
-import { Confirm } from '../ui/confirm'
+import { showToast } from '../ui/toast'
 import { arrange, DocTable, ListFilter, oneOfSorts } from '../ui/doc-list'
 import { Filters, type FilterValues } from '../ui/filters'
 import { Link } from '../ui/link'
@@ -40,7 +41,6 @@ export function Documents() {
   const [filter, setFilter] = useState('')
   const list = useApi((signal) => unwrap(api.GET('/api/documents', { params: { query: params }, signal })), [JSON.stringify(params)])
   const [selected, setSelected] = useState<Set<string>>(new Set())
-  const [confirming, setConfirming] = useState(false)
   const bulk = useAction()
 
   const setFilters = (next: FilterValues) => {
@@ -62,17 +62,28 @@ export function Documents() {
         await unwrap(api.POST(archived ? '/api/documents/{id}/restore' : '/api/documents/{id}/archive', { params: { path: { id } } }))
       return true
     })
-    if (ok) announce(`${archived ? 'Restored' : 'Archived'} ${plural(ids.length, 'document')}`)
     setSelected(new Set())
     list.reload()
+    if (!ok) return
+    if (archived) return announce(`Restored ${plural(ids.length, 'document')}`)
+    showToast({
+      message: `Archived ${plural(ids.length, 'document')}`,
+      onUndo: async () => {
+        const back = await bulk.run(async () => {
+          for (const id of ids) await unwrap(api.POST('/api/documents/{id}/restore', { params: { path: { id } } }))
+          return true
+        })
+        if (back) announce(`Restored ${plural(ids.length, 'document')}`)
+        list.reload()
+      },
+    })
   }
-  const remove = async () => {
-    const result = await bulk.run(() => unwrap(api.DELETE('/api/documents/bulk', { body: { ids } })))
-    setConfirming(false)
-    if (result) announce(`Deleted ${plural(result.deleted.length, 'document')}`)
+  /** The rows go at once; the DELETE is sent when the undo toast ends (lib/delete-later.ts). */
+  const remove = () => {
     setSelected(new Set())
-    list.reload()
+    deleteLater({ ids, message: `Deleted ${plural(ids.length, 'document')}`, onDeleted: list.reload })
   }
+  const pending = usePendingDeletes()
 
   return (
     <section>
@@ -87,26 +98,15 @@ export function Documents() {
         <button type="button" disabled={!ids.length || bulk.busy} onClick={archiveOrRestore}>
           {archived ? 'Restore' : 'Archive'}
         </button>
-        <button type="button" class="danger" disabled={!ids.length || bulk.busy} onClick={() => setConfirming(true)}>
+        <button type="button" class="danger" disabled={!ids.length || bulk.busy} onClick={remove}>
           Delete
         </button>
       </div>
       <ActionStatus action={bulk} />
-      {confirming && (
-        <Confirm
-          title={`Delete ${plural(ids.length, 'document')}?`}
-          confirm="Delete permanently"
-          danger
-          busy={bulk.busy}
-          onConfirm={remove}
-          onCancel={() => setConfirming(false)}
-        >
-          <p>They are removed for good, with their links; this cannot be undone. Archive them instead to hide them and keep a way back.</p>
-        </Confirm>
-      )}
       <Loaded query={list}>
-        {(page) =>
-          page.data.length === 0 ? (
+        {(loaded) => {
+          const page = pending.size ? { ...loaded, data: loaded.data.filter((d) => !pending.has(d.id)) } : loaded
+          return page.data.length === 0 ? (
             <Empty>
               <p>{cursor || Object.values(filters).some(Boolean) || current ? 'No documents match these filters.' : 'No documents yet.'}</p>
               <Link href="/app/documents/new">Add one</Link>
@@ -149,7 +149,7 @@ export function Documents() {
               </nav>
             </>
           )
-        }
+        }}
       </Loaded>
     </section>
   )

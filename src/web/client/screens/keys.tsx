@@ -9,6 +9,7 @@ import { formatDate, plural } from '../lib/format'
 import { DEFAULT_KEY_SCOPES, KEY_SCOPES, type KeyScope } from '../lib/key-scopes'
 import { useAction, useApi } from '../lib/use-api'
 import { Confirm } from '../ui/confirm'
+import { Link } from '../ui/link'
 import { PageTitle } from '../ui/page'
 import { ActionStatus, Empty, Loaded } from '../ui/states'
 import { Integrations } from './integrations'
@@ -125,7 +126,10 @@ export function Keys() {
                       <td>{k.tier}</td>
                       <td>{formatDate(k.created_at)}</td>
                       <td>{k.last_used_at ? formatDate(k.last_used_at) : 'never'}</td>
-                      <td>
+                      <td class="key-actions">
+                        <Link href={`/app/activity?actor=${k.id}`} aria-label={`Activity of ${k.label || k.prefix}`}>
+                          Activity
+                        </Link>{' '}
                         <button type="button" class="danger" onClick={() => setRevoking(k)} aria-label={`Revoke ${k.label || k.prefix}`}>
                           Revoke…
                         </button>

@@ -30,6 +30,12 @@ export const SCREENS: Screen[] = [
     about: 'Drafts your agents proposed, to approve, edit or reject (j/k, a, r, e), beside the memories they would supersede or duplicate.',
   },
   {
+    path: '/app/activity',
+    label: 'Activity',
+    ready: true,
+    about: 'What happened to your data and who did it (you, a key, an MCP client, a connector), with filters; undo and history start here.',
+  },
+  {
     path: '/app/memories',
     label: 'Memories',
     ready: true,

@@ -13,6 +13,7 @@ import { useAction, useApi } from '../lib/use-api'
 import { useWorkspaces } from '../lib/workspaces'
 import { PageTitle } from '../ui/page'
 import { ActionStatus, Empty, Loaded } from '../ui/states'
+import { showToast } from '../ui/toast'
 import { DraftCard, type Edit } from './review-draft'
 import type { Memory } from './review-related'
 import './review.css'
@@ -71,11 +72,19 @@ export function Review() {
     })
     if (!ok) return queue.reload()
     remove(new Set([draft.id]))
-    announce(
-      into
+    showToast({
+      message: into
         ? `Merged: “${ok.title}” now replaces “${into.title}”, which is archived`
         : `${edit ? 'Edited and approved' : 'Approved'}: “${ok.title}” is now a memory`,
-    )
+      onUndo: () => takeBack(draft, () => unwrap(api.POST('/api/documents/{id}/unapprove', { params: { path: { id: draft.id } } }))),
+    })
+  }
+  /** Undo of a verdict: the draft is back in the queue (read again, so it is where the queue's order puts it). */
+  const takeBack = async (draft: Draft, call: () => Promise<unknown>) => {
+    if ((await action.run(call)) === undefined) return
+    announce(`“${draft.title}” is back in the queue`)
+    refreshDraftCount()
+    queue.reload()
   }
   /** Rejects the draft; as a duplicate of `of` when given (recorded on the draft). */
   const reject = async (draft: Draft, of?: Memory) => {
@@ -84,11 +93,13 @@ export function Review() {
     )
     if (!ok) return queue.reload()
     remove(new Set([draft.id]))
-    announce(
-      of
+    showToast({
+      message: of
         ? `Rejected as a duplicate of “${of.title}”: “${draft.title}” is archived`
         : `Rejected: “${draft.title}” is archived (restoring it brings it back as a draft)`,
-    )
+      // Restoring a rejected draft brings it back to the queue.
+      onUndo: () => takeBack(draft, () => unwrap(api.POST('/api/documents/{id}/restore', { params: { path: { id: draft.id } } }))),
+    })
   }
   const bulk = async (verb: 'approve' | 'reject') => {
     const ids = drafts.filter((d) => checked.has(d.id)).map((d) => d.id)

@@ -9,6 +9,7 @@ interface Props {
   title?: string
   'aria-current'?: 'page'
   'aria-describedby'?: string
+  'aria-label'?: string
 }
 
 export function Link({ href, children, ...rest }: Props) {

@@ -14,6 +14,7 @@ import { forgetWorkspaces, useWorkspaces } from '../lib/workspaces'
 import { SCREENS } from '../screens/nav'
 import { Link } from './link'
 import { ActionStatus } from './states'
+import { UndoToast } from './toast'
 import './phone.css'
 import { WorkspaceSwitcher } from './workspace-switcher'
 
@@ -127,8 +128,11 @@ export function Shell({ children }: { children: ComponentChildren }) {
           {children}
         </main>
       </div>
-      <div class="toast" role="status" aria-live="polite">
-        {announcement}
+      <div class="toasts">
+        <UndoToast />
+        <div class="toast" role="status" aria-live="polite">
+          {announcement}
+        </div>
       </div>
     </div>
   )

@@ -102,6 +102,8 @@ describe('taking an approval back', () => {
     const undone = await t.json('POST', `/api/documents/${draft.id}/unapprove`, { cookie: u.cookie })
     expect(undone.status).toBe(200)
     expect(undone.body.status).toBe('pending_approval')
+    // The chain no longer calls it approved.
+    expect((await history(u, draft.id)).chain[1]).toMatchObject({ id: draft.id, status: 'pending_approval', approved: null })
     expect((await t.json('GET', `/api/documents/${old.id}`, { cookie: u.cookie })).body.status).toBe('active')
     const entries = (await t.json('GET', '/api/activity?limit=4', { cookie: u.cookie })).body.data
     // Written in one statement: the two entries of the unapprove, then the approval's two before them.

@@ -216,12 +216,12 @@ async function supersedeChain(db: Tx, userId: string, row: DocumentRow) {
   }
   if (links.length === 1) return []
   const approvals = await db
-    .select({ object_id: activity.object_id, at: activity.at, actor: activity.actor })
+    .select({ object_id: activity.object_id, action: activity.action, at: activity.at, actor: activity.actor })
     .from(activity)
     .where(
       and(
         eq(activity.user_id, userId),
-        eq(activity.action, 'memory.approve'),
+        inArray(activity.action, ['memory.approve', 'memory.unapprove']),
         inArray(
           activity.object_id,
           links.map((l) => l.id),
@@ -230,7 +230,9 @@ async function supersedeChain(db: Tx, userId: string, row: DocumentRow) {
     )
     .orderBy(desc(activity.id))
   return links.map((l) => {
-    const approval = approvals.find((a) => a.object_id === l.id)
+    // The latest word on it: an approval taken back since is no approval.
+    const latest = approvals.find((a) => a.object_id === l.id)
+    const approval = latest?.action === 'memory.approve' ? latest : undefined
     return {
       id: l.id,
       title: l.title,

@@ -47,7 +47,12 @@ async function buildBundle(): Promise<Bundle> {
     const body = new Uint8Array(await output.arrayBuffer())
     assets.set(name, { body, gzip: gzipSync(body), type: output.type })
     if (output.kind === 'entry-point') script = name
-    if (name.endsWith('.css') && !style) style = name
+    if (name.endsWith('.css')) {
+      // One stylesheet, linked by the shell: a CSS file imported by a lazily loaded screen would be an output of its
+      // own that nothing loads. Every CSS import goes in app.tsx, and a build that splits them is refused.
+      if (style) throw new Error(`the dashboard's CSS came out as two files (${style}, ${name}): import every .css from client/app.tsx`)
+      style = name
+    }
   }
   return { shell: renderShell(script, style), assets }
 }

@@ -218,7 +218,7 @@ describe.skipIf(!!missing)('conversations', () => {
     expect(await page.locator('ol.messages img, ol.messages b, ol.messages script').count()).toBe(0)
 
     await s.go('/app/documents?kind=message&tag=code')
-    const row = page.locator('table.documents tr', { has: page.getByRole('link', { name: await labelIn(page, HTML) }) })
+    const row = page.locator('table.doc-table tr', { has: page.getByRole('link', { name: await labelIn(page, HTML) }) })
     await row.waitFor()
     expect(await row.locator('.excerpt').innerText()).toContain('<img src=x onerror="alert(1)">')
     await s.go('/app/search?q=snippet+onerror')

@@ -213,7 +213,7 @@ async function rows(page: Page, ok: (n: number) => boolean): Promise<void> {
   const deadline = Date.now() + 10_000
   let n = -1
   while (Date.now() < deadline) {
-    n = await page.locator('table.documents tbody tr').count()
+    n = await page.locator('table.doc-table tbody tr').count()
     if (ok(n)) return
     await Bun.sleep(50)
   }

@@ -26,6 +26,7 @@ import './manage.css'
 import './screens/conversations.css'
 import './screens/graph.css'
 import './screens/lists.css'
+import './screens/activity.css'
 
 // Loaded on first visit, each its own chunk (the graph's canvas and layout stay off the first screen).
 const GraphScreen = lazy(() => import('./screens/graph').then((m) => m.GraphScreen))

@@ -21,7 +21,6 @@ import { useAction, useApi } from '../lib/use-api'
 import { Link } from '../ui/link'
 import { PageTitle } from '../ui/page'
 import { ActionStatus, Empty, Loaded } from '../ui/states'
-import './activity.css'
 
 const PAGE = 50
 const UUID = /^[0-9a-f-]{36}$/i

@@ -254,7 +254,7 @@ describe.skipIf(!!missing)('activity, history and undo', () => {
     expect((await asPerson('GET', `/api/documents/${ids['Coffee moved']}`)).body.status).toBe('pending_approval')
     expect((await asPerson('GET', `/api/documents/${ids.coffee}`)).body.status).toBe('active')
     await page.getByRole('button', { name: 'Take approval back' }).waitFor({ state: 'detached' })
-    await page.waitForFunction(() => document.querySelectorAll('.chain li')[1]?.textContent?.includes('approval taken back'))
+    await page.waitForFunction(() => document.querySelectorAll('.chain li')[1]?.textContent?.includes('waiting for approval'))
   })
 
   test('archive on a document page offers Undo', async () => {

@@ -156,9 +156,9 @@ function Chain({ chain, here }: { chain: ChainLink[]; here: string }) {
             {c.supersedes && <span> — replaced “{title(c.supersedes) ?? 'an earlier memory'}”</span>}
             <span class="hint">
               {' — '}
-              {/* The service keeps the last approval of a memory whose approval was taken back: pending, it is not approved. */}
-              {c.approved && c.status === 'pending_approval' ? (
-                'approval taken back'
+              {/* A draft (never approved, or its approval taken back) waits in the review queue. */}
+              {c.status === 'pending_approval' ? (
+                'waiting for approval'
               ) : c.approved ? (
                 <>
                   approved by {describeActor(c.approved.actor)}{' '}

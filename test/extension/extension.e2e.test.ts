@@ -249,6 +249,8 @@ describe.skipIf(skipReason !== null)('browser extension in Chromium', () => {
     await pdfTab.goto(pdfUrl)
     const popup = await openPopup(pdfUrl)
     await popup.waitForSelector('#save:not([hidden])')
+    // The button is named once the popup has probed the tab, which may come after it shows (a loaded machine).
+    await popup.waitForFunction(() => document.querySelector('#save-page')?.textContent === 'Save PDF', undefined, { timeout: 10_000 })
     expect(await popup.textContent('#save-page')).toBe('Save PDF')
     expect(await popup.isEnabled('#save-page')).toBe(true)
     await popup.selectOption('#workspace', { label: 'Reading' })

@@ -61,7 +61,7 @@ export const IdParams = t.Object({ id: Uuid() })
 export const Timestamp = t.String({ format: 'date-time' })
 
 /** A time a list or search filters by: a date-time or a date (read strictly by lib/time-range.ts's readTimeRange). */
-const TimeBound = (name: 'after' | 'before', description: string) =>
+export const TimeBound = (name: 'after' | 'before', description: string) =>
   t.Union([t.String({ format: 'date', maxLength: 10 }), t.String({ format: 'date-time', maxLength: 40 })], {
     description: `${description}. ${TIME_FORMS[0]!.toUpperCase()}${TIME_FORMS.slice(1)}; a + in a time zone is sent as %2B`,
     error: `${name} must be ${TIME_FORMS}`,

@@ -1,7 +1,6 @@
 // Request and response schemas of /api/activity.
 import { t } from 'elysia'
-import { Page, PageQuery, Text, Timestamp, Uuid } from '../../http/schemas'
-import { TIME_FORMS } from '../../lib/time-range'
+import { Page, PageQuery, Text, TimeBound, Timestamp, Uuid } from '../../http/schemas'
 import { literals } from '../documents/documents.schemas'
 import { ACTIONS, OBJECT_TYPES } from './activity.model'
 
@@ -60,17 +59,7 @@ export const ActivityQuery = t.Object({
       description: "A key's (or OAuth grant's, connector's) id, or a kind of actor: person, key, oauth, connector, system",
     }),
   ),
-  after: t.Optional(
-    t.Union([t.String({ format: 'date', maxLength: 10 }), t.String({ format: 'date-time', maxLength: 40 })], {
-      description: `Only entries at or after this time. ${TIME_FORMS}`,
-      error: `after must be ${TIME_FORMS}`,
-    }),
-  ),
-  before: t.Optional(
-    t.Union([t.String({ format: 'date', maxLength: 10 }), t.String({ format: 'date-time', maxLength: 40 })], {
-      description: `Only entries before this time. ${TIME_FORMS}`,
-      error: `before must be ${TIME_FORMS}`,
-    }),
-  ),
+  after: t.Optional(TimeBound('after', 'Only entries at or after this time: inclusive')),
+  before: t.Optional(TimeBound('before', 'Only entries before this time: exclusive')),
   ...PageQuery,
 })

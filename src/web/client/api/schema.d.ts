@@ -6008,9 +6008,9 @@ export interface operations {
                 action?: string;
                 /** @description A key's (or OAuth grant's, connector's) id, or a kind of actor: person, key, oauth, connector, system */
                 actor?: string;
-                /** @description Only entries at or after this time. an ISO 8601 date-time with a time zone (2023-05-08T13:56:00Z) or a date (2023-05-08, its start in UTC) */
+                /** @description Only entries at or after this time: inclusive. An ISO 8601 date-time with a time zone (2023-05-08T13:56:00Z) or a date (2023-05-08, its start in UTC); a + in a time zone is sent as %2B */
                 after?: string;
-                /** @description Only entries before this time. an ISO 8601 date-time with a time zone (2023-05-08T13:56:00Z) or a date (2023-05-08, its start in UTC) */
+                /** @description Only entries before this time: exclusive. An ISO 8601 date-time with a time zone (2023-05-08T13:56:00Z) or a date (2023-05-08, its start in UTC); a + in a time zone is sent as %2B */
                 before?: string;
                 /** @description How many items to return, 1–100 (default 20) */
                 limit?: number;

@@ -41,7 +41,19 @@ export interface CreateDbOptions {
   onStaleLock?: (stale: LockOwner) => void
   /** Told when a background checkpoint of the embedded database fails. */
   onError?: (error: unknown) => void
+  /** Told of each statement or transaction on the embedded database that held its one connection (and, PGlite
+   * running on the process's thread, every request) for SLOW_STATEMENT_MS or more. */
+  onSlow?: (slow: SlowStatement) => void
 }
+
+/** What the embedded database held its connection for SLOW_STATEMENT_MS or more: the statement's opening words
+ * (parameters are sent apart from the text, so no value is in it), or "transaction". */
+export interface SlowStatement {
+  ms: number
+  statement: string
+}
+/** Longer than this, a statement on the embedded database is worth a debug line: every request waited for it. */
+export const SLOW_STATEMENT_MS = 100
 
 export async function createDb(
   config: Pick<Config, 'dataDir' | 'databaseUrl'> & Partial<Pick<Config, 'walMaxMegabytes'>>,
@@ -51,12 +63,12 @@ export async function createDb(
     const client = postgres(config.databaseUrl, { max: options.poolSize ?? 10, onnotice: () => {} })
     return { db: drizzlePostgres(client, { schema }) as unknown as Db, kind: 'postgres', close: () => client.end({ timeout: 5 }) }
   }
-  if (options.pglite) return pgliteDatabase(options.pglite, null)
+  if (options.pglite) return pgliteDatabase(options.pglite, null, options.onSlow)
   // The lock is taken before PGlite touches the directory, and let go only once it is closed.
   const lock = isInMemory(config) ? null : lockDataDir(resolve(config.dataDir), options.onStaleLock)
   const walLimitBytes = (config.walMaxMegabytes ?? DEFAULT_WAL_MAX_MB) * 1024 * 1024
   try {
-    const database = pgliteDatabase(await openPglite(config.dataDir, walLimitBytes), lock)
+    const database = pgliteDatabase(await openPglite(config.dataDir, walLimitBytes), lock, options.onSlow)
     if (!isInMemory(config)) database.checkpointer = checkpointerFor(database, config.dataDir, walLimitBytes, options.onError)
     return database
   } catch (error) {
@@ -84,7 +96,7 @@ function checkpointerFor(database: Database, dataDir: string, limitBytes: number
   return checkpointer
 }
 
-function pgliteDatabase(pglite: PGlite, lock: DataDirLock | null): Database {
+function pgliteDatabase(pglite: PGlite, lock: DataDirLock | null, onSlow?: (slow: SlowStatement) => void): Database {
   const guard = guardPglite(pglite)
   const close = async () => {
     try {
@@ -94,7 +106,13 @@ function pgliteDatabase(pglite: PGlite, lock: DataDirLock | null): Database {
       lock?.release()
     }
   }
-  return { db: drizzlePglite(countUses(withTextParsers(pglite)), { schema }) as unknown as Db, kind: 'pglite', close, pglite, guard }
+  return {
+    db: drizzlePglite(countUses(withTextParsers(pglite), onSlow), { schema }) as unknown as Db,
+    kind: 'pglite',
+    close,
+    pglite,
+    guard,
+  }
 }
 
 /** How many statements and transactions are waiting for or holding an embedded instance's one connection. */
@@ -108,8 +126,9 @@ interface ConnectionUse {
 
 const connectionUses = new WeakMap<PGlite, ConnectionUse>()
 
-/** Counts what goes through the instance's query, exec and transaction (everything drizzle sends), for yieldConnection. */
-function countUses(pglite: PGlite): PGlite {
+/** Counts what goes through the instance's query, exec and transaction (everything drizzle sends), for
+ * yieldConnection, and tells `onSlow` of what took SLOW_STATEMENT_MS or more. */
+function countUses(pglite: PGlite, onSlow?: (slow: SlowStatement) => void): PGlite {
   const use: ConnectionUse = { busy: 0, lastDone: 0, idle: [] }
   const done = () => {
     use.lastDone = performance.now()
@@ -120,7 +139,17 @@ function countUses(pglite: PGlite): PGlite {
     const original = target[name].bind(pglite)
     target[name] = (...args) => {
       use.busy++
-      return original(...args).finally(done)
+      if (!onSlow) return original(...args).finally(done)
+      const started = performance.now()
+      return original(...args).finally(() => {
+        done()
+        const ms = performance.now() - started
+        if (ms >= SLOW_STATEMENT_MS)
+          onSlow({
+            ms: Math.round(ms),
+            statement: typeof args[0] === 'string' ? args[0].replace(/\s+/g, ' ').slice(0, 120) : 'transaction',
+          })
+      })
     }
   }
   connectionUses.set(pglite, use)

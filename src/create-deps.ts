@@ -1,7 +1,7 @@
 // createDeps: makes the Deps of one process (or one test) — database, migrations, models, in-memory indexes —
 // in boot order. The composition root: it imports the rooms it wires, and only entry points import it.
 import { resolve } from 'node:path'
-import { createDb, type Database } from '../db/client'
+import { createDb, type Database, type SlowStatement } from '../db/client'
 import { watchDiskSpace } from '../db/disk-space'
 import { runMigrations } from '../db/migrate'
 import { loadEmbedder } from './ai/embeddings'
@@ -26,7 +26,9 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
   const onStaleLock = (stale: { pid: number; command: string }) =>
     log.warn('took over the lock of a process that is gone', { data_dir: config.dataDir, pid: stale.pid, command: stale.command })
   const onError = (error: unknown) => log.warn('checkpointing the embedded database failed', { error: String(error) })
-  const database = overrides.database ?? (await createDb(config, { onStaleLock, onError }))
+  // At LOG_LEVEL=debug, what held the embedded database (and so every request) for 100 ms or more.
+  const onSlow = config.logLevel === 'debug' ? (slow: SlowStatement) => log.debug('slow database statement', { ...slow }) : undefined
+  const database = overrides.database ?? (await createDb(config, { onStaleLock, onError, onSlow }))
   if (!overrides.database) await runMigrations(database, config.databaseUrl)
   const { embedder, status } = await loadEmbedder(config, log)
   const deps: Deps = {

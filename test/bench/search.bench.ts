@@ -8,6 +8,7 @@
 // BENCH_DATA_DIR (PGlite on disk) keeps the seeded corpus for the next run of the same size (one size per folder).
 // --mode semantic|hybrid (or BENCH_MODE) measures those modes instead, with and without the in-memory vector copy,
 // and recall@10 against the exact ranking (search-vectors.ts: hash vectors at 384 dimensions).
+// --after-ingest measures keyword search right after a bulk ingest through the API instead (search-after-ingest.ts).
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { loadavg } from 'node:os'
 import { getTableColumns, inArray, sql } from 'drizzle-orm'
@@ -34,6 +35,11 @@ import { TEXT_CONFIG, TITLE_WEIGHT } from '../../src/retrieval/keyword-index'
 import { loadScifact, type CorpusDoc } from './scifact'
 import { BENCH_DIMENSIONS, embedChunksInBulk, measureVectors } from './search-vectors'
 import { hashEmbed } from '../../src/ai/hash-embedding'
+
+if (process.argv.includes('--after-ingest')) {
+  await import('./search-after-ingest')
+  process.exit(0)
+}
 
 const SIZES = (process.env.BENCH_SIZES ?? '10000,100000').split(',').map(Number)
 /** Passes over the queries per measurement (the SQL-ranked ones stop at BENCH_BUDGET_S at 100k documents). */

@@ -10,12 +10,13 @@
 // --postgres (also the same ingest on a real PostgreSQL, test/pg/server.ts: rate, RSS, table and index sizes).
 import { Database } from 'bun:sqlite'
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
-import { availableParallelism, loadavg, tmpdir } from 'node:os'
+import { availableParallelism, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import postgres from 'postgres'
 import { openPglite } from '../../db/client'
 import { startPostgres } from '../pg/server'
+import { apiKey, documentsOf, ingest as ingestBulk, type Ingest, loadAverage, printIngest } from './bulk-ingest'
 import { startService, type Service } from './load-setup'
 import { type CorpusDoc, loadScifact } from './scifact'
 
@@ -39,19 +40,8 @@ const MB = 1e6
 // The goals of the issue, at 100,000 SciFact documents.
 const GOAL = { dirTimesText: 5, docsPerSecond: 2000, idleRssMiB: 300 }
 
-/** SciFact's corpus cycled to n documents. Copy c (c ≥ 1) of an abstract has its sentences rotated by c places and
- * ends with "(copy c)", so no two documents are the same text (none deduplicated) and the vocabulary stays SciFact's. */
-function documentsOf(corpus: CorpusDoc[], n: number): { title: string; body: string }[] {
-  return Array.from({ length: n }, (_, i) => {
-    const doc = corpus[i % corpus.length]!
-    const copy = Math.floor(i / corpus.length)
-    if (copy === 0) return { title: doc.title, body: doc.text }
-    const sentences = doc.text.split(/(?<=[.!?])\s+/)
-    const shift = copy % sentences.length
-    const rotated = [...sentences.slice(shift), ...sentences.slice(0, shift)].join(' ')
-    return { title: doc.title, body: `${rotated} (copy ${copy})` }
-  })
-}
+const ingest = (url: string, key: string, docs: { title: string; body: string }[], pid: number) =>
+  ingestBulk(url, key, docs, pid, { clients: CLIENTS, batch: BATCH })
 
 // ── Files ────────────────────────────────────────────────────────────────────────────────────────────────────
 
@@ -85,12 +75,6 @@ function dirBytes(dir: string): number {
   return total
 }
 
-/** A process's CPU seconds, user + system, from /proc. */
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
-  return (Number(fields[11]) + Number(fields[12])) / 100
-}
-
 function rssKiB(pid: number, field: 'VmRSS' | 'VmHWM'): number {
   const line = readFileSync(`/proc/${pid}/status`, 'utf8')
     .split('\n')
@@ -100,10 +84,7 @@ function rssKiB(pid: number, field: 'VmRSS' | 'VmHWM'): number {
 const rssMiB = (pid: number, field: 'VmRSS' | 'VmHWM' = 'VmRSS') => rssKiB(pid, field) / 1024
 
 const mb = (bytes: number) => (bytes / MB).toFixed(1)
-const load = () =>
-  loadavg()
-    .map((l) => l.toFixed(1))
-    .join(' ')
+const load = loadAverage
 
 /** The service's settings a caller may set to see what they change (WAL_MAX_MB=512, WORKER_IN_PROCESS=false, …):
  * passed through and printed; everything else is the default a new user gets. */
@@ -127,97 +108,6 @@ interface Health {
   storage: { data_dir_bytes: number; wal_bytes: number; wal_limit_bytes: number; last_checkpoint_at: string | null } | null
 }
 const health = async (url: string) => (await (await fetch(url)).json()) as Health
-
-/** Signs up a user and makes an API key through the API, as a new user does. */
-async function apiKey(url: string): Promise<string> {
-  const origin = url
-  const signUp = await fetch(`${url}/api/auth/sign-up`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', origin },
-    body: JSON.stringify({ email: `storage-${crypto.randomUUID().slice(0, 8)}@example.com`, password: 'benchmark password' }),
-  })
-  if (signUp.status !== 201) throw new Error(`sign-up: ${signUp.status} ${await signUp.text()}`)
-  const cookie = signUp.headers.getSetCookie()[0]!.split(';')[0]!
-  const res = await fetch(`${url}/api/keys`, {
-    method: 'POST',
-    headers: { cookie, origin, 'content-type': 'application/json' },
-    body: JSON.stringify({ label: 'bench:storage' }),
-  })
-  if (res.status !== 201) throw new Error(`key: ${res.status} ${await res.text()}`)
-  return ((await res.json()) as { key: string }).key
-}
-
-interface Ingest {
-  seconds: number
-  /** When each 10,000th document was acknowledged, seconds from the start. */
-  marks: { docs: number; at: number }[]
-  /** Each batch's round trip, seconds, in the order they were acknowledged. */
-  batchSeconds: number[]
-  /** The server process's CPU seconds (user + system) during the ingest. */
-  serverCpuS: number
-  created: number
-  deduplicated: number
-  failed: number
-  endedAt: number
-}
-
-/** `clients` clients each taking the next batch of `BATCH` until none is left. */
-async function ingest(url: string, key: string, docs: { title: string; body: string }[], pid: number): Promise<Ingest> {
-  const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' }
-  const batches = Array.from({ length: Math.ceil(docs.length / BATCH) }, (_, b) => docs.slice(b * BATCH, (b + 1) * BATCH))
-  let next = 0
-  let done = 0
-  let created = 0
-  let deduplicated = 0
-  let failed = 0
-  const marks: Ingest['marks'] = []
-  const batchSeconds: number[] = []
-  const cpuBefore = cpuSeconds(pid)
-  const started = performance.now()
-  await Promise.all(
-    Array.from({ length: CLIENTS }, async () => {
-      while (next < batches.length) {
-        const documents = batches[next++]!
-        const sent = performance.now()
-        const res = await fetch(`${url}/api/documents/bulk`, { method: 'POST', headers, body: JSON.stringify({ documents }) })
-        const body = (await res.json()) as { created: number; deduplicated: number; failed: number }
-        if (res.status !== 200) throw new Error(`bulk: ${res.status} ${JSON.stringify(body).slice(0, 300)}`)
-        batchSeconds.push((performance.now() - sent) / 1000)
-        created += body.created
-        deduplicated += body.deduplicated
-        failed += body.failed
-        const before = done
-        done += documents.length
-        for (let m = Math.floor(before / 10_000) + 1; m * 10_000 <= done; m++)
-          marks.push({ docs: m * 10_000, at: (performance.now() - started) / 1000 })
-      }
-    }),
-  )
-  const seconds = (performance.now() - started) / 1000
-  if (done % 10_000) marks.push({ docs: done, at: seconds })
-  const serverCpuS = cpuSeconds(pid) - cpuBefore
-  return { seconds, marks, batchSeconds, serverCpuS, created, deduplicated, failed, endedAt: Date.now() }
-}
-
-function printIngest(result: Ingest, n: number, who = 'the server process') {
-  console.log(
-    `  ingest: ${n} documents in ${result.seconds.toFixed(1)} s = ${(n / result.seconds).toFixed(0)} docs/s ` +
-      `(created ${result.created}, deduplicated ${result.deduplicated}, failed ${result.failed}); load average ${load()}`,
-  )
-  let last = { docs: 0, at: 0 }
-  const per = result.marks.map((m) => {
-    const rate = (m.docs - last.docs) / (m.at - last.at)
-    last = m
-    return `${m.docs / 1000}k ${rate.toFixed(0)}`
-  })
-  console.log(`  docs/s per 10,000 (up to the count shown): ${per.join(', ')}`)
-  const sorted = [...result.batchSeconds].sort((a, b) => a - b)
-  console.log(
-    `  a batch's round trip: first ${result.batchSeconds[0]?.toFixed(2)} s, median ${sorted[Math.floor(sorted.length / 2)]?.toFixed(2)} s, ` +
-      `max ${sorted.at(-1)?.toFixed(2)} s; ${who} used ${result.serverCpuS.toFixed(1)} CPU-seconds = ` +
-      `${(n / result.serverCpuS).toFixed(0)} docs per CPU-second (what a machine others keep busy skews least)`,
-  )
-}
 
 async function stop(service: Service) {
   const started = performance.now()
@@ -251,7 +141,7 @@ async function embedded(docs: { title: string; body: string }[], textBytes: numb
     const url = service.urls[0]!
     const pid = service.processes[0]!.pid
     try {
-      const key = await apiKey(url)
+      const key = await apiKey(url, 'bench:storage')
       await Bun.sleep(IDLE_S * 1000)
       const rssIdle = rssMiB(pid)
       const before = await health(url)
@@ -444,7 +334,7 @@ async function onPostgres(docs: { title: string; body: string }[]) {
     try {
       const url = service.urls[0]!
       const pid = service.processes[0]!.pid
-      const key = await apiKey(url)
+      const key = await apiKey(url, 'bench:storage')
       await Bun.sleep(IDLE_S * 1000)
       const rssIdle = rssMiB(pid)
       const walBefore = walBytes(server.dataDir)

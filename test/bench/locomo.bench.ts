@@ -7,7 +7,7 @@
 import { writeFileSync } from 'node:fs'
 import { relative } from 'node:path'
 import { parseArgs } from 'node:util'
-import { createAnalyzer } from '../../src/jobs/maintenance'
+import { vacuumAnalyzeAll } from '../../src/jobs/table-upkeep'
 import { startWorker } from '../../src/jobs/worker'
 import { benchEnv, signUpWithKey, startBenchServer } from './bench-server'
 import { ingestConversation, LOCOMO_DEV, loadLocomo, sessionRanking } from './locomo'
@@ -82,7 +82,7 @@ if (deps.embedder) {
 }
 await worker.stop()
 // What the server's maintenance tick does within 10 s of a bulk ingest (PGlite has no autovacuum).
-await createAnalyzer(deps)()
+await vacuumAnalyzeAll(deps)
 
 type Scores = { r5: number; r10: number; ndcg10: number }
 const figures: Record<string, { turn: Scores; session: Scores }> = {}

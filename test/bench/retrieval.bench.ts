@@ -2,7 +2,7 @@
 // default (PGlite) and prints nDCG@10 and Recall@100 on the 150-query dev split for each search mode, with the
 // latency of each mode at the default page size. The embedder: EMBEDDING_PROVIDER when set, else the real
 // model (bge-small-en-v1.5 int8 from ../shared/models) when its folder is there, else the hash embedder.
-import { createAnalyzer } from '../../src/jobs/maintenance'
+import { vacuumAnalyzeAll } from '../../src/jobs/table-upkeep'
 import { drainJobs } from '../../src/jobs/worker'
 import { benchEnv, signUpWithKey, startBenchServer } from './bench-server'
 import { mean, ndcgAt, recallAt } from './metrics'
@@ -49,7 +49,7 @@ console.log(
   `embedder ${deps.embeddingStatus.available ? `${deps.embedder!.id} (${deps.embeddingStatus.dtype ?? 'n/a'})` : `unavailable (${deps.embeddingStatus.reason})`}: ${jobs} embed jobs in ${embedSeconds.toFixed(1)} s (${(corpus.length / embedSeconds).toFixed(0)} docs/s)`,
 )
 // What the server's maintenance tick does within 10 s of a bulk ingest (PGlite has no autovacuum).
-await createAnalyzer(deps)()
+await vacuumAnalyzeAll(deps)
 
 // Hybrid is measured twice when the embedder has a feedback step: as the service runs it, and with the step off
 // (the same vectors, so the difference is the step's alone).

@@ -5,7 +5,7 @@
 // slowest searches with when they ran, and what the service logged about its index cache meanwhile. bench:search's
 // other measurements seed their corpus without the API and never see what a bulk ingest leaves behind (a cache
 // load or catch-up, merges, background jobs, statistics).
-// BENCH_DOCS (100,000), BENCH_PASSES (3); the service's own variables (KEYWORD_MEMORY_*, WORKER_IN_PROCESS, …) pass through.
+// BENCH_DOCS (100,000), BENCH_PASSES (3), BENCH_KEEP_DIR=1 keeps the data directory; the service's own variables (KEYWORD_MEMORY_*, WORKER_IN_PROCESS, …) pass through.
 import { mkdtempSync, rmSync } from 'node:fs'
 import { availableParallelism, tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -109,5 +109,6 @@ try {
   for (const l of cacheLines.slice(-20)) console.log(`    ${l.slice(0, 300)}`)
 } finally {
   await service.stop()
-  rmSync(dataDir, { recursive: true, force: true })
+  if (process.env.BENCH_KEEP_DIR) console.log(`  kept ${dataDir} (BENCH_KEEP_DIR)`)
+  else rmSync(dataDir, { recursive: true, force: true })
 }

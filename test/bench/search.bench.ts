@@ -20,7 +20,7 @@ import { createDeps } from '../../src/create-deps'
 import type { Deps } from '../../src/deps'
 import { authenticate } from '../../src/http/auth'
 import { enforceRateLimit } from '../../src/http/rate-limit'
-import { createAnalyzer } from '../../src/jobs/maintenance'
+import { vacuumAnalyzeAll } from '../../src/jobs/table-upkeep'
 import type { SessionUser } from '../../src/modules/auth/sessions.service'
 import { contentHash, deriveExcerpt, deriveTitle, sizeOf } from '../../src/modules/documents/documents.model'
 import { countApiCall, recordEvent } from '../../src/modules/usage/usage.service'
@@ -347,7 +347,7 @@ async function run(size: number) {
     console.log(`${embedded} chunks embedded by ${deps.embedder!.id} in ${((performance.now() - t0) / 1000).toFixed(1)} s`)
   }
   t0 = performance.now()
-  if (!reuse) await createAnalyzer(deps)() // what the server's maintenance tick does after a bulk ingest (PGlite has no autovacuum)
+  if (!reuse) await vacuumAnalyzeAll(deps) // what the server's maintenance tick does after a bulk ingest (PGlite has no autovacuum)
   const analyzeSeconds = (performance.now() - t0) / 1000
   if (!reuse) markSeeded(size)
   const [counts] = await queryRows<{ docs: number; chunks: number; postings: number; terms: number }>(

@@ -18,7 +18,7 @@ import { openPglite } from '../../db/client'
 import { startPostgres } from '../pg/server'
 import { apiKey, documentsOf, ingest as ingestBulk, type Ingest, loadAverage, printIngest } from './bulk-ingest'
 import { startService, type Service } from './load-setup'
-import { type CorpusDoc, loadScifact } from './scifact'
+import { loadScifact } from './scifact'
 
 const { values: flags } = parseArgs({
   options: {

@@ -1,0 +1,74 @@
+// What autovacuum does on PostgreSQL, done by the maintenance tick on the embedded database, which runs none: a
+// table is VACUUMed once enough rows were inserted or left dead (so its pages are marked all-visible and the
+// postings index, which carries tf and dl, is read index-only) and ANALYZEd once enough of it changed (so the
+// planner knows its size: plans made without statistics read every posting). The rules are autovacuum's own, read
+// from pg_stat_user_tables, and each table is its own statement, with the requests waiting let through between two
+// — PGlite runs a statement on the process's one thread, so the whole-database VACUUM ANALYZE this replaces held
+// every request for seconds after a bulk ingest (bench:search --after-ingest). On PostgreSQL it does nothing.
+import { sql } from 'drizzle-orm'
+import { queryRows, yieldConnection } from '../../db/client'
+import type { Deps } from '../deps'
+
+// PostgreSQL's autovacuum_* defaults, except the insert scale: 0.2 there; smaller here, so that the vacuum of a
+// growing table comes in more, smaller steps (a vacuum skips pages already all-visible: the total is the same).
+const VACUUM_THRESHOLD = 50
+const VACUUM_SCALE = 0.2
+const INSERT_THRESHOLD = 1000
+const INSERT_SCALE = 0.05
+const ANALYZE_THRESHOLD = 50
+const ANALYZE_SCALE = 0.1
+/** How long a statement waits, at most, for the requests queued before it (yieldConnection). */
+const LET_THROUGH_MS = 250
+
+interface TableCounts {
+  name: string
+  /** pg_class.reltuples: rows at the last VACUUM or ANALYZE (0 before either). */
+  tuples: number
+  dead: number
+  inserted: number
+  modified: number
+}
+
+/** What a table is due for by autovacuum's rules. */
+export function dueFor(t: TableCounts): { vacuum: boolean; analyze: boolean } {
+  return {
+    vacuum: t.dead > VACUUM_THRESHOLD + VACUUM_SCALE * t.tuples || t.inserted > INSERT_THRESHOLD + INSERT_SCALE * t.tuples,
+    analyze: t.modified > ANALYZE_THRESHOLD + ANALYZE_SCALE * t.tuples,
+  }
+}
+
+/** One pass: each table due VACUUMed and/or ANALYZEd, one statement at a time. Answers what ran ("vacuum postings"). */
+export async function upkeepTables(deps: Deps): Promise<string[]> {
+  if (deps.dbKind !== 'pglite') return []
+  // The counts of the statements just run are flushed at most once a second; this asks for them now.
+  await deps.db.execute(sql`select pg_stat_force_next_flush()`)
+  const tables = await queryRows<TableCounts>(
+    deps.db,
+    sql`select s.relname as name, greatest(c.reltuples, 0)::float8 as tuples, s.n_dead_tup::float8 as dead,
+          s.n_ins_since_vacuum::float8 as inserted, s.n_mod_since_analyze::float8 as modified
+        from pg_stat_user_tables s join pg_class c on c.oid = s.relid
+        where s.schemaname = 'public' order by s.relname`,
+  )
+  const ran: string[] = []
+  for (const table of tables) {
+    const due = dueFor(table)
+    if (!due.vacuum && !due.analyze) continue
+    await yieldConnection(deps.db, LET_THROUGH_MS)
+    const name = sql.identifier(table.name)
+    if (due.vacuum && due.analyze) await deps.db.execute(sql`vacuum (analyze) ${name}`)
+    else if (due.vacuum) await deps.db.execute(sql`vacuum ${name}`)
+    else await deps.db.execute(sql`analyze ${name}`)
+    ran.push(`${due.vacuum ? 'vacuum' : ''}${due.vacuum && due.analyze ? ' and ' : ''}${due.analyze ? 'analyze' : ''} ${table.name}`)
+  }
+  return ran
+}
+
+/** Every table VACUUMed and ANALYZEd, one at a time (benchmarks, after seeding: the state the tick reaches). */
+export async function vacuumAnalyzeAll(deps: Deps): Promise<void> {
+  if (deps.dbKind !== 'pglite') return
+  const tables = await queryRows<{ name: string }>(
+    deps.db,
+    sql`select relname as name from pg_stat_user_tables where schemaname = 'public' order by relname`,
+  )
+  for (const { name } of tables) await deps.db.execute(sql`vacuum (analyze) ${sql.identifier(name)}`)
+}

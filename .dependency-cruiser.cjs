@@ -12,6 +12,7 @@ const FOUNDATION = any(
   '^db/',
   '^src/lib/',
   '^src/(config|log|plans|deps)[.]ts$',
+  '^src/config/',
   '^src/http/(errors|error-codes|drain|request-id|route-body-limits|schemas|sse)[.]ts$',
 )
 // The rooms that do one thing and know no resource's rules: ranking, models, provider APIs, OAuth clients, file

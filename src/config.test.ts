@@ -53,7 +53,7 @@ describe('defaults', () => {
     expect(loadConfig({ ...base, npm_package_version: '9.9.9' }).version).toBe('9.9.9')
   })
 
-  test('plan limits default to DESIGN.md §7', () => {
+  test('plan limits default to the plans table (src/config/limits.ts, docs/decisions.md#plans)', () => {
     const { plans } = loadConfig(base)
     expect(plans.free).toEqual({
       api_keys: 1,
@@ -160,7 +160,7 @@ describe('defaults', () => {
   })
 
   test('a browser-extension origin in ALLOWED_ORIGINS is kept as given, never as the opaque "null" origin', () => {
-    // DESIGN.md §8: cookie writes must come from the service's own origin "or configured extension origins".
+    // Cookie writes must come from the service's own origin or a configured one, an extension's among them (docs/decisions.md#cookie-origins).
     const config = loadConfig({ ...base, ALLOWED_ORIGINS: 'chrome-extension://abcdefghijklmnopabcdefghijklmnop' })
     expect(config.allowedOrigins).toContain('chrome-extension://abcdefghijklmnopabcdefghijklmnop')
     expect(config.allowedOrigins).not.toContain('null')
@@ -350,7 +350,7 @@ describe('plan overrides', () => {
     expect(plans.pro.api_calls_per_month).toBeNull()
   })
 
-  test('every row of §7 can be overridden', () => {
+  test('every rate and count limit can be overridden', () => {
     const names = [
       'API_KEYS',
       'WORKSPACES',

@@ -176,7 +176,7 @@ function accountGone(error: unknown): boolean {
   return false
 }
 
-/** "body.learnings[2].title: Expected string" — names the field, as DESIGN.md §5 asks. */
+/** "body.learnings[2].title: Expected string" — names the field (docs/decisions.md#errors). */
 function describeValidation(error: ValidationError): string {
   const first = error.valueError && specific(error.valueError)
   if (!first) return `invalid ${error.type}`

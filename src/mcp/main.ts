@@ -13,7 +13,7 @@ console.log = console.info = console.debug = console.error
 
 let config: ReturnType<typeof loadMcpConfig>
 try {
-  // The one read of process.env in this program (CONVENTIONS 6 in spirit): the MCP server is a client of the
+  // The one read of process.env in this program (docs/decisions.md#config-once): the MCP server is a client of the
   // service, and src/config.ts's loadConfig would validate the service's variables and create its data dir.
   config = loadMcpConfig(process.env, process.argv.slice(2))
 } catch (error) {

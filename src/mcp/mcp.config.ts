@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util'
 import { ConfigError } from '../config'
 
 export interface McpConfig {
-  /** null: no token given; the server starts and every tool says how to give one (SPEC Authentication 2). */
+  /** null: no token given; the server starts and every tool says how to give one (docs/decisions.md#mcp-adapter). */
   token: string | null
   /** The service's base URL, without a trailing slash. */
   url: string

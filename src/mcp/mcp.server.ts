@@ -1,5 +1,5 @@
 // createMcpServer(api): the MCP server shared by stdio (`bun run mcp`) and /mcp. Every tool is a thin adapter
-// over one REST call (CONVENTIONS 11), so MCP callers meet the same auth, validation and limits as REST.
+// over one REST call (docs/decisions.md#mcp-adapter), so MCP callers meet the same auth, validation and limits as REST.
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import type { Logger } from '../log'
 import { NO_TOKEN_MESSAGE, type ApiCaller } from './mcp.tool'

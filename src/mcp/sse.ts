@@ -1,4 +1,4 @@
-// Reads a text/event-stream body as the data of its events (DESIGN.md §11 framing: `data: <json>`, blank line).
+// Reads a text/event-stream body as the data of its events (docs/decisions.md#streams: `data: <json>`, blank line).
 // A partial event when the stream ends is dropped, as the SSE spec says: the producer never finished it.
 export async function* readSseData(body: ReadableStream<Uint8Array>): AsyncGenerator<string> {
   const reader = body.getReader()

@@ -1,5 +1,5 @@
 // Agent chat, end to end over a real listening server: the tool loop streams `tool` events as it works, then
-// the answer's `delta`s, `sources` and `saved` (DESIGN §14); learnings it proposes are pending drafts, never
+// the answer's `delta`s, `sources` and `saved` (docs/decisions.md#streams); learnings it proposes are pending drafts, never
 // active memories; a tool refused (another user's document) is an `error` tool event and the run goes on; a
 // failing provider ends the stream with `error`; a client that disconnects stops the run.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'

@@ -285,7 +285,7 @@ describe('a model that fails', () => {
   // model's stream itself errors (a dropped connection: the ReadableStream's pull throws) rather than
   // emitting an `error` part, `for await (… of result.stream)` throws; sseResponse only logs "stream failed"
   // and closes, so the client gets a silently truncated answer ("Backups ") and no `error` event — what
-  // DESIGN §11 rules out. Nothing is saved. Remove `.failing` once fixed.
+  // docs/decisions.md#streams rules out. Nothing is saved. Remove `.failing` once fixed.
   test('a stream that breaks while being read (no error part) still ends with an error event', async () => {
     const u = await s.t.signUp()
     await addDocuments(s.t, u, [BACKUPS])

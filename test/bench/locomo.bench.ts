@@ -1,7 +1,7 @@
 // bun run bench:locomo [--data FILE] [--json FILE] — LoCoMo through the HTTP API of a listening server on the
 // embedded default (PGlite): each conversation ingested for a fresh user of its own (every session a thread of
 // messages, POST /api/threads), every question with evidence asked once as a search in each mode, and turn and
-// session Recall@5, Recall@10 and nDCG@10 printed (scoring as ../shared/datasets/locomo-dev/SOURCE.md says). --data takes any file in LoCoMo's layout (default: the
+// session Recall@5, Recall@10 and nDCG@10 printed (scored as docs/decisions.md#locomo-scoring says). --data takes any file in LoCoMo's layout (default: the
 // development half); --json writes { "<mode>": { "turn": { r5, r10, ndcg10 }, "session": { … } } }. The
 // embedder: as bench:retrieval's (the real model from ../shared/models when its folder is there).
 import { writeFileSync } from 'node:fs'

@@ -1,4 +1,4 @@
-// LoCoMo (../shared/datasets/locomo-dev/SOURCE.md): a file in LoCoMo's layout read into conversations and the
+// LoCoMo (docs/decisions.md#locomo-scoring): a file in LoCoMo's layout read into conversations and the
 // questions that have evidence, the way turns.jsonl and questions.jsonl were derived; the ingest of one
 // conversation through the HTTP API; and the session ranking its scores are taken over.
 import { readFileSync } from 'node:fs'

@@ -25,7 +25,7 @@ export interface OpenApiDocument {
   }
 }
 
-/** DESIGN.md §4: the only routes a caller reaches without a key or session. */
+/** docs/decisions.md#routes: the only routes a caller reaches without a key or session. */
 export const PUBLIC = new Set([
   'GET /',
   'POST /api/auth/sign-up',
@@ -36,7 +36,7 @@ export const PUBLIC = new Set([
   'GET /api/auth/oauth/{provider}/callback',
   'POST /api/auth/oauth/{provider}/callback',
   'GET /api/connectors/oauth/callback',
-  // Mailed links: the token in them is the credential (POST /api/auth/* is public in SPEC; the link is a GET).
+  // Mailed links: the token in them is the credential (the /api/auth/* steps before a session are public; the link is a GET).
   'POST /api/auth/password-reset',
   'POST /api/auth/password-reset/confirm',
   'GET /api/auth/verify-email',
@@ -59,7 +59,7 @@ export async function fetchDocument(baseUrl: string): Promise<OpenApiDocument> {
   return (await res.json()) as OpenApiDocument
 }
 
-/** Every operation; `key` is "METHOD /path" with no trailing slash, as DESIGN.md writes routes. */
+/** Every operation; `key` is "METHOD /path" with no trailing slash, as routes are written (docs/decisions.md#routes). */
 export function operations(doc: OpenApiDocument): { key: string; path: string; method: string; op: Operation }[] {
   return Object.entries(doc.paths).flatMap(([path, item]) =>
     METHODS.filter((m) => item[m]).map((method) => ({

@@ -76,7 +76,7 @@ describe('OpenAPI document', () => {
     expect(problems).toEqual([])
   })
 
-  test('paths are written as DESIGN.md §4 writes them: no trailing slash', () => {
+  test('paths are written as the routes are (docs/decisions.md#routes): no trailing slash', () => {
     expect(Object.keys(doc.paths).filter((p) => p !== '/' && p.endsWith('/'))).toEqual([])
   })
 
@@ -86,7 +86,7 @@ describe('OpenAPI document', () => {
     for (const { key, op } of operations(doc)) {
       if (PUBLIC.has(key)) continue
       if (!op.security?.length) {
-        problems.push(`${key}: no security (not a public route of DESIGN.md §4)`)
+        problems.push(`${key}: no security (not a public route: docs/decisions.md#routes)`)
         continue
       }
       for (const requirement of op.security) {

@@ -69,7 +69,7 @@ async function readAnswer(body: ReadableStream<Uint8Array>) {
     else if (event.type === 'error') throw new ToolFailure(`ask failed: ${event.message}`)
     else if (event.type === 'saved') conversationId = event.conversation.id
   }
-  // DESIGN.md §11: a finished answer ends with `saved`; anything less is a truncated answer, not a result.
+  // A finished answer ends with `saved` (docs/decisions.md#streams); anything less is a truncated answer, not a result.
   if (conversationId === null) throw new ToolFailure('ask ended before the answer was complete')
   return { answer, sources, conversation_id: conversationId }
 }

@@ -1,4 +1,4 @@
-// /api/documents: the 16 document routes of the spec, and POST /bulk (many ingests in one request).
+// /api/documents: the document routes (README, API), and POST /bulk (many ingests in one request).
 import { Elysia, t } from 'elysia'
 import type { Deps } from '../../deps'
 import { authPlugin } from '../../http/auth'

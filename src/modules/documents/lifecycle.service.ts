@@ -1,4 +1,4 @@
-// The document state machine (SPEC "States and transitions"): archive, restore, approve, reject, rate,
+// The document state machine (docs/decisions.md#document-states): archive, restore, approve, reject, rate,
 // and forget — the permanent purge that leaves only a content-free tombstone.
 import { and, eq, inArray, sql, type SQL } from 'drizzle-orm'
 import { documents, jobs, messages, tombstones, type MessageSource } from '../../../db/schema'

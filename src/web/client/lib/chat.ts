@@ -1,4 +1,4 @@
-// POST /api/ask and /api/agent/chat through the typed client, read as a stream of typed events (DESIGN.md §11):
+// POST /api/ask and /api/agent/chat through the typed client, read as a stream of typed events (docs/decisions.md#streams):
 // `tool` (agent only), `delta`s, then `sources` and `saved` — or `error` when it fails after it began.
 import { api, ApiError, unwrap } from '../api/client'
 import type { paths } from '../api/schema'

@@ -1,5 +1,5 @@
 // The drafts waiting for review, read in full (body and metadata: the list gives summaries), and what their
-// metadata says (DESIGN.md §6: topic, confidence, evidence, conversation_id, supersedes; other keys kept). A draft
+// metadata says (docs/decisions.md#draft-metadata: topic, confidence, evidence, conversation_id, supersedes; other keys kept). A draft
 // proposed from a conversation names its evidence as message ids (evidence: [id…]) and its thread (thread_id).
 import { api, unwrap } from '../api/client'
 import type { paths } from '../api/schema'

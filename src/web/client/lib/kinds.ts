@@ -1,4 +1,4 @@
-// The values the API's document filters take (DESIGN.md §6), for selects.
+// The values the API's document filters take (docs/decisions.md#kinds, #statuses), for selects.
 export const KINDS = ['document', 'note', 'webpage', 'fact', 'preference', 'decision', 'routine', 'lesson'] as const
 /** What lists and search filter by: the kinds above, and messages of conversations (sent to /api/threads, never made here). */
 export const FILTER_KINDS = [...KINDS, 'message'] as const

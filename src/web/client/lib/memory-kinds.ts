@@ -1,3 +1,3 @@
-// The kinds that make a document a memory (DESIGN.md §6), in the order the Memories screen groups them.
+// The kinds that make a document a memory (docs/decisions.md#kinds), in the order the Memories screen groups them.
 export const MEMORY_KINDS = ['fact', 'preference', 'decision', 'routine', 'lesson'] as const
 export type MemoryKind = (typeof MEMORY_KINDS)[number]

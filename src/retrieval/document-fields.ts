@@ -28,6 +28,30 @@ export interface DocumentFields {
  */
 export const OCCURRED_MS = sql.raw('floor(extract(epoch from occurred_at) * 1000)::float8')
 
+/**
+ * The documents columns a copy holds of each document (DocumentFields besides id), which the loaders read: a change
+ * of any of them must move keyword_stats.version, so the trigger of db/functions/keyword-stats.sql fires on exactly
+ * these (and on keyword_len and user_id); test/db/functions.test.ts holds the two lists together.
+ */
+export const DOCUMENT_FIELD_COLUMNS = [
+  'status',
+  'workspace_id',
+  'kind',
+  'source',
+  'tags',
+  'pinned',
+  'rating',
+  'occurred_at',
+] as const satisfies readonly Exclude<keyof DocumentFields, 'id'>[]
+
+const FIELDS_SELECT = sql.join(
+  [
+    sql`id`,
+    ...DOCUMENT_FIELD_COLUMNS.map((column) => (column === 'occurred_at' ? sql`${OCCURRED_MS} as occurred_at` : sql.identifier(column))),
+  ],
+  sql`, `,
+)
+
 /** Whether a document that happened at `ms` passes the range: the one rule both copies apply. */
 export const withinTime = (ms: number, range: TimeRange) =>
   (range.after === undefined || ms >= range.after) && (range.before === undefined || ms < range.before)
@@ -52,7 +76,7 @@ export async function loadDocumentFields(db: Tx, userId: string): Promise<Docume
   for (let after: string | null = null; ; ) {
     const page: DocumentFields[] = await queryRows<DocumentFields>(
       db,
-      sql`select id, status, workspace_id, kind, source, tags, pinned, rating, ${OCCURRED_MS} as occurred_at from documents
+      sql`select ${FIELDS_SELECT} from documents
           where user_id = ${userId} ${after !== null ? sql`and id > ${after}` : sql``} order by id limit ${DOCUMENTS_PAGE}`,
     )
     for (const doc of page) doc.occurred_at = Number(doc.occurred_at)

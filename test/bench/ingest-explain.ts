@@ -1,20 +1,16 @@
-// Profiling aid: EXPLAIN ANALYZE of insert_indexed_documents' statement (from the newest migration that defines
-// it, or argv[2]) on an in-memory PGlite, for BATCHES (3) batches of 1,000 SciFact abstracts; PLAN=1 prints the
-// plans. Each node's time is where a batch goes: to_tsvector, term grouping, each table's insert and its triggers.
-import { readdirSync, readFileSync } from 'node:fs'
+// Profiling aid: EXPLAIN ANALYZE of insert_indexed_documents' statement (from db/functions, or argv[2]) on an
+// in-memory PGlite, for BATCHES (3) batches of 1,000 SciFact abstracts; PLAN=1 prints the plans. Each node's time
+// is where a batch goes: to_tsvector, term grouping, each table's insert and its triggers.
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { PGlite } from '@electric-sql/pglite'
-import { migrationsFolder } from '../../db/migrate'
+import { functionsFolder } from '../../db/migrate'
 import { chunkText } from '../../src/retrieval/chunking'
 import { createTestApp } from '../harness'
 import { documentRows } from './ingest-rows'
 import { loadScifact } from './scifact'
 
-const newest = readdirSync(migrationsFolder)
-  .filter((f) => f.endsWith('.sql') && readFileSync(join(migrationsFolder, f), 'utf8').includes('FUNCTION insert_indexed_documents'))
-  .sort()
-  .at(-1)!
-const fn = readFileSync(process.argv[2] ?? join(migrationsFolder, newest), 'utf8')
+const fn = readFileSync(process.argv[2] ?? join(functionsFolder, 'insert-indexed-documents.sql'), 'utf8')
 const source = fn.slice(fn.indexOf('CREATE OR REPLACE FUNCTION insert_indexed_documents'))
 const body = `${source.slice(source.indexOf('WITH d AS'), source.indexOf('SELECT count(*) INTO written'))}SELECT count(*) FROM new_documents`
 const statement = body

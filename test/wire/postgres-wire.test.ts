@@ -354,6 +354,12 @@ describe('migrations over the wire', () => {
     constraints: await rows(sql`select conrelid::regclass::text as tbl, conname, pg_get_constraintdef(oid) as def from pg_constraint
                                 where connamespace = 'public'::regnamespace order by 1, 2`),
     indexes: await rows(sql`select indexname, indexdef from pg_indexes where schemaname = 'public' order by indexname`),
+    // db/functions, applied after the migrations: a second run skips them, and changes none.
+    functions: await rows(sql`select proname, pg_get_functiondef(oid) as def, xmin::text as written from pg_proc
+                              where pronamespace = 'public'::regnamespace and prokind = 'f' order by 1, 2`),
+    triggers: await rows(
+      sql`select tgname, pg_get_triggerdef(oid) as def, xmin::text as written from pg_trigger where not tgisinternal order by 1`,
+    ),
     users: await rows(sql`select count(*)::int as n from users`),
   })
 

@@ -18,9 +18,9 @@ export type NewDocument = Omit<DocumentRow, 'keyword_len'>
  * weights as keyword-index.ts (chunk spans counted once, title and tags TITLE_WEIGHT times), so a document
  * written here ranks exactly as one written there — a message with the messages before it, from the batch or
  * stored (message-context.ts), and the stored messages after it re-indexed. One call of the SQL function
- * insert_indexed_documents (migration 0043: a function, so its plan is reused), with the rows as two JSON
- * parameters: no parameter-count limit, one parse for the whole batch. keyword_len is known at insert, and the
- * triggers on documents fire once per statement (migration 0025).
+ * insert_indexed_documents (db/functions/insert-indexed-documents.sql: a function, so its plan is reused), with the
+ * rows as two JSON parameters: no parameter-count limit, one parse for the whole batch. keyword_len is known at
+ * insert, and the triggers on documents fire once per statement (db/functions/keyword-stats.sql, storage-totals.sql).
  */
 export async function insertIndexedDocuments(tx: Tx, deps: Deps, rows: NewDocument[]): Promise<void> {
   if (rows.length === 0) return

@@ -1,0 +1,248 @@
+// Every SQL function and trigger is defined once, in db/functions/, and applied after the migrations: a database
+// upgraded from an older release ends with exactly what a fresh one has, data kept exact, and the keyword trigger
+// fires on the very fields the in-memory copies read. On PGlite, and on PostgreSQL with TEST_DATABASE=postgres.
+import { afterAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, relative } from 'node:path'
+import type { PGlite } from '@electric-sql/pglite'
+import { sql } from 'drizzle-orm'
+import type { PgliteDatabase } from 'drizzle-orm/pglite'
+import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator'
+import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js'
+import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator'
+import postgres from 'postgres'
+import { createDb, openPglite, queryRows, type Database } from '../../db/client'
+import { runMigrations } from '../../db/migrate'
+import { DOCUMENT_FIELD_COLUMNS } from '../../src/retrieval/document-fields'
+import { migratedTemplate } from '../harness'
+import { createTestDatabase, onPostgres, type TestDatabase } from '../pg/databases'
+
+setDefaultTimeout(120_000)
+
+const ROOT = join(import.meta.dir, '..', '..')
+/** The last commit whose migrations still defined the functions and triggers, each restating the one before. */
+const OLD_RELEASE = 'a40f94f'
+
+const scratch: string[] = []
+const opened: { database: Database; test?: TestDatabase }[] = []
+afterAll(async () => {
+  for (const { database, test } of opened) {
+    await database.close()
+    await test?.drop()
+  }
+  for (const dir of scratch) rmSync(dir, { recursive: true, force: true })
+})
+
+/** db/migrations as OLD_RELEASE had them, its journal cut after `upTo` (a tag prefix such as '0020'): an old release's data directory. */
+function oldMigrations(upTo: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'memory-old-migrations-'))
+  scratch.push(dir)
+  const archive = Bun.spawnSync(['git', '-C', ROOT, 'archive', '--format=tar', OLD_RELEASE, 'db/migrations'])
+  if (archive.exitCode !== 0) throw new Error(`git archive ${OLD_RELEASE} failed (a clone with its history is needed): ${archive.stderr}`)
+  Bun.spawnSync(['tar', '-x', '-C', dir], { stdin: archive.stdout })
+  const folder = join(dir, 'db', 'migrations')
+  const journalPath = join(folder, 'meta', '_journal.json')
+  const journal = JSON.parse(readFileSync(journalPath, 'utf8')) as { entries: { tag: string }[] }
+  const last = journal.entries.findIndex((entry) => entry.tag.startsWith(upTo))
+  if (last < 0) throw new Error(`no migration ${upTo} in ${OLD_RELEASE}`)
+  writeFileSync(journalPath, JSON.stringify({ ...journal, entries: journal.entries.slice(0, last + 1) }))
+  return folder
+}
+
+/** An empty database, or one migrated by the old migrations in `folder`. */
+async function databaseAt(folder: string | null): Promise<{ database: Database; url: string | null }> {
+  if (onPostgres) {
+    const test = await createTestDatabase({ migrated: false })
+    const database = await createDb({ dataDir: 'memory://', databaseUrl: test.url }, { poolSize: 2 })
+    opened.push({ database, test })
+    if (folder) {
+      const client = postgres(test.url, { max: 1, onnotice: () => {} })
+      await migratePostgres(drizzlePostgres(client), { migrationsFolder: folder })
+      await client.end()
+    }
+    return { database, url: test.url }
+  }
+  const database = await createDb({ dataDir: 'memory://', databaseUrl: null }, { pglite: await openPglite('memory://') })
+  opened.push({ database })
+  if (folder) await migratePglite(database.db as unknown as PgliteDatabase, { migrationsFolder: folder })
+  return { database, url: null }
+}
+
+/** A database migrated fresh by this release: a clone of the test template. */
+async function freshDatabase(): Promise<{ database: Database; url: string | null }> {
+  if (onPostgres) {
+    const test = await createTestDatabase()
+    const database = await createDb({ dataDir: 'memory://', databaseUrl: test.url }, { poolSize: 2 })
+    opened.push({ database, test })
+    return { database, url: test.url }
+  }
+  const database = await createDb(
+    { dataDir: 'memory://', databaseUrl: null },
+    { pglite: (await (await migratedTemplate()).clone()) as PGlite },
+  )
+  opened.push({ database })
+  return { database, url: null }
+}
+
+let fresh: ReturnType<typeof definitions> | undefined
+
+/** What db/ defines: each `function name` or `trigger name` with the files defining it. */
+function definedInDb(): Map<string, string[]> {
+  const files = (readdirSync(join(ROOT, 'db'), { recursive: true }) as string[])
+    .filter((file) => /\.(sql|ts)$/.test(file) && !file.startsWith(join('migrations', 'meta')))
+    .map((file) => join(ROOT, 'db', file))
+  const defined = new Map<string, string[]>()
+  for (const file of files) {
+    for (const match of readFileSync(file, 'utf8').matchAll(/create\s+(?:or\s+replace\s+)?(function|trigger)\s+(\w+)/gi)) {
+      const name = `${match[1]!.toLowerCase()} ${match[2]}`
+      defined.set(name, [...(defined.get(name) ?? []), relative(ROOT, file)])
+    }
+  }
+  return defined
+}
+
+/** The functions and triggers of the public schema, as PostgreSQL would restate them. */
+async function definitions(database: Database) {
+  const functions = await queryRows<{ name: string; definition: string }>(
+    database.db,
+    sql`select p.proname as name, pg_get_functiondef(p.oid) as definition from pg_proc p
+        where p.pronamespace = 'public'::regnamespace and p.prokind = 'f'
+          and not exists (select 1 from pg_depend d where d.objid = p.oid and d.deptype = 'e') order by 1`,
+  )
+  const triggers = await queryRows<{ name: string; definition: string }>(
+    database.db,
+    sql`select tgname as name, pg_get_triggerdef(oid) as definition from pg_trigger where not tgisinternal order by 1`,
+  )
+  return { functions, triggers }
+}
+
+/** A user with three documents, written through whatever triggers the schema of the moment has. */
+async function addDocuments(database: Database, user: string) {
+  const workspace = crypto.randomUUID()
+  await database.db.execute(sql`insert into users (id, email, plan) values (${user}, ${`${user}@example.com`}, 'free')`)
+  await database.db.execute(sql`insert into workspaces (id, user_id, name) values (${workspace}, ${user}, 'Inbox')`)
+  await database.db.execute(sql`insert into documents (id, user_id, workspace_id, title, excerpt, body, kind, status, source, content_hash, size_bytes, keyword_len)
+    select gen_random_uuid(), ${user}, ${workspace}, 'Note ' || n, '', 'body', 'note', 'active', 'api', md5(n::text), 100 * n, 10 * n
+      from generate_series(1, 3) n`)
+}
+
+/** keyword_stats' and storage_totals' counts for the user, against what the documents say. */
+async function totals(database: Database, user: string) {
+  const [row] = await queryRows<Record<string, number>>(
+    database.db,
+    sql`select (select documents from keyword_stats where user_id = ${user}) as keyword_documents,
+               (select total_len from keyword_stats where user_id = ${user})::float8 as total_len,
+               (select documents from storage_totals where user_id = ${user}) as stored_documents,
+               (select bytes from storage_totals where user_id = ${user})::float8 as bytes,
+               (select count(*) filter (where keyword_len > 0) from documents where user_id = ${user})::int as expected_keyword_documents,
+               (select coalesce(sum(keyword_len), 0) from documents where user_id = ${user})::float8 as expected_total_len,
+               (select count(*) from documents where user_id = ${user})::int as expected_stored_documents,
+               (select coalesce(sum(size_bytes), 0) from documents where user_id = ${user})::float8 as expected_bytes`,
+  )
+  return row!
+}
+
+function expectExact(t: Record<string, number>) {
+  expect({ documents: t.keyword_documents, total_len: t.total_len, stored: t.stored_documents, bytes: t.bytes }).toEqual({
+    documents: t.expected_keyword_documents,
+    total_len: t.expected_total_len,
+    stored: t.expected_stored_documents,
+    bytes: t.expected_bytes,
+  })
+}
+
+describe('SQL functions are kept once', () => {
+  test('no function or trigger is defined more than once anywhere in db/, and every one of them in db/functions', () => {
+    const defined = definedInDb()
+    expect([...defined].filter(([, where]) => where.length > 1)).toEqual([])
+    const outside = [...defined].filter(
+      ([name, [where]]) => !where!.startsWith('db/functions/') && name !== 'function db_functions_applied',
+    )
+    expect(outside).toEqual([])
+  })
+
+  test('the keyword trigger fires on exactly the document fields the in-memory copies read, and the catch-ups bring those fields', async () => {
+    const { database } = await freshDatabase()
+    const [trigger] = await queryRows<{ columns: string[] }>(
+      database.db,
+      sql`select array(select a.attname::text from unnest(t.tgattr::int2[]) n join pg_attribute a on a.attrelid = t.tgrelid and a.attnum = n
+                 order by 1) as columns
+            from pg_trigger t where t.tgname = 'documents_keyword_stats'`,
+    )
+    // Besides the fields: a re-index (keyword_len, which every one sets) and a change of owner.
+    expect(trigger!.columns).toEqual([...DOCUMENT_FIELD_COLUMNS, 'keyword_len', 'user_id'].sort())
+
+    const user = crypto.randomUUID()
+    await addDocuments(database, user)
+    const [changes] = await queryRows<{ keyword: string; vector: string }>(
+      database.db,
+      sql`select (select r_current from keyword_changes_since(${user}, 0, 100)) as keyword,
+                 (select r_documents from vector_changes_since(${user}, 0, 0, 'none', 100)) as vector`,
+    )
+    const keys = (json: string) => Object.keys((JSON.parse(json) as object[])[0]!).sort()
+    expect(keys(changes!.keyword)).toEqual(['id', ...DOCUMENT_FIELD_COLUMNS, 'postings'].sort())
+    expect(keys(changes!.vector)).toEqual(['id', ...DOCUMENT_FIELD_COLUMNS].sort())
+    // And a change of each of them moves the version a copy compares, and says which document moved it.
+    const [document] = await queryRows<{ id: string }>(database.db, sql`select id from documents where user_id = ${user} limit 1`)
+    const version = async () =>
+      Number(
+        (await queryRows<{ v: number }>(database.db, sql`select version::float8 as v from keyword_stats where user_id = ${user}`))[0]!.v,
+      )
+    for (const column of [...DOCUMENT_FIELD_COLUMNS, 'keyword_len']) {
+      const before = await version()
+      await database.db.execute(sql`update documents set ${sql.identifier(column)} = ${sql.identifier(column)} where id = ${document!.id}`)
+      expect({ column, moved: (await version()) - before }).toEqual({ column, moved: 1 })
+    }
+  })
+
+  for (const upTo of ['0003', '0020', '0044']) {
+    test(`a data directory of migration ${upTo} of the old release, upgraded, has exactly a fresh one's functions and triggers, its counts still exact`, async () => {
+      const old = await databaseAt(oldMigrations(upTo))
+      const user = crypto.randomUUID()
+      await addDocuments(old.database, user)
+      await runMigrations(old.database, old.url)
+
+      fresh ??= freshDatabase().then(({ database }) => definitions(database))
+      const upgraded = await definitions(old.database)
+      expect(upgraded).toEqual(await fresh)
+      // Nothing a migration once defined is left over: each is one of db/functions (or the step's marker).
+      const names = [...upgraded.functions.map((f) => `function ${f.name}`), ...upgraded.triggers.map((t) => `trigger ${t.name}`)]
+      expect(names.sort()).toEqual([...definedInDb().keys()].sort())
+
+      // The old per-row insert trigger was replaced, not left beside the per-statement one: no document counted twice.
+      await addDocuments(old.database, crypto.randomUUID())
+      await old.database.db.execute(
+        sql`insert into documents (id, user_id, workspace_id, title, excerpt, body, kind, status, source, content_hash, size_bytes, keyword_len)
+            select gen_random_uuid(), user_id, workspace_id, 'More', '', 'body', 'note', 'active', 'api', 'x', 7, 3 from documents where user_id = ${user} limit 1`,
+      )
+      await old.database.db.execute(
+        sql`update documents set keyword_len = keyword_len + 1, size_bytes = size_bytes + 1 where user_id = ${user}`,
+      )
+      await old.database.db.execute(sql`delete from documents where user_id = ${user} and title = 'Note 1'`)
+      expectExact(await totals(old.database, user))
+    })
+  }
+
+  test('a second run applies nothing; a database a newer release migrated keeps that release’s functions', async () => {
+    const { database, url } = await freshDatabase()
+    const applied = await definitions(database)
+    await runMigrations(database, url)
+    expect(await definitions(database)).toEqual(applied)
+
+    // A newer release's migration, and its own version of a trigger (here: none).
+    await database.db.execute(sql`drop trigger documents_keep_version on documents`)
+    await database.db.execute(
+      sql`create or replace function db_functions_applied() returns text language sql immutable as $$ select 'newer' $$`,
+    )
+    await database.db.execute(sql`insert into drizzle.__drizzle_migrations (hash, created_at) values ('newer', 99999999999999)`)
+    await runMigrations(database, url)
+    const names = async () => (await definitions(database)).triggers.map((t) => t.name)
+    expect(await names()).not.toContain('documents_keep_version')
+
+    // Back on this release's migrations, this release's functions are applied again.
+    await database.db.execute(sql`delete from drizzle.__drizzle_migrations where hash = 'newer'`)
+    await runMigrations(database, url)
+    expect(await definitions(database)).toEqual(applied)
+  })
+})

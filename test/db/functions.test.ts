@@ -2,7 +2,7 @@
 // upgraded from an older release ends with exactly what a fresh one has, data kept exact, and the keyword trigger
 // fires on the very fields the in-memory copies read. On PGlite, and on PostgreSQL with TEST_DATABASE=postgres.
 import { afterAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
 import type { PGlite } from '@electric-sql/pglite'
@@ -21,8 +21,9 @@ import { createTestDatabase, onPostgres, type TestDatabase } from '../pg/databas
 setDefaultTimeout(120_000)
 
 const ROOT = join(import.meta.dir, '..', '..')
-/** The last commit whose migrations still defined the functions and triggers, each restating the one before. */
-const OLD_RELEASE = 'a40f94f'
+/** db/migrations of the last release whose migrations still defined the functions and triggers, each restating
+ * the one before (commit a40f94f: its SQL files and journal, kept here so that a clone without history tests too). */
+const OLD_RELEASE = join(import.meta.dir, 'old-release', 'migrations')
 
 const scratch: string[] = []
 const opened: { database: Database; test?: TestDatabase }[] = []
@@ -38,14 +39,12 @@ afterAll(async () => {
 function oldMigrations(upTo: string): string {
   const dir = mkdtempSync(join(tmpdir(), 'memory-old-migrations-'))
   scratch.push(dir)
-  const archive = Bun.spawnSync(['git', '-C', ROOT, 'archive', '--format=tar', OLD_RELEASE, 'db/migrations'])
-  if (archive.exitCode !== 0) throw new Error(`git archive ${OLD_RELEASE} failed (a clone with its history is needed): ${archive.stderr}`)
-  Bun.spawnSync(['tar', '-x', '-C', dir], { stdin: archive.stdout })
-  const folder = join(dir, 'db', 'migrations')
+  const folder = join(dir, 'migrations')
+  cpSync(OLD_RELEASE, folder, { recursive: true })
   const journalPath = join(folder, 'meta', '_journal.json')
   const journal = JSON.parse(readFileSync(journalPath, 'utf8')) as { entries: { tag: string }[] }
   const last = journal.entries.findIndex((entry) => entry.tag.startsWith(upTo))
-  if (last < 0) throw new Error(`no migration ${upTo} in ${OLD_RELEASE}`)
+  if (last < 0) throw new Error(`no migration ${upTo} in the old release`)
   writeFileSync(journalPath, JSON.stringify({ ...journal, entries: journal.entries.slice(0, last + 1) }))
   return folder
 }

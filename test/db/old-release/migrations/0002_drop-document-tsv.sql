@@ -1,0 +1,2 @@
+DROP INDEX "documents_tsv_idx";--> statement-breakpoint
+ALTER TABLE "documents" DROP COLUMN "tsv";

@@ -1,0 +1,1 @@
+ALTER TABLE "postings" ADD COLUMN "dl" real DEFAULT 0 NOT NULL;

@@ -1,0 +1,1 @@
+ALTER TABLE "v1_responses" ADD COLUMN "response" jsonb;

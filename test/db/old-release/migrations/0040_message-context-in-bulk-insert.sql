@@ -1,0 +1,57 @@
+-- insert_indexed_documents (0032) writes the columns 0036 added — when a document happened (the time of ingest
+-- unless given) and a message's thread, position and speaker — and indexes a message with the messages before it in its thread, as
+-- src/retrieval/keyword-index.ts does one document at a time (src/retrieval/message-context.ts): each document
+-- and each chunk carries the weight of its own words (1 for a document, MESSAGE_WEIGHT for a message; the title
+-- and tags count p_title_weight times that), and a message its context's words, counted context_weight times.
+-- A document with weight 1 and no context is indexed exactly as before.
+CREATE OR REPLACE FUNCTION insert_indexed_documents(p_docs json, p_parts json, p_config regconfig, p_title_weight integer, p_max_attempts integer, p_now timestamptz)
+-- Enough memory that a batch's term counts (~100k rows for 1,000 abstracts) are grouped without spilling to disk;
+-- and always the generic plan: the JSON parameters never change the estimates, so a custom plan is only cost.
+RETURNS integer LANGUAGE plpgsql SET work_mem = '32MB' SET plan_cache_mode = force_generic_plan AS $$
+DECLARE
+  written integer;
+BEGIN
+  WITH d AS (
+    SELECT * FROM json_to_recordset(p_docs) AS x(
+      id uuid, user_id uuid, workspace_id uuid, title text, excerpt text, body text, tags text[], kind text, status text,
+      archived_from text, source text, source_ref text, external_id text, url text, content_hash text, size_bytes integer,
+      pinned boolean, rating smallint, metadata jsonb, index_status text, created_at timestamptz, updated_at timestamptz,
+      occurred_at timestamptz, thread_id uuid, "position" integer, speaker text, heading text, weight integer, context text, context_weight integer,
+      job_id uuid, event_id uuid)),
+  c AS (
+    SELECT x.*, to_tsvector(p_config, x.span) AS tsv
+    FROM json_to_recordset(p_parts) AS x(id uuid, document_id uuid, ordinal integer, start_offset integer, content text, span text, weight integer)),
+  terms AS (
+    SELECT c.document_id, t.lexeme, c.weight * coalesce(array_length(t.positions, 1), 1) AS tf FROM c, unnest(c.tsv) t
+    UNION ALL
+    SELECT d.id, t.lexeme, p_title_weight * d.weight * coalesce(array_length(t.positions, 1), 1) FROM d, unnest(to_tsvector(p_config, d.heading)) t
+    UNION ALL
+    SELECT d.id, t.lexeme, d.context_weight * coalesce(array_length(t.positions, 1), 1) FROM d, unnest(to_tsvector(p_config, d.context)) t),
+  p AS (SELECT document_id, lexeme, sum(tf)::real AS tf FROM terms GROUP BY document_id, lexeme),
+  len AS (SELECT document_id, sum(tf)::real AS dl, array_agg(lexeme) AS terms FROM p GROUP BY document_id),
+  new_documents AS (
+    INSERT INTO documents (id, user_id, workspace_id, title, excerpt, body, tags, kind, status, archived_from, source, source_ref,
+      external_id, url, content_hash, size_bytes, pinned, rating, metadata, index_status, keyword_len, created_at, updated_at,
+      occurred_at, thread_id, "position", speaker)
+    SELECT d.id, d.user_id, d.workspace_id, d.title, d.excerpt, d.body, d.tags, d.kind, d.status, d.archived_from, d.source, d.source_ref,
+      d.external_id, d.url, d.content_hash, d.size_bytes, d.pinned, d.rating, d.metadata, d.index_status, coalesce(len.dl, 0), d.created_at, d.updated_at,
+      coalesce(d.occurred_at, d.created_at), d.thread_id, d."position", d.speaker
+    FROM d LEFT JOIN len ON len.document_id = d.id
+    RETURNING id),
+  new_chunks AS (
+    INSERT INTO chunks (id, user_id, document_id, workspace_id, ordinal, start_offset, content, tsv)
+    SELECT c.id, d.user_id, c.document_id, d.workspace_id, c.ordinal, c.start_offset, c.content, c.tsv FROM c JOIN d ON d.id = c.document_id),
+  new_postings AS (
+    INSERT INTO postings (user_id, term, document_id, tf, dl)
+    SELECT d.user_id, p.lexeme, p.document_id, p.tf, len.dl FROM p JOIN len USING (document_id) JOIN d ON d.id = p.document_id
+    ORDER BY p.lexeme, p.document_id),
+  new_terms AS (
+    INSERT INTO document_terms (document_id, user_id, terms) SELECT len.document_id, d.user_id, len.terms FROM len JOIN d ON d.id = len.document_id),
+  new_jobs AS (
+    INSERT INTO jobs (id, user_id, kind, payload, status, max_attempts, run_at, created_at, updated_at)
+    SELECT d.job_id, d.user_id, 'embed-document', json_build_object('document_id', d.id)::jsonb, 'queued', p_max_attempts, p_now, p_now, p_now FROM d),
+  new_events AS (
+    INSERT INTO events (id, user_id, type, created_at) SELECT d.event_id, d.user_id, 'ingest', d.created_at FROM d)
+  SELECT count(*) INTO written FROM new_documents;
+  RETURN written;
+END $$;

@@ -1,0 +1,108 @@
+CREATE TABLE "activity" (
+	"id" uuid PRIMARY KEY NOT NULL,
+	"user_id" uuid NOT NULL,
+	"at" timestamp with time zone DEFAULT now() NOT NULL,
+	"action" text NOT NULL,
+	"object_type" text NOT NULL,
+	"object_id" uuid,
+	"title" text,
+	"workspace_id" uuid,
+	"actor" jsonb NOT NULL,
+	"summary" jsonb DEFAULT '{}'::jsonb NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "document_versions" (
+	"id" uuid PRIMARY KEY NOT NULL,
+	"document_id" uuid NOT NULL,
+	"user_id" uuid NOT NULL,
+	"version" integer NOT NULL,
+	"title" text NOT NULL,
+	"body" text,
+	"tags" text[] NOT NULL,
+	"kind" text NOT NULL,
+	"status" text NOT NULL,
+	"actor" jsonb,
+	"at" timestamp with time zone NOT NULL
+);
+--> statement-breakpoint
+ALTER TABLE "documents" ADD COLUMN "version" integer DEFAULT 1 NOT NULL;--> statement-breakpoint
+ALTER TABLE "documents" ADD COLUMN "updated_by" jsonb;--> statement-breakpoint
+ALTER TABLE "activity" ADD CONSTRAINT "activity_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "document_versions" ADD CONSTRAINT "document_versions_document_id_documents_id_fk" FOREIGN KEY ("document_id") REFERENCES "public"."documents"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "document_versions" ADD CONSTRAINT "document_versions_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+CREATE INDEX "activity_user_idx" ON "activity" USING btree ("user_id","id");--> statement-breakpoint
+CREATE INDEX "activity_object_idx" ON "activity" USING btree ("object_id","id") WHERE object_id is not null;--> statement-breakpoint
+CREATE UNIQUE INDEX "document_versions_key" ON "document_versions" USING btree ("document_id","version");
+
+--> statement-breakpoint
+-- Every earlier version of a document is kept when its title, body, tags, kind or status changes: the row as it was,
+-- with who made it (updated_by) and when, and the document's version number moves on. A trigger, so no write path
+-- (an edit, a re-ingest, a connector sync, approve, archive) can change a document without leaving its history.
+-- The body is copied only when it changed: a status change keeps a null, read as "the same as the next version".
+CREATE FUNCTION keep_document_version() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF NEW.title IS DISTINCT FROM OLD.title OR NEW.body IS DISTINCT FROM OLD.body OR NEW.tags IS DISTINCT FROM OLD.tags
+     OR NEW.kind IS DISTINCT FROM OLD.kind OR NEW.status IS DISTINCT FROM OLD.status THEN
+    INSERT INTO document_versions (id, document_id, user_id, version, title, body, tags, kind, status, actor, at)
+    VALUES (gen_random_uuid(), OLD.id, OLD.user_id, OLD.version, OLD.title,
+      CASE WHEN NEW.body IS DISTINCT FROM OLD.body THEN OLD.body END, OLD.tags, OLD.kind, OLD.status, OLD.updated_by, OLD.updated_at);
+    NEW.version := OLD.version + 1;
+  END IF;
+  RETURN NEW;
+END $$;
+--> statement-breakpoint
+CREATE TRIGGER documents_keep_version BEFORE UPDATE OF title, body, tags, kind, status ON documents
+  FOR EACH ROW EXECUTE FUNCTION keep_document_version();
+--> statement-breakpoint
+-- insert_indexed_documents (0043) also writes who made each document (updated_by). Otherwise as 0043.
+CREATE OR REPLACE FUNCTION insert_indexed_documents(p_docs json, p_parts json, p_config regconfig, p_title_weight integer, p_max_attempts integer, p_now timestamptz)
+-- Enough memory that a batch's term counts (~100k rows for 1,000 abstracts) are grouped without spilling to disk;
+-- and always the generic plan: the JSON parameters never change the estimates, so a custom plan is only cost.
+RETURNS integer LANGUAGE plpgsql SET work_mem = '32MB' SET plan_cache_mode = force_generic_plan AS $$
+DECLARE
+  written integer;
+BEGIN
+  WITH d AS (
+    SELECT * FROM json_to_recordset(p_docs) AS x(
+      id uuid, user_id uuid, workspace_id uuid, title text, excerpt text, body text, tags text[], kind text, status text,
+      archived_from text, source text, source_ref text, external_id text, url text, content_hash text, size_bytes integer,
+      pinned boolean, rating smallint, metadata jsonb, index_status text, created_at timestamptz, updated_at timestamptz,
+      occurred_at timestamptz, thread_id uuid, "position" integer, speaker text, sections jsonb, updated_by jsonb, heading text, weight integer, context text, context_weight integer,
+      job_id uuid, event_id uuid)),
+  c AS (
+    SELECT x.*, to_tsvector(p_config, x.span) AS tsv
+    FROM json_to_recordset(p_parts) AS x(id uuid, document_id uuid, ordinal integer, start_offset integer, content text, span text, weight integer, location jsonb)),
+  terms AS (
+    SELECT c.document_id, t.lexeme, c.weight * coalesce(array_length(t.positions, 1), 1) AS tf FROM c, unnest(c.tsv) t
+    UNION ALL
+    SELECT d.id, t.lexeme, p_title_weight * d.weight * coalesce(array_length(t.positions, 1), 1) FROM d, unnest(to_tsvector(p_config, d.heading)) t
+    UNION ALL
+    SELECT d.id, t.lexeme, d.context_weight * coalesce(array_length(t.positions, 1), 1) FROM d, unnest(to_tsvector(p_config, d.context)) t),
+  p AS (SELECT document_id, lexeme, sum(tf)::real AS tf FROM terms GROUP BY document_id, lexeme),
+  len AS (SELECT document_id, sum(tf)::real AS dl, array_agg(lexeme) AS terms FROM p GROUP BY document_id),
+  new_documents AS (
+    INSERT INTO documents (id, user_id, workspace_id, title, excerpt, body, tags, kind, status, archived_from, source, source_ref,
+      external_id, url, content_hash, size_bytes, pinned, rating, metadata, index_status, keyword_len, created_at, updated_at,
+      occurred_at, thread_id, "position", speaker, sections, updated_by)
+    SELECT d.id, d.user_id, d.workspace_id, d.title, d.excerpt, d.body, d.tags, d.kind, d.status, d.archived_from, d.source, d.source_ref,
+      d.external_id, d.url, d.content_hash, d.size_bytes, d.pinned, d.rating, d.metadata, d.index_status, coalesce(len.dl, 0), d.created_at, d.updated_at,
+      coalesce(d.occurred_at, d.created_at), d.thread_id, d."position", d.speaker, d.sections, d.updated_by
+    FROM d LEFT JOIN len ON len.document_id = d.id
+    RETURNING id),
+  new_chunks AS (
+    INSERT INTO chunks (id, user_id, document_id, workspace_id, ordinal, start_offset, content, tsv, location)
+    SELECT c.id, d.user_id, c.document_id, d.workspace_id, c.ordinal, c.start_offset, c.content, c.tsv, c.location FROM c JOIN d ON d.id = c.document_id),
+  new_postings AS (
+    INSERT INTO postings (user_id, term, document_id, tf, dl)
+    SELECT d.user_id, p.lexeme, p.document_id, p.tf, len.dl FROM p JOIN len USING (document_id) JOIN d ON d.id = p.document_id
+    ORDER BY p.lexeme, p.document_id),
+  new_terms AS (
+    INSERT INTO document_terms (document_id, user_id, terms) SELECT len.document_id, d.user_id, len.terms FROM len JOIN d ON d.id = len.document_id),
+  new_jobs AS (
+    INSERT INTO jobs (id, user_id, kind, payload, status, max_attempts, run_at, created_at, updated_at)
+    SELECT d.job_id, d.user_id, 'embed-document', json_build_object('document_id', d.id)::jsonb, 'queued', p_max_attempts, p_now, p_now, p_now FROM d),
+  new_events AS (
+    INSERT INTO events (id, user_id, type, created_at) SELECT d.event_id, d.user_id, 'ingest', d.created_at FROM d)
+  SELECT count(*) INTO written FROM new_documents;
+  RETURN written;
+END $$;

@@ -1,6 +1,7 @@
 // Helpers of the account suites: ingest, ask and read the streamed answer, upload an avatar, and small images
 // of each accepted type (just their magic bytes and a few more, which is all the service looks at).
 import { expect } from 'bun:test'
+import { readSseEvents } from '../../src/lib/sse-events'
 import { isMemoryKind } from '../../src/modules/documents/documents.model'
 import { BASE, type RequestOptions, type TestApp, type TestUser } from '../harness'
 
@@ -62,10 +63,8 @@ export async function ask(
   const res = await t.request('POST', '/api/ask', { key: u.key, body })
   expect(res.status).toBe(200)
   expect(res.headers.get('content-type')).toStartWith('text/event-stream')
-  const events = (await res.text())
-    .split('\n')
-    .filter((line) => line.startsWith('data:'))
-    .map((line) => JSON.parse(line.slice(5).trim()) as AskEvent)
+  const events: AskEvent[] = []
+  for await (const { data } of readSseEvents(res.body!)) events.push(JSON.parse(data) as AskEvent)
   const failure = events.find((e) => e.type === 'error')
   expect(failure).toBeUndefined()
   const saved = events.find((e) => e.type === 'saved') as Extract<AskEvent, { type: 'saved' }> | undefined

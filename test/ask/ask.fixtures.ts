@@ -3,6 +3,7 @@
 import { expect } from 'bun:test'
 import type { LanguageModelV4CallOptions, LanguageModelV4StreamPart, LanguageModelV4StreamResult } from '@ai-sdk/provider'
 import { MockLanguageModelV4 } from 'ai/test'
+import { readSseEvents } from '../../src/lib/sse-events'
 import { createTestApp, type TestApp, type TestUser } from '../harness'
 
 export type StreamEvent =
@@ -57,33 +58,19 @@ export async function serve(env: Record<string, string> = {}): Promise<Served> {
   }
 }
 
-/** The events of an SSE body, each yielded as soon as its `data:` line is complete. */
+/** The events of an SSE body (read with the service's one reader), each yielded as soon as it is complete. */
 export async function* events(res: Response): AsyncGenerator<StreamEvent> {
   expect(res.headers.get('content-type')).toStartWith('text/event-stream')
-  const reader = res.body!.getReader()
-  const decoder = new TextDecoder()
-  let buffered = ''
-  try {
-    for (;;) {
-      const { done, value } = await reader.read()
-      if (done) break
-      buffered += decoder.decode(value, { stream: true })
-      let end: number
-      while ((end = buffered.indexOf('\n\n')) >= 0) {
-        const block = buffered.slice(0, end)
-        buffered = buffered.slice(end + 2)
-        const data = block
-          .split('\n')
-          .filter((line) => line.startsWith('data:'))
-          .map((line) => line.slice(5).trimStart())
-          .join('\n')
-        if (data) yield JSON.parse(data) as StreamEvent
-      }
-    }
-    expect(buffered.trim()).toBe('')
-  } finally {
-    reader.releaseLock()
-  }
+  // The last bytes seen: a stream ends on an event's blank line (the reader would drop an unfinished event).
+  let tail: number[] = []
+  const seen = new TransformStream<Uint8Array, Uint8Array>({
+    transform(chunk, controller) {
+      tail = [...tail, ...chunk.slice(-2)].slice(-2)
+      controller.enqueue(chunk)
+    },
+  })
+  for await (const { data } of readSseEvents(res.body!.pipeThrough(seen))) yield JSON.parse(data) as StreamEvent
+  if (tail.length) expect(String.fromCharCode(...tail)).toBe('\n\n')
 }
 
 /** Every event of the stream, once it has ended. */

@@ -281,11 +281,8 @@ describe('a model that fails', () => {
     expect((await s.t.json('GET', '/api/conversations', { key: u.key })).body.data).toEqual([])
   })
 
-  // DEFECT (src/modules/ask/ask.service.ts, streamAnswer; the same loop in src/ai/agent.ts): when the
-  // model's stream itself errors (a dropped connection: the ReadableStream's pull throws) rather than
-  // emitting an `error` part, `for await (… of result.stream)` throws; sseResponse only logs "stream failed"
-  // and closes, so the client gets a silently truncated answer ("Backups ") and no `error` event — what
-  // docs/decisions.md#streams rules out. Nothing is saved. Remove `.failing` once fixed.
+  // A dropped connection makes the model's stream itself throw (no `error` part): the one model loop
+  // (src/ai/model-stream.ts) turns that into the stream's `error` event, never a silently truncated answer.
   test('a stream that breaks while being read (no error part) still ends with an error event', async () => {
     const u = await s.t.signUp()
     await addDocuments(s.t, u, [BACKUPS])

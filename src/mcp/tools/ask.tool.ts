@@ -2,9 +2,9 @@
 // as one answer with its sources and the conversation it was saved in.
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { z } from 'zod'
+import { readSseEvents } from '../../lib/sse-events'
 import type { Logger } from '../../log'
 import { callApi, toolHandler, ToolFailure, type ApiCaller } from '../mcp.tool'
-import { readSseData } from '../sse'
 import { Id } from './tool.schemas'
 
 const Source = z.object({
@@ -56,7 +56,7 @@ async function readAnswer(body: ReadableStream<Uint8Array>) {
   let sources: Source[] = []
   let conversationId: string | null = null
   // Read to the end rather than leave at `saved`: leaving early would cancel the stream under the producer.
-  for await (const data of readSseData(body)) {
+  for await (const { data } of readSseEvents(body)) {
     let event: AskEvent
     try {
       event = JSON.parse(data) as AskEvent

@@ -4,7 +4,9 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { z } from 'zod'
 import type { Logger } from '../../log'
+import { SearchQuery } from '../../modules/search/search.schemas'
 import { callJson, toolHandler, withQuery, type ApiCaller } from '../mcp.tool'
+import { routeInput } from './route-input'
 import { ADDITIVE, documentRef, DocumentRef, Id, Kind, READ_ONLY, Tags, type ApiDocument } from './tool.schemas'
 
 interface ApiSearch {
@@ -22,8 +24,6 @@ interface ApiSearch {
 
 const Neighbour = z.object({ id: z.string(), speaker: z.string().nullable(), occurred_at: z.string(), excerpt: z.string() })
 type Neighbour = z.infer<typeof Neighbour>
-
-const WHEN = 'an ISO 8601 date-time with a time zone (2023-05-08T13:56:00Z) or a date (2023-05-08: its start in UTC)'
 
 const AddInput = {
   body: z.string().min(1).describe('The text (at most 1 MiB)'),
@@ -58,16 +58,15 @@ export function registerDocumentTools(server: McpServer, api: ApiCaller | null, 
       description:
         'Hybrid keyword + semantic search over your documents and memories. Returns the best matches with a snippet each; ' +
         'read one in full with get_document. after and before keep only what happened in that window.',
-      inputSchema: {
-        query: z.string().min(1).max(2000).describe('What to look for, in plain words'),
-        limit: z.number().int().min(1).max(100).optional().describe('How many results (default 10)'),
-        workspace_id: Id('Only this workspace (default: all of yours)').optional(),
-        kind: Kind.optional().describe('Only this kind: document, note, webpage, fact, preference, decision, routine, lesson'),
-        tag: z.string().min(1).max(64).optional().describe('Only documents with this tag'),
-        mode: z.enum(['hybrid', 'keyword', 'semantic']).optional().describe('Ranking (default hybrid)'),
-        after: z.string().max(40).optional().describe(`Only what happened at or after this time (inclusive): ${WHEN}`),
-        before: z.string().max(40).optional().describe(`Only what happened before this time (exclusive): ${WHEN}`),
-      },
+      inputSchema: routeInput(SearchQuery, ['query', 'limit', 'workspace_id', 'kind', 'tag', 'source', 'mode', 'after', 'before'], {
+        rename: { query: 'q' },
+        describe: {
+          limit: 'How many results (default 10)',
+          workspace_id: 'Only this workspace (default: all of yours)',
+          tag: 'Only documents with this tag',
+          source: 'Only what came in this way: api, extension, connector, agent or mcp',
+        },
+      }),
       outputSchema: {
         query: z.string(),
         mode: z.string().describe('The mode that ran'),

@@ -4,8 +4,10 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { z } from 'zod'
 import type { Logger } from '../../log'
-import { MAX_THREAD_BATCH, MAX_THREAD_PAGE, ROLES } from '../../modules/threads/threads.model'
+import { MAX_THREAD_BATCH, ROLES } from '../../modules/threads/threads.model'
+import { MessagesQuery, ThreadListQuery } from '../../modules/threads/threads.schemas'
 import { callApi, callJson, toolHandler, ToolFailure, withQuery, type ApiCaller } from '../mcp.tool'
+import { PAGE, routeInput } from './route-input'
 import { ADDITIVE, Id, READ_ONLY, Tags, type ApiDocument } from './tool.schemas'
 
 interface ApiMessage extends ApiDocument {
@@ -144,8 +146,7 @@ export function registerThreadTools(server: McpServer, api: ApiCaller | null, lo
         'for the next page (null on the last).',
       inputSchema: {
         thread_id: Id('The thread (from add_messages or list_threads)'),
-        from_position: z.number().int().min(0).optional().describe('The first position to read (default 0)'),
-        limit: z.number().int().min(1).max(MAX_THREAD_PAGE).optional().describe('Messages per page (default 100)'),
+        ...routeInput(MessagesQuery, ['from_position', 'limit'], { describe: { limit: 'Messages per page (default 100)' } }),
       },
       outputSchema: {
         messages: z.array(
@@ -176,11 +177,7 @@ export function registerThreadTools(server: McpServer, api: ApiCaller | null, lo
     {
       title: 'List conversations',
       description: 'Your threads, most recently started first, with their message counts and time spans.',
-      inputSchema: {
-        workspace_id: Id('Only this workspace (default: all of yours)').optional(),
-        limit: z.number().int().min(1).max(100).optional().describe('Page size (default 20)'),
-        cursor: z.string().max(200).optional().describe('next_cursor of the previous page'),
-      },
+      inputSchema: routeInput(ThreadListQuery, ['workspace_id', 'limit', 'cursor'], { describe: PAGE }),
       outputSchema: { threads: z.array(z.object(ThreadSummary)), next_cursor: z.string().nullable() },
       annotations: READ_ONLY,
     },

@@ -4,6 +4,8 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { z } from 'zod'
 import type { Logger } from '../../log'
 import { callJson, toolHandler, withQuery, type ApiCaller } from '../mcp.tool'
+import { ContextQuery, WorkspaceListQuery } from '../../modules/workspaces/workspaces.schemas'
+import { PAGE, routeInput } from './route-input'
 import { Id, READ_ONLY } from './tool.schemas'
 
 interface ApiWorkspace {
@@ -22,10 +24,7 @@ export function registerWorkspaceTools(server: McpServer, api: ApiCaller | null,
     {
       title: 'List workspaces',
       description: 'Your workspaces with their ids and how many active documents each holds.',
-      inputSchema: {
-        limit: z.number().int().min(1).max(100).optional().describe('Page size (default 20)'),
-        cursor: z.string().max(200).optional().describe('next_cursor of the previous page'),
-      },
+      inputSchema: routeInput(WorkspaceListQuery, ['limit', 'cursor'], { describe: PAGE }),
       outputSchema: {
         workspaces: z.array(z.object({ id: z.string(), name: z.string(), description: z.string().nullable(), document_count: z.number() })),
         next_cursor: z.string().nullable(),
@@ -56,7 +55,7 @@ export function registerWorkspaceTools(server: McpServer, api: ApiCaller | null,
         'Read it at the start of a task; max_tokens trims it to a budget.',
       inputSchema: {
         workspace_id: Id('The workspace (from list_workspaces)'),
-        max_tokens: z.number().int().min(50).max(200_000).optional().describe('Trim the pack to about this many tokens'),
+        ...routeInput(ContextQuery, ['max_tokens'], { describe: { max_tokens: 'Trim the pack to about this many tokens' } }),
       },
       outputSchema: z.looseObject({
         workspace: z.looseObject({ id: z.string(), name: z.string(), description: z.string().nullable() }),

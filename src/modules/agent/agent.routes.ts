@@ -7,7 +7,7 @@ import { authPlugin } from '../../http/auth'
 import { enforceRateLimit } from '../../http/rate-limit'
 import { errors } from '../../http/schemas'
 import { collectEvents, prefersJson, type Send, sseResponse } from '../../http/sse'
-import { answerOf, errorEvent, type AnswerEvent } from '../ask/ask.service'
+import { answerOf, errorEvent, type AnswerEvent } from '../ask/answer-stream'
 import { AgentAnswer, AgentChatBody } from '../conversations/conversations.schemas'
 import { openTurn } from '../conversations/conversations.service'
 

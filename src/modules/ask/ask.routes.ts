@@ -7,7 +7,8 @@ import { enforceRateLimit } from '../../http/rate-limit'
 import { errors } from '../../http/schemas'
 import { collectEvents, prefersJson, type Send, sseResponse } from '../../http/sse'
 import { Answer, AskBody } from '../conversations/conversations.schemas'
-import { answerOf, errorEvent, prepareAsk, streamAnswer, type AnswerEvent } from './ask.service'
+import { answerOf, errorEvent, type AnswerEvent } from './answer-stream'
+import { prepareAsk, streamAnswer } from './ask.service'
 
 export function askRoutes(deps: Deps) {
   return new Elysia({ prefix: '/api' }).use(authPlugin(deps)).post(

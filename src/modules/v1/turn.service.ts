@@ -1,13 +1,12 @@
 // One grounded turn of a /v1 conversation, whatever the wire format (chat completions or responses): the
 // checks every request gets, the retrieval on the last user message, and the model call with the caller's
 // own tools, tool choice and output format passed through. Chat and responses only translate to and from it.
-import { generateText, jsonSchema, streamText, tool, type ModelMessage, type Output, type ToolChoice, type ToolSet } from 'ai'
-import { CitationFilter, filterCitations, groundingInstructions, type Source } from '../../ai/grounding'
+import { generateText, jsonSchema, tool, type ModelMessage, type Output, type ToolChoice, type ToolSet } from 'ai'
+import { filterCitations, groundingInstructions, type Source } from '../../ai/grounding'
 import { resolveModel } from './model-aliases'
 import type { Deps } from '../../deps'
 import { AppError, badRequest } from '../../http/errors'
-import { StreamError } from '../../http/sse'
-import { INTERRUPTED, messageOf } from '../ask/ask.service'
+import { INTERRUPTED, streamModel } from '../../ai/model-stream'
 import { getSettings } from '../account/settings.service'
 import { retrieveSources } from '../ask/retrieve.service'
 import type { SessionUser } from '../auth/sessions.service'
@@ -200,44 +199,21 @@ export interface TurnSink {
   toolCall(call: ToolCallOut): void
 }
 
-/** Streams the turn into `sink` (text already citation-checked) and returns how it ended; a failure throws StreamError. */
+/** Streams the turn into `sink` (text already citation-checked, JSON as written) and returns how it ended; a
+ * failure throws StreamError. A client that left gets nothing more: an empty end, which its caller does not send. */
 export async function streamTurn(
   deps: Deps,
   turn: Turn,
   signal: AbortSignal,
   sink: TurnSink,
 ): Promise<Omit<TurnResult, 'text' | 'toolCalls'>> {
-  const filter = new CitationFilter(turn.sources.length)
-  let failure: unknown = null
-  const result = streamText({ ...callOptions(deps, turn, signal), onError: ({ error }) => void (failure = error) })
-  let finish: Finish = 'stop'
-  let usage: Usage = { input: 0, output: 0 }
-  let raw = ''
-  const push = (text: string) => {
-    raw += text
-    // JSON goes through untouched; the filter only holds back a marker split across deltas.
-    const out = turn.json ? text : filter.push(text)
-    if (out) sink.text(out)
-  }
-  try {
-    for await (const part of result.stream) {
-      if (part.type === 'text-delta') push(part.text)
-      else if (part.type === 'tool-call') sink.toolCall({ id: part.toolCallId, name: part.toolName, arguments: argumentsOf(part.input) })
-      else if (part.type === 'finish') {
-        if (part.finishReason === 'interrupted') failure = new Error(INTERRUPTED)
-        finish = finishOf(part.finishReason)
-        usage = { input: part.totalUsage.inputTokens ?? 0, output: part.totalUsage.outputTokens ?? 0 }
-      } else if (part.type === 'error') failure = part.error
-    }
-  } catch (error) {
-    failure = error
-  }
-  if (signal.aborted) return { cited: new Set(), finish, usage }
-  if (failure)
-    throw new StreamError(`the completion could not be finished: ${messageOf(failure)}`, { cause: failure, code: 'provider_error' })
-  const rest = turn.json ? '' : filter.flush()
-  if (rest) sink.text(rest)
-  return { cited: citedText(turn, raw).cited, finish, usage }
+  const end = await streamModel(
+    callOptions(deps, turn, signal),
+    { citable: turn.json ? null : () => turn.sources.length, failed: 'the completion could not be finished' },
+    { text: sink.text, toolCall: ({ id, name, input }) => sink.toolCall({ id, name, arguments: argumentsOf(input) }) },
+  )
+  if (!end) return { cited: new Set(), finish: 'stop', usage: { input: 0, output: 0 } }
+  return { cited: citedText(turn, end.raw).cited, finish: finishOf(end.finishReason), usage: end.usage }
 }
 
 export const citationsOf = (sources: Source[], cited: Set<number>) =>

@@ -1,4 +1,5 @@
-// The event-stream reader: events split anywhere across chunks (even inside a character) come out whole.
+// The event-stream reader: events split anywhere across chunks (even inside a character) come out whole; an
+// event the stream never finished is not dispatched.
 import { describe, expect, test } from 'bun:test'
 import { readEvents } from './sse'
 
@@ -42,8 +43,10 @@ describe('readEvents', () => {
     expect(await all(streamOf(['data: {"a":1}\r', '\n\r', '\ndata: {"b":2}\r\n\r\n']))).toEqual([{ a: 1 }, { b: 2 }])
   })
 
-  test('a last event without its blank line still counts', async () => {
-    expect(await all(streamOf(['data: {"type":"error","message":"x"}']))).toEqual([{ type: 'error', message: 'x' }])
+  test('a last event without its blank line is not dispatched (the WHATWG EventSource rule)', async () => {
+    expect(await all(streamOf(['data: {"type":"delta","text":"Hi"}\n\ndata: {"type":"error","message":"x"}']))).toEqual([
+      { type: 'delta', text: 'Hi' },
+    ])
   })
 
   test('a data line that is not JSON fails loudly', async () => {

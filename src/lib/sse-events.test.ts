@@ -1,6 +1,7 @@
-// readSseData: events split across chunks, CRLF lines, multi-line data, comments, and an unfinished last event.
+// readSseEvents: events split across chunks, CRLF lines, multi-line data, comments, an unfinished last event,
+// and a reader that stops early.
 import { describe, expect, test } from 'bun:test'
-import { readSseData } from './sse'
+import { readSseEvents } from './sse-events'
 
 const streamOf = (...chunks: string[]) =>
   new ReadableStream<Uint8Array>({
@@ -12,11 +13,11 @@ const streamOf = (...chunks: string[]) =>
 
 const collect = async (body: ReadableStream<Uint8Array>) => {
   const out: string[] = []
-  for await (const data of readSseData(body)) out.push(data)
+  for await (const { data } of readSseEvents(body)) out.push(data)
   return out
 }
 
-describe('readSseData', () => {
+describe('readSseEvents', () => {
   test('yields the data of each event, however the bytes are chunked', async () => {
     const text = 'data: {"type":"delta","text":"héllo"}\n\ndata: {"type":"saved"}\n\n'
     const bytes = new TextEncoder().encode(text)
@@ -38,19 +39,20 @@ describe('readSseData', () => {
   })
 
   test('stopping early cancels the stream', async () => {
-    let cancelled = false
+    const cancelled = Promise.withResolvers<void>()
     const body = new ReadableStream<Uint8Array>({
       pull(controller) {
         controller.enqueue(new TextEncoder().encode('data: x\n\n'))
       },
       cancel() {
-        cancelled = true
+        cancelled.resolve()
       },
     })
-    for await (const data of readSseData(body)) {
+    for await (const { data } of readSseEvents(body)) {
       expect(data).toBe('x')
       break
     }
-    expect(cancelled).toBe(true)
+    // The cancel travels back through the decoder and the parser to the body (the test waits for it).
+    await cancelled.promise
   })
 })

@@ -10,8 +10,9 @@ import { isInMemory, type Config } from './config'
 import type { Clock, Deps } from './deps'
 import { createLogger, type Logger } from './log'
 import { flushEvents } from './modules/usage/events.buffer'
-import { KeywordMemory } from './retrieval/keyword-memory'
-import { VectorMemory } from './retrieval/vector-memory'
+import { IndexCache } from './retrieval/index-cache'
+import { keywordSource } from './retrieval/keyword-cache'
+import { vectorSource } from './retrieval/vector-cache'
 
 export interface DepsOverrides {
   database?: Database
@@ -47,8 +48,8 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     embedder,
     embeddingStatus: status,
     chat: loadChatModel(config),
-    keywordMemory: new KeywordMemory({ ...config.keywordMemory, log }),
-    vectorMemory: new VectorMemory({
+    keywordCache: new IndexCache(keywordSource, { ...config.keywordMemory, log }),
+    vectorCache: new IndexCache(vectorSource, {
       minDocuments: config.vectorMemory.minDocuments,
       maxBytes: config.vectorMemory.maxMegabytes * 1024 * 1024,
       log,

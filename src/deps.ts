@@ -8,8 +8,9 @@ import type { Embedder, EmbeddingStatus } from './ai/embeddings'
 import type { ChatModel } from './ai/models'
 import type { Config } from './config'
 import type { Logger } from './log'
-import type { KeywordMemory } from './retrieval/keyword-memory'
-import type { VectorMemory } from './retrieval/vector-memory'
+import type { IndexCache } from './retrieval/index-cache'
+import type { KeywordIndex } from './retrieval/keyword-cache'
+import type { VectorIndex } from './retrieval/vector-cache'
 
 export interface Clock {
   now(): Date
@@ -33,9 +34,9 @@ export interface Deps {
   embeddingStatus: EmbeddingStatus
   /** service-rag: the configured chat model, or the built-in extractive answerer. Tests replace it. */
   chat: ChatModel
-  /** In-process copies of users' keyword indexes: an exact accelerator of keyword ranking. */
-  keywordMemory: KeywordMemory
-  /** In-process copies of users' chunk vectors: an exact accelerator of semantic ranking. */
-  vectorMemory: VectorMemory
+  /** Users' keyword indexes cached in process: an exact accelerator of keyword ranking. */
+  keywordCache: IndexCache<KeywordIndex>
+  /** Users' vector indexes (chunk vectors of the loaded model) cached in process: an exact accelerator of semantic ranking. */
+  vectorCache: IndexCache<VectorIndex>
   close(): Promise<void>
 }

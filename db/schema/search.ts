@@ -52,14 +52,14 @@ export const keywordStats = pgTable('keyword_stats', {
   total_len: doublePrecision('total_len').notNull().default(0),
   /** Moves on every write to the user's documents (trigger): an in-process copy of the index is current while it matches. */
   version: bigint('version', { mode: 'number' }).notNull().default(0),
-  /** Moves on every write to the user's chunk embeddings (trigger): with `version`, an in-process copy of the vectors is current. */
+  /** Moves on every write to the user's chunk embeddings (trigger): with `version`, a cached vector index is current. */
   embedding_version: bigint('embedding_version', { mode: 'number' }).notNull().default(0),
 })
 
 /**
- * Which documents changed at which keyword_stats.version (the triggers that move the version write it), so an
- * in-process copy of the keyword index catches up with writes by fetching only those documents
- * (src/retrieval/keyword-memory-delta.ts). Pruned by the periodic maintenance to the last hour: a copy older
+ * Which documents changed at which keyword_stats.version (the triggers that move the version write it), so a
+ * cached index (keyword or vector) catches up with writes by fetching only those documents
+ * (src/retrieval/keyword-cache.ts, vector-cache.ts). Pruned by the periodic maintenance to the last hour: an index older
  * than the log reloads in full. Deleted with the user (a deletion cascading from the user writes no row: the
  * trigger checks the user is still there).
  */
@@ -78,8 +78,8 @@ export const keywordChanges = pgTable(
 
 /**
  * Which documents' chunk vectors changed at which keyword_stats.embedding_version (the chunk triggers write it), so
- * an in-process copy of the user's vectors catches up with the embedding worker by fetching only those documents
- * (src/retrieval/vector-memory-delta.ts). Pruned with keyword_changes; deleted with the user.
+ * the user's cached vector index catches up with the embedding worker by fetching only those documents
+ * (src/retrieval/vector-cache.ts). Pruned with keyword_changes; deleted with the user.
  */
 export const embeddingChanges = pgTable(
   'embedding_changes',

@@ -1,10 +1,10 @@
 // The logs of which documents moved a user's versions — keyword_changes (keyword_stats.version: documents' fields
-// and postings) and embedding_changes (embedding_version: chunk vectors) — kept for an hour, so an in-memory copy
-// that fell further behind reloads in full instead of catching up (keyword-memory-delta.ts, vector-memory-delta.ts).
+// and postings) and embedding_changes (embedding_version: chunk vectors) — kept for an hour, so a cached index
+// that fell further behind reloads in full instead of catching up (keyword-cache.ts, vector-cache.ts).
 import { sql } from 'drizzle-orm'
 import { queryRows, type Tx } from '../../db/client'
 
-/** How long the logs keep a change: a copy older than that reloads in full instead of catching up. */
+/** How long the logs keep a change: a cached index older than that reloads in full instead of catching up. */
 export const CHANGES_KEPT_MS = 60 * 60_000
 
 const LOGS = [
@@ -14,7 +14,7 @@ const LOGS = [
 
 /**
  * Drops changes older than `keptMs` from both logs — for each user, every version up to the newest such one, so
- * what is left is always a suffix of the user's versions (a complete log from some version on; a copy older than
+ * what is left is always a suffix of the user's versions (a complete log from some version on; a cached index older than
  * it reloads). Answers how many rows went.
  */
 export async function pruneChangeLogs(db: Tx, keptMs = CHANGES_KEPT_MS): Promise<number> {

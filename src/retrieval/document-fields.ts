@@ -1,6 +1,7 @@
-// The fields of a user's documents that the in-memory copies (keyword and vector) filter and boost by, read in
-// pages with the event loop handed back between them, so a large user's load never holds the database (on PGlite,
-// the API's own thread) for long; and the time filter, written once for both copies and for SQL.
+// The fields of a user's documents that a search filters and boosts by, read in pages with the event loop handed
+// back between them, so a large user's load never holds the database (on PGlite, the API's own thread) for long;
+// and the filter a search passes, written once: as SQL here (filterSql), as a test of the cached indexes' columns
+// in document-columns.ts (filterTest), both from the same DocumentFilter.
 import { sql, type SQL } from 'drizzle-orm'
 import { queryRows, type Tx } from '../../db/client'
 import type { TimeRange } from '../lib/time-range'
@@ -22,16 +23,17 @@ export interface DocumentFields {
 }
 
 /**
- * occurred_at as DocumentFields holds it. The SQL functions the copies catch up through (keyword_changes_since,
+ * occurred_at as DocumentFields holds it. The SQL functions the cached indexes catch up through (keyword_changes_since,
  * vector_changes_since) compute the same expression. Rounded down, so with whole-millisecond bounds (TimeRange)
- * a copy's comparison and SQL's on the microsecond column agree: floor(x) ≥ a ⇔ x ≥ a, floor(x) < b ⇔ x < b.
+ * a cached index's comparison and SQL's on the microsecond column agree: floor(x) ≥ a ⇔ x ≥ a, floor(x) < b ⇔ x < b.
  */
 export const OCCURRED_MS = sql.raw('floor(extract(epoch from occurred_at) * 1000)::float8')
 
 /**
- * The documents columns a copy holds of each document (DocumentFields besides id), which the loaders read: a change
- * of any of them must move keyword_stats.version, so the trigger of db/functions/keyword-stats.sql fires on exactly
- * these (and on keyword_len and user_id); test/db/functions.test.ts holds the two lists together.
+ * The documents columns an index cache holds of each document (DocumentFields besides id: all of them, checked
+ * below), which the loaders read: a change of any of them must move keyword_stats.version, so the trigger of
+ * db/functions/keyword-stats.sql fires on exactly these (and on keyword_len and user_id); test/db/functions.test.ts
+ * holds the two lists together.
  */
 export const DOCUMENT_FIELD_COLUMNS = [
   'status',
@@ -44,6 +46,9 @@ export const DOCUMENT_FIELD_COLUMNS = [
   'occurred_at',
 ] as const satisfies readonly Exclude<keyof DocumentFields, 'id'>[]
 
+const everyField: [Exclude<keyof DocumentFields, 'id' | (typeof DOCUMENT_FIELD_COLUMNS)[number]>] extends [never] ? true : false = true
+void everyField
+
 const FIELDS_SELECT = sql.join(
   [
     sql`id`,
@@ -52,7 +57,33 @@ const FIELDS_SELECT = sql.join(
   sql`, `,
 )
 
-/** Whether a document that happened at `ms` passes the range: the one rule both copies apply. */
+/**
+ * What a search restricts to: active documents (`status = 'active'`) of the user passing these, when they
+ * happened (`after`, `before`: TimeRange) among them. The one filter every ranking takes, cached or SQL.
+ */
+export interface DocumentFilter extends TimeRange {
+  workspaceId?: string
+  kind?: string
+  source?: string
+  tag?: string
+  excludeDocument?: string
+  /** Only this document, whatever its status (a more-like-this query scoring its own document); the rest still apply. */
+  onlyDocument?: string
+}
+
+/** The filter as an SQL condition on the documents table aliased `d`. */
+export function filterSql(userId: string, f: DocumentFilter): SQL {
+  const parts = [sql`d.user_id = ${userId}`, f.onlyDocument !== undefined ? sql`d.id = ${f.onlyDocument}` : sql`d.status = 'active'`]
+  if (f.excludeDocument !== undefined) parts.push(sql`d.id <> ${f.excludeDocument}`)
+  if (f.workspaceId !== undefined) parts.push(sql`d.workspace_id = ${f.workspaceId}`)
+  if (f.kind !== undefined) parts.push(sql`d.kind = ${f.kind}`)
+  if (f.source !== undefined) parts.push(sql`d.source = ${f.source}`)
+  if (f.tag !== undefined) parts.push(sql`d.tags @> array[${f.tag}]::text[]`)
+  parts.push(...timeConditions(sql`d.occurred_at`, f))
+  return sql.join(parts, sql` and `)
+}
+
+/** Whether a document that happened at `ms` passes the range: the rule the cached indexes apply. */
 export const withinTime = (ms: number, range: TimeRange) =>
   (range.after === undefined || ms >= range.after) && (range.before === undefined || ms < range.before)
 

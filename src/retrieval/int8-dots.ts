@@ -1,13 +1,13 @@
 // Int8 dot products of one query against many rows of codes, in a WebAssembly SIMD kernel (16 lanes a step,
 // written here as bytes: a dozen instructions do not justify a toolchain) or, where WebAssembly SIMD is missing,
-// the same integer arithmetic in JavaScript. The in-memory vector copy (vector-memory-rank.ts) scans its int8
+// the same integer arithmetic in JavaScript. The cached vector index (vector-cache-rank.ts) scans its int8
 // codes with it — a quarter of the float32 bytes to stream — and rescores the few candidates exactly in float.
 
 /** Row width in codes: a multiple of 16 (one SIMD register), zero-padded past the vector's dimensions. */
 export const paddedWidth = (dim: number) => Math.max(16, Math.ceil(dim / 16) * 16)
 
 export interface Int8Dots {
-  /** rows × width codes (chunk c at c × width); written once when the copy is built. */
+  /** rows × width codes (chunk c at c × width); written once when the segment is built. */
   readonly codes: Int8Array
   /** The query's codes, int16 (what the kernel multiplies by the widened int8 codes); zero past its dimensions. */
   readonly query: Int16Array

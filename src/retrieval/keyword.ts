@@ -10,9 +10,10 @@ import { sql, type SQL } from 'drizzle-orm'
 import { queryRows, type Tx } from '../../db/client'
 import type { FileLocation } from '../../db/schema'
 import { headline } from './headline'
-import type { KeywordMemory } from './keyword-memory'
-import { searchUserIndex } from './keyword-memory-rank'
-import type { MemoryFilter } from './keyword-memory-words'
+import { filterSql, type DocumentFilter } from './document-fields'
+import type { IndexCache } from './index-cache'
+import type { KeywordIndex } from './keyword-cache'
+import { searchKeywordIndex } from './keyword-cache-rank'
 import type { QueryTerm } from './keyword-query'
 import { B, BOOST, K1, PREFIX_WEIGHT, type KeywordHit } from './ranking'
 
@@ -21,24 +22,30 @@ export { analyzeQuery, analyzeSearchQuery, cleanseQuery, type QueryTerm } from '
 export type { KeywordHit } from './ranking'
 
 /**
- * Ranks the user's documents that pass `filter` (an SQL condition on `d`, the documents table) by BM25.
- * Documents matching every query word come first; the rest follow (AND first, OR to fill).
+ * Ranks the user's documents that pass `filter` by BM25: in the user's cached keyword index when `cache` has it
+ * current, else in SQL (index-cache.ts decides, and says when that is for want of memory). Documents matching
+ * every query word come first; the rest follow (AND first, OR to fill). `wait`: a job's ranking (see index-cache.ts).
  */
 export async function keywordSearch(
   db: Tx,
   userId: string,
   terms: QueryTerm[],
-  filter: SQL,
+  filter: DocumentFilter,
   limit: number,
-  /** The in-memory copies and the same filter in their terms: used when the user's copy is current. */
-  memory?: { copies: KeywordMemory; filter: MemoryFilter },
+  cache?: IndexCache<KeywordIndex>,
+  options: { wait?: boolean } = {},
 ): Promise<{ hits: KeywordHit[]; words: number; notice?: string }> {
   const words = new Set(terms.map((t) => t.idx)).size
-  if (words === 0) return { hits: [], words }
-  const copy = memory && (await memory.copies.current(db, userId))
-  if (memory && copy) return { hits: searchUserIndex(copy, terms, memory.filter, limit), words }
-  // Ranked in SQL below; when that is for want of memory, the search says so.
-  const notice = memory?.copies.tooLargeNotice(userId)
+  const inSql = () => keywordSearchSql(db, userId, terms, filterSql(userId, filter), limit)
+  if (words === 0 || !cache) return { hits: await inSql(), words }
+  const { result, notice } = await cache.rank(db, userId, (index) => searchKeywordIndex(index, terms, filter, limit), inSql, options)
+  return { hits: result, words, ...(notice ? { notice } : {}) }
+}
+
+/** The BM25 ranking in SQL, of the user's documents passing `filter` (an SQL condition on `d`, the documents table). */
+export async function keywordSearchSql(db: Tx, userId: string, terms: QueryTerm[], filter: SQL, limit: number): Promise<KeywordHit[]> {
+  const words = new Set(terms.map((t) => t.idx)).size
+  if (words === 0) return []
   const hasPrefix = terms.some((t) => t.prefix)
   // Constants go in as literals: as parameters Postgres would type them from context (integer).
   const [k1, b] = [sql.raw(String(K1)), sql.raw(String(B))]
@@ -91,13 +98,12 @@ export async function keywordSearch(
       order by (s.mask = ${sql.raw(String((1n << BigInt(words)) - 1n))}::bigint) desc, s.score * ${BOOST} desc, s.document_id
       limit ${limit}`,
   )
-  const hits = rows.map((r) => ({
+  return rows.map((r) => ({
     document_id: r.document_id,
     score: Number(r.score),
     matched_terms: Number(r.matched_terms),
     boost: Number(r.boost),
   }))
-  return { hits, words, ...(notice ? { notice } : {}) }
 }
 
 /**

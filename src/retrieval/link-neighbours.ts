@@ -1,16 +1,16 @@
 // A document's semantic neighbours for link suggestions: the documents of its workspace whose best chunk-to-chunk
 // cosine with any of its chunks reaches the embedder's link threshold, best first, at most `limit`. Asked of the
-// user's in-memory vector copy (the index semantic search uses: its int8 scan, exact rescoring), brought up to date
-// first by one statement — also while an embedding backlog drains, when every job finds the copy a few documents
-// behind. So a job's work is an in-memory scan and an indexed read, whatever the corpus size — never a scan of the
-// corpus in SQL, which holds the one PGlite connection (the API's thread) for seconds. The SQL ranking remains for
-// a user whose copy cannot be held (over the memory budget, copies off), over keyword candidates when the user is large.
+// user's cached vector index (the one semantic search uses: its int8 scan, exact rescoring), brought up to date
+// first by one statement — also while an embedding backlog drains, when every job finds the index a few documents
+// behind. So a large user's job is an in-memory scan and an indexed read — never a scan of the corpus in SQL,
+// which holds the one PGlite connection (the API's thread) for seconds. The SQL ranking remains for a user whose
+// index is not cached (small, over the memory budget, cache off), over keyword candidates when the user is large.
 import { sql } from 'drizzle-orm'
 import { queryRows } from '../../db/client'
 import type { documents } from '../../db/schema'
 import type { Deps } from '../deps'
 import { chunkVectors } from './chunk-vectors'
-import { rankCopy } from './vector-memory-copy'
+import { rankVectorIndex } from './vector-cache'
 
 type Doc = typeof documents.$inferSelect
 export interface Neighbour {
@@ -21,23 +21,23 @@ export interface Neighbour {
 export const sameWorkspace = (doc: Doc) =>
   sql`d.user_id = ${doc.user_id} and d.workspace_id = ${doc.workspace_id} and d.status = 'active' and d.id <> ${doc.id}`
 
-/** Null when no copy can answer for this user (copies off, over budget, or vectors of another dimension). */
-export async function neighboursInMemory(
+/** Null when no cached index can answer for this user (small, cache off, over budget, or vectors of another dimension). */
+export async function neighboursInCache(
   deps: Deps,
   doc: Doc,
   model: string,
   threshold: number,
   limit: number,
 ): Promise<Neighbour[] | null> {
-  const copy = await deps.vectorMemory.forLinks(deps.db, doc.user_id, model)
-  if (!copy) return null
+  const index = await deps.vectorCache.ready(deps.db, doc.user_id, model)
+  if (!index) return null
   const own = await chunkVectors(deps.db, doc.user_id, doc.id, model)
-  if (own.some((v) => v.length !== copy.dim)) return null // another dimension: SQL raises, as search's would
-  const ranked = rankCopy(copy, own, { workspaceId: doc.workspace_id, excludeDocument: doc.id }, limit, {
+  if (own.some((v) => v.length !== index.dim)) return null // another dimension: SQL raises, as search's would
+  const ranked = rankVectorIndex(index, own, { workspaceId: doc.workspace_id, excludeDocument: doc.id }, limit, {
     boost: false,
     atLeast: threshold,
   })
-  return ranked.map(({ segment, d, similarity }) => ({ document_id: segment.ids[d]!, score: similarity }))
+  return ranked.map(({ id, similarity }) => ({ document_id: id, score: similarity }))
 }
 
 /** The same ranking in SQL, over `candidates` only or (null) every document of the workspace. */

@@ -17,7 +17,7 @@ export const CONTEXT_CHARS = 300
 /**
  * On the keyword side a message's own words count this many times (its title and tags TITLE_WEIGHT times that),
  * the words of the messages before it once: context counts half as much as what the message itself says. Postings
- * hold whole counts (keyword-memory-index.ts keeps tf as uint16), so the ratio is made with integers.
+ * hold whole counts (keyword-cache-segment.ts keeps tf as uint16), so the ratio is made with integers.
  */
 export const MESSAGE_WEIGHT = 2
 export const CONTEXT_WEIGHT = 1

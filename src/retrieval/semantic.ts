@@ -1,29 +1,44 @@
 // Semantic ranking: cosine similarity between the query's embedding and every embedded chunk of the caller
 // (of the same model only), best chunk per document. An exact scan of the caller's own chunks, so tenant
-// filters can never starve the top-k the way a shared approximate index filtered afterwards can. When the user has
-// an in-memory copy of their vectors (vector-memory.ts, brought up to date first), the same exact ranking runs over it instead.
+// filters can never starve the top-k the way a shared approximate index filtered afterwards can. When the user's
+// vector index is cached (vector-cache.ts, brought up to date first), the same exact ranking runs over it instead.
 import { sql, type SQL } from 'drizzle-orm'
 import { queryRows, type Tx } from '../../db/client'
-import type { MemoryFilter } from './keyword-memory-words'
+import { filterSql, type DocumentFilter } from './document-fields'
+import type { IndexCache } from './index-cache'
 import { BOOST, type SemanticHit } from './ranking'
-import type { VectorMemory } from './vector-memory'
-import { searchVectorCopy } from './vector-memory-copy'
+import { searchVectorIndex, type VectorIndex } from './vector-cache'
 
 export type { SemanticHit } from './ranking'
 
+/**
+ * Ranks the user's documents that pass `filter` by their best chunk's similarity to `vector`: in the user's cached
+ * vector index when `cache` has it current, else in SQL (index-cache.ts decides, and says when that is for want of memory).
+ */
 export async function semanticSearch(
+  db: Tx,
+  userId: string,
+  model: string,
+  vector: number[],
+  filter: DocumentFilter,
+  limit: number,
+  cache?: IndexCache<VectorIndex>,
+): Promise<{ hits: SemanticHit[]; notice?: string }> {
+  const inSql = () => semanticSearchSql(db, userId, model, vector, filterSql(userId, filter), limit)
+  if (!cache) return { hits: await inSql() }
+  const { result, notice } = await cache.rank(db, userId, (index) => searchVectorIndex(index, vector, filter, limit), inSql, { key: model })
+  return { hits: result, ...(notice ? { notice } : {}) }
+}
+
+/** The same ranking in SQL, of the user's documents passing `filter` (an SQL condition on `d`, the documents table). */
+export async function semanticSearchSql(
   db: Tx,
   userId: string,
   model: string,
   vector: number[],
   filter: SQL,
   limit: number,
-  /** The in-memory copies and the same filter in their terms: used when the user's copy is current. */
-  memory?: { copies: VectorMemory; filter: MemoryFilter },
 ): Promise<SemanticHit[]> {
-  const copy = memory && (await memory.copies.current(db, userId, model))
-  const fromMemory = memory && copy ? searchVectorCopy(copy, vector, memory.filter, limit) : null
-  if (fromMemory) return fromMemory
   // A zero vector (stored before zero vectors were refused) has a NaN cosine distance, and PostgreSQL ranks
   // NaN above every number: such chunks are left out, never ranked. Of equally near chunks the lowest id stands for
   // its document, so the chunk (hence the passage shown) is the same whichever path ranked it.

@@ -1,4 +1,4 @@
-// Catch-ups of a user's in-memory copy (keyword or vector), shared by concurrent callers: a caller joins the
+// Catch-ups of a user's cached index (keyword or vector), shared by concurrent callers: a caller joins the
 // catch-up that has not started yet, or queues one to start when the running one ends — never one that began
 // before it, which might miss a write the caller committed. So any number of concurrent searches of one user cost
 // at most two catch-up statements, and each sees every write committed before it asked.

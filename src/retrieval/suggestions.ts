@@ -1,5 +1,5 @@
 // Link suggestions: a document's nearest neighbours in its workspace become `pending` links. With embeddings, by
-// best chunk-to-chunk cosine over the workspace (link-neighbours.ts: the in-memory vector copy search uses, kept
+// best chunk-to-chunk cosine over the workspace (link-neighbours.ts: the cached vector index search uses, kept
 // usable while a backlog embeds);
 // without, by "more like this" — the document's most distinctive terms as a BM25 query, scores scaled by the
 // document's own score. Links a person completed or removed (dismissed) are never touched.
@@ -8,13 +8,13 @@ import { queryRows } from '../../db/client'
 import { documents, links } from '../../db/schema'
 import type { Deps } from '../deps'
 import { keywordSearch, type QueryTerm } from './keyword'
-import { neighboursInMemory, neighboursInSql, sameWorkspace, type Neighbour } from './link-neighbours'
+import { neighboursInCache, neighboursInSql, type Neighbour } from './link-neighbours'
 
 export const MAX_SUGGESTIONS = 5
 /** Keyword similarity (share of the document's own score) needed to suggest a link. */
 export const KEYWORD_THRESHOLD = 0.35
 const MLT_TERMS = 12
-/** Keyword candidates re-scored by cosine for a large user whose vector copy cannot be held. */
+/** Keyword candidates re-scored by cosine for a large user whose vector index cannot be cached. */
 const CANDIDATES = 50
 const DF_CAP = 100
 
@@ -72,15 +72,15 @@ async function withoutMessages(deps: Deps, neighbours: Neighbour[]): Promise<Nei
 }
 
 /**
- * With embeddings: every document of the workspace compared, chunk to chunk, in the user's in-memory vector copy
- * with what was embedded since it loaded laid over it (link-neighbours.ts). When no copy can be held for the user,
- * in SQL — over the whole workspace for a user below the copy's size, else over keyword candidates re-scored by
+ * With embeddings: every document of the workspace compared, chunk to chunk, in the user's cached vector index
+ * with what was embedded since it loaded laid over it (link-neighbours.ts). When no index is cached for the user,
+ * in SQL — over the whole workspace for a user below the cache's minimum size, else over keyword candidates re-scored by
  * cosine: a bounded set, so the job never scans a large corpus in SQL.
  */
 async function semanticNeighbours(deps: Deps, doc: Doc, model: string, threshold: number): Promise<Neighbour[]> {
-  const neighbours = await neighboursInMemory(deps, doc, model, threshold, MAX_SUGGESTIONS)
+  const neighbours = await neighboursInCache(deps, doc, model, threshold, MAX_SUGGESTIONS)
   if (neighbours) return neighbours
-  const { large } = await deps.vectorMemory.status(deps.db, doc.user_id, model)
+  const { large } = await deps.vectorCache.status(deps.db, doc.user_id, model)
   const candidates = large ? (await keywordNeighbours(deps, doc, CANDIDATES)).map((n) => n.document_id) : null
   return neighboursInSql(deps, doc, model, threshold, MAX_SUGGESTIONS, candidates)
 }
@@ -104,15 +104,13 @@ async function keywordNeighbours(deps: Deps, doc: Doc, limit: number): Promise<N
   )
   if (top.length === 0) return []
   const terms: QueryTerm[] = top.map((t, idx) => ({ idx, term: t.term, prefix: false }))
-  // Both rankings can run on the in-memory copy: link and embedding jobs change nothing it holds.
-  const copies = deps.keywordMemory
-  const self = await keywordSearch(deps.db, doc.user_id, terms, sql`d.id = ${doc.id}`, 1, { copies, filter: { onlyDocument: doc.id } })
+  // Both rankings can run on the cached index (a job: it waits for a load): link and embedding jobs change nothing it holds.
+  const [cache, job] = [deps.keywordCache, { wait: true }]
+  const self = await keywordSearch(deps.db, doc.user_id, terms, { onlyDocument: doc.id }, 1, cache, job)
   const selfScore = self.hits[0]?.score ?? 0
   if (selfScore <= 0) return []
-  const { hits } = await keywordSearch(deps.db, doc.user_id, terms, sameWorkspace(doc), limit, {
-    copies,
-    filter: { workspaceId: doc.workspace_id, excludeDocument: doc.id },
-  })
+  const filter = { workspaceId: doc.workspace_id, excludeDocument: doc.id }
+  const { hits } = await keywordSearch(deps.db, doc.user_id, terms, filter, limit, cache, job)
   return hits.map((h) => ({ document_id: h.document_id, score: h.score / selfScore }))
 }
 

@@ -100,9 +100,9 @@ export async function measureResponsiveness(
     const busyStarted = performance.now()
     const before = await pending(deps)
     const busySearch = await searchLatencies(api, queries)
-    const copies = { loads: deps.vectorMemory.loads, catchUps: deps.vectorMemory.catchUps }
+    const copies = { loads: deps.vectorCache.loads, catchUps: deps.vectorCache.catchUps }
     const busySemantic = await searchLatencies(api, semanticQueries, 'semantic')
-    const copied = `${deps.vectorMemory.catchUps - copies.catchUps} catch-ups, ${deps.vectorMemory.loads - copies.loads} full loads`
+    const copied = `${deps.vectorCache.catchUps - copies.catchUps} catch-ups, ${deps.vectorCache.loads - copies.loads} full loads`
     const busyEmbedding = await embeddingLatencies(deps, semanticQueries)
     const busyIngest = await ingestRate(api, extra.slice((i + 1) * third, (i + 2) * third))
     const left = await pending(deps)

@@ -1,14 +1,21 @@
-// bench:search, keyword mode: the in-memory copy's pruned ranking (MaxScore) against the exhaustive one over the
+// bench:search, keyword mode: the cached index's pruned ranking (MaxScore) against the exhaustive one over the
 // same copy — every query's top 10 compared document for document and score for score (the bench fails on any
 // difference, so the ranking quality is unchanged by construction), and each timed alone, without HTTP or SQL.
 import type { Deps } from '../../src/deps'
 import { analyzeQuery, type QueryTerm } from '../../src/retrieval/keyword'
-import { rankExhaustively } from '../../src/retrieval/keyword-memory-exhaustive'
-import { searchUserIndex, type KeywordCopy } from '../../src/retrieval/keyword-memory-rank'
+import { rankExhaustively } from '../../src/retrieval/keyword-cache-exhaustive'
+import type { KeywordIndex } from '../../src/retrieval/keyword-cache'
+import { searchKeywordIndex } from '../../src/retrieval/keyword-cache-rank'
 
 type Summary = { p50: number; p95: number; p99: number; n: number }
 
-export async function compareRankings(deps: Deps, copy: KeywordCopy, queries: string[], limit: number, summary: (xs: number[]) => Summary) {
+export async function compareRankings(
+  deps: Deps,
+  copy: KeywordIndex,
+  queries: string[],
+  limit: number,
+  summary: (xs: number[]) => Summary,
+) {
   const analyzed: QueryTerm[][] = []
   for (const q of queries) analyzed.push(await analyzeQuery(deps.db, q))
   const pruned: number[] = []
@@ -19,7 +26,7 @@ export async function compareRankings(deps: Deps, copy: KeywordCopy, queries: st
     for (const terms of analyzed) {
       let t0 = performance.now()
       const c0 = process.cpuUsage()
-      const fast = searchUserIndex(copy, terms, {}, limit)
+      const fast = searchKeywordIndex(copy, terms, {}, limit)
       pruned.push(performance.now() - t0)
       const c = process.cpuUsage(c0)
       prunedCpu.push((c.user + c.system) / 1000)

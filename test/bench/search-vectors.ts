@@ -9,12 +9,12 @@ import { queryRows } from '../../db/client'
 import { embedQuery } from '../../src/ai/embeddings'
 import { hashEmbed } from '../../src/ai/hash-embedding'
 import type { Deps } from '../../src/deps'
-import { semanticSearch } from '../../src/retrieval/semantic'
+import { semanticSearchSql } from '../../src/retrieval/semantic'
 import { suggestLinks } from '../../src/retrieval/suggestions'
-import { VectorMemory } from '../../src/retrieval/vector-memory'
+import { searchVectorIndex, vectorSource } from '../../src/retrieval/vector-cache'
 import { codesBytes } from '../../src/retrieval/vector-codes'
-import { searchVectorCopy } from '../../src/retrieval/vector-memory-copy'
-import { KeywordMemory } from '../../src/retrieval/keyword-memory'
+import { IndexCache } from '../../src/retrieval/index-cache'
+import { keywordSource } from '../../src/retrieval/keyword-cache'
 
 export const BENCH_DIMENSIONS = 384
 const PAGE = 2_000
@@ -64,11 +64,11 @@ interface Context {
 export async function measureVectors({ deps, userId, mode, queries, total, drive, fmt, httpOnce, exactQueries }: Context) {
   const model = deps.embedder!.id
   let t0 = performance.now()
-  const copy = await deps.vectorMemory.load(deps.db, userId, model)
+  const copy = await deps.vectorCache.load(deps.db, userId, model)
   if (!copy) throw new Error('the in-memory vector copy did not load')
   const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MB`
   console.log(
-    `in-memory chunk vectors: ${copy.chunks} × ${copy.dim} float32 (${mb(4 * copy.chunks * copy.dim)}) + int8 codes (${mb(codesBytes(copy.parts[0]!.segment.codes))}); ` +
+    `in-memory chunk vectors: ${copy.chunks} × ${copy.dim} float32 (${mb(4 * copy.chunks * copy.dim)}) + int8 codes (${mb(codesBytes(copy.segments[0]!.data.codes))}); ` +
       `the copy counts ${mb(copy.bytes)} against VECTOR_MEMORY_MAX_MB; loaded in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
   )
 
@@ -80,12 +80,13 @@ export async function measureVectors({ deps, userId, mode, queries, total, drive
   const withCopies: string[][] = []
   const exactN = Math.min(exactQueries, queries.length)
   for (let k = 0; k < exactN; k++) withCopies.push(await httpOnce(k))
-  const [vectorCopies, keywordCopies] = [deps.vectorMemory, deps.keywordMemory]
+  const [vectorCopies, keywordCopies] = [deps.vectorCache, deps.keywordCache]
   const off = () => {
-    deps.vectorMemory = new VectorMemory({ minDocuments: Number.MAX_SAFE_INTEGER, maxBytes: 0, log: deps.log })
-    if (mode === 'hybrid') deps.keywordMemory = new KeywordMemory({ minDocuments: Number.MAX_SAFE_INTEGER, maxBytes: 0, log: deps.log })
+    deps.vectorCache = new IndexCache(vectorSource, { minDocuments: Number.MAX_SAFE_INTEGER, maxBytes: 0, log: deps.log })
+    if (mode === 'hybrid')
+      deps.keywordCache = new IndexCache(keywordSource, { minDocuments: Number.MAX_SAFE_INTEGER, maxBytes: 0, log: deps.log })
   }
-  const on = () => ((deps.vectorMemory = vectorCopies), (deps.keywordMemory = keywordCopies))
+  const on = () => ((deps.vectorCache = vectorCopies), (deps.keywordCache = keywordCopies))
   off()
   t0 = performance.now()
   for (let k = 0; k < exactN; k++) {
@@ -99,18 +100,18 @@ export async function measureVectors({ deps, userId, mode, queries, total, drive
   await drive(1, queries.length, httpOnce) // warm-up
   const http1 = await drive(1, total, httpOnce)
   const http16 = await drive(16, total, httpOnce)
-  const bare = await drive(1, total, async (k) => void searchVectorCopy(copy, vectors[k % vectors.length]!, {}, 10))
+  const bare = await drive(1, total, async (k) => void searchVectorIndex(copy, vectors[k % vectors.length]!, {}, 10))
   const bareSql = await drive(
     1,
     Math.min(total, exactN),
-    async (k) => void (await semanticSearch(deps.db, userId, model, vectors[k % vectors.length]!, filter, 10)),
+    async (k) => void (await semanticSearchSql(deps.db, userId, model, vectors[k % vectors.length]!, filter, 10)),
   )
   off()
   const httpSql = await drive(1, Math.min(total, exactN), httpOnce)
   on()
   console.log(`HTTP  mode=${mode}  concurrency 1   ${fmt(http1)}`)
   console.log(`HTTP  mode=${mode}  concurrency 16  ${fmt(http16)}`)
-  console.log(`HTTP  mode=${mode}  concurrency 1, in-memory copies off (pgvector exact scan in SQL, the path before)  ${fmt(httpSql)}`)
+  console.log(`HTTP  mode=${mode}  concurrency 1, index caches off (pgvector exact scan in SQL, the path before)  ${fmt(httpSql)}`)
   console.log(`bare in-memory semantic ranking (searchUserVectors, top 10)  ${fmt(bare)}`)
   console.log(`bare SQL semantic ranking (semanticSearch without copies, top 10)  ${fmt(bareSql)}`)
   await measureSuggestLinks(deps, userId, drive, fmt)
@@ -119,7 +120,7 @@ export async function measureVectors({ deps, userId, mode, queries, total, drive
   )
 }
 
-/** suggest-links for one document (its neighbour query and its link writes) three ways: over the in-memory copy (now),
+/** suggest-links for one document (its neighbour query and its link writes) three ways: over the cached index (now),
  * keyword candidates re-scored in SQL (before, and now while a large user's copy reloads), every chunk of the
  * workspace in SQL (now for users below VECTOR_MEMORY_MIN_DOCUMENTS). */
 async function measureSuggestLinks(deps: Deps, userId: string, drive: Drive, fmt: Context['fmt']) {
@@ -128,14 +129,14 @@ async function measureSuggestLinks(deps: Deps, userId: string, drive: Drive, fmt
     sql`select id from documents where user_id = ${userId} order by md5(id::text) limit 40`,
   )
   const once = (k: number) => suggestLinks(deps, sample[k % sample.length]!.id)
-  const copies = deps.vectorMemory
+  const copies = deps.vectorCache
   const inMemory = await drive(1, sample.length, once)
-  deps.vectorMemory = new VectorMemory({ minDocuments: 1, maxBytes: 0, log: deps.log }) // large, no copy: keyword candidates
+  deps.vectorCache = new IndexCache(vectorSource, { minDocuments: 1, maxBytes: 0, log: deps.log }) // large, no copy: keyword candidates
   const candidates = await drive(1, sample.length, once)
-  deps.vectorMemory = new VectorMemory({ minDocuments: Number.MAX_SAFE_INTEGER, maxBytes: 0, log: deps.log }) // small: the whole workspace in SQL
+  deps.vectorCache = new IndexCache(vectorSource, { minDocuments: Number.MAX_SAFE_INTEGER, maxBytes: 0, log: deps.log }) // small: the whole workspace in SQL
   const whole = await drive(1, Math.min(sample.length, 10), once)
-  deps.vectorMemory = copies
-  console.log(`suggest-links per document, in-memory copy (now)  ${fmt(inMemory)}`)
+  deps.vectorCache = copies
+  console.log(`suggest-links per document, cached index (now)  ${fmt(inMemory)}`)
   console.log(`suggest-links per document, 50 keyword candidates re-scored in SQL (before; now while a copy reloads)  ${fmt(candidates)}`)
   console.log(`suggest-links per document, every chunk of the workspace in SQL (now below VECTOR_MEMORY_MIN_DOCUMENTS)  ${fmt(whole)}`)
 }

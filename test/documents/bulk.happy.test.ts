@@ -89,7 +89,7 @@ describe('a batch', () => {
     expect(res.body.results[1].document.status).toBe('active')
   })
 
-  test('documents are found by search at once, also through a keyword copy held in memory', async () => {
+  test('documents are found by search at once, also through a cached keyword index', async () => {
     const app = await createTestApp({ env: { DEFAULT_PLAN: 'pro', KEYWORD_MEMORY_MIN_DOCUMENTS: '1' } })
     try {
       const u = await app.signUp()
@@ -98,8 +98,8 @@ describe('a batch', () => {
         body: { documents: [{ title: 'Zebra husbandry', body: 'Stripes and grazing habits of zebras.' }] },
       })
       expect(first.status).toBe(200)
-      await app.deps.keywordMemory.load(app.deps.db, u.id)
-      expect(await app.deps.keywordMemory.current(app.deps.db, u.id)).not.toBeNull()
+      await app.deps.keywordCache.load(app.deps.db, u.id)
+      expect(await app.deps.keywordCache.current(app.deps.db, u.id)).not.toBeNull()
       const more = await app.json('POST', '/api/documents/bulk', {
         key: u.key,
         body: {

@@ -6,7 +6,7 @@ import { eq } from 'drizzle-orm'
 import { documents } from '../../db/schema'
 import { indexKeywords } from '../../src/retrieval/keyword-index'
 import { createTestApp, type TestApp, type TestUser } from '../harness'
-import { seededText } from '../search/copy-corpus'
+import { seededText } from '../search/cache-corpus'
 
 let t: TestApp
 beforeAll(async () => {

@@ -1,13 +1,14 @@
 // Search in time: a person who noted what happened on which day asks only for what happened in a window
 // (`after` inclusive, `before` exclusive, a plain date meaning its start in UTC). On a user large enough that the
-// in-memory copies (keyword and vector) rank, every mode answers exactly what the SQL ranking answers; a bad date,
+// index caches (keyword and vector) rank, every mode answers exactly what the SQL ranking answers; a bad date,
 // or a window that closes before it opens, is a 400 that names the parameter.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { drainJobs } from '../../src/jobs/worker'
-import { KeywordMemory } from '../../src/retrieval/keyword-memory'
-import { VectorMemory } from '../../src/retrieval/vector-memory'
+import { IndexCache } from '../../src/retrieval/index-cache'
+import { keywordSource } from '../../src/retrieval/keyword-cache'
+import { vectorSource } from '../../src/retrieval/vector-cache'
 import { createTestApp, type TestApp, type TestUser } from '../harness'
-import { SCIENCE_WORDS, seededText } from './copy-corpus'
+import { SCIENCE_WORDS, seededText } from './cache-corpus'
 import { search, searchRaw, type SearchParams } from './search.fixtures'
 
 let t: TestApp
@@ -62,10 +63,10 @@ describe('search in a window of time', () => {
     }
   })
 
-  test('the in-memory copies answer exactly what SQL answers, in every mode and window', async () => {
+  test('the index caches answer exactly what SQL answers, in every mode and window', async () => {
     const model = t.deps.embedder!.id
-    await t.deps.keywordMemory.load(t.deps.db, u.id)
-    await t.deps.vectorMemory.load(t.deps.db, u.id, model)
+    await t.deps.keywordCache.load(t.deps.db, u.id)
+    await t.deps.vectorCache.load(t.deps.db, u.id, model)
     const windows = [
       { after: '2023-05-07' },
       { before: '2023-05-04T12:00:00Z' },
@@ -82,14 +83,14 @@ describe('search in a window of time', () => {
 
     const fromCopies = await answers()
     // The copies served: they are current for this user (a search ranks in them whenever they are).
-    expect(await t.deps.keywordMemory.current(t.deps.db, u.id)).not.toBeNull()
-    expect(await t.deps.vectorMemory.current(t.deps.db, u.id, model)).not.toBeNull()
-    const [keyword, vector] = [t.deps.keywordMemory, t.deps.vectorMemory]
-    t.deps.keywordMemory = new KeywordMemory({ minDocuments: 1, maxBytes: 0, log: t.deps.log })
-    t.deps.vectorMemory = new VectorMemory({ minDocuments: 1, maxBytes: 0, log: t.deps.log })
+    expect(await t.deps.keywordCache.current(t.deps.db, u.id)).not.toBeNull()
+    expect(await t.deps.vectorCache.current(t.deps.db, u.id, model)).not.toBeNull()
+    const [keyword, vector] = [t.deps.keywordCache, t.deps.vectorCache]
+    t.deps.keywordCache = new IndexCache(keywordSource, { minDocuments: 1, maxBytes: 0, log: t.deps.log })
+    t.deps.vectorCache = new IndexCache(vectorSource, { minDocuments: 1, maxBytes: 0, log: t.deps.log })
     const fromSql = await answers().finally(() => {
-      t.deps.keywordMemory = keyword
-      t.deps.vectorMemory = vector
+      t.deps.keywordCache = keyword
+      t.deps.vectorCache = vector
     })
     let compared = 0
     asked.forEach((p, i) => {

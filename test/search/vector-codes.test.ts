@@ -1,12 +1,16 @@
-// The int8 scan of the in-memory vector copy: the SIMD kernel computes the same integer dot products as the plain
+// The int8 scan of the cached vector index: the SIMD kernel computes the same integer dot products as the plain
 // loop, and the two-pass ranking (codes scanned, candidates rescored in float) returns exactly what a float scan of
 // every chunk returns — including among near-duplicates whose differences are far below an int8 step, where only a
 // correct error bound keeps the true best document from being cut.
 import { describe, expect, test } from 'bun:test'
 import { createInt8Dots } from '../../src/retrieval/int8-dots'
-import type { MemoryFilter } from '../../src/retrieval/keyword-memory-rank'
+import { boostAt, columnsOf, idOf } from '../../src/retrieval/document-columns'
+import type { DocumentFilter } from '../../src/retrieval/document-fields'
 import { encodeRows } from '../../src/retrieval/vector-codes'
-import { rankDocuments, type VectorSegment } from '../../src/retrieval/vector-memory-rank'
+import { bytesOf, rankDocuments, type VectorSegment } from '../../src/retrieval/vector-cache-rank'
+
+/** Document d's id: uuids in the order of d. */
+const docId = (d: number) => `00000000-0000-4000-8000-${String(d).padStart(12, '0')}`
 
 let seed = 7
 const random = () => ((seed = (seed * 1103515245 + 12345) % 2147483648), seed / 2147483648)
@@ -35,17 +39,23 @@ function copyOf(rows: number[][], chunkDoc: number[], simd: boolean): VectorSegm
   const docStart = new Int32Array(docs + 1)
   for (const d of chunkDoc) docStart[d + 1]!++
   for (let d = 0; d < docs; d++) docStart[d + 1]! += docStart[d]!
-  return {
+  const columns = columnsOf(
+    Array.from({ length: docs }, (_, d) => ({
+      id: docId(d),
+      status: 'active',
+      pinned: d % 7 === 0,
+      rating: (d % 3) - 1,
+      workspace_id: d % 2 ? 'w1' : 'w2',
+      kind: 'document',
+      source: 'api',
+      tags: [],
+      occurred_at: 0,
+    })),
+  )
+  const segment = {
     model: 'test',
     dim,
-    ids: Array.from({ length: docs }, (_, d) => `doc-${String(d).padStart(5, '0')}`),
-    active: new Uint8Array(docs).fill(1),
-    boost: Float64Array.from({ length: docs }, (_, d) => (d % 7 === 0 ? 1.1 : 1) * (1 + 0.05 * ((d % 3) - 1))),
-    workspace: Array.from({ length: docs }, (_, d) => (d % 2 ? 'w1' : 'w2')),
-    kind: Array.from({ length: docs }, () => 'document'),
-    source: Array.from({ length: docs }, () => 'api'),
-    tags: Array.from({ length: docs }, () => []),
-    occurred: new Float64Array(docs),
+    columns,
     chunkIds: chunkDoc.map((_, c) => `chunk-${String(c).padStart(6, '0')}`),
     chunkDoc: Int32Array.from(chunkDoc),
     docStart,
@@ -53,21 +63,23 @@ function copyOf(rows: number[][], chunkDoc: number[], simd: boolean): VectorSegm
     norms: Float64Array.from(rows, (r) => Float32Array.from(r).reduce((s, v) => s + v * v, 0)),
     codes: encodeRows(vectors, rows.length, dim, { simd }),
   }
+  return { ...segment, bytes: bytesOf(segment), weight: rows.length }
 }
 
 /** Every chunk compared in float: the ranking the SQL makes, and the copy made before it had codes. */
 function bruteForce(
   copy: VectorSegment,
   queries: Float32Array[],
-  filter: MemoryFilter,
+  filter: DocumentFilter,
   limit: number,
   boost: boolean,
   atLeast = -Infinity,
 ) {
   const scored: { id: string; chunk: string; similarity: number; ranked: number }[] = []
-  for (let d = 0; d < copy.ids.length; d++) {
-    if (filter.workspaceId !== undefined && copy.workspace[d] !== filter.workspaceId) continue
-    if (filter.excludeDocument !== undefined && copy.ids[d] === filter.excludeDocument) continue
+  const { columns } = copy
+  for (let d = 0; d < columns.count; d++) {
+    if (filter.workspaceId !== undefined && columns.names.workspace[columns.workspace[d]!] !== filter.workspaceId) continue
+    if (filter.excludeDocument !== undefined && idOf(columns, d) === filter.excludeDocument) continue
     let best = -Infinity
     let chunk = ''
     for (const q of queries) {
@@ -79,13 +91,13 @@ function bruteForce(
         if (similarity > best) (best = similarity), (chunk = copy.chunkIds[c]!)
       }
     }
-    if (best >= atLeast) scored.push({ id: copy.ids[d]!, chunk, similarity: best, ranked: best * (boost ? copy.boost[d]! : 1) })
+    if (best >= atLeast) scored.push({ id: idOf(columns, d), chunk, similarity: best, ranked: best * (boost ? boostAt(columns, d) : 1) })
   }
   scored.sort((a, b) => b.ranked - a.ranked || (a.id < b.id ? -1 : 1))
   return scored.slice(0, limit)
 }
 
-describe('int8 codes of the in-memory vector copy', () => {
+describe('int8 codes of the cached vector index', () => {
   test("an error bound that holds when a chunk's rounding lines up with the query", () => {
     // A's every code is off by 0.49 of a step towards the query, so its codes misjudge its score by ~97 % of the
     // bound and put it below B, though A is the nearer. A bound any tighter (its chunk term left out or halved)
@@ -96,9 +108,9 @@ describe('int8 codes of the in-memory vector copy', () => {
     const copy = copyOf([b, a], [0, 1], true)
     const q = Float32Array.from(sign, (s) => 0.49 * s)
     const exact = bruteForce(copy, [q], {}, 2, false)
-    expect(exact.map((r) => r.id)).toEqual(['doc-00001', 'doc-00000']) // A (document 1) is the nearer, by a hair
+    expect(exact.map((r) => r.id)).toEqual([docId(1), docId(0)]) // A (document 1) is the nearer, by a hair
     expect(exact[0]!.similarity - exact[1]!.similarity).toBeLessThan(0.001)
-    expect(rankDocuments(copy, [q], {}, 1, { boost: false }).map((r) => copy.ids[r.d])).toEqual(['doc-00001'])
+    expect(rankDocuments(copy, [q], {}, 1, { boost: false }).map((r) => idOf(copy.columns, r.d))).toEqual([docId(1)])
   })
 
   test('the WebAssembly SIMD kernel and the JavaScript loop compute the same dot products', () => {
@@ -124,11 +136,11 @@ describe('int8 codes of the in-memory vector copy', () => {
         const base =
           k % 2 ? Array.from({ length: dim }, gaussian) : Array.from(copy.vectors.subarray(0, dim)).map((v) => v + 1e-5 * gaussian())
         const queries = k % 3 === 0 ? [Float32Array.from(base), Float32Array.from({ length: dim }, gaussian)] : [Float32Array.from(base)]
-        for (const filter of [{}, { workspaceId: 'w2' }, { excludeDocument: 'doc-00000' }] as MemoryFilter[]) {
+        for (const filter of [{}, { workspaceId: 'w2' }, { excludeDocument: docId(0) }] as DocumentFilter[]) {
           for (const limit of [1, 5, 10, 50]) {
             for (const boost of [true, false]) {
               const got = rankDocuments(copy, queries, filter, limit, { boost }).map(({ d, chunk, similarity, ranked }) => ({
-                id: copy.ids[d]!,
+                id: idOf(copy.columns, d),
                 chunk: copy.chunkIds[chunk]!,
                 similarity,
                 ranked,
@@ -138,7 +150,7 @@ describe('int8 codes of the in-memory vector copy', () => {
             }
           }
           const threshold = bruteForce(copy, queries, filter, 8, false)[7]!.similarity
-          const linked = rankDocuments(copy, queries, filter, 5, { boost: false, atLeast: threshold }).map((r) => copy.ids[r.d])
+          const linked = rankDocuments(copy, queries, filter, 5, { boost: false, atLeast: threshold }).map((r) => idOf(copy.columns, r.d))
           expect(linked).toEqual(bruteForce(copy, queries, filter, 5, false, threshold).map((r) => r.id))
         }
       }

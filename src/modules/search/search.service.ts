@@ -1,13 +1,13 @@
 // Search over the caller's active documents: BM25 keyword ranking, semantic ranking over chunk embeddings,
 // or both fused (hybrid); filters applied inside each query, pinned and rating as mild boosts, and a
 // snippet from the best-matching chunk. Without an embedding model every mode runs by keyword and says so.
-import { getTableColumns, inArray, sql, type SQL } from 'drizzle-orm'
+import { getTableColumns, inArray } from 'drizzle-orm'
 import { chunks, documents } from '../../../db/schema'
 import { embedQuery } from '../../ai/embeddings'
 import type { Deps } from '../../deps'
 import { fromKeyword, fromSemantic, fuse, type RankedHit } from '../../retrieval/fusion'
 import { chunkVectors } from '../../retrieval/chunk-vectors'
-import { timeConditions, type TimeRange } from '../../retrieval/document-fields'
+import { filterSql, type DocumentFilter, type TimeRange } from '../../retrieval/document-fields'
 import { countUnembedded, unembeddedNotice } from '../../retrieval/embedding-backlog'
 import { refinedQuery } from '../../retrieval/feedback'
 import { locationField } from '../../retrieval/file-locations'
@@ -40,15 +40,16 @@ const { body: _body, metadata: _metadata, ...summaryColumns } = getTableColumns(
  */
 const FUSION_POOL = 100
 
-/** The filters every ranking applies inside its own query, on the documents table aliased `d`. */
-function documentFilter(userId: string, input: SearchInput): SQL {
-  const parts: SQL[] = [sql`d.user_id = ${userId}`, sql`d.status = 'active'`]
-  if (input.workspace_id) parts.push(sql`d.workspace_id = ${input.workspace_id}`)
-  if (input.kind) parts.push(sql`d.kind = ${input.kind}`)
-  if (input.source) parts.push(sql`d.source = ${input.source}`)
-  if (input.tag) parts.push(sql`d.tags @> array[${input.tag}]::text[]`)
-  parts.push(...timeConditions(sql`d.occurred_at`, input.time ?? {}))
-  return sql.join(parts, sql` and `)
+/** The filter every ranking applies inside its own ranking, cached index or SQL (an empty string filters nothing). */
+function documentFilter(input: SearchInput): DocumentFilter {
+  const { workspace_id, kind, source, tag } = input
+  return {
+    workspaceId: workspace_id || undefined,
+    kind: kind || undefined,
+    source: source || undefined,
+    tag: tag || undefined,
+    ...input.time,
+  }
 }
 
 export async function searchDocuments(deps: Deps, user: SessionUser, input: SearchInput) {
@@ -58,21 +59,16 @@ export async function searchDocuments(deps: Deps, user: SessionUser, input: Sear
   const asked = input.mode ?? 'hybrid'
   const embedder = deps.embedder
   const mode = embedder ? asked : 'keyword'
-  const filter = documentFilter(user.id, input)
+  const filter = documentFilter(input)
   const query = await analyzeSearchQuery(deps.db, input.q, user.id)
-  // The same filter for the in-memory copies (keyword postings, chunk vectors).
-  const memoryFilter = { workspaceId: input.workspace_id, kind: input.kind, source: input.source, tag: input.tag, ...input.time }
 
   // Semantic side first: if the embedding endpoint fails now, search must not fail with it — it runs by keyword.
   // A query with no letters or digits is not embedded: it means nothing, and some embedders make it a zero vector.
-  let semantic: Awaited<ReturnType<typeof semanticSearch>> = []
+  let semantic: Awaited<ReturnType<typeof semanticSearch>> = { hits: [] }
   let failure: string | null = null
   let vector: number[] | null = null
   const semanticBy = (v: number[]) =>
-    semanticSearch(deps.db, user.id, embedder!.id, v, filter, mode === 'hybrid' ? FUSION_POOL : limit, {
-      copies: deps.vectorMemory,
-      filter: memoryFilter,
-    })
+    semanticSearch(deps.db, user.id, embedder!.id, v, filter, mode === 'hybrid' ? FUSION_POOL : limit, deps.vectorCache)
   if (mode !== 'keyword' && embedder && query.hasWords) {
     vector = await embedQuery(embedder, query.text).catch((error: Error) => ((failure = error.message), null))
     if (vector) semantic = await semanticBy(vector)
@@ -80,16 +76,17 @@ export async function searchDocuments(deps: Deps, user: SessionUser, input: Sear
   const ran = failure ? 'keyword' : mode
   const { terms } = query
   // Documents not embedded by the loaded model yet are invisible to semantic ranking: say how many.
-  const unembedded = ran === 'keyword' ? undefined : unembeddedNotice(await countUnembedded(deps.db, user.id, filter))
-  const memory = { copies: deps.keywordMemory, filter: memoryFilter }
+  const unembedded = ran === 'keyword' ? undefined : unembeddedNotice(await countUnembedded(deps.db, user.id, filterSql(user.id, filter)))
   const keyword: { hits: KeywordHit[]; notice?: string } =
-    ran === 'semantic' ? { hits: [] } : await keywordSearch(deps.db, user.id, terms, filter, ran === 'hybrid' ? FUSION_POOL : limit, memory)
+    ran === 'semantic'
+      ? { hits: [] }
+      : await keywordSearch(deps.db, user.id, terms, filter, ran === 'hybrid' ? FUSION_POOL : limit, deps.keywordCache)
   let ranked: RankedHit[] =
     ran === 'keyword'
       ? fromKeyword(keyword.hits)
       : ran === 'semantic'
-        ? fromSemantic(semantic)
-        : fuse(fromKeyword(keyword.hits), fromSemantic(semantic), embedder!.fusionWeight)
+        ? fromSemantic(semantic.hits)
+        : fuse(fromKeyword(keyword.hits), fromSemantic(semantic.hits), embedder!.fusionWeight)
   // Hybrid feedback (retrieval/feedback.ts): a second semantic pass from the query moved toward the first result.
   if (ran === 'hybrid' && vector && embedder!.feedbackWeight > 0 && ranked[0]) {
     const refined = refinedQuery(
@@ -97,7 +94,7 @@ export async function searchDocuments(deps: Deps, user: SessionUser, input: Sear
       await chunkVectors(deps.db, user.id, ranked[0].document_id, embedder!.id),
       embedder!.feedbackWeight,
     )
-    if (refined) ranked = fuse(fromKeyword(keyword.hits), fromSemantic(await semanticBy(refined)), embedder!.fusionWeight)
+    if (refined) ranked = fuse(fromKeyword(keyword.hits), fromSemantic((await semanticBy(refined)).hits), embedder!.fusionWeight)
   }
   ranked = ranked.slice(0, limit)
 
@@ -137,6 +134,7 @@ export async function searchDocuments(deps: Deps, user: SessionUser, input: Sear
     ...searchNotices({ asked, offered: mode, ran, unavailable: deps.embeddingStatus.reason, failure, query }),
     ...(unembedded ? [unembedded] : []),
     ...(keyword.notice ? [keyword.notice] : []),
+    ...(semantic.notice ? [semantic.notice] : []),
   ]
   return {
     query: input.q,

@@ -1,11 +1,11 @@
-// Assembles a segment of a user's vector copy (vector-memory-rank.ts) from documents' fields and pages of their
-// chunks in pgvector's binary form (as a full load reads them, vector-memory-load.ts, and a catch-up brings
-// them, vector-memory-delta.ts), and joins segments (a copy's deltas, merged when they pile up).
+// Assembles a segment of a user's cached vector index (vector-cache-rank.ts) from documents' fields and pages of
+// their chunks in pgvector's binary form (as a full load reads them and a catch-up brings them, vector-cache.ts),
+// and merges two segments into one (deltas, as they pile up: segment-set.ts).
+import { byId, columnsOf, fieldsOf } from './document-columns'
 import type { DocumentFields } from './document-fields'
+import type { Segment } from './segment-set'
 import { encodeRows } from './vector-codes'
-import type { VectorSegment } from './vector-memory-rank'
-
-const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
+import { bytesOf, type VectorSegment } from './vector-cache-rank'
 
 export class SegmentBuilder {
   private readonly docs: DocumentFields[]
@@ -19,6 +19,13 @@ export class SegmentBuilder {
   constructor(documents: DocumentFields[]) {
     this.docs = [...documents].sort(byId)
     this.at = new Map(this.docs.map((d, i) => [d.id, i]))
+  }
+
+  /** What build() will hold, within a few bytes a document: checked against the budget as an index loads. */
+  get bytes(): number {
+    const dim = Math.max(this.dim, 0)
+    // Per chunk: float32 vector, its int8 codes (padded) with scale and error norms, norm, owner, ~64 for the id.
+    return this.chunkIds.length * (4 * dim + (dim + 16) + 24 + 8 + 4 + 64) + 48 * this.docs.length
   }
 
   /**
@@ -63,46 +70,32 @@ export class SegmentBuilder {
     const docStart = new Int32Array(docs.length + 1)
     for (const from of order) docStart[chunkDoc[from]! + 1]!++
     for (let d = 0; d < docs.length; d++) docStart[d + 1]! += docStart[d]!
-    return {
+    return finished({
       model,
       dim: width,
-      ids: docs.map((d) => d.id),
-      active: Uint8Array.from(docs, (d) => (d.status === 'active' ? 1 : 0)),
-      // As semantic.ts's BOOST: pinned +10 %, each rating point ±5 %.
-      boost: Float64Array.from(docs, (d) => (d.pinned ? 1.1 : 1) * (1 + 0.05 * d.rating)),
-      workspace: docs.map((d) => d.workspace_id),
-      kind: docs.map((d) => d.kind),
-      source: docs.map((d) => d.source),
-      tags: docs.map((d) => d.tags),
-      occurred: Float64Array.from(docs, (d) => d.occurred_at),
+      columns: columnsOf(docs),
       chunkIds: order.map((i) => chunkIds[i]!),
       chunkDoc: Int32Array.from(order, (i) => chunkDoc[i]!),
       docStart,
       vectors,
       norms: Float64Array.from(order, (i) => norms[i]!),
       codes: encodeRows(vectors, order.length, width),
-    }
+    })
   }
 }
 
-/** The document number of `id` in a segment (its ids are sorted), or -1. */
-export function documentOf(segment: VectorSegment, id: string): number {
-  let [lo, hi] = [0, segment.ids.length]
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1
-    const at = segment.ids[mid]!
-    if (at === id) return mid
-    if (at < id) lo = mid + 1
-    else hi = mid
-  }
-  return -1
-}
+const finished = (segment: Omit<VectorSegment, 'bytes' | 'weight'>): VectorSegment => ({
+  ...segment,
+  bytes: bytesOf(segment),
+  weight: segment.chunkIds.length,
+})
 
-/** One segment holding the live documents (dead[d] = 0) of `parts`, which hold distinct documents, with their chunks. */
-export function joinSegments(model: string, dim: number, parts: { segment: VectorSegment; dead: Uint8Array }[]): VectorSegment {
-  const live: { segment: VectorSegment; d: number }[] = []
-  for (const { segment, dead } of parts) for (let d = 0; d < segment.ids.length; d++) if (!dead[d]) live.push({ segment, d })
-  live.sort((a, b) => (a.segment.ids[a.d]! < b.segment.ids[b.d]! ? -1 : 1))
+/** One segment holding the live documents of `parts`, which hold distinct documents, with their chunks. */
+export function mergeSegments(model: string, dim: number, parts: Segment<VectorSegment>[]): VectorSegment {
+  const live: { segment: VectorSegment; d: number; fields: DocumentFields }[] = []
+  for (const { data: segment, dead } of parts)
+    for (let d = 0; d < segment.columns.count; d++) if (!dead?.[d]) live.push({ segment, d, fields: fieldsOf(segment.columns, d) })
+  live.sort((a, b) => byId(a.fields, b.fields))
   const docStart = new Int32Array(live.length + 1)
   live.forEach(({ segment, d }, i) => (docStart[i + 1] = docStart[i]! + segment.docStart[d + 1]! - segment.docStart[d]!))
   const chunks = docStart[live.length]!
@@ -117,23 +110,15 @@ export function joinSegments(model: string, dim: number, parts: { segment: Vecto
     chunkDoc.fill(i, docStart[i]!, docStart[i + 1]!)
     for (let c = from; c < to; c++) chunkIds.push(segment.chunkIds[c]!)
   })
-  const field = <T>(pick: (segment: VectorSegment, d: number) => T) => live.map(({ segment, d }) => pick(segment, d))
-  return {
+  return finished({
     model,
     dim,
-    ids: field((s, d) => s.ids[d]!),
-    active: Uint8Array.from(field((s, d) => s.active[d]!)),
-    boost: Float64Array.from(field((s, d) => s.boost[d]!)),
-    workspace: field((s, d) => s.workspace[d]!),
-    kind: field((s, d) => s.kind[d]!),
-    source: field((s, d) => s.source[d]!),
-    tags: field((s, d) => s.tags[d]!),
-    occurred: Float64Array.from(field((s, d) => s.occurred[d]!)),
+    columns: columnsOf(live.map((l) => l.fields)),
     chunkIds,
     chunkDoc,
     docStart,
     vectors,
     norms,
     codes: encodeRows(vectors, chunks, dim),
-  }
+  })
 }

@@ -1,23 +1,13 @@
-// A query over a user's in-memory copy, prepared for ranking: in each segment, each query word as one list of
-// (document, score) with its upper bound, and the search's filter as a test of a live document number. Shared
-// by the pruned ranking and the exhaustive one it must equal (keyword-memory-rank.ts, keyword-memory-exhaustive.ts).
-import { withinTime, type TimeRange } from './document-fields'
+// A query over a user's cached keyword index, prepared for ranking: in each segment, each query word as one list
+// of (document, score) with its upper bound. Shared by the pruned ranking and the exhaustive one it must equal
+// (keyword-cache-rank.ts, keyword-cache-exhaustive.ts).
+import type { KeywordIndex } from './keyword-cache'
+import { BLOCK, findTerm, prefixRange, tfOf, tfPart, type KeywordSegment } from './keyword-cache-segment'
 import type { QueryTerm } from './keyword-query'
 import { PREFIX_WEIGHT } from './ranking'
-import { liveCount, type KeywordCopy, type Segment } from './keyword-memory-copy'
-import { BLOCK, documentOf, findTerm, prefixRange, tfOf, tfPart, type UserIndex } from './keyword-memory-index'
+import type { Segment as AnySegment } from './segment-set'
 
-/** What a search restricts to — the same conditions as its SQL filter: `status = 'active'` and these, when it
- * happened (`after`, `before`: TimeRange) among them. */
-export interface MemoryFilter extends TimeRange {
-  workspaceId?: string
-  kind?: string
-  source?: string
-  tag?: string
-  excludeDocument?: string
-  /** Only this document, whatever its status (a more-like-this query scoring its own document). */
-  onlyDocument?: string
-}
+type Segment = AnySegment<KeywordSegment>
 
 /** One query word: its documents in order and what each scores for it. */
 export interface WordList {
@@ -39,26 +29,26 @@ interface Forms {
 }
 
 /**
- * The query's words that have postings, per segment of the copy, each segment's in idx order (the order every
+ * The query's words that have postings, per segment of the index, each segment's in idx order (the order every
  * score is summed in, so the pruned and exhaustive rankings agree to the bit): exact terms at weight 1; the last
  * word's expansions (longer terms under its prefixes that no query word has exactly) at PREFIX_WEIGHT with the
  * df of every document holding the word in any form; each word counted once per document, its best-scoring form.
- * Document frequencies and the corpus (n, avgdl) are the whole copy's — live documents of every segment — so a
+ * Document frequencies and the corpus (n, avgdl) are the whole index's — live documents of every segment — so a
  * segment's scores are those of the current corpus.
  */
-export function wordLists(copy: KeywordCopy, terms: QueryTerm[]): WordList[][] {
-  const idf = (df: number) => Math.log(1 + (copy.n - df + 0.5) / (df + 0.5))
+export function wordLists(cached: KeywordIndex, terms: QueryTerm[]): WordList[][] {
+  const idf = (df: number) => Math.log(1 + (cached.n - df + 0.5) / (df + 0.5))
   const sorted = [...terms].sort((a, b) => a.idx - b.idx)
-  const forms = copy.segments.map((segment) => formsIn(segment.index, sorted))
-  // Document frequencies over the copy: each exact term's, and each expanded word's (any of its forms).
+  const forms = cached.segments.map((segment) => formsIn(segment.data, sorted))
+  // Document frequencies over the index: each exact term's, and each expanded word's (any of its forms).
   const df = new Map<string, number>()
   const holders = new Map<number, number>()
   const expanded = new Set<number>()
   for (const byWord of forms) for (const [idx, f] of byWord) if (f.prefixed.length > 0) expanded.add(idx)
-  copy.segments.forEach((segment, s) => {
+  cached.segments.forEach((segment, s) => {
     for (const t of sorted) {
       if (t.prefix) continue
-      const term = findTerm(segment.index, t.term)
+      const term = findTerm(segment.data, t.term)
       if (term >= 0) df.set(t.term, (df.get(t.term) ?? 0) + liveCount(segment, term))
     }
     for (const [idx, f] of forms[s]!) {
@@ -67,28 +57,28 @@ export function wordLists(copy: KeywordCopy, terms: QueryTerm[]): WordList[][] {
       holders.set(idx, (holders.get(idx) ?? 0) + count)
     }
   })
-  const dfOf = (index: UserIndex, term: number) => df.get(termText(index, term))!
-  return copy.segments.map((segment, s) => {
-    const { index } = segment
+  const dfOf = (index: KeywordSegment, term: number) => df.get(termText(index, term))!
+  return cached.segments.map((segment, s) => {
+    const { data: index } = segment
     // Block bounds were taken at the segment's avgdl: a larger one now raises a tf part by at most the ratio.
-    const grow = Math.max(1, copy.avgdl / index.avgdl)
+    const grow = Math.max(1, cached.avgdl / index.avgdl)
     const lists: WordList[] = []
     for (const [idx, f] of forms[s]!) {
       if (f.exact.length === 1 && f.prefixed.length === 0)
-        lists.push(termList(segment, copy.avgdl, grow, idx, f.exact[0]!, idf(dfOf(index, f.exact[0]!))))
+        lists.push(termList(segment, cached.avgdl, grow, idx, f.exact[0]!, idf(dfOf(index, f.exact[0]!))))
       else if (f.exact.length + f.prefixed.length > 0) {
         const weights = [
           ...f.exact.map((term) => ({ term, weight: idf(dfOf(index, term)) })),
           ...f.prefixed.map((term) => ({ term, weight: PREFIX_WEIGHT * idf(holders.get(idx)!) })),
         ]
-        lists.push(bestOfForms(segment, copy.avgdl, idx, f, weights))
+        lists.push(bestOfForms(segment, cached.avgdl, idx, f, weights))
       }
     }
     return lists
   })
 }
 
-function formsIn(index: UserIndex, sorted: QueryTerm[]): Map<number, Forms> {
+function formsIn(index: KeywordSegment, sorted: QueryTerm[]): Map<number, Forms> {
   const exactTerms = new Set<number>()
   for (const t of sorted) if (!t.prefix) exactTerms.add(findTerm(index, t.term))
   const forms = new Map<number, { exact: number[]; prefixed: Set<number> }>()
@@ -105,14 +95,14 @@ function formsIn(index: UserIndex, sorted: QueryTerm[]): Map<number, Forms> {
   return new Map([...forms].map(([idx, f]) => [idx, { exact: f.exact, prefixed: [...f.prefixed] }]))
 }
 
-function termText(index: UserIndex, t: number): string {
+function termText(index: KeywordSegment, t: number): string {
   return String.fromCharCode(...index.termChars.subarray(index.termAt[t]!, index.termAt[t + 1]!))
 }
 
 /** Live documents of the segment holding any of the word's forms (kept for bestOfForms). */
 function holdersIn(segment: Segment, f: Forms): number {
-  const { index, dead } = segment
-  const held = new Uint8Array(index.count)
+  const { data: index, dead } = segment
+  const held = new Uint8Array(index.columns.count)
   let count = 0
   for (const term of [...f.exact, ...f.prefixed]) {
     for (let p = index.postingAt[term]!; p < index.postingAt[term + 1]!; p++) {
@@ -125,7 +115,7 @@ function holdersIn(segment: Segment, f: Forms): number {
 }
 
 function termList(segment: Segment, avgdl: number, grow: number, idx: number, term: number, weight: number): WordList {
-  const { index } = segment
+  const { data: index } = segment
   const [from, to] = [index.postingAt[term]!, index.postingAt[term + 1]!]
   const docs = index.docs.subarray(from, to)
   const { dl, blockMaxTf } = index
@@ -142,12 +132,12 @@ function termList(segment: Segment, avgdl: number, grow: number, idx: number, te
 
 /** A word with several forms: each live document's best form, over the union of their documents (read whole). */
 function bestOfForms(segment: Segment, avgdl: number, idx: number, f: Forms, forms: { term: number; weight: number }[]): WordList {
-  const { index } = segment
+  const { data: index } = segment
   if (!f.held) holdersIn(segment, f)
   const held = f.held!
-  const best = new Float64Array(index.count).fill(-Infinity)
+  const best = new Float64Array(index.columns.count).fill(-Infinity)
   let holders = 0
-  for (let d = 0; d < index.count; d++) holders += held[d]!
+  for (let d = 0; d < index.columns.count; d++) holders += held[d]!
   for (const { term, weight } of forms) {
     for (let p = index.postingAt[term]!; p < index.postingAt[term + 1]!; p++) {
       const d = index.docs[p]!
@@ -160,7 +150,7 @@ function bestOfForms(segment: Segment, avgdl: number, idx: number, f: Forms, for
   const scores = new Float64Array(holders)
   const blockLast = new Int32Array(Math.ceil(holders / BLOCK))
   const blockMax = new Float64Array(blockLast.length)
-  for (let d = 0, i = 0; d < index.count; d++) {
+  for (let d = 0, i = 0; d < index.columns.count; d++) {
     if (!held[d]) continue
     const b = Math.floor(i / BLOCK)
     docs[i] = blockLast[b] = d
@@ -170,32 +160,29 @@ function bestOfForms(segment: Segment, avgdl: number, idx: number, f: Forms, for
   return { idx, docs, score: (j) => scores[j]!, blockLast, blockUpper: (b) => blockMax[b]! }
 }
 
-/** The filter as a test of a document number; null when no document can pass it (a name the copy does not hold). */
-export function documentTest(segment: Segment, filter: MemoryFilter): ((d: number) => boolean) | null {
-  const { index, dead } = segment
-  const code = (names: string[], name: string | undefined) => (name === undefined ? -2 : names.indexOf(name))
-  const [workspace, kind, source, tag] = [
-    code(index.names.workspace, filter.workspaceId),
-    code(index.names.kind, filter.kind),
-    code(index.names.source, filter.source),
-    code(index.names.tag, filter.tag),
-  ]
-  if (workspace === -1 || kind === -1 || source === -1 || tag === -1) return null
-  const only = filter.onlyDocument === undefined ? -2 : documentOf(index, filter.onlyDocument)
-  if (only === -1 || (only >= 0 && dead?.[only])) return null
-  const excluded = filter.excludeDocument === undefined ? -1 : documentOf(index, filter.excludeDocument)
-  const timed = filter.after !== undefined || filter.before !== undefined
-  const hasTag = (d: number) => {
-    for (let i = index.tagStart[d]!; i < index.tagStart[d + 1]!; i++) if (index.tagCodes[i] === tag) return true
-    return false
+/** How many live documents of this segment hold term t. */
+export function liveCount(segment: Segment, t: number): number {
+  const { data: index, dead, deadList } = segment
+  const [from, to] = [index.postingAt[t]!, index.postingAt[t + 1]!]
+  if (!dead) return to - from
+  const cached = segment.live.get(t)
+  if (cached !== undefined) return cached
+  let gone = 0
+  if (deadList.length * Math.log2(to - from + 2) < to - from) {
+    // Few tombstones: look each up in the list.
+    for (const d of deadList) {
+      let [lo, hi] = [from, to]
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1
+        if (index.docs[mid]! < d) lo = mid + 1
+        else hi = mid
+      }
+      if (lo < to && index.docs[lo] === d) gone++
+    }
+  } else {
+    for (let p = from; p < to; p++) gone += dead[index.docs[p]!]!
   }
-  return (d) =>
-    !dead?.[d] &&
-    (only === -2 ? index.active[d] === 1 : d === only) &&
-    d !== excluded &&
-    (workspace === -2 || index.workspace[d] === workspace) &&
-    (kind === -2 || index.kind[d] === kind) &&
-    (source === -2 || index.source[d] === source) &&
-    (tag === -2 || hasTag(d)) &&
-    (!timed || withinTime(index.occurred[d]!, filter))
+  if (segment.live.size > 10_000) segment.live.clear()
+  segment.live.set(t, to - from - gone)
+  return to - from - gone
 }

@@ -1,11 +1,12 @@
-// The keyword copies' byte budget (KEYWORD_MEMORY_MAX_BYTES): a user whose copy alone would pass it is ranked in
+// The index caches' byte budget (KEYWORD_MEMORY_MAX_BYTES): a user whose copy alone would pass it is ranked in
 // SQL — the same results — and the search response's notice says so; copies that fit share the budget, the
 // least recently used going first; the old KEYWORD_MEMORY_MAX_POSTINGS still sets it.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { sql } from 'drizzle-orm'
 import { queryRows } from '../../db/client'
 import { loadConfig } from '../../src/config'
-import { KeywordMemory } from '../../src/retrieval/keyword-memory'
+import { IndexCache } from '../../src/retrieval/index-cache'
+import { keywordSource } from '../../src/retrieval/keyword-cache'
 import { createTestApp, type TestApp, type TestUser } from '../harness'
 
 const BUDGET = 6_000
@@ -38,41 +39,41 @@ beforeAll(async () => {
 })
 afterAll(() => t.close())
 
-describe('the keyword copies’ byte budget', () => {
-  test('a user whose copy would pass it is ranked in SQL, with the same results, and the notice says why', async () => {
-    expect(await t.deps.keywordMemory.load(t.deps.db, big.id)).toBeNull()
+describe('the index caches’ byte budget', () => {
+  test('a user whose index would pass it is ranked in SQL, with the same results, and the notice says why', async () => {
+    expect(await t.deps.keywordCache.load(t.deps.db, big.id)).toBeNull()
     const res = await search(big, 'vaccine immune')
     expect(res.status).toBe(200)
     expect(res.body.results.length).toBe(5)
     expect(res.body.notice).toContain('KEYWORD_MEMORY_MAX_BYTES')
     expect(res.body.notice).toContain('ranked in the database')
     // The same results as with the copies off altogether (ranked in SQL, no notice).
-    const off = t.deps.keywordMemory
-    t.deps.keywordMemory = new KeywordMemory({ minDocuments: 1, maxBytes: 0, log: t.deps.log })
+    const off = t.deps.keywordCache
+    t.deps.keywordCache = new IndexCache(keywordSource, { minDocuments: 1, maxBytes: 0, log: t.deps.log })
     const plain = await search(big, 'vaccine immune')
-    t.deps.keywordMemory = off
+    t.deps.keywordCache = off
     expect(plain.body.notice).toBeUndefined()
     expect(res.body.results).toEqual(plain.body.results)
     // Nothing was kept for that user, and searching again does not start another load at once.
-    expect(t.deps.keywordMemory.lookup(t.deps.db, big.id, await version(big.id), 40)).toBeNull()
-    expect(t.deps.keywordMemory.bytes).toBeLessThanOrEqual(BUDGET)
+    expect(t.deps.keywordCache.lookup(t.deps.db, big.id, await version(big.id), 40)).toBeNull()
+    expect(t.deps.keywordCache.bytes).toBeLessThanOrEqual(BUDGET)
   })
 
-  test('a copy that fits is used, says nothing, and counts toward the budget by what it holds', async () => {
-    const copy = await t.deps.keywordMemory.load(t.deps.db, small.id)
+  test('an index that fits is used, says nothing, and counts toward the budget by what it holds', async () => {
+    const copy = await t.deps.keywordCache.load(t.deps.db, small.id)
     expect(copy).not.toBeNull()
     expect(copy!.bytes).toBeGreaterThan(6 * copy!.postings)
     expect(copy!.bytes).toBeLessThanOrEqual(BUDGET)
     const res = await search(small, 'vaccine')
     expect(res.body.results.length).toBeGreaterThan(0)
     expect(res.body.notice).toBeUndefined()
-    expect(t.deps.keywordMemory.lookup(t.deps.db, small.id, await version(small.id), 3)).toBe(copy)
+    expect(t.deps.keywordCache.lookup(t.deps.db, small.id, await version(small.id), 3)).toBe(copy)
   })
 
-  test('copies that fit alone but not together: the least recently used goes', async () => {
-    const [first, second] = [await t.deps.keywordMemory.load(t.deps.db, small.id), await t.deps.keywordMemory.load(t.deps.db, other.id)]
+  test('indexes that fit alone but not together: the least recently used goes', async () => {
+    const [first, second] = [await t.deps.keywordCache.load(t.deps.db, small.id), await t.deps.keywordCache.load(t.deps.db, other.id)]
     // A budget that holds either copy but not both.
-    const memory = new KeywordMemory({ minDocuments: 1, maxBytes: Math.max(first!.bytes, second!.bytes) + 1, log: t.deps.log })
+    const memory = new IndexCache(keywordSource, { minDocuments: 1, maxBytes: Math.max(first!.bytes, second!.bytes) + 1, log: t.deps.log })
     expect(first!.bytes + second!.bytes).toBeGreaterThan(memory.maxBytes)
     expect(await memory.load(t.deps.db, small.id)).not.toBeNull()
     expect(await memory.load(t.deps.db, other.id)).not.toBeNull()
@@ -81,10 +82,10 @@ describe('the keyword copies’ byte budget', () => {
     // Asked last: asking for the evicted copy starts its reload in the background, which would evict the other in
     // turn (the failure this test once had on PostgreSQL, where that load could finish before the next line).
     expect(memory.lookup(t.deps.db, small.id, await version(small.id), 3)).toBeNull()
-    expect(t.deps.keywordMemory.tooLargeNotice(small.id)).toBeUndefined()
+    expect(t.deps.keywordCache.tooLargeNotice(small.id)).toBeUndefined()
   })
 
-  test('KEYWORD_MEMORY_MAX_POSTINGS, the old setting, still sets it (8 bytes a posting); 0 turns copies off', () => {
+  test('KEYWORD_MEMORY_MAX_POSTINGS, the old setting, still sets it (8 bytes a posting); 0 turns the cache off', () => {
     expect(loadConfig({ DATA_DIR: 'memory://', KEYWORD_MEMORY_MAX_POSTINGS: '1000' }).keywordMemory.maxBytes).toBe(8000)
     expect(loadConfig({ DATA_DIR: 'memory://', KEYWORD_MEMORY_MAX_POSTINGS: '0' }).keywordMemory.maxBytes).toBe(0)
     expect(loadConfig({ DATA_DIR: 'memory://' }).keywordMemory.maxBytes).toBe(256 * 1024 ** 2)

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { eq } from 'drizzle-orm'
 import { documents, links } from '../../db/schema'
 import { drainJobs } from '../../src/jobs/worker'
-import { neighboursInMemory, neighboursInSql } from '../../src/retrieval/link-neighbours'
+import { neighboursInCache, neighboursInSql } from '../../src/retrieval/link-neighbours'
 import { createTestApp, type TestApp, type TestUser } from '../harness'
 
 let t: TestApp
@@ -34,14 +34,14 @@ beforeAll(async () => {
 })
 afterAll(() => t.close())
 
-describe('link suggestions over a copy that a backlog keeps moving', () => {
-  test('rank what was embedded since the copy loaded, leave out what was archived, deleted or edited since, exactly as SQL', async () => {
+describe('link suggestions over a cached index that a backlog keeps moving', () => {
+  test('rank what was embedded since the index loaded, leave out what was archived, deleted or edited since, exactly as SQL', async () => {
     const before: string[] = []
     for (let i = 0; i < 24; i++) before.push(await ingest(`${text(i)} entry${i}`))
     await drainJobs(t.deps)
-    const loaded = await t.deps.vectorMemory.load(t.deps.db, u.id, model())
-    expect(loaded!.parts[0]!.segment.ids).toHaveLength(24)
-    const catchUps = t.deps.vectorMemory.catchUps
+    const loaded = await t.deps.vectorCache.load(t.deps.db, u.id, model())
+    expect(loaded!.segments[0]!.data.columns.count).toBe(24)
+    const catchUps = t.deps.vectorCache.catchUps
 
     // The backlog: new documents (near-copies of old ones and of each other) embedded after the load…
     const after: string[] = []
@@ -59,7 +59,7 @@ describe('link suggestions over a copy that a backlog keeps moving', () => {
       for (const threshold of [-1, 0.3, 0.6]) {
         for (const limit of [1, 5, 50]) {
           const fromSql = await neighboursInSql(t.deps, doc, model(), threshold, limit, null)
-          const fromMemory = await neighboursInMemory(t.deps, doc, model(), threshold, limit)
+          const fromMemory = await neighboursInCache(t.deps, doc, model(), threshold, limit)
           expect(fromMemory?.map((n) => n.document_id)).toEqual(fromSql.map((n) => n.document_id))
           fromMemory!.forEach((n, k) => expect(n.score).toBeCloseTo(fromSql[k]!.score, 5))
           compared += fromSql.length
@@ -68,7 +68,7 @@ describe('link suggestions over a copy that a backlog keeps moving', () => {
     }
     expect(compared).toBeGreaterThan(1000)
     // The jobs and these queries caught the copy up by deltas (a reload may also have begun: the deltas outgrew this small base).
-    expect(t.deps.vectorMemory.catchUps).toBeGreaterThan(catchUps)
+    expect(t.deps.vectorCache.catchUps).toBeGreaterThan(catchUps)
   })
 
   test('the suggest-links jobs of a backlog link new near-duplicates to each other and never to an archived document', async () => {
@@ -77,7 +77,7 @@ describe('link suggestions over a copy that a backlog keeps moving', () => {
     for (let i = 0; i < 10; i++) await ingestFor(`${text(200 + i * 5)} entry${i}`)
     const archived = await ingestFor(text(300))
     await drainJobs(t.deps)
-    await t.deps.vectorMemory.load(t.deps.db, v.id, model())
+    await t.deps.vectorCache.load(t.deps.db, v.id, model())
     await t.json('POST', `/api/documents/${archived}/archive`, { key: v.key })
     const a = await ingestFor(`${text(300)} pier`)
     const b = await ingestFor(`${text(300)} sail`)

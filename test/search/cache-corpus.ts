@@ -1,10 +1,9 @@
-// What the tests of the in-memory copies (keyword and vector) share: a small vocabulary and seeded texts over it,
+// What the tests of the cached indexes (keyword and vector) share: a small vocabulary and seeded texts over it,
 // a corpus with every field a filter or boost reads, the filters to compare under, and each filter as the SQL
-// ranking's WHERE clause — the copy must rank exactly as that SQL does.
+// ranking's WHERE clause — a cached index must rank exactly as that SQL does.
 import { expect } from 'bun:test'
 import { type SQL, sql } from 'drizzle-orm'
-import type { MemoryFilter } from '../../src/retrieval/keyword-memory-rank'
-import { type DocumentFields, timeConditions } from '../../src/retrieval/document-fields'
+import { type DocumentFields, type DocumentFilter, timeConditions } from '../../src/retrieval/document-fields'
 import type { TestApp, TestUser } from '../harness'
 import type { SeededRandom } from '../seeded-random'
 
@@ -82,7 +81,7 @@ const ms = (k: number) => Date.parse(studyDay(k).slice(0, 10))
  * Every filter a search passes to a copy, on an `ingestStudies` corpus: the other workspace, a document left out
  * (the 3rd), the archived one alone (the 7th), time ranges (open on either side, a day's start exactly, empty).
  */
-export function studyFilters(other: string, docs: Record<number, string>): MemoryFilter[] {
+export function studyFilters(other: string, docs: Record<number, string>): DocumentFilter[] {
   return [
     {},
     { workspaceId: other },
@@ -102,7 +101,7 @@ export function studyFilters(other: string, docs: Record<number, string>): Memor
 }
 
 /** `f` as the SQL ranking's WHERE clause over documents `d` of user `userId`. */
-export function sqlFilter(userId: string, f: MemoryFilter): SQL {
+export function sqlFilter(userId: string, f: DocumentFilter): SQL {
   if (f.onlyDocument) return sql`d.id = ${f.onlyDocument}`
   const parts = [sql`d.user_id = ${userId}`, sql`d.status = 'active'`]
   if (f.excludeDocument) parts.push(sql`d.id <> ${f.excludeDocument}`)

@@ -1,40 +1,37 @@
-// BM25 top-k over an in-memory copy of a user's keyword index (see keyword-memory.ts for how copies are kept
-// current) with dynamic pruning as Lucene does it: MaxScore. Words are ordered by their upper bound (idf × the
-// largest tf part of their postings, × the largest boost); once k documents are held, the words whose bounds
-// together cannot reach the k-th best become non-essential: only documents of the essential words are visited,
-// and the others are looked up in them (a galloping search) — first bounded by the block of 64 postings that
-// would hold the document (block-max), then read, the largest bound first — stopping as soon as the document
-// cannot enter. The order is the SQL ranking's — documents matching every word first, then score × boost,
-// then id — so a document matching every word is always visited (one essential word is kept), and once the k
-// held all match every word, only documents of the shortest list are visited (a conjunction). Exact: it equals
-// the exhaustive ranking (keyword-memory-exhaustive.ts), document for document and score for score. A copy with
-// delta segments (keyword-memory-copy.ts) is ranked segment by segment, over live documents, and the k best of
-// each merged.
-import type { KeywordCopy } from './keyword-memory-copy'
-import { boostOf, documentOf, idOf, type UserIndex } from './keyword-memory-index'
-import { documentTest, wordLists, type MemoryFilter, type WordList } from './keyword-memory-words'
+// BM25 top-k over a user's cached keyword index (index-cache.ts keeps it current) with dynamic pruning as Lucene
+// does it: MaxScore. Words are ordered by their upper bound (idf × the largest tf part of their postings, × the
+// largest boost); once k documents are held, the words whose bounds together cannot reach the k-th best become
+// non-essential: only documents of the essential words are visited, and the others are looked up in them (a
+// galloping search) — first bounded by the block of 64 postings that would hold the document (block-max), then
+// read, the largest bound first — stopping as soon as the document cannot enter. The order is the SQL ranking's —
+// documents matching every word first, then score × boost, then id — so a document matching every word is always
+// visited (one essential word is kept), and once the k held all match every word, only documents of the shortest
+// list are visited (a conjunction). Exact: it equals the exhaustive ranking (keyword-cache-exhaustive.ts), document
+// for document and score for score. An index with delta segments (segment-set.ts) is ranked segment by segment,
+// over live documents, and the k best of each merged.
+import { boostAt, documentOf, filterTest, idOf } from './document-columns'
+import type { DocumentFilter } from './document-fields'
+import type { KeywordIndex } from './keyword-cache'
+import type { KeywordSegment } from './keyword-cache-segment'
+import { wordLists, type WordList } from './keyword-cache-words'
 import type { QueryTerm } from './keyword-query'
 import type { KeywordHit } from './ranking'
-
-export type { MemoryFilter } from './keyword-memory-words'
-export type { UserIndex } from './keyword-memory-index'
-export type { KeywordCopy } from './keyword-memory-copy'
 
 /** Bounds are sums in another order than the score's: a margin far above rounding keeps pruning exact. */
 const MARGIN = 1 + 1e-9
 
-export function searchUserIndex(copy: KeywordCopy, terms: QueryTerm[], filter: MemoryFilter, limit: number): KeywordHit[] {
+export function searchKeywordIndex(cached: KeywordIndex, terms: QueryTerm[], filter: DocumentFilter, limit: number): KeywordHit[] {
   const words = new Set(terms.map((t) => t.idx)).size
   if (words === 0 || limit <= 0) return []
-  const lists = wordLists(copy, terms)
-  const hits = copy.segments.map((segment, s) => {
-    const passes = documentTest(segment, filter)
+  const lists = wordLists(cached, terms)
+  const hits = cached.segments.map((segment, s) => {
+    const passes = filterTest(segment.data.columns, filter, segment.dead)
     if (!passes || lists[s]!.length === 0) return []
     if (filter.onlyDocument !== undefined) {
-      const d = documentOf(segment.index, filter.onlyDocument)
-      return passes(d) ? scoreOne(segment.index, lists[s]!, d) : []
+      const d = documentOf(segment.data.columns, filter.onlyDocument)
+      return passes(d) ? scoreOne(segment.data, lists[s]!, d) : []
     }
-    return topK(segment.index, lists[s]!, words, passes, limit)
+    return topK(segment.data, lists[s]!, words, passes, limit)
   })
   return hits.length === 1 ? hits[0]! : mergeRankings(hits, words, limit)
 }
@@ -72,13 +69,13 @@ function seek(docs: Int32Array, from: number, target: number): number {
 }
 
 /** The score of one document (a more-like-this query scoring its own document): a search of each list. */
-function scoreOne(index: UserIndex, lists: WordList[], d: number): KeywordHit[] {
+function scoreOne(index: KeywordSegment, lists: WordList[], d: number): KeywordHit[] {
   let [score, matched] = [0, 0]
   for (const list of lists) {
     const i = seek(list.docs, 0, d)
     if (list.docs[i] === d) (score += list.score(i)), matched++
   }
-  return matched ? [{ document_id: idOf(index, d), score, boost: boostOf(index, d), matched_terms: matched }] : []
+  return matched ? [{ document_id: idOf(index.columns, d), score, boost: boostAt(index.columns, d), matched_terms: matched }] : []
 }
 
 /** The k best held so far, worst first (a binary heap on the ranking's order). */
@@ -143,7 +140,7 @@ class Held {
   }
 }
 
-function topK(index: UserIndex, lists: WordList[], words: number, passes: (d: number) => boolean, k: number): KeywordHit[] {
+function topK(index: KeywordSegment, lists: WordList[], words: number, passes: (d: number) => boolean, k: number): KeywordHit[] {
   const m = lists.length
   const canAll = m === words // with a word no document holds, nobody matches every word
   const boostBound = index.maxBoost * MARGIN
@@ -182,9 +179,9 @@ function topK(index: UserIndex, lists: WordList[], words: number, passes: (d: nu
       held.all[a] !== held.all[b] ? held.all[b]! - held.all[a]! : held.ranked[b]! - held.ranked[a]! || held.d[a]! - held.d[b]!,
     )
     .map((i) => ({
-      document_id: idOf(index, held.d[i]!),
+      document_id: idOf(index.columns, held.d[i]!),
       score: held.score[i]!,
-      boost: boostOf(index, held.d[i]!),
+      boost: boostAt(index.columns, held.d[i]!),
       matched_terms: held.matched[i]!,
     }))
 
@@ -247,7 +244,7 @@ function topK(index: UserIndex, lists: WordList[], words: number, passes: (d: nu
     // The score summed in word order, as the exhaustive ranking sums it (the same bits).
     let [score, matched] = [0, 0]
     for (let i = 0; i < m; i++) if (has[i]) (score += part[i]!), matched++
-    held.offer(d, score, score * boostOf(index, d), matched === words ? 1 : 0, matched)
+    held.offer(d, score, score * boostAt(index.columns, d), matched === words ? 1 : 0, matched)
     if (!held.full) return
     if (held.all[0] && driver < 0) {
       // Every document that can still enter holds every word: visit the shortest list only.

@@ -3,13 +3,13 @@
 // bit — over seeded random rounds of new, re-embedded, re-filed and deleted documents, for search (boosted, every
 // filter) and for link suggestions (raw similarity above a threshold, several query vectors).
 import { describe, expect, test } from 'bun:test'
-import { RANDOM_WORKSPACES, randomFields, randomTimeRange } from '../../test/search/copy-corpus'
+import { RANDOM_WORKSPACES, randomFields, randomTimeRange } from '../../test/search/cache-corpus'
 import { type SeededRandom, seededRandom } from '../../test/seeded-random'
-import type { DocumentFields } from './document-fields'
-import type { MemoryFilter } from './keyword-memory-words'
-import { copyOf, rankCopy, searchVectorCopy, withChanges, type VectorCopy } from './vector-memory-copy'
-import type { VectorChanges } from './vector-memory-delta'
-import { SegmentBuilder } from './vector-memory-segment'
+import { idOf } from './document-columns'
+import type { DocumentFields, DocumentFilter } from './document-fields'
+import { segmentOf } from './segment-set'
+import { indexOf, rankVectorIndex, searchVectorIndex, withChanges, type VectorChanges, type VectorIndex } from './vector-cache'
+import { SegmentBuilder } from './vector-cache-segment'
 
 const DIM = 24
 
@@ -39,15 +39,15 @@ function sent(docs: Doc[]): { chunkIds: string[]; chunkDocuments: string[]; vect
   return { chunkIds: chunks.map((c) => c.id), chunkDocuments: chunks.map((c) => c.document), vectors: bytes }
 }
 
-function built(docs: Map<string, Doc>, versions: { version: number; embeddingVersion: number }): VectorCopy {
+function built(docs: Map<string, Doc>, versions: { version: number; embeddingVersion: number }): VectorIndex {
   const builder = new SegmentBuilder([...docs.values()].map((d) => d.fields))
   const { chunkIds, chunkDocuments, vectors } = sent([...docs.values()])
   expect(builder.addChunks(chunkIds, chunkDocuments, vectors)).toBe(true)
-  return copyOf(builder.build('test'), versions)
+  return indexOf({ keyword: versions.version, embedding: versions.embeddingVersion }, 'test', [segmentOf(builder.build('test'))])
 }
 
-function filterOf(r: SeededRandom, ids: string[]): MemoryFilter {
-  return r.pick<MemoryFilter>([
+function filterOf(r: SeededRandom, ids: string[]): DocumentFilter {
+  return r.pick<DocumentFilter>([
     {},
     { workspaceId: r.pick(RANDOM_WORKSPACES) },
     { kind: 'note' },
@@ -61,9 +61,9 @@ function filterOf(r: SeededRandom, ids: string[]): MemoryFilter {
   ])
 }
 
-describe('a vector copy caught up by deltas', () => {
+describe('a cached vector index caught up by deltas', () => {
   for (const seed of [1, 2, 3, 4]) {
-    test(`ranks as a copy built afresh, after every round of changes (seed ${seed})`, () => {
+    test(`ranks as an index built afresh, after every round of changes (seed ${seed})`, () => {
       const r = seededRandom(seed)
       const centres = Array.from({ length: 3 }, () => Array.from({ length: DIM }, () => r.next() - 0.5))
       const docs = new Map<string, Doc>()
@@ -89,16 +89,17 @@ describe('a vector copy caught up by deltas', () => {
         }
         versions = { version: versions.version + 1, embeddingVersion: versions.embeddingVersion + 1 }
         const existing = [...changed].flatMap((id) => (docs.has(id) ? [docs.get(id)!] : []))
-        const changes: Extract<VectorChanges, { changed: string[] }> = {
-          ...versions,
+        const changes: VectorChanges = {
+          version: versions.version + versions.embeddingVersion,
+          versions: { keyword: versions.version, embedding: versions.embeddingVersion },
           changed: [...changed],
           documents: existing.map((d) => d.fields),
           ...sent(existing),
         }
         copy = withChanges(copy, changes)!
-        maxParts.seen = Math.max(maxParts.seen, copy.parts.length)
+        maxParts.seen = Math.max(maxParts.seen, copy.segments.length)
         const fresh = built(docs, versions)
-        expect(copy.version).toBe(versions.version)
+        expect(copy.versions.keyword).toBe(versions.version)
 
         const ids = [...docs.keys()]
         for (let q = 0; q < 12; q++) {
@@ -106,15 +107,15 @@ describe('a vector copy caught up by deltas', () => {
           const filter = filterOf(r, ids)
           const limit = r.pick([1, 3, 10, 200])
           const where = `seed ${seed}, round ${round}: ${JSON.stringify({ filter, limit })}`
-          expect({ where, hits: searchVectorCopy(copy, query, filter, limit) }).toEqual({
+          expect({ where, hits: searchVectorIndex(copy, query, filter, limit) }).toEqual({
             where,
-            hits: searchVectorCopy(fresh, query, filter, limit),
+            hits: searchVectorIndex(fresh, query, filter, limit),
           })
           const queries = [Float32Array.from(query), Float32Array.from({ length: DIM }, () => r.next() - 0.5)]
           const linkFilter = { workspaceId: RANDOM_WORKSPACES[0], excludeDocument: r.pick(ids) }
-          const links = (c: VectorCopy) =>
-            rankCopy(c, queries, linkFilter, limit, { boost: false, atLeast: 0.2 }).map((h) => [
-              h.segment.ids[h.d],
+          const links = (c: VectorIndex) =>
+            rankVectorIndex(c, queries, linkFilter, limit, { boost: false, atLeast: 0.2 }).map((h) => [
+              idOf(h.segment.columns, h.d),
               h.segment.chunkIds[h.chunk],
               h.similarity,
             ])
@@ -123,7 +124,7 @@ describe('a vector copy caught up by deltas', () => {
       }
       // Deltas were joined as they piled up: never more than the base and eight.
       expect(maxParts.seen).toBeLessThanOrEqual(9)
-      expect(copy.parts.length).toBeGreaterThan(1)
+      expect(copy.segments.length).toBeGreaterThan(1)
     })
   }
 })

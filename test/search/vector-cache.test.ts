@@ -1,4 +1,4 @@
-// The in-memory copy of a user's chunk vectors is an accelerator only: on a corpus with every status, pins,
+// The cached index of a user's chunk vectors is an accelerator only: on a corpus with every status, pins,
 // ratings, tags, kinds, two workspaces, a zero vector, a chunk of another model and another user's documents, it
 // ranks exactly as the SQL ranking does — same documents, same best chunks, same scores — under every filter (when
 // documents happened among them), and
@@ -10,12 +10,12 @@ import { eq, sql } from 'drizzle-orm'
 import { chunks, documents } from '../../db/schema'
 import { embedQuery } from '../../src/ai/embeddings'
 import { drainJobs } from '../../src/jobs/worker'
-import { neighboursInMemory, neighboursInSql } from '../../src/retrieval/link-neighbours'
+import { neighboursInCache, neighboursInSql } from '../../src/retrieval/link-neighbours'
 import { pruneChangeLogs } from '../../src/retrieval/change-logs'
-import { semanticSearch } from '../../src/retrieval/semantic'
-import { searchVectorCopy, type VectorCopy } from '../../src/retrieval/vector-memory-copy'
+import { semanticSearchSql } from '../../src/retrieval/semantic'
+import { searchVectorIndex, type VectorIndex } from '../../src/retrieval/vector-cache'
 import { createTestApp, type TestApp, type TestUser } from '../harness'
-import { ingestStudies, seededText, sqlFilter, studyFilters } from './copy-corpus'
+import { ingestStudies, seededText, sqlFilter, studyFilters } from './cache-corpus'
 
 let t: TestApp
 let u: TestUser
@@ -53,21 +53,23 @@ const QUERIES = [
 const model = () => t.deps.embedder!.id
 const vectorOf = async (q: string) => (await embedQuery(t.deps.embedder!, q))!
 /** Documents with chunks in the copy, live in any of its segments. */
-const held = (copy: VectorCopy) =>
-  copy.parts.reduce(
-    (n, { segment, dead }) => n + segment.ids.filter((_, d) => !dead[d] && segment.docStart[d] !== segment.docStart[d + 1]).length,
+const held = (copy: VectorIndex) =>
+  copy.segments.reduce(
+    (n, { data: segment, dead }) =>
+      n +
+      Array.from({ length: segment.columns.count }).filter((_, d) => !dead?.[d] && segment.docStart[d] !== segment.docStart[d + 1]).length,
     0,
   )
 
 /** The copy and the SQL ranking agree on every query × filter × limit; answers how many results were compared. */
-async function expectExact(copy: VectorCopy, queries = QUERIES): Promise<number> {
+async function expectExact(copy: VectorIndex, queries = QUERIES): Promise<number> {
   let compared = 0
   for (const q of queries) {
     const vector = await vectorOf(q)
     for (const f of studyFilters(other, docs)) {
       for (const limit of [1, 5, 50]) {
-        const fromSql = await semanticSearch(t.deps.db, u.id, model(), vector, sqlFilter(u.id, f), limit)
-        const fromMemory = searchVectorCopy(copy, vector, f, limit)!
+        const fromSql = await semanticSearchSql(t.deps.db, u.id, model(), vector, sqlFilter(u.id, f), limit)
+        const fromMemory = searchVectorIndex(copy, vector, f, limit)!
         const where = JSON.stringify({ q, f, limit })
         expect({ where, hits: fromMemory.map((h) => [h.document_id, h.chunk_id]) }).toEqual({
           where,
@@ -84,20 +86,20 @@ async function expectExact(copy: VectorCopy, queries = QUERIES): Promise<number>
   return compared
 }
 
-describe('the in-memory copy of the chunk vectors', () => {
+describe('the cached vector index', () => {
   test('ranks exactly as the SQL ranking: same documents, best chunks, order, similarities and boosts, under every filter', async () => {
-    const copy = await t.deps.vectorMemory.load(t.deps.db, u.id, model())
+    const copy = await t.deps.vectorCache.load(t.deps.db, u.id, model())
     expect(copy).not.toBeNull()
     // Only the caller's vectors of the loaded model, and no zero vector.
     // 60 documents less the zero vector's and the other model's; the archived one stays (filtered at query time).
     expect(held(copy!)).toBe(58)
     expect(await expectExact(copy!)).toBeGreaterThan(1000)
     // A zero query vector ranks nothing, as in SQL.
-    expect(searchVectorCopy(copy!, new Array(copy!.dim).fill(0), {}, 10)).toEqual([])
+    expect(searchVectorIndex(copy!, new Array(copy!.dim).fill(0), {}, 10)).toEqual([])
   })
 
   test("link suggestions' neighbour query ranks in the copy exactly as over the whole workspace in SQL", async () => {
-    const copy = await t.deps.vectorMemory.load(t.deps.db, u.id, model())
+    const copy = await t.deps.vectorCache.load(t.deps.db, u.id, model())
     expect(copy).not.toBeNull()
     let compared = 0
     // Multi-chunk documents (0, 7, 14…), the other workspace's (0, 5, 10…), the zero vector's (10), the other model's (11).
@@ -106,7 +108,7 @@ describe('the in-memory copy of the chunk vectors', () => {
       for (const threshold of [-1, 0.3, 0.6]) {
         for (const limit of [1, 5, 100]) {
           const fromSql = await neighboursInSql(t.deps, doc!, model(), threshold, limit, null)
-          const neighbours = await neighboursInMemory(t.deps, doc!, model(), threshold, limit)
+          const neighbours = await neighboursInCache(t.deps, doc!, model(), threshold, limit)
           expect(neighbours!.map((n) => n.document_id)).toEqual(fromSql.map((n) => n.document_id))
           neighbours!.forEach((n, k) => expect(n.score).toBeCloseTo(fromSql[k]!.score, 5))
           compared += fromSql.length
@@ -117,20 +119,20 @@ describe('the in-memory copy of the chunk vectors', () => {
   })
 
   test('never returns fewer than `limit` when that many documents match the filters', async () => {
-    const copy = await t.deps.vectorMemory.load(t.deps.db, u.id, model())
+    const copy = await t.deps.vectorCache.load(t.deps.db, u.id, model())
     const vector = await vectorOf('vaccine immune response')
     // Documents 0, 20 and 40 are the notes in the other workspace: all three, among the 57 ranked documents.
-    const notes = searchVectorCopy(copy!, vector, { workspaceId: other, kind: 'note' }, 3)!
+    const notes = searchVectorIndex(copy!, vector, { workspaceId: other, kind: 'note' }, 3)!
     expect(notes.map((h) => h.document_id).sort()).toEqual([docs[0], docs[20], docs[40]].sort() as string[])
-    expect(searchVectorCopy(copy!, vector, { workspaceId: other, kind: 'document' }, 8)!.length).toBe(8)
+    expect(searchVectorIndex(copy!, vector, { workspaceId: other, kind: 'document' }, 8)!.length).toBe(8)
   })
 
   test('catches up with every write by a delta, not a reload, and ranks exactly as SQL after each', async () => {
-    const memory = t.deps.vectorMemory
+    const memory = t.deps.vectorCache
     const current = () => memory.current(t.deps.db, u.id, model())
     // This model's copy is never used for another one (which starts loading that model's copy instead).
     expect(await memory.current(t.deps.db, u.id, 'another-model')).toBeNull()
-    const base = (await memory.load(t.deps.db, u.id, model()))!.parts[0]!.segment
+    const base = (await memory.load(t.deps.db, u.id, model()))!.segments[0]!.data
     const loads = memory.loads
 
     // A new document, once embedded: in the copy at the next search, found first for its own words.
@@ -141,7 +143,7 @@ describe('the in-memory copy of the chunk vectors', () => {
     await drainJobs(t.deps)
     let copy = (await current())!
     expect(held(copy)).toBe(59)
-    expect(searchVectorCopy(copy, await vectorOf('quokka wallaby marsupial island census'), {}, 1)!.map((h) => h.document_id)).toEqual([
+    expect(searchVectorIndex(copy, await vectorOf('quokka wallaby marsupial island census'), {}, 1)!.map((h) => h.document_id)).toEqual([
       added.body.id,
     ])
     await expectExact(copy, ['quokka wallaby marsupial island census', 'vaccine immune response'])
@@ -150,7 +152,7 @@ describe('the in-memory copy of the chunk vectors', () => {
     await t.json('POST', `/api/documents/${added.body.id}/archive`, { key: u.key })
     copy = (await current())!
     expect(
-      searchVectorCopy(copy, await vectorOf('quokka wallaby marsupial island census'), {}, 1)!.map((h) => h.document_id),
+      searchVectorIndex(copy, await vectorOf('quokka wallaby marsupial island census'), {}, 1)!.map((h) => h.document_id),
     ).not.toContain(added.body.id)
 
     // When a document happened, moved (a message sent again with its time): the copy's time filter follows it.
@@ -185,19 +187,19 @@ describe('the in-memory copy of the chunk vectors', () => {
 
     // All of it by deltas over the base loaded first.
     expect(memory.loads).toBe(loads)
-    expect(copy.parts[0]!.segment).toBe(base)
-    expect(copy.parts.length).toBeGreaterThan(1)
+    expect(copy.segments[0]!.data).toBe(base)
+    expect(copy.segments.length).toBeGreaterThan(1)
   })
 
   test('joins its deltas as they pile up, and reloads in full when the logs were pruned past it — exact throughout', async () => {
-    const memory = t.deps.vectorMemory
+    const memory = t.deps.vectorCache
     const current = () => memory.current(t.deps.db, u.id, model())
     await memory.load(t.deps.db, u.id, model())
     // Twelve catch-ups of one new document each: never more than a base and eight deltas.
     for (let i = 0; i < 12; i++) {
       await t.json('POST', '/api/documents', { key: u.key, body: { title: `Later ${i}`, body: text(3000 + i, 40) } })
       await drainJobs(t.deps)
-      expect((await current())!.parts.length).toBeLessThanOrEqual(9)
+      expect((await current())!.segments.length).toBeLessThanOrEqual(9)
     }
     await expectExact((await current())!)
 

@@ -1,4 +1,4 @@
-// The in-memory copy of a user's keyword index is an accelerator only: on a corpus with every status, pins,
+// The cached index of a user's keyword index is an accelerator only: on a corpus with every status, pins,
 // ratings, tags, kinds and two workspaces, it ranks exactly as the SQL ranking does — same documents, same
 // order, same scores — for plain, prefix and filtered queries; and a write is caught up before the next search
 // answers, so search never answers from an outdated copy (keyword-memory-delta.test.ts goes through every write).
@@ -6,10 +6,10 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { eq, sql } from 'drizzle-orm'
 import { documents } from '../../db/schema'
 import { queryRows } from '../../db/client'
-import { analyzeQuery, keywordSearch } from '../../src/retrieval/keyword'
-import { searchUserIndex } from '../../src/retrieval/keyword-memory-rank'
+import { analyzeQuery, keywordSearchSql } from '../../src/retrieval/keyword'
+import { searchKeywordIndex } from '../../src/retrieval/keyword-cache-rank'
 import { createTestApp, type TestApp, type TestUser } from '../harness'
-import { SCIENCE_WORDS, ingestStudies, seededText, sqlFilter, studyFilters } from './copy-corpus'
+import { SCIENCE_WORDS, ingestStudies, seededText, sqlFilter, studyFilters } from './cache-corpus'
 
 let t: TestApp
 let u: TestUser
@@ -54,17 +54,17 @@ const QUERIES = [
   'recall rec',
   'dose opsg',
 ]
-describe('the in-memory copy of the keyword index', () => {
+describe('the cached keyword index', () => {
   test('ranks exactly as the SQL ranking: same documents, order, scores, boosts and matched words, prefixes included', async () => {
-    const copy = await t.deps.keywordMemory.load(t.deps.db, u.id)
+    const copy = await t.deps.keywordCache.load(t.deps.db, u.id)
     expect(copy).not.toBeNull()
     let compared = 0
     for (const q of QUERIES) {
       const terms = await analyzeQuery(t.deps.db, q)
       for (const f of studyFilters(other, docs)) {
         for (const limit of [5, 50]) {
-          const fromSql = (await keywordSearch(t.deps.db, u.id, terms, sqlFilter(u.id, f), limit)).hits
-          const fromMemory = searchUserIndex(copy!, terms, f, limit)
+          const fromSql = await keywordSearchSql(t.deps.db, u.id, terms, sqlFilter(u.id, f), limit)
+          const fromMemory = searchKeywordIndex(copy!, terms, f, limit)
           expect(fromMemory.map((h) => h.document_id)).toEqual(fromSql.map((h) => h.document_id))
           fromMemory.forEach((h, i) => {
             expect(h.score).toBeCloseTo(fromSql[i]!.score, 9)
@@ -80,7 +80,7 @@ describe('the in-memory copy of the keyword index', () => {
   })
 
   test('is never stale: the next search catches up with a write, and work ranking does not read changes nothing', async () => {
-    const memory = t.deps.keywordMemory
+    const memory = t.deps.keywordCache
     await memory.load(t.deps.db, u.id)
     const version = async () =>
       Number(
@@ -110,6 +110,6 @@ describe('the in-memory copy of the keyword index', () => {
     expect(memory.lookup(t.deps.db, u.id, await version(), 1000)).not.toBeNull()
     // Reloaded, the copy agrees.
     const copy = await memory.load(t.deps.db, u.id)
-    expect(searchUserIndex(copy!, await analyzeQuery(t.deps.db, 'quokka'), {}, 10)).toEqual([])
+    expect(searchKeywordIndex(copy!, await analyzeQuery(t.deps.db, 'quokka'), {}, 10)).toEqual([])
   })
 })

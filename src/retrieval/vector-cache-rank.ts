@@ -1,28 +1,20 @@
-// Exact cosine ranking over one segment of an in-memory copy of a user's chunk vectors (vector-memory-copy.ts
-// ranks a whole copy): the same ranking as the SQL in semantic.ts — best chunk per document, filters applied
-// before the top-k is cut, similarity × boost, then document id. Two passes: the int8 codes of every chunk the
-// filters let through are scanned (vector-codes.ts: a quarter of the float bytes, 16 lanes at a time), giving
-// each document an interval that surely holds its score; only documents whose interval reaches the k-th best
-// lower bound are rescored from the float32 vectors. Exact by construction, not by luck of the data.
-import { withinTime } from './document-fields'
-import type { MemoryFilter } from './keyword-memory-words'
+// Exact cosine ranking over one segment of a user's cached vector index (vector-cache.ts ranks a whole index): the
+// same ranking as the SQL in semantic.ts — best chunk per document, filters applied before the top-k is cut,
+// similarity × boost, then document id. Two passes: the int8 codes of every chunk the filters let through are
+// scanned (vector-codes.ts: a quarter of the float bytes, 16 lanes at a time), giving each document an interval
+// that surely holds its score; only documents whose interval reaches the k-th best lower bound are rescored from
+// the float32 vectors. Exact by construction, not by luck of the data.
+import { boostAt, filterTest, type DocumentColumns } from './document-columns'
+import type { DocumentFilter } from './document-fields'
+import type { SegmentData } from './segment-set'
 import { codesBytes, encodeQuery, type VectorCodes } from './vector-codes'
 
-/** Documents (in id order) and their embedded chunks, in flat arrays: a copy's base or one of its deltas. */
-export interface VectorSegment {
+/** Documents (in id order: their columns) and their embedded chunks, in flat arrays: an index's base or one of its deltas. */
+export interface VectorSegment extends SegmentData {
   /** The embedder id (chunks.embedding_model) the vectors were made by; no other model's vector is held. */
   model: string
   dim: number
-  /** Documents in id order, with what the filters and the boost read. */
-  ids: string[]
-  active: Uint8Array
-  boost: Float64Array
-  workspace: string[]
-  kind: string[]
-  source: string[]
-  tags: string[][]
-  /** When each document happened, epoch ms (DocumentFields.occurred_at). */
-  occurred: Float64Array
+  columns: DocumentColumns
   /** Chunks grouped by document: document d's are docStart[d] … docStart[d+1]; vectors[c*dim…], norms[c] = |v|²
    * (zero and NaN vectors are never loaded), and their int8 codes. */
   chunkIds: string[]
@@ -33,12 +25,15 @@ export interface VectorSegment {
   codes: VectorCodes
 }
 
-export const bytesOf = (segment: VectorSegment) =>
+/** Bytes of a segment: its arrays, its columns, ~64 a chunk id. */
+export const bytesOf = (segment: Omit<VectorSegment, 'bytes' | 'weight'>) =>
   segment.vectors.byteLength +
   codesBytes(segment.codes) +
   segment.chunkIds.length * 64 +
-  segment.ids.length * 128 +
-  segment.occurred.byteLength
+  segment.chunkDoc.byteLength +
+  segment.docStart.byteLength +
+  segment.norms.byteLength +
+  segment.columns.bytes
 
 export interface RankedDocument {
   d: number
@@ -52,8 +47,8 @@ interface RankOptions {
   boost: boolean
   /** Only documents whose best similarity is at least this. */
   atLeast?: number
-  /** Documents left out besides the filter's: dead[d] = 1 when a later segment of the copy holds document d (or it is gone). */
-  dead?: Uint8Array
+  /** Documents left out besides the filter's: dead[d] = 1 when a later segment of the index holds document d (or it is gone). */
+  dead?: Uint8Array | null
 }
 
 /**
@@ -64,7 +59,7 @@ interface RankOptions {
 export function rankDocuments(
   segment: VectorSegment,
   queries: Float32Array[],
-  filter: MemoryFilter,
+  filter: DocumentFilter,
   limit: number,
   options: RankOptions,
 ): RankedDocument[] {
@@ -72,7 +67,7 @@ export function rankDocuments(
   if (usable.length === 0 || limit <= 0) return []
   const { docStart, codes } = segment
   const docs = passingDocuments(segment, filter, options.dead)
-  const boostOf = (d: number) => (options.boost ? segment.boost[d]! : 1)
+  const boostOf = (d: number) => (options.boost ? boostAt(segment.columns, d) : 1)
 
   // Pass 1: per document, an interval [low, high] surely holding its best similarity over every query.
   const low = new Float64Array(docs.length).fill(-Infinity)
@@ -116,8 +111,7 @@ export function rankDocuments(
 
   // Pass 2: the candidates rescored exactly from their float32 vectors, in document order (as before).
   const top: RankedDocument[] = []
-  const better = (ranked: number, d: number, than: RankedDocument) =>
-    ranked > than.ranked || (ranked === than.ranked && segment.ids[d]! < segment.ids[than.d]!)
+  const better = (ranked: number, d: number, than: RankedDocument) => ranked > than.ranked || (ranked === than.ranked && d < than.d)
   for (let k = 0; k < docs.length; k++) {
     const d = docs[k]!
     const b = boostOf(d)
@@ -170,22 +164,11 @@ function squaredNorm(q: Float32Array): number {
 }
 
 /** The documents with chunks that the filter lets through, ascending (a filtered-out document costs no arithmetic). */
-function passingDocuments(segment: VectorSegment, filter: MemoryFilter, dead?: Uint8Array): Int32Array {
+function passingDocuments(segment: VectorSegment, filter: DocumentFilter, dead?: Uint8Array | null): Int32Array {
+  const passes = filterTest(segment.columns, filter, dead ?? null)
   const out: number[] = []
-  for (let d = 0; d < segment.ids.length; d++) {
-    if (segment.docStart[d] === segment.docStart[d + 1] || dead?.[d]) continue
-    const passes =
-      filter.onlyDocument !== undefined
-        ? segment.ids[d] === filter.onlyDocument
-        : segment.active[d] === 1 &&
-          (filter.excludeDocument === undefined || segment.ids[d] !== filter.excludeDocument) &&
-          (filter.workspaceId === undefined || segment.workspace[d] === filter.workspaceId) &&
-          (filter.kind === undefined || segment.kind[d] === filter.kind) &&
-          (filter.source === undefined || segment.source[d] === filter.source) &&
-          (filter.tag === undefined || segment.tags[d]!.includes(filter.tag)) &&
-          withinTime(segment.occurred[d]!, filter)
-    if (passes) out.push(d)
-  }
+  if (!passes) return Int32Array.from(out)
+  for (let d = 0; d < segment.columns.count; d++) if (segment.docStart[d] !== segment.docStart[d + 1] && passes(d)) out.push(d)
   return Int32Array.from(out)
 }
 

@@ -7,18 +7,19 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { sql } from 'drizzle-orm'
 import { queryRows } from '../../db/client'
-import { analyzeQuery, keywordSearch, type KeywordHit } from '../../src/retrieval/keyword'
-import { KeywordMemory } from '../../src/retrieval/keyword-memory'
-import type { KeywordCopy } from '../../src/retrieval/keyword-memory-copy'
+import { analyzeQuery, keywordSearchSql, type KeywordHit } from '../../src/retrieval/keyword'
+import { IndexCache } from '../../src/retrieval/index-cache'
+import { keywordSource, type KeywordIndex } from '../../src/retrieval/keyword-cache'
 import { pruneChangeLogs } from '../../src/retrieval/change-logs'
-import { searchUserIndex, type MemoryFilter } from '../../src/retrieval/keyword-memory-rank'
+import { searchKeywordIndex } from '../../src/retrieval/keyword-cache-rank'
+import type { DocumentFilter } from '../../src/retrieval/document-fields'
 import { createTestApp, type TestApp, type TestUser } from '../harness'
 import { seededRandom } from '../seeded-random'
-import { SCIENCE_WORDS, sqlFilter } from './copy-corpus'
+import { SCIENCE_WORDS, sqlFilter } from './cache-corpus'
 
 let t: TestApp
 let u: TestUser
-let memory: KeywordMemory
+let memory: IndexCache<KeywordIndex>
 let workspaces: string[] = []
 const ids: string[] = []
 
@@ -40,8 +41,8 @@ const day = (k: number) => Date.UTC(2023, 4, 1 + k)
 beforeAll(async () => {
   t = await createTestApp({ env: { KEYWORD_MEMORY_MIN_DOCUMENTS: '1', DEFAULT_PLAN: 'pro' } })
   // No reload for the deltas' size here: every step below must be caught up by a delta.
-  memory = new KeywordMemory({ minDocuments: 1, maxBytes: 1 << 30, deltaShare: Number.POSITIVE_INFINITY, log: t.deps.log })
-  t.deps.keywordMemory = memory
+  memory = new IndexCache(keywordSource, { minDocuments: 1, maxBytes: 1 << 30, deltaShare: Number.POSITIVE_INFINITY, log: t.deps.log })
+  t.deps.keywordCache = memory
   u = await t.signUp()
   const other = (await t.json('POST', '/api/workspaces', { key: u.key, body: { name: 'Other' } })).body.id
   const doomed = (await t.json('POST', '/api/workspaces', { key: u.key, body: { name: 'Doomed' } })).body.id
@@ -65,12 +66,12 @@ function canonical(hits: KeywordHit[], words: number): KeywordHit[] {
 }
 
 /** The copy and the SQL ranking agree on `queries` × filters × limits; answers how many results were compared. */
-async function expectExact(copy: KeywordCopy, queries: string[], context: string): Promise<number> {
+async function expectExact(copy: KeywordIndex, queries: string[], context: string): Promise<number> {
   let compared = 0
   for (const q of queries) {
     const terms = await analyzeQuery(t.deps.db, q)
     const words = new Set(terms.map((x) => x.idx)).size
-    const filters: MemoryFilter[] = [
+    const filters: DocumentFilter[] = [
       {},
       { workspaceId: r.pick(workspaces) },
       { kind: 'note', tag: 'lab' },
@@ -83,8 +84,8 @@ async function expectExact(copy: KeywordCopy, queries: string[], context: string
     for (const f of filters) {
       for (const limit of [3, 40]) {
         // More from SQL than the limit, so a tie at the cut is settled by id in both.
-        const fromSql = canonical((await keywordSearch(t.deps.db, u.id, terms, sqlFilter(u.id, f), limit + 20)).hits, words).slice(0, limit)
-        const fromMemory = canonical(searchUserIndex(copy, terms, f, limit), words)
+        const fromSql = canonical(await keywordSearchSql(t.deps.db, u.id, terms, sqlFilter(u.id, f), limit + 20), words).slice(0, limit)
+        const fromMemory = canonical(searchKeywordIndex(copy, terms, f, limit), words)
         const where = `${context}: ${JSON.stringify({ q, f, limit })}`
         expect({ where, ids: fromMemory.map((h) => h.document_id) }).toEqual({ where, ids: fromSql.map((h) => h.document_id) })
         fromMemory.forEach((h, i) => {
@@ -139,7 +140,7 @@ async function write(step: number): Promise<string> {
   return kind
 }
 
-describe('the keyword copy catches up with writes', () => {
+describe('the cached keyword index catches up with writes', () => {
   test('after every kind of write, by a delta and not a reload, ranking exactly as SQL does', async () => {
     const loaded = await memory.load(t.deps.db, u.id)
     expect(loaded).not.toBeNull()
@@ -194,7 +195,7 @@ describe('the keyword copy catches up with writes', () => {
     expect(res.body.results.map((x: { document: { id: string } }) => x.document.id)).toEqual([added.body.id])
   })
 
-  test('a log pruned past the copy makes it reload in full, and the ranking stays exact', async () => {
+  test('a log pruned past the index makes it reload in full, and the ranking stays exact', async () => {
     await memory.current(t.deps.db, u.id)
     await write(1)
     // The default window keeps what was just written: still a catch-up.
@@ -212,7 +213,7 @@ describe('the keyword copy catches up with writes', () => {
   })
 
   test('deltas past their share of the base start a full reload, which replaces base and deltas', async () => {
-    const eager = new KeywordMemory({ minDocuments: 1, maxBytes: 1 << 30, deltaShare: 0.02, log: t.deps.log })
+    const eager = new IndexCache(keywordSource, { minDocuments: 1, maxBytes: 1 << 30, deltaShare: 0.02, log: t.deps.log })
     await eager.load(t.deps.db, u.id)
     for (let i = 0; i < 4; i++) await write(1) // bulk ingests: 12 documents, past 2 % of the base
     const caught = await eager.current(t.deps.db, u.id)

@@ -1,21 +1,18 @@
-// Assembles a user's keyword copy (keyword-memory-index.ts) from documents and per-term posting lists, as a load
-// reads them (keyword-memory-load.ts) or a catch-up brings them (keyword-memory-copy.ts): documents sorted by id,
-// terms by code unit, each term's postings cut in blocks with their bounds.
+// Assembles a segment of a user's cached keyword index (keyword-cache-segment.ts) from documents and per-term
+// posting lists, as a load reads them (keyword-cache.ts) or a catch-up brings them: documents sorted by id, terms by
+// code unit, each term's postings cut in blocks with their bounds; and takes a segment's live documents back out
+// (a merge of two segments builds one from them).
+import { boostAt, byId, columnsOf, fieldsOf } from './document-columns'
 import type { DocumentFields } from './document-fields'
-import { BLOCK, boostOf, bytesOf, TF_OVERFLOW, tfPart, type UserIndex, uuidBytes } from './keyword-memory-index'
+import { BLOCK, bytesOf, TF_OVERFLOW, tfOf, tfPart, type KeywordSegment } from './keyword-cache-segment'
+import type { Segment } from './segment-set'
 
-/** Codes for a few distinct strings (workspaces, kinds, sources, tags). */
-class Names {
-  readonly list: string[] = []
-  private readonly codes = new Map<string, number>()
-  code(name: string): number {
-    let c = this.codes.get(name)
-    if (c === undefined) this.codes.set(name, (c = this.list.push(name) - 1))
-    return c
-  }
+/** A document as a catch-up reads it: its fields and its postings (term, tf, dl). */
+export interface ChangedDocument extends DocumentFields {
+  postings: [string, number, number][] | null
 }
 
-/** A typed array that grows by doubling while a copy loads, trimmed to its length at the end. */
+/** A typed array that grows by doubling while a segment loads, trimmed to its length at the end. */
 class Grow<T extends Int32Array | Uint16Array> {
   length = 0
   constructor(public data: T) {}
@@ -35,8 +32,8 @@ class Grow<T extends Int32Array | Uint16Array> {
 }
 
 /**
- * Assembles a copy: documents first (any order; they are sorted by id here), then each term's postings
- * (any term order, documents by id). `bytes` is what the copy will hold so far, so a load can stop early.
+ * Assembles a segment: documents first (any order; they are sorted by id here), then each term's postings
+ * (any term order, documents by id). `bytes` is what the segment will hold so far, so a load can stop early.
  */
 export class IndexBuilder {
   readonly count: number
@@ -50,26 +47,26 @@ export class IndexBuilder {
   private readonly tf: Grow<Uint16Array>
   private readonly tfOverflow = new Map<number, number>()
 
-  /** `postings`: how many are coming, when known (a delta segment's few), so small copies allocate little. */
+  /** `postings`: how many are coming, when known (a delta segment's few), so small segments allocate little. */
   constructor(documents: DocumentFields[], postings = 1 << 16) {
     this.postingAt = new Grow(new Int32Array(Math.min(1024, postings + 1)))
     this.docs = new Grow(new Int32Array(Math.max(postings, 1)))
     this.tf = new Grow(new Uint16Array(Math.max(postings, 1)))
-    this.fields = [...documents].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+    this.fields = [...documents].sort(byId)
     this.count = this.fields.length
     this.fields.forEach((d, i) => this.at.set(d.id.toLowerCase(), i))
     this.dl = new Float32Array(this.count)
     this.postingAt.push(0)
   }
 
-  /** What build() will hold, within a few bytes a document: checked against the budget as a copy loads. */
+  /** What build() will hold, within a few bytes a document: checked against the budget as an index loads. */
   get bytes(): number {
     return (6 + 8 / BLOCK) * this.docs.length + 20 * this.termList.length + 2 * this.chars + 48 * this.count
   }
 
   /**
    * Adds a term's postings, given flat as document id, tf, dl, document id, tf, dl…. Postings of a document not in
-   * the copy (written after the documents were read) are left out: the log of changes brings it.
+   * the segment (written after the documents were read) are left out: the log of changes brings it.
    */
   addTerm(term: string, flat: ArrayLike<string | number>): void {
     const start = this.docs.length
@@ -110,7 +107,7 @@ export class IndexBuilder {
     this.docs.push(d)
   }
 
-  build(version: number, stats: { documents: number; totalLen: number }): UserIndex {
+  build(version: number, stats: { documents: number; totalLen: number }): KeywordSegment {
     const n = Math.max(stats.documents, 1)
     const avgdl = Math.max(stats.totalLen / n, 1)
     const terms = this.termList.length
@@ -150,28 +147,13 @@ export class IndexBuilder {
       }
       postingAt[t + 1] = p
     })
-    const names = { workspace: new Names(), kind: new Names(), source: new Names(), tag: new Names() }
-    const ids = new Uint8Array(16 * this.count)
-    this.fields.forEach((d, i) => ids.set(uuidBytesOrThrow(d.id), 16 * i))
-    const tagStart = new Int32Array(this.count + 1)
-    this.fields.forEach((d, i) => (tagStart[i + 1] = tagStart[i]! + d.tags.length))
+    const columns = columnsOf(this.fields)
     const index = {
       version,
       n,
       avgdl,
-      count: this.count,
-      ids,
+      columns,
       dl: this.dl,
-      active: Uint8Array.from(this.fields, (d) => (d.status === 'active' ? 1 : 0)),
-      pinned: Uint8Array.from(this.fields, (d) => (d.pinned ? 1 : 0)),
-      rating: Int8Array.from(this.fields, (d) => d.rating),
-      workspace: Int32Array.from(this.fields, (d) => names.workspace.code(d.workspace_id)),
-      kind: Int32Array.from(this.fields, (d) => names.kind.code(d.kind)),
-      source: Int32Array.from(this.fields, (d) => names.source.code(d.source)),
-      tagStart,
-      tagCodes: Int32Array.from(this.fields.flatMap((d) => d.tags.map((t) => names.tag.code(t)))),
-      occurred: Float64Array.from(this.fields, (d) => d.occurred_at),
-      names: { workspace: names.workspace.list, kind: names.kind.list, source: names.source.list, tag: names.tag.list },
       termChars,
       termAt,
       postingAt,
@@ -184,16 +166,51 @@ export class IndexBuilder {
       maxBoost: 0,
       terms,
       postings: docs.length,
+      weight: docs.length,
       bytes: 0,
-    } satisfies UserIndex
-    for (let d = 0; d < index.count; d++) index.maxBoost = Math.max(index.maxBoost, boostOf(index, d))
+    } satisfies KeywordSegment
+    for (let d = 0; d < this.count; d++) index.maxBoost = Math.max(index.maxBoost, boostAt(columns, d))
     index.bytes = bytesOf(index)
     return index
   }
 }
 
-function uuidBytesOrThrow(id: string): Uint8Array {
-  const bytes = uuidBytes(id)
-  if (!bytes) throw new Error(`document id ${id} is not a uuid`)
-  return bytes
+/** A segment of these documents (their postings in the same snapshot). */
+export function buildSegment(docs: ChangedDocument[], version: number, stats: { documents: number; totalLen: number }): KeywordSegment {
+  const sorted = [...docs].sort(byId)
+  const builder = new IndexBuilder(
+    sorted,
+    sorted.reduce((n, d) => n + (d.postings?.length ?? 0), 0),
+  )
+  const byTerm = new Map<string, (string | number)[]>()
+  for (const doc of sorted) {
+    for (const [term, tf, dl] of doc.postings ?? []) {
+      const list = byTerm.get(term)
+      if (list) list.push(doc.id, tf, dl)
+      else byTerm.set(term, [doc.id, tf, dl])
+    }
+  }
+  for (const [term, flat] of byTerm) builder.addTerm(term, flat)
+  return builder.build(version, stats)
+}
+
+/** A segment's live documents with their postings, as a catch-up would have read them. */
+export function liveDocuments(segment: Segment<KeywordSegment>): ChangedDocument[] {
+  const { data: index, dead } = segment
+  const count = index.columns.count
+  const docs: ChangedDocument[] = []
+  const at = new Int32Array(count).fill(-1)
+  for (let d = 0; d < count; d++) {
+    if (dead?.[d]) continue
+    at[d] = docs.length
+    docs.push({ ...fieldsOf(index.columns, d), postings: [] })
+  }
+  for (let t = 0; t < index.terms; t++) {
+    const term = String.fromCharCode(...index.termChars.subarray(index.termAt[t]!, index.termAt[t + 1]!))
+    for (let p = index.postingAt[t]!; p < index.postingAt[t + 1]!; p++) {
+      const d = index.docs[p]!
+      if (at[d]! >= 0) docs[at[d]!]!.postings!.push([term, tfOf(index, p), index.dl[d]!])
+    }
+  }
+  return docs
 }

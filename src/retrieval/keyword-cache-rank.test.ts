@@ -4,14 +4,13 @@
 // document has, limits 1–100.
 import { describe, expect, test } from 'bun:test'
 import type { QueryTerm } from './keyword'
-import { copyOfIndex } from './keyword-memory-copy'
-import { rankExhaustively } from './keyword-memory-exhaustive'
-import type { DocumentFields } from './document-fields'
-import { IndexBuilder } from './keyword-memory-build'
-import { bytesOf, type UserIndex } from './keyword-memory-index'
-import { searchUserIndex } from './keyword-memory-rank'
-import type { MemoryFilter } from './keyword-memory-words'
-import { RANDOM_DAYS, RANDOM_EPOCH, randomTimeRange } from '../../test/search/copy-corpus'
+import { indexOfSegment as copyOfIndex } from './keyword-cache'
+import { rankExhaustively } from './keyword-cache-exhaustive'
+import type { DocumentFields, DocumentFilter } from './document-fields'
+import { IndexBuilder } from './keyword-cache-build'
+import { bytesOf, type KeywordSegment } from './keyword-cache-segment'
+import { searchKeywordIndex } from './keyword-cache-rank'
+import { RANDOM_DAYS, RANDOM_EPOCH, randomTimeRange } from '../../test/search/cache-corpus'
 import { type SeededRandom, seededRandom } from '../../test/seeded-random'
 
 const WORKSPACES = ['11111111-1111-4111-8111-111111111111', '22222222-2222-4222-8222-222222222222', '33333333-3333-4333-8333-333333333333']
@@ -76,8 +75,8 @@ function query(r: SeededRandom, vocabulary: string[]): QueryTerm[] {
   return terms
 }
 
-function filter(r: SeededRandom, docs: DocumentFields[]): MemoryFilter {
-  const f: MemoryFilter = {}
+function filter(r: SeededRandom, docs: DocumentFields[]): DocumentFilter {
+  const f: DocumentFilter = {}
   if (r.next() < 0.2) f.workspaceId = r.pick(WORKSPACES)
   if (r.next() < 0.1) f.kind = r.pick(['document', 'note', 'nothing'])
   if (r.next() < 0.1) f.source = 'api'
@@ -88,7 +87,7 @@ function filter(r: SeededRandom, docs: DocumentFields[]): MemoryFilter {
   return f
 }
 
-describe('MaxScore pruning over the in-memory copy', () => {
+describe('MaxScore pruning over the cached index', () => {
   test('equals the exhaustive ranking on random corpora, queries, filters and limits', () => {
     let compared = 0
     let full = 0
@@ -99,7 +98,7 @@ describe('MaxScore pruning over the in-memory copy', () => {
         const f = filter(r, docs)
         const limit = r.pick([1, 3, 10, 10, 50, 100])
         const exhaustive = rankExhaustively(copyOfIndex(index), terms, f, limit)
-        const pruned = searchUserIndex(copyOfIndex(index), terms, f, limit)
+        const pruned = searchKeywordIndex(copyOfIndex(index), terms, f, limit)
         if (JSON.stringify(pruned) !== JSON.stringify(exhaustive)) {
           throw new Error(
             `seed ${seed}, query ${q}: ${JSON.stringify({ terms, f, limit })}\npruned ${JSON.stringify(pruned)}\nexhaustive ${JSON.stringify(exhaustive)}`,
@@ -142,18 +141,19 @@ describe('MaxScore pruning over the in-memory copy', () => {
       { idx: 0, term: 'alpha', prefix: false },
       { idx: 1, term: 'beta', prefix: false },
     ]
-    const top = searchUserIndex(copyOfIndex(index), terms, {}, 5)
+    const top = searchKeywordIndex(copyOfIndex(index), terms, {}, 5)
     expect(top.slice(0, 3).map((h) => h.matched_terms)).toEqual([2, 2, 2])
     expect(top).toEqual(rankExhaustively(copyOfIndex(index), terms, {}, 5))
   })
 })
 
-describe('the copy’s byte accounting', () => {
-  test('counts every typed array the copy holds, and the loader’s running estimate tracks it', () => {
+describe('a segment’s byte accounting', () => {
+  test('counts every typed array the segment holds, and the loader’s running estimate tracks it', () => {
     const { index, estimate } = corpus(7)
     let arrays = 0
-    for (const value of Object.values(index)) if (ArrayBuffer.isView(value)) arrays += value.byteLength
-    const names = Object.values(index.names)
+    for (const value of [...Object.values(index), ...Object.values(index.columns)])
+      if (ArrayBuffer.isView(value)) arrays += value.byteLength
+    const names = Object.values(index.columns.names)
       .flat()
       .reduce((sum, n) => sum + 2 * n.length, 0)
     expect(index.bytes).toBe(arrays + names + 16 * index.tfOverflow.size)
@@ -179,8 +179,8 @@ describe('the copy’s byte accounting', () => {
     }))
     const builder = new IndexBuilder(docs)
     builder.addTerm('huge', [docs[0]!.id, 100_000, 100_000, docs[1]!.id, 65_535, 65_535])
-    const index: UserIndex = builder.build(1, { documents: 2, totalLen: 165_535 })
-    const hits = searchUserIndex(copyOfIndex(index), [{ idx: 0, term: 'huge', prefix: false }], {}, 2)
+    const index: KeywordSegment = builder.build(1, { documents: 2, totalLen: 165_535 })
+    const hits = searchKeywordIndex(copyOfIndex(index), [{ idx: 0, term: 'huge', prefix: false }], {}, 2)
     // Both in the list, the longer tf (so the longer document, here) scored with its own tf, not a clipped one.
     expect(hits.map((h) => h.document_id)).toEqual([docs[0]!.id, docs[1]!.id])
     expect(hits[0]!.score).not.toBe(hits[1]!.score)

@@ -3,13 +3,14 @@
 // ranking equals its exhaustive one: over seeded random edits, inserts and deletes, for plain and prefix queries,
 // filters (time among them) and boosts, also when the average length moves (block bounds taken at the old one stay bounds).
 import { describe, expect, test } from 'bun:test'
-import { build, copyOf, segmentOf, withChanges, type KeywordCopy } from './keyword-memory-copy'
-import type { ChangedDocument } from './keyword-memory-delta'
-import { rankExhaustively } from './keyword-memory-exhaustive'
-import { searchUserIndex } from './keyword-memory-rank'
-import type { MemoryFilter } from './keyword-memory-words'
+import type { DocumentFilter } from './document-fields'
+import { indexOf as copyOf, withChanges, type ChangedDocument, type KeywordIndex } from './keyword-cache'
+import { buildSegment as build } from './keyword-cache-build'
+import { rankExhaustively } from './keyword-cache-exhaustive'
+import { searchKeywordIndex } from './keyword-cache-rank'
+import { segmentOf } from './segment-set'
 import type { QueryTerm } from './keyword-query'
-import { RANDOM_WORKSPACES, randomFields, randomTimeRange } from '../../test/search/copy-corpus'
+import { RANDOM_WORKSPACES, randomFields, randomTimeRange } from '../../test/search/cache-corpus'
 import { type SeededRandom, seededRandom } from '../../test/seeded-random'
 
 const STEMS = ['cell', 'gene', 'prot', 'vacc', 'immun', 'tum', 'rec', 'ops']
@@ -50,9 +51,9 @@ function query(r: SeededRandom): QueryTerm[] {
   return terms
 }
 
-function filter(r: SeededRandom, ids: string[]): MemoryFilter {
+function filter(r: SeededRandom, ids: string[]): DocumentFilter {
   if (r.next() < 0.05) return { onlyDocument: r.pick(ids) }
-  const f: MemoryFilter = {}
+  const f: DocumentFilter = {}
   if (r.next() < 0.2) f.workspaceId = r.pick(RANDOM_WORKSPACES)
   if (r.next() < 0.1) f.kind = 'note'
   if (r.next() < 0.1) f.tag = 'lab'
@@ -61,8 +62,8 @@ function filter(r: SeededRandom, ids: string[]): MemoryFilter {
   return f
 }
 
-describe('a keyword copy caught up by deltas', () => {
-  test('ranks exactly as a copy built afresh from the same documents, pruned equal to exhaustive', () => {
+describe('a cached keyword index caught up by deltas', () => {
+  test('ranks exactly as an index built afresh from the same documents, pruned equal to exhaustive', () => {
     let [compared, segmented, tombstoned] = [0, 0, 0]
     for (let seed = 1; seed <= 12; seed++) {
       const r = seededRandom(seed)
@@ -72,7 +73,7 @@ describe('a keyword copy caught up by deltas', () => {
         docs.set(id, documentOf(r, id))
       }
       let version = 1
-      let copy: KeywordCopy = copyOf(version, statsOf(docs), [segmentOf(build([...docs.values()], version, statsOf(docs)))])
+      let copy: KeywordIndex = copyOf(version, statsOf(docs), [segmentOf(build([...docs.values()], version, statsOf(docs)))])
       for (let step = 0; step < 30; step++) {
         // A write: a few documents edited, added (some long, moving avgdl) or deleted.
         const changed: string[] = []
@@ -120,8 +121,8 @@ describe('a keyword copy caught up by deltas', () => {
           const terms = query(r)
           const f = filter(r, ids)
           const limit = r.pick([1, 5, 10, 50])
-          const expected = searchUserIndex(fresh, terms, f, limit)
-          const pruned = searchUserIndex(copy, terms, f, limit)
+          const expected = searchKeywordIndex(fresh, terms, f, limit)
+          const pruned = searchKeywordIndex(copy, terms, f, limit)
           const exhaustive = rankExhaustively(copy, terms, f, limit)
           const context = `seed ${seed} step ${step} ${JSON.stringify({ terms, f, limit })}`
           expect(`${context} ${JSON.stringify(pruned)}`).toBe(`${context} ${JSON.stringify(expected)}`)
@@ -187,7 +188,7 @@ describe('block bounds when the average length grows', () => {
       for (let q = 0; q < 200; q++) {
         const terms = query(r).filter((t) => !t.prefix)
         const limit = r.pick([1, 2, 3, 5])
-        const pruned = searchUserIndex(copy, terms, {}, limit)
+        const pruned = searchKeywordIndex(copy, terms, {}, limit)
         expect(JSON.stringify(pruned)).toBe(JSON.stringify(rankExhaustively(copy, terms, {}, limit)))
         compared += pruned.length
       }

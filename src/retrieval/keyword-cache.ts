@@ -1,0 +1,146 @@
+// The keyword index as a source of the index cache (index-cache.ts): a user's postings and document fields read
+// into segments of typed arrays (keyword-cache-segment.ts), so BM25 runs with dynamic pruning over memory
+// (keyword-cache-rank.ts) instead of over SQL rows (~7 µs a posting on PGlite). A load reads terms in pages, so
+// other queries interleave with it, and stops as soon as it would pass its byte budget; the pages are not one
+// snapshot, so the index is labelled with the version read first and the catch-up that follows replaces every
+// document written meanwhile. A catch-up reads, in one statement (keyword_changes_since, migration 0028), the
+// corpus statistics now, which documents changed, and the fields and postings of those that still exist.
+// Corpus statistics (n, avgdl) are the current corpus's, from the same snapshot as the changes; document
+// frequencies are counted over live documents (keyword-cache-words.ts).
+import { sql } from 'drizzle-orm'
+import { queryRows, type Tx } from '../../db/client'
+import { loadDocumentFields } from './document-fields'
+import type { IndexSource } from './index-cache'
+import { buildSegment, IndexBuilder, liveDocuments, type ChangedDocument } from './keyword-cache-build'
+import type { KeywordSegment } from './keyword-cache-segment'
+import { segmentOf, setOf, withSegment, type Segment, type SegmentSet } from './segment-set'
+
+export type { ChangedDocument } from './keyword-cache-build'
+
+export interface KeywordIndex extends SegmentSet<KeywordSegment> {
+  key: ''
+  version: number
+  /** The current corpus: documents with keyword length > 0 and their average length, as keyword_stats says. */
+  n: number
+  avgdl: number
+  /** Postings held in all segments (dead documents' too). */
+  postings: number
+}
+
+export interface CorpusStats {
+  documents: number
+  totalLen: number
+}
+
+export interface KeywordChanges extends CorpusStats {
+  version: number
+  /** Every document that changed since the index's version, existing or gone. */
+  changed: string[]
+  /** Those that exist, as they are now. */
+  current: ChangedDocument[]
+}
+
+/** Terms per query of a load: small enough that other queries interleave with it. */
+const TERMS_PAGE = 4_000
+
+export function indexOf(version: number, stats: CorpusStats, segments: Segment<KeywordSegment>[]): KeywordIndex {
+  const n = Math.max(stats.documents, 1)
+  return assemble(version, n, Math.max(stats.totalLen / n, 1), segments)
+}
+
+/** An index of one segment alone, at its own corpus statistics. */
+export const indexOfSegment = (segment: KeywordSegment): KeywordIndex =>
+  assemble(segment.version, segment.n, segment.avgdl, [segmentOf(segment)])
+
+function assemble(version: number, n: number, avgdl: number, segments: Segment<KeywordSegment>[]): KeywordIndex {
+  const set = setOf(segments)
+  return { ...set, key: '', version, n, avgdl, postings: set.weight }
+}
+
+/** The index brought to `version`: `changed` marked dead wherever they live, `current` added as a new segment. */
+export function withChanges(
+  index: KeywordIndex,
+  version: number,
+  stats: CorpusStats,
+  changed: string[],
+  current: ChangedDocument[],
+): KeywordIndex {
+  const docs = [...new Map(current.map((d) => [d.id, d])).values()]
+  const added = docs.length > 0 ? buildSegment(docs, version, stats) : null
+  const merge = (older: Segment<KeywordSegment>, newer: Segment<KeywordSegment>) =>
+    buildSegment([...liveDocuments(older), ...liveDocuments(newer)], version, stats)
+  return indexOf(version, stats, withSegment(index.segments, changed, added, merge))
+}
+
+async function keywordStats(db: Tx, userId: string) {
+  const [row] = await queryRows<{ version: number; documents: number; total_len: number }>(
+    db,
+    sql`select version::float8 as version, documents, total_len from keyword_stats where user_id = ${userId}`,
+  )
+  return row ? { version: Number(row.version), documents: Number(row.documents), totalLen: Number(row.total_len) } : null
+}
+
+async function loadKeywordIndex(db: Tx, userId: string, maxBytes: number): Promise<KeywordIndex | { tooLarge: number } | null> {
+  const stats = await keywordStats(db, userId)
+  if (!stats) return null
+  const builder = new IndexBuilder(await loadDocumentFields(db, userId))
+  let after: string | null = null
+  for (;;) {
+    // A term's postings come as one string, in document order: a row per term instead of per posting (row
+    // handling is most of a load).
+    const rows: { term: string; list: string }[] = await queryRows(
+      db,
+      sql`select term, string_agg(document_id::text || ' ' || tf::text || ' ' || dl::text, ' ' order by document_id) as list from postings
+          where user_id = ${userId} ${after !== null ? sql`and term > ${after}` : sql``}
+          group by term order by term limit ${TERMS_PAGE}`,
+    )
+    for (const { term, list } of rows) builder.addTerm(term, list.split(' '))
+    if (builder.bytes > maxBytes) return { tooLarge: builder.bytes }
+    if (rows.length < TERMS_PAGE) break
+    after = rows[rows.length - 1]!.term
+  }
+  const segment = builder.build(stats.version, stats)
+  return segment.bytes > maxBytes ? { tooLarge: segment.bytes } : indexOf(stats.version, stats, [segmentOf(segment)])
+}
+
+/** Changes since `since`, or null when the user has no keyword statistics. */
+export async function keywordChangesSince(
+  db: Tx,
+  userId: string,
+  since: number,
+  maxDocuments: number,
+): Promise<KeywordChanges | { incomplete: true } | null> {
+  // Complete when every version in (since, now] wrote a row (each move of the version writes at least one).
+  const [row] = await queryRows<{
+    version: number
+    documents: number
+    total_len: number
+    complete: boolean
+    changed: string | null
+    current: string | null
+  }>(
+    db,
+    sql`select r_version as version, r_documents as documents, r_total_len as total_len, r_complete as complete,
+          r_changed as changed, r_current as current
+        from keyword_changes_since(${userId}::uuid, ${since}::bigint, ${maxDocuments}::int)`,
+  )
+  if (!row) return null
+  if (!row.complete || row.changed === null || row.current === null) return { incomplete: true }
+  return {
+    version: Number(row.version),
+    documents: Number(row.documents),
+    totalLen: Number(row.total_len),
+    changed: JSON.parse(row.changed),
+    current: JSON.parse(row.current),
+  }
+}
+
+export const keywordSource: IndexSource<KeywordIndex, KeywordChanges> = {
+  name: 'keyword index',
+  search: 'keyword search',
+  setting: 'KEYWORD_MEMORY_MAX_BYTES',
+  stats: keywordStats,
+  load: (db, userId, _key, maxBytes) => loadKeywordIndex(db, userId, maxBytes),
+  changesSince: (db, userId, index, maxDocuments) => keywordChangesSince(db, userId, index.version, maxDocuments),
+  apply: (index, changes) => withChanges(index, changes.version, changes, changes.changed, changes.current),
+}

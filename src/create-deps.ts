@@ -48,10 +48,10 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     embedder,
     embeddingStatus: status,
     chat: loadChatModel(config),
-    keywordCache: new IndexCache(keywordSource, { ...config.keywordMemory, log }),
+    keywordCache: new IndexCache(keywordSource, { ...config.keywordCache, log }),
     vectorCache: new IndexCache(vectorSource, {
-      minDocuments: config.vectorMemory.minDocuments,
-      maxBytes: config.vectorMemory.maxMegabytes * 1024 * 1024,
+      minDocuments: config.vectorCache.minDocuments,
+      maxBytes: config.vectorCache.maxMegabytes * 1024 * 1024,
       log,
     }),
     async close() {

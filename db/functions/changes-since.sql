@@ -1,5 +1,5 @@
 -- What changed in a user's keyword index and vectors since a version (keyword_changes_since, vector_changes_since):
--- the functions the in-memory copies catch up through (src/retrieval/keyword-memory-delta.ts, vector-memory-delta.ts).
+-- the functions the index caches catch up through (src/retrieval/keyword-cache.ts, vector-cache.ts).
 --
 -- Each is one query, so all it reads is of one snapshot; a function, so its plan is made once per connection
 -- (planning the query took longer than running it on the embedded database). A changed document's fields are those

@@ -135,7 +135,7 @@ export function modelAliases(env: Env): Map<string, ServiceModel> {
  * budget was once counted in postings: KEYWORD_MEMORY_MAX_POSTINGS still sets it, at 8 bytes a posting as it said.
  */
 export const KEYWORD_MEMORY_DEFAULT_BYTES = 256 * 1024 ** 2
-export function keywordMemoryBytes(env: Env): number {
+export function keywordCacheBytes(env: Env): number {
   if (env.KEYWORD_MEMORY_MAX_BYTES === undefined && env.KEYWORD_MEMORY_MAX_POSTINGS !== undefined) {
     return 8 * readInt(env, 'KEYWORD_MEMORY_MAX_POSTINGS', 0, 0, Number.MAX_SAFE_INTEGER / 8)
   }

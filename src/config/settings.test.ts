@@ -68,7 +68,7 @@ describe('the settings table', () => {
     const shown = (env: string) => rows.find((row) => row.env === env)!.default
     expect(shown('PORT')).toBe(`\`${config.port}\``)
     expect(shown('FILE_TIMEOUT_SECONDS')).toBe(`\`${config.files.timeoutMs / 1000}\``)
-    expect(shown('KEYWORD_MEMORY_MAX_BYTES')).toStartWith(`\`${config.keywordMemory.maxBytes}\``)
+    expect(shown('KEYWORD_MEMORY_MAX_BYTES')).toStartWith(`\`${config.keywordCache.maxBytes}\``)
     expect(shown('EMBEDDING_MODEL')).toBe(`\`${config.embeddings.model}\``)
     expect(shown('STRIPE_API_URL')).toBe(`\`${config.stripe.apiUrl}\``)
     expect(shown('EMBEDDING_THREADS')).toBeNull()

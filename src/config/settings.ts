@@ -8,7 +8,7 @@ import {
   allowedOrigins,
   encryptionKey,
   KEYWORD_MEMORY_DEFAULT_BYTES,
-  keywordMemoryBytes,
+  keywordCacheBytes,
   mailConfig,
   modelAliases,
   trustProxy,
@@ -266,14 +266,15 @@ export const SETTINGS = {
     max: 24 * 60 * 60,
     doc: 'a server or worker whose database has not answered for this long logs one error line and exits (code 70) for its supervisor to restart it; `0` = never',
   }),
-  /** In-process copies of users' keyword indexes (src/retrieval/keyword-memory.ts). */
-  keywordMemory: {
+  /** The keyword index cache: users' keyword indexes held in the process (src/retrieval/keyword-cache.ts). The
+   * variables keep their MEMORY names: they are the operators' contract. */
+  keywordCache: {
     minDocuments: int({
       env: 'KEYWORD_MEMORY_MIN_DOCUMENTS',
       default: 1_000,
       min: 1,
       max: Number.MAX_SAFE_INTEGER,
-      doc: 'in-memory copies of keyword indexes are kept for users with at least this many documents — see Search',
+      doc: 'the keyword index cache holds the keyword indexes of users with at least this many documents — see Search',
     }),
     maxBytes: custom(
       [
@@ -284,16 +285,16 @@ export const SETTINGS = {
         },
         { env: 'KEYWORD_MEMORY_MAX_POSTINGS', default: null, doc: 'the older form of that budget, at 8 bytes a posting' },
       ],
-      ({ env }) => keywordMemoryBytes(env),
+      ({ env }) => keywordCacheBytes(env),
     ),
   },
-  vectorMemory: {
+  vectorCache: {
     minDocuments: int({
       env: 'VECTOR_MEMORY_MIN_DOCUMENTS',
       default: 1_000,
       min: 1,
       max: Number.MAX_SAFE_INTEGER,
-      doc: 'in-memory copies of chunk vectors for semantic ranking are kept for users with at least this many documents — see Search',
+      doc: 'the vector index cache (semantic ranking) holds the chunk vectors of users with at least this many documents — see Search',
     }),
     // ~1.6 KB a 384-dimension chunk (512 MB ≈ 300k chunks, ~200k abstract-sized documents).
     maxMegabytes: int({
@@ -301,7 +302,7 @@ export const SETTINGS = {
       default: 512,
       min: 0,
       max: 1_000_000,
-      doc: '… within this many MB in all (0 = off)',
+      doc: '… within this many MB in all (0 = off); a user whose vector index alone passes it is ranked in SQL and the search `notice` says so, as for keyword',
     }),
   },
   // At least 128: PostgreSQL keeps two 16 MB segments whatever the setting, and a checkpoint starts at a quarter.

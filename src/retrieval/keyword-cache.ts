@@ -3,7 +3,7 @@
 // (keyword-cache-rank.ts) instead of over SQL rows (~7 µs a posting on PGlite). A load reads terms in pages, so
 // other queries interleave with it, and stops as soon as it would pass its byte budget; the pages are not one
 // snapshot, so the index is labelled with the version read first and the catch-up that follows replaces every
-// document written meanwhile. A catch-up reads, in one statement (keyword_changes_since, migration 0028), the
+// document written meanwhile. A catch-up reads, in one statement (keyword_changes_since, db/functions/changes-since.sql), the
 // corpus statistics now, which documents changed, and the fields and postings of those that still exist.
 // Corpus statistics (n, avgdl) are the current corpus's, from the same snapshot as the changes; document
 // frequencies are counted over live documents (keyword-cache-words.ts).

@@ -28,7 +28,7 @@ interface IndexableDocument {
 export async function indexKeywords(tx: Tx, doc: IndexableDocument, newId: () => string): Promise<void> {
   await tx.delete(chunks).where(eq(chunks.document_id, doc.id))
   // The document's postings by their keys, through its terms (postings have no index by document); the keys
-  // kept apart (offset 0) so each is one probe of the primary key, as in migration 0032's postings_cascade.
+  // kept apart (offset 0) so each is one probe of the primary key, as in postings_cascade (db/functions/postings-cascade.sql).
   await tx.execute(sql`
     with gone as (delete from ${documentTerms} where document_id = ${doc.id} returning user_id, terms)
     delete from ${postings} p

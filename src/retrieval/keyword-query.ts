@@ -6,7 +6,7 @@ import { sql } from 'drizzle-orm'
 import { queryRows, type Tx } from '../../db/client'
 import { TEXT_CONFIG } from './keyword-index'
 
-/** DESIGN.md §9 "cap length": longer queries are cut to this many characters, not refused. */
+/** Longer queries are cut to this many characters, not refused (docs/decisions.md#query-length). */
 export const MAX_QUERY_CHARS = 2000
 /**
  * Words a query ranks by: the ranking keeps a document's matched words as a bit mask in a signed 64-bit

@@ -2,7 +2,7 @@
 // cache's key) and their documents' fields, so exact cosine runs in memory (int8 codes scanned, the best candidates
 // rescored from float32: vector-cache-rank.ts) instead of pgvector's scan through SQL rows (~300 ms per 100k
 // vectors on PGlite). A load reads documents and chunks in small pages, each one short statement with the event
-// loop handed back between them; a catch-up reads, in one statement (vector_changes_since, migration 0030), the
+// loop handed back between them; a catch-up reads, in one statement (vector_changes_since, db/functions/changes-since.sql), the
 // versions now, which documents changed (fields, in keyword_changes; chunk vectors, in embedding_changes), and the
 // fields and vectors of those that still exist — so the index ranks exactly as semantic.ts's SQL, also while an
 // embedding backlog drains.

@@ -366,7 +366,7 @@ async function run(size: number) {
   // KEYWORD_MEMORY_MIN_DOCUMENTS; loaded here up front so the measurements below see it.
   t0 = performance.now()
   const copy = await deps.keywordCache.load(deps.db, user.id)
-  const budget = `budget KEYWORD_MEMORY_MAX_BYTES ${megabytes(deps.config.keywordMemory.maxBytes)}`
+  const budget = `budget KEYWORD_MEMORY_MAX_BYTES ${megabytes(deps.config.keywordCache.maxBytes)}`
   if (!copy) {
     const notice = deps.keywordCache.tooLargeNotice(user.id)
     if (!notice) throw new Error('the in-memory keyword index did not load')

@@ -86,9 +86,9 @@ describe('the index caches’ byte budget', () => {
   })
 
   test('KEYWORD_MEMORY_MAX_POSTINGS, the old setting, still sets it (8 bytes a posting); 0 turns the cache off', () => {
-    expect(loadConfig({ DATA_DIR: 'memory://', KEYWORD_MEMORY_MAX_POSTINGS: '1000' }).keywordMemory.maxBytes).toBe(8000)
-    expect(loadConfig({ DATA_DIR: 'memory://', KEYWORD_MEMORY_MAX_POSTINGS: '0' }).keywordMemory.maxBytes).toBe(0)
-    expect(loadConfig({ DATA_DIR: 'memory://' }).keywordMemory.maxBytes).toBe(256 * 1024 ** 2)
+    expect(loadConfig({ DATA_DIR: 'memory://', KEYWORD_MEMORY_MAX_POSTINGS: '1000' }).keywordCache.maxBytes).toBe(8000)
+    expect(loadConfig({ DATA_DIR: 'memory://', KEYWORD_MEMORY_MAX_POSTINGS: '0' }).keywordCache.maxBytes).toBe(0)
+    expect(loadConfig({ DATA_DIR: 'memory://' }).keywordCache.maxBytes).toBe(256 * 1024 ** 2)
     expect(() => loadConfig({ DATA_DIR: 'memory://', KEYWORD_MEMORY_MAX_BYTES: '-1' })).toThrow('KEYWORD_MEMORY_MAX_BYTES')
   })
 })

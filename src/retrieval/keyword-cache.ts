@@ -12,6 +12,7 @@ import { queryRows, type Tx } from '../../db/client'
 import { loadDocumentFields } from './document-fields'
 import type { IndexSource } from './index-cache'
 import { buildSegment, IndexBuilder, liveDocuments, type ChangedDocument } from './keyword-cache-build'
+import { PageSize } from './page-size'
 import type { KeywordSegment } from './keyword-cache-segment'
 import { segmentOf, setOf, withSegment, type Segment, type SegmentSet } from './segment-set'
 
@@ -40,8 +41,8 @@ export interface KeywordChanges extends CorpusStats {
   current: ChangedDocument[]
 }
 
-/** Terms per query of a load: small enough that other queries interleave with it. */
-const TERMS_PAGE = 4_000
+/** Terms per query of a load: a first page, and the bounds the page's time moves it within (page-size.ts). */
+const TERMS_PAGE = { first: 500, min: 50, max: 8_000 }
 
 export function indexOf(version: number, stats: CorpusStats, segments: Segment<KeywordSegment>[]): KeywordIndex {
   const n = Math.max(stats.documents, 1)
@@ -84,19 +85,23 @@ async function loadKeywordIndex(db: Tx, userId: string, maxBytes: number): Promi
   const stats = await keywordStats(db, userId)
   if (!stats) return null
   const builder = new IndexBuilder(await loadDocumentFields(db, userId))
+  const page = new PageSize(TERMS_PAGE.first, TERMS_PAGE.min, TERMS_PAGE.max)
   let after: string | null = null
   for (;;) {
     // A term's postings come as one string, in document order: a row per term instead of per posting (row
     // handling is most of a load).
+    const limit = page.rows
+    const started = performance.now()
     const rows: { term: string; list: string }[] = await queryRows(
       db,
       sql`select term, string_agg(document_id::text || ' ' || tf::text || ' ' || dl::text, ' ' order by document_id) as list from postings
           where user_id = ${userId} ${after !== null ? sql`and term > ${after}` : sql``}
-          group by term order by term limit ${TERMS_PAGE}`,
+          group by term order by term limit ${limit}`,
     )
+    page.took(performance.now() - started)
     for (const { term, list } of rows) builder.addTerm(term, list.split(' '))
     if (builder.bytes > maxBytes) return { tooLarge: builder.bytes }
-    if (rows.length < TERMS_PAGE) break
+    if (rows.length < limit) break
     after = rows[rows.length - 1]!.term
   }
   const segment = builder.build(stats.version, stats)

@@ -9,8 +9,8 @@
 -- Since version p_since: the statistics and version now, whether the log holds every version since (each move of
 -- the version wrote a row) and at most p_max documents changed, then the changed ids and the fields of those that
 -- exist as JSON; and, as asked:
--- - p_model null (the keyword index): each document's postings, in its JSON. Changes of vectors alone
---   (vectors_only) are left out: the version moves past them, no document is read again.
+-- - p_model null (the keyword index): each document's postings, in its JSON (null when a model is given). Changes
+--   of vectors alone (vectors_only) are left out: the version moves past them, no document is read again.
 -- - p_model given (the vector index of that model): the changed documents' chunks with a vector of it — ids, owners
 --   and pgvector's binary form, in chunk id order.
 -- The postings are read through the document's terms, each by its full key (the terms kept apart by OFFSET 0, as in

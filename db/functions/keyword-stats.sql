@@ -1,15 +1,15 @@
--- keyword_stats (each user's BM25 corpus size, total length and version) and its change log keyword_changes,
--- kept exact by triggers on every write to documents, deletes by cascade included.
+-- keyword_stats (each user's BM25 corpus size, total length and version) and the change log index_changes, kept
+-- exact by triggers on every write to documents, deletes by cascade included.
 --
--- keyword_stats.version moves on every write that changes what the in-memory copies of a user's index read — a
--- document inserted or deleted, its terms (keyword_len, which every re-index sets), its owner, and the fields a
--- search filters and boosts by (src/retrieval/document-fields.ts, DOCUMENT_FIELD_COLUMNS; test/db/functions.test.ts
--- checks the trigger's column list against it) — so a process holding a copy knows with one read whether it is
--- exact. An embedding job marking a document indexed does not move it. Each move also writes which documents moved
--- it to keyword_changes (one row a document, at the version the statement gave the user), so a copy catches up by
--- reading only those (keyword_changes_since, in changes-since.sql); every move writes at least one row, so a copy
--- tells a complete log from a pruned one by counting versions. A deletion cascading from the user being deleted
--- writes none: its user is gone (the foreign key would refuse the row). Deletes only update keyword_stats:
+-- keyword_stats.version moves on every write that changes what a user's cached indexes read — here a document
+-- inserted or deleted, its terms (keyword_len, which every re-index sets), its owner, and the fields a search filters
+-- and boosts by (src/retrieval/document-fields.ts, DOCUMENT_FIELD_COLUMNS; test/db/functions.test.ts checks the
+-- trigger's column list against it); in chunk-vectors.sql, its chunks' vectors — so a process holding an index
+-- knows with one read whether it is exact. An embedding job marking a document indexed does not move it. Each move
+-- also writes which documents moved it to index_changes (one row a document, at the version the statement gave the
+-- user), so an index catches up by reading only those (index_changes_since); every move writes at least one row, so
+-- an index tells a complete log from a pruned one by counting versions. A deletion cascading from the user being
+-- deleted writes none: its user is gone (the foreign key would refuse the row). Deletes only update keyword_stats:
 -- inserting while a user is being deleted would break the foreign key.
 
 -- Updates, one row at a time (they change one document at a time). The INSERT and DELETE branches serve no trigger
@@ -24,7 +24,7 @@ BEGIN
      WHERE user_id = OLD.user_id
     RETURNING version INTO moved;
     IF moved IS NOT NULL AND EXISTS (SELECT 1 FROM users WHERE id = OLD.user_id) THEN
-      INSERT INTO keyword_changes (user_id, version, document_id) VALUES (OLD.user_id, moved, OLD.id);
+      INSERT INTO index_changes (user_id, version, document_id) VALUES (OLD.user_id, moved, OLD.id);
     END IF;
     RETURN OLD;
   END IF;
@@ -36,7 +36,7 @@ BEGIN
   ON CONFLICT (user_id) DO UPDATE
      SET documents = s.documents + EXCLUDED.documents, total_len = s.total_len + EXCLUDED.total_len, version = s.version + 1
   RETURNING s.version INTO moved;
-  INSERT INTO keyword_changes (user_id, version, document_id) VALUES (NEW.user_id, moved, NEW.id);
+  INSERT INTO index_changes (user_id, version, document_id) VALUES (NEW.user_id, moved, NEW.id);
   RETURN NEW;
 END $$;
 
@@ -52,7 +52,7 @@ BEGIN
       ON CONFLICT (user_id) DO UPDATE
          SET documents = s.documents + EXCLUDED.documents, total_len = s.total_len + EXCLUDED.total_len, version = s.version + 1
       RETURNING s.user_id, s.version)
-    INSERT INTO keyword_changes (user_id, version, document_id)
+    INSERT INTO index_changes (user_id, version, document_id)
     SELECT m.user_id, m.version, n.id FROM moved m JOIN new_rows n ON n.user_id = m.user_id;
   ELSE
     WITH moved AS (
@@ -60,7 +60,7 @@ BEGIN
         FROM (SELECT user_id, count(*) FILTER (WHERE keyword_len > 0) AS documents, sum(keyword_len::float8) AS total_len FROM old_rows GROUP BY user_id) o
        WHERE s.user_id = o.user_id
       RETURNING s.user_id, s.version)
-    INSERT INTO keyword_changes (user_id, version, document_id)
+    INSERT INTO index_changes (user_id, version, document_id)
     SELECT m.user_id, m.version, o.id FROM moved m JOIN old_rows o ON o.user_id = m.user_id
      WHERE EXISTS (SELECT 1 FROM users u WHERE u.id = m.user_id);
   END IF;

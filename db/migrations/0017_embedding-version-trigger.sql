@@ -1,2 +1,2 @@
--- keyword_stats.embedding_version moving with chunk vectors: db/functions/embedding-version.sql.
+-- keyword_stats.embedding_version moving with chunk vectors (keyword_stats.version since 0046): db/functions/chunk-vectors.sql.
 -- Every SQL function and trigger is defined once, in db/functions/, and applied after the migrations (db/migrate.ts).

@@ -2,7 +2,7 @@
 -- title (src/retrieval/embedding-text.ts). Their vectors made before are dropped with their model label, so the
 -- boot's background re-embedding recomputes them once (documents say index_status "pending" meanwhile; semantic
 -- ranking leaves them out, as any stale vector). The hash embedder's vectors are unchanged.
--- Their owners' embedding_version moves here, as the chunks' trigger (db/functions/embedding-version.sql) would move it:
+-- Their owners' embedding_version moves here, as the chunks' trigger (now db/functions/chunk-vectors.sql) would move it:
 -- the functions are applied after the migrations, so a data directory upgraded from before 0017 has no trigger yet
 -- (one from 0017 or 0018 has, and moves it once more: a version only has to move).
 WITH cleared AS (

@@ -1,3 +1,3 @@
--- The keyword triggers writing keyword_changes, and keyword_changes_since: db/functions/keyword-stats.sql and
--- changes-since.sql.
+-- The keyword triggers writing keyword_changes, and keyword_changes_since (index_changes and index_changes_since
+-- since 0046): db/functions/keyword-stats.sql and index-changes-since.sql.
 -- Every SQL function and trigger is defined once, in db/functions/, and applied after the migrations (db/migrate.ts).

@@ -1,3 +1,3 @@
--- The chunk triggers writing embedding_changes, and vector_changes_since: db/functions/embedding-version.sql and
--- changes-since.sql.
+-- The chunk triggers writing embedding_changes, and vector_changes_since (index_changes and index_changes_since
+-- since 0046): db/functions/chunk-vectors.sql and index-changes-since.sql.
 -- Every SQL function and trigger is defined once, in db/functions/, and applied after the migrations (db/migrate.ts).

@@ -1,3 +1,3 @@
 -- occurred_at moving keyword_stats.version and brought by the catch-ups: db/functions/keyword-stats.sql and
--- changes-since.sql.
+-- index-changes-since.sql.
 -- Every SQL function and trigger is defined once, in db/functions/, and applied after the migrations (db/migrate.ts).

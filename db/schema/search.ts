@@ -1,7 +1,20 @@
 // The keyword index: one posting per (user, term, document) with the term's weighted frequency.
 // Document frequencies, corpus size and average length are read from it at query time, so BM25 statistics
 // are exact after every write with no counters to keep in step (see src/retrieval/keyword.ts).
-import { bigint, customType, doublePrecision, index, integer, pgTable, primaryKey, real, text, timestamp, uuid } from 'drizzle-orm/pg-core'
+import {
+  bigint,
+  boolean,
+  customType,
+  doublePrecision,
+  index,
+  integer,
+  pgTable,
+  primaryKey,
+  real,
+  text,
+  timestamp,
+  uuid,
+} from 'drizzle-orm/pg-core'
 import { users } from './users'
 
 /** Byte-order collation, so `term LIKE 'pre%'` can use the primary-key btree for prefix matching. */
@@ -41,8 +54,9 @@ export const documentTerms = pgTable('document_terms', {
 })
 
 /**
- * Corpus statistics per user for BM25 (document count and total length of keyword-indexed documents),
- * kept exact by triggers on documents (migrations 0005, 0013, 0014, 0025), so deletes by cascade count too.
+ * Corpus statistics per user for BM25 (document count and total length of keyword-indexed documents), kept exact by
+ * triggers on documents (db/functions/keyword-stats.sql), so deletes by cascade count too; and the version of what
+ * the user's cached indexes hold.
  */
 export const keywordStats = pgTable('keyword_stats', {
   user_id: uuid('user_id')
@@ -50,46 +64,31 @@ export const keywordStats = pgTable('keyword_stats', {
     .references(() => users.id, { onDelete: 'cascade' }),
   documents: integer('documents').notNull().default(0),
   total_len: doublePrecision('total_len').notNull().default(0),
-  /** Moves on every write to the user's documents (trigger): an in-process copy of the index is current while it matches. */
+  /**
+   * Moves on every write to what a cached index holds (triggers): a document's fields or postings, its chunks'
+   * vectors. An index is current while it matches; each move is logged in index_changes.
+   */
   version: bigint('version', { mode: 'number' }).notNull().default(0),
-  /** Moves on every write to the user's chunk embeddings (trigger): with `version`, a cached vector index is current. */
-  embedding_version: bigint('embedding_version', { mode: 'number' }).notNull().default(0),
 })
 
 /**
- * Which documents changed at which keyword_stats.version (the triggers that move the version write it), so a
- * cached index (keyword or vector) catches up with writes by fetching only those documents
- * (src/retrieval/keyword-cache.ts, vector-cache.ts). Pruned by the periodic maintenance to the last hour: an index older
- * than the log reloads in full. Deleted with the user (a deletion cascading from the user writes no row: the
- * trigger checks the user is still there).
+ * Which documents changed at which keyword_stats.version (the document and chunk triggers that move the version
+ * write it), so a cached index (keyword or vector) catches up with writes by fetching only those documents
+ * (index_changes_since; src/retrieval/keyword-cache.ts, vector-cache.ts). `vectors_only`: only the document's
+ * chunk vectors changed (the chunk triggers), which the keyword index does not hold. Pruned by the periodic
+ * maintenance to the last hour (src/retrieval/change-logs.ts): an index older than the log reloads in full. Deleted
+ * with the user (a deletion cascading from the user writes no row: the triggers check the user is still there).
  */
-export const keywordChanges = pgTable(
-  'keyword_changes',
+export const indexChanges = pgTable(
+  'index_changes',
   {
     user_id: uuid('user_id')
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
     version: bigint('version', { mode: 'number' }).notNull(),
     document_id: uuid('document_id').notNull(),
+    vectors_only: boolean('vectors_only').notNull().default(false),
     changed_at: timestamp('changed_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [index('keyword_changes_user_version_idx').on(t.user_id, t.version)],
-)
-
-/**
- * Which documents' chunk vectors changed at which keyword_stats.embedding_version (the chunk triggers write it), so
- * the user's cached vector index catches up with the embedding worker by fetching only those documents
- * (src/retrieval/vector-cache.ts). Pruned with keyword_changes; deleted with the user.
- */
-export const embeddingChanges = pgTable(
-  'embedding_changes',
-  {
-    user_id: uuid('user_id')
-      .notNull()
-      .references(() => users.id, { onDelete: 'cascade' }),
-    embedding_version: bigint('embedding_version', { mode: 'number' }).notNull(),
-    document_id: uuid('document_id').notNull(),
-    changed_at: timestamp('changed_at', { withTimezone: true }).notNull().defaultNow(),
-  },
-  (t) => [index('embedding_changes_user_version_idx').on(t.user_id, t.embedding_version)],
+  (t) => [index('index_changes_user_version_idx').on(t.user_id, t.version)],
 )

@@ -23,8 +23,8 @@ export interface DocumentFields {
 }
 
 /**
- * occurred_at as DocumentFields holds it. The SQL functions the cached indexes catch up through (keyword_changes_since,
- * vector_changes_since) compute the same expression. Rounded down, so with whole-millisecond bounds (TimeRange)
+ * occurred_at as DocumentFields holds it. The SQL function the cached indexes catch up through (index_changes_since)
+ * computes the same expression. Rounded down, so with whole-millisecond bounds (TimeRange)
  * a cached index's comparison and SQL's on the microsecond column agree: floor(x) ≥ a ⇔ x ≥ a, floor(x) < b ⇔ x < b.
  */
 export const OCCURRED_MS = sql.raw('floor(extract(epoch from occurred_at) * 1000)::float8')

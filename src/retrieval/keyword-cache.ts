@@ -3,12 +3,14 @@
 // (keyword-cache-rank.ts) instead of over SQL rows (~7 µs a posting on PGlite). A load reads terms in pages, so
 // other queries interleave with it, and stops as soon as it would pass its byte budget; the pages are not one
 // snapshot, so the index is labelled with the version read first and the catch-up that follows replaces every
-// document written meanwhile. A catch-up reads, in one statement (keyword_changes_since, db/functions/changes-since.sql), the
-// corpus statistics now, which documents changed, and the fields and postings of those that still exist.
+// document written meanwhile. A catch-up reads, in one statement (change-logs.ts), the corpus statistics now, which
+// documents changed, and the fields and postings of those that still exist (changes of vectors alone move the
+// version but bring no document: the index holds no vectors).
 // Corpus statistics (n, avgdl) are the current corpus's, from the same snapshot as the changes; document
 // frequencies are counted over live documents (keyword-cache-words.ts).
 import { sql } from 'drizzle-orm'
 import { queryRows, type Tx } from '../../db/client'
+import { changesSince, versionNow } from './change-logs'
 import { loadDocumentFields } from './document-fields'
 import type { IndexSource } from './index-cache'
 import { buildSegment, IndexBuilder, liveDocuments, type ChangedDocument } from './keyword-cache-build'
@@ -73,16 +75,8 @@ export function withChanges(
   return indexOf(version, stats, withSegment(index.segments, changed, added, merge))
 }
 
-async function keywordStats(db: Tx, userId: string) {
-  const [row] = await queryRows<{ version: number; documents: number; total_len: number }>(
-    db,
-    sql`select version::float8 as version, documents, total_len from keyword_stats where user_id = ${userId}`,
-  )
-  return row ? { version: Number(row.version), documents: Number(row.documents), totalLen: Number(row.total_len) } : null
-}
-
 async function loadKeywordIndex(db: Tx, userId: string, maxBytes: number): Promise<KeywordIndex | { tooLarge: number } | null> {
-  const stats = await keywordStats(db, userId)
+  const stats = await versionNow(db, userId)
   if (!stats) return null
   const builder = new IndexBuilder(await loadDocumentFields(db, userId))
   const page = new PageSize(TERMS_PAGE.first, TERMS_PAGE.min, TERMS_PAGE.max)
@@ -108,44 +102,12 @@ async function loadKeywordIndex(db: Tx, userId: string, maxBytes: number): Promi
   return segment.bytes > maxBytes ? { tooLarge: segment.bytes } : indexOf(stats.version, stats, [segmentOf(segment)])
 }
 
-/** Changes since `since`, or null when the user has no keyword statistics. */
-export async function keywordChangesSince(
-  db: Tx,
-  userId: string,
-  since: number,
-  maxDocuments: number,
-): Promise<KeywordChanges | { incomplete: true } | null> {
-  // Complete when every version in (since, now] wrote a row (each move of the version writes at least one).
-  const [row] = await queryRows<{
-    version: number
-    documents: number
-    total_len: number
-    complete: boolean
-    changed: string | null
-    current: string | null
-  }>(
-    db,
-    sql`select r_version as version, r_documents as documents, r_total_len as total_len, r_complete as complete,
-          r_changed as changed, r_current as current
-        from keyword_changes_since(${userId}::uuid, ${since}::bigint, ${maxDocuments}::int)`,
-  )
-  if (!row) return null
-  if (!row.complete || row.changed === null || row.current === null) return { incomplete: true }
-  return {
-    version: Number(row.version),
-    documents: Number(row.documents),
-    totalLen: Number(row.total_len),
-    changed: JSON.parse(row.changed),
-    current: JSON.parse(row.current),
-  }
-}
-
 export const keywordSource: IndexSource<KeywordIndex, KeywordChanges> = {
   name: 'keyword index',
   search: 'keyword search',
   setting: 'KEYWORD_MEMORY_MAX_BYTES',
-  stats: keywordStats,
+  stats: versionNow,
   load: (db, userId, _key, maxBytes) => loadKeywordIndex(db, userId, maxBytes),
-  changesSince: (db, userId, index, maxDocuments) => keywordChangesSince(db, userId, index.version, maxDocuments),
+  changesSince: (db, userId, index, maxDocuments) => changesSince<ChangedDocument>(db, userId, index.version, null, maxDocuments),
   apply: (index, changes) => withChanges(index, changes.version, changes, changes.changed, changes.current),
 }

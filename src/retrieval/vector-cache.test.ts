@@ -39,11 +39,11 @@ function sent(docs: Doc[]): { chunkIds: string[]; chunkDocuments: string[]; vect
   return { chunkIds: chunks.map((c) => c.id), chunkDocuments: chunks.map((c) => c.document), vectors: bytes }
 }
 
-function built(docs: Map<string, Doc>, versions: { version: number; embeddingVersion: number }): VectorIndex {
+function built(docs: Map<string, Doc>, version: number): VectorIndex {
   const builder = new SegmentBuilder([...docs.values()].map((d) => d.fields))
   const { chunkIds, chunkDocuments, vectors } = sent([...docs.values()])
   expect(builder.addChunks(chunkIds, chunkDocuments, vectors)).toBe(true)
-  return indexOf({ keyword: versions.version, embedding: versions.embeddingVersion }, 'test', [segmentOf(builder.build('test'))])
+  return indexOf(version, 'test', [segmentOf(builder.build('test'))])
 }
 
 function filterOf(r: SeededRandom, ids: string[]): DocumentFilter {
@@ -71,8 +71,8 @@ describe('a cached vector index caught up by deltas', () => {
         const id = r.uuid()
         docs.set(id, { fields: randomFields(r, id), chunks: chunksOf(r, centres) })
       }
-      let versions = { version: 1, embeddingVersion: 1 }
-      let copy = built(docs, versions)
+      let version = 1
+      let copy = built(docs, version)
       const maxParts = { seen: 0 }
       for (let round = 0; round < 14; round++) {
         // A round: documents added, re-embedded (vectors changed or gone), re-filed (fields only) and deleted.
@@ -87,19 +87,18 @@ describe('a cached vector index caught up by deltas', () => {
           else docs.delete(id)
           changed.add(id)
         }
-        versions = { version: versions.version + 1, embeddingVersion: versions.embeddingVersion + 1 }
+        version++
         const existing = [...changed].flatMap((id) => (docs.has(id) ? [docs.get(id)!] : []))
         const changes: VectorChanges = {
-          version: versions.version + versions.embeddingVersion,
-          versions: { keyword: versions.version, embedding: versions.embeddingVersion },
+          version,
           changed: [...changed],
           documents: existing.map((d) => d.fields),
           ...sent(existing),
         }
         copy = withChanges(copy, changes)!
         maxParts.seen = Math.max(maxParts.seen, copy.segments.length)
-        const fresh = built(docs, versions)
-        expect(copy.versions.keyword).toBe(versions.version)
+        const fresh = built(docs, version)
+        expect(copy.version).toBe(version)
 
         const ids = [...docs.keys()]
         for (let q = 0; q < 12; q++) {

@@ -2,12 +2,12 @@
 // cache's key) and their documents' fields, so exact cosine runs in memory (int8 codes scanned, the best candidates
 // rescored from float32: vector-cache-rank.ts) instead of pgvector's scan through SQL rows (~300 ms per 100k
 // vectors on PGlite). A load reads documents and chunks in small pages, each one short statement with the event
-// loop handed back between them; a catch-up reads, in one statement (vector_changes_since, db/functions/changes-since.sql), the
-// versions now, which documents changed (fields, in keyword_changes; chunk vectors, in embedding_changes), and the
-// fields and vectors of those that still exist — so the index ranks exactly as semantic.ts's SQL, also while an
-// embedding backlog drains.
+// loop handed back between them; a catch-up reads, in one statement (change-logs.ts), the version now, which
+// documents changed (their fields or their chunks' vectors), and the fields and vectors of those that still exist —
+// so the index ranks exactly as semantic.ts's SQL, also while an embedding backlog drains.
 import { sql } from 'drizzle-orm'
 import { queryRows, type Tx } from '../../db/client'
+import { changesSince, versionNow } from './change-logs'
 import { idOf, boostAt } from './document-columns'
 import { loadDocumentFields, yieldToRequests, type DocumentFields, type DocumentFilter } from './document-fields'
 import type { IndexSource } from './index-cache'
@@ -19,24 +19,16 @@ import { mergeSegments, SegmentBuilder } from './vector-cache-segment'
 export interface VectorIndex extends SegmentSet<VectorSegment> {
   /** The model whose vectors it holds. */
   key: string
-  /** The sum of the two versions below (each only grows: equal sums are equal versions, a larger sum is newer). */
+  /** keyword_stats.version, which the index is exact at. */
   version: number
-  /** keyword_stats.version and embedding_version the index is exact at. */
-  versions: Versions
   /** The vectors' dimension (0 while the index holds none). */
   dim: number
   /** Chunks held, live or not. */
   chunks: number
 }
 
-export interface Versions {
-  keyword: number
-  embedding: number
-}
-
 export interface VectorChanges {
   version: number
-  versions: Versions
   /** Every document that changed since, existing or gone. */
   changed: string[]
   /** Those that exist, as they are now. */
@@ -50,11 +42,11 @@ export interface VectorChanges {
 /** Chunks per query of a load (~190 KB of vectors at 384 dimensions): a few ms of PGlite each. */
 const CHUNKS_PAGE = 500
 
-export function indexOf(versions: Versions, model: string, segments: Segment<VectorSegment>[]): VectorIndex {
+export function indexOf(version: number, model: string, segments: Segment<VectorSegment>[]): VectorIndex {
   const set = setOf(segments)
   let dim = 0
   for (const { data } of segments) if (data.chunkIds.length) dim = data.dim
-  return { ...set, key: model, version: versions.keyword + versions.embedding, versions, dim, chunks: set.weight }
+  return { ...set, key: model, version, dim, chunks: set.weight }
 }
 
 /**
@@ -62,7 +54,7 @@ export function indexOf(versions: Versions, model: string, segments: Segment<Vec
  * in a new delta segment. A new index: the one given is left as it was (a search may still be ranking it). Null
  * when the changes bring vectors of another dimension than the index's (they cannot be ranked together).
  */
-export function withChanges(index: VectorIndex, changes: Omit<VectorChanges, 'version'>): VectorIndex | null {
+export function withChanges(index: VectorIndex, changes: VectorChanges): VectorIndex | null {
   const withVectors = new Set(changes.chunkDocuments)
   const builder = new SegmentBuilder(changes.documents.filter((d) => withVectors.has(d.id)))
   if (!builder.addChunks(changes.chunkIds, changes.chunkDocuments, changes.vectors)) return null
@@ -70,7 +62,7 @@ export function withChanges(index: VectorIndex, changes: Omit<VectorChanges, 've
   const added = withVectors.size ? builder.build(index.key) : null
   const dim = Math.max(index.dim, builder.dim)
   const segments = withSegment(index.segments, changes.changed, added, (older, newer) => mergeSegments(index.key, dim, [older, newer]))
-  return indexOf(changes.versions, index.key, segments)
+  return indexOf(changes.version, index.key, segments)
 }
 
 export interface RankedChunk extends RankedDocument {
@@ -106,18 +98,10 @@ export function searchVectorIndex(index: VectorIndex, query: number[], filter: D
   )
 }
 
-async function versionsOf(db: Tx, userId: string): Promise<(Versions & { documents: number }) | null> {
-  const [row] = await queryRows<{ version: number; embedding_version: number; documents: number }>(
-    db,
-    sql`select version::float8 as version, embedding_version::float8 as embedding_version, documents from keyword_stats where user_id = ${userId}`,
-  )
-  return row ? { keyword: Number(row.version), embedding: Number(row.embedding_version), documents: Number(row.documents) } : null
-}
-
 /**
- * Reads the user's vectors of `model` in pages: a segment labelled with the versions read first. The pages are not
- * one snapshot — writes may land while they are read — but every document written meanwhile is in the logs of
- * changes after those versions, so the catch-up that follows the load replaces each of them. Null when the user
+ * Reads the user's vectors of `model` in pages: a segment labelled with the version read first. The pages are not
+ * one snapshot — writes may land while they are read — but every document written meanwhile is in the log of
+ * changes after that version, so the catch-up that follows the load replaces each of them. Null when the user
  * has no statistics row (no documents) or holds vectors of two dimensions.
  */
 async function loadVectorIndex(
@@ -126,8 +110,8 @@ async function loadVectorIndex(
   model: string,
   maxBytes: number,
 ): Promise<VectorIndex | { tooLarge: number } | null> {
-  const versions = await versionsOf(db, userId)
-  if (!versions) return null
+  const stats = await versionNow(db, userId)
+  if (!stats) return null
   const builder = new SegmentBuilder(await loadDocumentFields(db, userId))
   for (let after: string | null = null; ; ) {
     await yieldToRequests()
@@ -150,55 +134,23 @@ async function loadVectorIndex(
   }
   const segment = builder.build(model)
   if (segment.bytes > maxBytes) return { tooLarge: segment.bytes }
-  return indexOf({ keyword: versions.keyword, embedding: versions.embedding }, model, [segmentOf(segment)])
+  return indexOf(stats.version, model, [segmentOf(segment)])
 }
 
-/** Changes since the index's versions for its model's vectors, or null when the user has no statistics row. */
-export async function vectorChangesSince(
-  db: Tx,
-  userId: string,
-  since: Versions,
-  model: string,
-  maxDocuments: number,
-): Promise<VectorChanges | { incomplete: true } | null> {
-  const [row] = await queryRows<{
-    version: number
-    embedding_version: number
-    complete: boolean
-    changed: string | null
-    documents: string | null
-    chunk_ids: string | null
-    chunk_documents: string | null
-    vectors: Uint8Array | null
-  }>(
-    db,
-    sql`select r_version as version, r_embedding_version as embedding_version, r_complete as complete, r_changed as changed,
-          r_documents as documents, r_chunk_ids as chunk_ids, r_chunk_documents as chunk_documents, r_vectors as vectors
-        from vector_changes_since(${userId}::uuid, ${since.keyword}::bigint, ${since.embedding}::bigint, ${model}::text, ${maxDocuments}::int)`,
-  )
-  if (!row) return null
-  if (!row.complete || row.changed === null || row.documents === null) return { incomplete: true }
-  const versions = { keyword: Number(row.version), embedding: Number(row.embedding_version) }
-  return {
-    version: versions.keyword + versions.embedding,
-    versions,
-    changed: JSON.parse(row.changed),
-    documents: JSON.parse(row.documents),
-    chunkIds: row.chunk_ids ? row.chunk_ids.split(' ') : [],
-    chunkDocuments: row.chunk_documents ? row.chunk_documents.split(' ') : [],
-    vectors: row.vectors ?? new Uint8Array(0),
-  }
+/** Changes since the index's version: its changed documents' fields and their chunks' vectors of its model. */
+async function vectorChanges(db: Tx, userId: string, index: VectorIndex, maxDocuments: number) {
+  const changes = await changesSince<DocumentFields>(db, userId, index.version, index.key, maxDocuments)
+  if (!changes || 'incomplete' in changes) return changes
+  const { version, changed, current, chunkIds, chunkDocuments, vectors } = changes
+  return { version, changed, documents: current, chunkIds, chunkDocuments, vectors }
 }
 
 export const vectorSource: IndexSource<VectorIndex, VectorChanges> = {
   name: 'vector index',
   search: 'semantic search',
   setting: 'VECTOR_MEMORY_MAX_MB',
-  stats: async (db, userId) => {
-    const v = await versionsOf(db, userId)
-    return v ? { version: v.keyword + v.embedding, documents: v.documents } : null
-  },
+  stats: versionNow,
   load: loadVectorIndex,
-  changesSince: (db, userId, index, maxDocuments) => vectorChangesSince(db, userId, index.versions, index.key, maxDocuments),
+  changesSince: vectorChanges,
   apply: withChanges,
 }

@@ -48,12 +48,15 @@ async function side(setup: string | null) {
     if (b < BATCHES) times.push(ms)
     return ms
   }
-  /** The catch-up read of the last batch's documents (keyword_changes_since), then their deletion, in ms. */
+  /** The catch-up read of the last batch's documents (index_changes_since, as the keyword index reads it), then their deletion, in ms. */
   const after = async () => {
     const [v] = (await pg.query<{ version: number }>('select version::float8 as version from keyword_stats where user_id = $1', [user.id]))
       .rows
     let started = performance.now()
-    const r = await pg.query<{ r_current: string }>('select r_current from keyword_changes_since($1, $2, 5000)', [user.id, v!.version - 1])
+    const r = await pg.query<{ r_current: string }>('select r_current from index_changes_since($1, $2, null, 5000)', [
+      user.id,
+      v!.version - 1,
+    ])
     const read = performance.now() - started
     const ids = JSON.parse(r.rows[0]!.r_current).map((d: { id: string }) => d.id)
     started = performance.now()

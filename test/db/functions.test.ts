@@ -126,6 +126,37 @@ async function addDocuments(database: Database, user: string) {
       from generate_series(1, 3) n`)
 }
 
+/** A chunk with a vector (model 'm') for one of the user's documents, as the embedding worker writes it; answers the document. */
+async function addEmbeddedChunk(database: Database, user: string): Promise<string> {
+  const [chunk] = await queryRows<{ document_id: string }>(
+    database.db,
+    sql`insert into chunks (id, user_id, document_id, workspace_id, ordinal, start_offset, content, embedding, embedding_model)
+        select gen_random_uuid(), user_id, id, workspace_id, 0, 0, 'body', '[1,0,0]', 'm' from documents where user_id = ${user}
+         order by id limit 1
+        returning document_id`,
+  )
+  return chunk!.document_id
+}
+
+/** The user's version now (keyword_stats.version). */
+const versionOf = async (database: Database, user: string) =>
+  Number((await queryRows<{ v: number }>(database.db, sql`select version::float8 as v from keyword_stats where user_id = ${user}`))[0]!.v)
+
+/** What index_changes_since answers from `since`, for the keyword index (no model) or model 'm''s vectors. */
+async function changesSince(database: Database, user: string, since: number, model: string | null) {
+  const [row] = await queryRows<{ version: number; complete: boolean; changed: string | null; chunk_documents: string | null }>(
+    database.db,
+    sql`select r_version::float8 as version, r_complete as complete, r_changed as changed, r_chunk_documents as chunk_documents
+          from index_changes_since(${user}, ${since}, ${model}, 100)`,
+  )
+  return {
+    version: Number(row!.version),
+    complete: row!.complete,
+    changed: row!.changed === null ? null : (JSON.parse(row!.changed) as string[]),
+    chunks: row!.chunk_documents?.split(' ') ?? [],
+  }
+}
+
 /** keyword_stats' and storage_totals' counts for the user, against what the documents say. */
 async function totals(database: Database, user: string) {
   const [row] = await queryRows<Record<string, number>>(
@@ -161,7 +192,7 @@ describe('SQL functions are kept once', () => {
     expect(outside).toEqual([])
   })
 
-  test('the keyword trigger fires on exactly the document fields the in-memory copies read, and the catch-ups bring those fields', async () => {
+  test('the keyword trigger fires on exactly the document fields the in-memory copies read, and the catch-up brings those fields', async () => {
     const { database } = await freshDatabase()
     const [trigger] = await queryRows<{ columns: string[] }>(
       database.db,
@@ -174,25 +205,75 @@ describe('SQL functions are kept once', () => {
 
     const user = crypto.randomUUID()
     await addDocuments(database, user)
+    // The one catch-up function, as the keyword index (no model: postings) and a vector index (a model) call it.
     const [changes] = await queryRows<{ keyword: string; vector: string }>(
       database.db,
-      sql`select (select r_current from keyword_changes_since(${user}, 0, 100)) as keyword,
-                 (select r_documents from vector_changes_since(${user}, 0, 0, 'none', 100)) as vector`,
+      sql`select (select r_current from index_changes_since(${user}, 0, null, 100)) as keyword,
+                 (select r_current from index_changes_since(${user}, 0, 'none', 100)) as vector`,
     )
     const keys = (json: string) => Object.keys((JSON.parse(json) as object[])[0]!).sort()
     expect(keys(changes!.keyword)).toEqual(['id', ...DOCUMENT_FIELD_COLUMNS, 'postings'].sort())
-    expect(keys(changes!.vector)).toEqual(['id', ...DOCUMENT_FIELD_COLUMNS].sort())
+    expect(keys(changes!.vector)).toEqual(['id', ...DOCUMENT_FIELD_COLUMNS, 'postings'].sort())
     // And a change of each of them moves the version a copy compares, and says which document moved it.
     const [document] = await queryRows<{ id: string }>(database.db, sql`select id from documents where user_id = ${user} limit 1`)
-    const version = async () =>
-      Number(
-        (await queryRows<{ v: number }>(database.db, sql`select version::float8 as v from keyword_stats where user_id = ${user}`))[0]!.v,
-      )
+    const version = () => versionOf(database, user)
     for (const column of [...DOCUMENT_FIELD_COLUMNS, 'keyword_len']) {
       const before = await version()
       await database.db.execute(sql`update documents set ${sql.identifier(column)} = ${sql.identifier(column)} where id = ${document!.id}`)
       expect({ column, moved: (await version()) - before }).toEqual({ column, moved: 1 })
     }
+  })
+
+  test('a write of chunk vectors moves the same version into the same log: the vector index reads the document again, the keyword index only moves past it', async () => {
+    const { database } = await freshDatabase()
+    const user = crypto.randomUUID()
+    await addDocuments(database, user)
+    const before = await versionOf(database, user)
+
+    const embedded = await addEmbeddedChunk(database, user)
+    expect(await versionOf(database, user)).toBe(before + 1)
+    expect(await changesSince(database, user, before, null)).toEqual({ version: before + 1, complete: true, changed: [], chunks: [] })
+    expect(await changesSince(database, user, before, 'm')).toEqual({
+      version: before + 1,
+      complete: true,
+      changed: [embedded],
+      chunks: [embedded],
+    })
+
+    // A field written after it: both indexes read that document.
+    await database.db.execute(sql`update documents set pinned = true where id = ${embedded}`)
+    expect(await changesSince(database, user, before + 1, null)).toEqual({
+      version: before + 2,
+      complete: true,
+      changed: [embedded],
+      chunks: [],
+    })
+    expect((await changesSince(database, user, before, 'm')).changed).toEqual([embedded])
+  })
+
+  test('an index cached before the upgrade: at the old keyword version it reloads, at the old sum of both versions it is exact', async () => {
+    const old = await databaseAt(oldMigrations('0044'))
+    const user = crypto.randomUUID()
+    await addDocuments(old.database, user)
+    await addEmbeddedChunk(old.database, user)
+    const [was] = await queryRows<{ version: number; embedding_version: number }>(
+      old.database.db,
+      sql`select version::float8 as version, embedding_version::float8 as embedding_version from keyword_stats where user_id = ${user}`,
+    )
+    const keyword = Number(was!.version)
+    const sum = keyword + Number(was!.embedding_version)
+    expect(sum).toBeGreaterThan(keyword)
+    await runMigrations(old.database, old.url)
+
+    expect(await versionOf(old.database, user)).toBe(sum)
+    // A keyword index at `keyword` finds the log empty from there (its old rows were not carried over): it reloads.
+    expect((await changesSince(old.database, user, keyword, null)).complete).toBe(false)
+    // A vector index labelled with the sum is exact: nothing to read.
+    expect(await changesSince(old.database, user, sum, 'm')).toEqual({ version: sum, complete: true, changed: [], chunks: [] })
+    // And the next write is logged: a catch-up from the new version works.
+    await old.database.db.execute(sql`update documents set rating = 1 where user_id = ${user} and title = 'Note 2'`)
+    const after = await changesSince(old.database, user, sum, null)
+    expect({ complete: after.complete, changed: after.changed?.length }).toEqual({ complete: true, changed: 1 })
   })
 
   for (const upTo of ['0003', '0020', '0044']) {

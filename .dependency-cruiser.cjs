@@ -17,7 +17,7 @@ const FOUNDATION = any(
 )
 // The rooms that do one thing and know no resource's rules: ranking, models, provider APIs, OAuth clients, file
 // extraction, the queue.
-const ENGINES_AT = any('^src/(retrieval|ai|connectors|oauth|files)/', '^src/jobs/(queue|job-kinds)[.]ts$')
+const ENGINES_AT = any('^src/(retrieval|embedding|ai|connectors|oauth|files)/', '^src/jobs/(queue|job-kinds)[.]ts$')
 // The rules of each resource; the agent and its tools, and the connector sync, which are made of services.
 const SERVICES_AT = any('^src/modules/', '^src/ai/agent[.]ts$', '^src/ai/tools/', '^src/connectors/sync[.]')
 // The ways in: HTTP plugins and routes (and the pages they answer), MCP, the dashboard's server, the job handlers.

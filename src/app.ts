@@ -36,7 +36,7 @@ import { oauthRoutes } from './modules/oauth/oauth.routes'
 import { searchRoutes } from './modules/search/search.routes'
 import { usageRoutes } from './modules/usage/usage.routes'
 import { v1Routes } from './modules/v1/v1.routes'
-import { embeddingHealth } from './retrieval/embedding-backlog'
+import { embeddingHealth } from './embedding/embedding-backlog'
 import { workspacesRoutes } from './modules/workspaces/workspaces.routes'
 import { webRoutes } from './web/web.routes'
 

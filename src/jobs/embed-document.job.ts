@@ -7,7 +7,7 @@
 import { eq } from 'drizzle-orm'
 import { documents } from '../../db/schema'
 import type { Deps } from '../deps'
-import { embedDocumentsTogether } from './embed-batch'
+import { embedDocumentsTogether } from '../embedding/embed-batch'
 import { JOB_ATTEMPTS, type JobBatch, type JobDefinition, type PayloadOf } from './job-kinds'
 import type { JobRow } from './queue'
 

@@ -7,7 +7,7 @@ import { sweepIdempotencyKeys } from '../http/idempotency.store'
 import type { Deps } from '../deps'
 import { pruneActivity } from '../modules/activity/activity.service'
 import { pruneChangeLogs } from '../retrieval/change-logs'
-import { createEmbeddingUpkeep } from './embedding-upkeep'
+import { createEmbeddingUpkeep } from '../embedding/embedding-upkeep'
 import { upkeepTables } from './table-upkeep'
 
 /** The keyword and embedding change logs are pruned at most this often. */

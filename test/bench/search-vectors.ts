@@ -6,8 +6,8 @@
 // where bge-small would take hours on these 2 cores.
 import { sql } from 'drizzle-orm'
 import { queryRows } from '../../db/client'
-import { embedQuery } from '../../src/ai/embeddings'
-import { hashEmbed } from '../../src/ai/hash-embedding'
+import { embedQuery } from '../../src/embedding/embeddings'
+import { hashEmbed } from '../../src/embedding/hash-embedding'
 import type { Deps } from '../../src/deps'
 import { semanticSearchSql } from '../../src/retrieval/semantic'
 import { suggestLinks } from '../../src/retrieval/suggestions'

@@ -4,7 +4,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test'
 import { eq } from 'drizzle-orm'
 import { jobs } from '../../db/schema'
-import type { Embedder } from '../../src/ai/embeddings'
+import type { Embedder } from '../../src/embedding/embeddings'
 import { backoffMs, claimNext, completeJob, enqueue, failJob } from '../../src/jobs/queue'
 import { drainJobs, runNextJob, STALE_AFTER_MS } from '../../src/jobs/worker'
 import { createTestApp, type TestApp } from '../harness'

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { eq, sql } from 'drizzle-orm'
 import { links } from '../../db/schema'
-import { hashEmbed } from '../../src/ai/hash-embedding'
+import { hashEmbed } from '../../src/embedding/hash-embedding'
 import { drainJobs } from '../../src/jobs/worker'
 import { suggestLinks } from '../../src/retrieval/suggestions'
 import { createTestApp, type TestApp, type TestUser } from '../harness'

@@ -1,5 +1,5 @@
 // suggest-links: after a document is indexed, its nearest neighbours become pending link suggestions.
-import { suggestLinks } from '../retrieval/suggestions'
+import { suggestLinks } from '../modules/documents/link-suggestions.service'
 import { JOB_ATTEMPTS, type JobDefinition, type PayloadOf } from './job-kinds'
 
 export const suggestLinksJob: JobDefinition<PayloadOf<'suggest-links'>> = {

@@ -1,8 +1,8 @@
-// The periodic tick of a server or worker process: embeddings kept current (embedding-upkeep.ts: a model
-// switched in once available, background re-embedding started), connector syncs that are due
-// (sync.schedule.ts), expired Idempotency-Key records and activity entries past their retention swept, and on the
-// embedded database, which runs no autovacuum, what autovacuum would do (table-upkeep.ts).
-import { queueDueSyncs } from '../connectors/sync.schedule'
+// The periodic tick of a server or worker process: embeddings kept current (embedding/embedding-upkeep.ts: a
+// model switched in once available, background re-embedding started), connector syncs that are due
+// (modules/connectors/sync.schedule.ts), expired Idempotency-Key records and activity entries past their retention
+// swept, and on the embedded database, which runs no autovacuum, what autovacuum would do (table-upkeep.ts).
+import { queueDueSyncs } from '../modules/connectors/sync.schedule'
 import { sweepIdempotencyKeys } from '../http/idempotency.store'
 import type { Deps } from '../deps'
 import { pruneActivity } from '../modules/activity/activity.service'

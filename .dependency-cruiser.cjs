@@ -15,9 +15,9 @@ const FOUNDATION = any(
   '^src/config/',
   '^src/http/(errors|error-codes|drain|request-id|route-body-limits|schemas|sse)[.]ts$',
 )
-// The rooms that do one thing and know no resource's rules: ranking, models, provider APIs, OAuth clients, file
-// extraction, the queue.
-const ENGINES_AT = any('^src/(retrieval|embedding|ai|connectors|oauth|files)/', '^src/jobs/(queue|job-kinds)[.]ts$')
+// The rooms that do one thing and know no resource's rules: ranking, embedding, chat models, provider APIs, the
+// OAuth client, file extraction, the queue.
+const ENGINES_AT = any('^src/(retrieval|embedding|ai|connectors|oauth-client|files)/', '^src/jobs/(queue|job-kinds)[.]ts$')
 // The rules of each resource, the agent and its tools and the connector sync among them (they are made of services).
 const SERVICES_AT = '^src/modules/'
 // The ways in: HTTP plugins and routes (and the pages they answer), MCP, the dashboard's server, the job handlers.

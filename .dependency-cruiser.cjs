@@ -17,7 +17,7 @@ const FOUNDATION = any(
 )
 // The rooms that do one thing and know no resource's rules: ranking, embedding, chat models, provider APIs, the
 // OAuth client, file extraction, the queue.
-const ENGINES_AT = any('^src/(retrieval|embedding|ai|connectors|oauth-client|files)/', '^src/jobs/(queue|job-kinds)[.]ts$')
+const ENGINES_AT = '^src/(retrieval|embedding|ai|connectors|oauth-client|files|queue)/'
 // The rules of each resource, the agent and its tools and the connector sync among them (they are made of services).
 const SERVICES_AT = '^src/modules/'
 // The ways in: HTTP plugins and routes (and the pages they answer), MCP, the dashboard's server, the job handlers.
@@ -28,7 +28,7 @@ const BROWSER = '^src/(web/client|extension)/'
 // Each layer as dependency-cruiser matches it (its patterns, less the files a more specific layer claims), top first.
 const LAYERS = [
   ['entry', { path: ENTRY }],
-  ['edge', { path: EDGE_AT, pathNot: any(ENTRY, FOUNDATION, BROWSER, '^src/jobs/(queue|job-kinds)[.]ts$') }],
+  ['edge', { path: EDGE_AT, pathNot: any(ENTRY, FOUNDATION, BROWSER) }],
   ['services', { path: SERVICES_AT, pathNot: any(EDGE_AT) }],
   ['engines', { path: ENGINES_AT }],
   ['foundation', { path: FOUNDATION, pathNot: '^src/deps[.]ts$' }],

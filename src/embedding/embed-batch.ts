@@ -10,7 +10,7 @@ import { embedDocuments, type Embedder } from './embeddings'
 import { embeddingText, messageEmbeddingText } from './embedding-text'
 import { messagesBefore } from '../retrieval/message-context'
 import type { Deps } from '../deps'
-import { enqueueJob } from '../jobs/job-kinds'
+import { enqueueJob } from '../queue/job-kinds'
 
 /** Texts per forward pass (or request) at most. */
 export const MODEL_BATCH = 32

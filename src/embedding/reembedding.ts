@@ -4,7 +4,7 @@
 import { sql } from 'drizzle-orm'
 import { queryRows, type Tx } from '../../db/client'
 import type { Deps } from '../deps'
-import { enqueueJob } from '../jobs/job-kinds'
+import { enqueueJob } from '../queue/job-kinds'
 import { markStalePending } from './embedding-backlog'
 
 /** Serialises chain starts and batches across processes (one transaction-scoped advisory lock). */

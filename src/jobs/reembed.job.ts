@@ -10,7 +10,7 @@ import { sql } from 'drizzle-orm'
 import { nextStaleBatch } from '../embedding/embedding-backlog'
 import { lockSweeps } from '../embedding/reembedding'
 import { embeddingBatch, markFailed, runAlone } from './embed-document.job'
-import { enqueueJob, JOB_ATTEMPTS, type JobDefinition, type PayloadOf } from './job-kinds'
+import { enqueueJob, JOB_ATTEMPTS, type JobDefinition, type PayloadOf } from '../queue/job-kinds'
 
 export const SWEEP_BATCH = 32
 

@@ -3,7 +3,7 @@
 import { eq } from 'drizzle-orm'
 import { syncRuns } from '../../db/schema'
 import { finishRun, runSync } from '../modules/connectors/sync.engine'
-import { JOB_ATTEMPTS, type JobDefinition, type PayloadOf } from './job-kinds'
+import { JOB_ATTEMPTS, type JobDefinition, type PayloadOf } from '../queue/job-kinds'
 
 export const syncConnectorJob: JobDefinition<PayloadOf<'sync-connector'>> = {
   maxAttempts: JOB_ATTEMPTS['sync-connector'],

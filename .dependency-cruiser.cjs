@@ -15,11 +15,11 @@ const FOUNDATION = any(
   '^src/config/',
   '^src/http/(errors|error-codes|drain|request-id|route-body-limits|schemas|sse)[.]ts$',
 )
-// The rooms that do one thing and know no resource's rules: ranking, models, provider APIs, OAuth clients, file
-// extraction, the queue.
-const ENGINES_AT = any('^src/(retrieval|ai|connectors|oauth|files)/', '^src/jobs/(queue|job-kinds)[.]ts$')
-// The rules of each resource; the agent and its tools, and the connector sync, which are made of services.
-const SERVICES_AT = any('^src/modules/', '^src/ai/agent[.]ts$', '^src/ai/tools/', '^src/connectors/sync[.]')
+// The rooms that do one thing and know no resource's rules: ranking, embedding, chat models, provider APIs, the
+// OAuth client, file extraction, the queue.
+const ENGINES_AT = '^src/(retrieval|embedding|ai|connectors|oauth-client|files|queue)/'
+// The rules of each resource, the agent and its tools and the connector sync among them (they are made of services).
+const SERVICES_AT = '^src/modules/'
 // The ways in: HTTP plugins and routes (and the pages they answer), MCP, the dashboard's server, the job handlers.
 const EDGE_AT = any('^src/(http|mcp|web|jobs)/', '^src/modules/[^/]+/[^/]+[.](routes|page)[.]ts$')
 // Code that runs in a browser (the dashboard client, the extension): it talks to the server over HTTP only.
@@ -28,9 +28,9 @@ const BROWSER = '^src/(web/client|extension)/'
 // Each layer as dependency-cruiser matches it (its patterns, less the files a more specific layer claims), top first.
 const LAYERS = [
   ['entry', { path: ENTRY }],
-  ['edge', { path: EDGE_AT, pathNot: any(ENTRY, FOUNDATION, BROWSER, '^src/jobs/(queue|job-kinds)[.]ts$') }],
+  ['edge', { path: EDGE_AT, pathNot: any(ENTRY, FOUNDATION, BROWSER) }],
   ['services', { path: SERVICES_AT, pathNot: any(EDGE_AT) }],
-  ['engines', { path: ENGINES_AT, pathNot: any(SERVICES_AT) }],
+  ['engines', { path: ENGINES_AT }],
   ['foundation', { path: FOUNDATION, pathNot: '^src/deps[.]ts$' }],
 ]
 

@@ -15,7 +15,9 @@ import { mountOpenApi } from './http/openapi'
 import { ErrorCodeSchema } from './http/schemas'
 import { mcpRoutes } from './mcp/mcp.routes'
 import { accountRoutes } from './modules/account/account.routes'
-import { archiveRoutes } from './modules/account/archive.routes'
+import { profileRoutes } from './modules/account/profile.routes'
+import { settingsRoutes } from './modules/account/settings.routes'
+import { statsRoutes } from './modules/account/stats.routes'
 import { agentRoutes } from './modules/agent/agent.routes'
 import { askRoutes } from './modules/ask/ask.routes'
 import { authRoutes } from './modules/auth/auth.routes'
@@ -23,6 +25,7 @@ import { credentialsRoutes } from './modules/auth/credentials.routes'
 import { billingRoutes } from './modules/billing/billing.routes'
 import { connectorsRoutes } from './modules/connectors/connectors.routes'
 import { conversationsRoutes } from './modules/conversations/conversations.routes'
+import { sourcesRoutes } from './modules/conversations/sources.routes'
 import { threadsRoutes } from './modules/threads/threads.routes'
 import { filesRoutes } from './modules/documents/files.routes'
 import { documentsRoutes } from './modules/documents/documents.routes'
@@ -31,12 +34,12 @@ import { graphRoutes } from './modules/graph/graph.routes'
 import { keysRoutes } from './modules/keys/keys.routes'
 import { activityRoutes } from './modules/activity/activity.routes'
 import { memoriesRoutes } from './modules/memories/memories.routes'
-import { authorizeRoutes } from './modules/oauth/authorize.routes'
-import { oauthRoutes } from './modules/oauth/oauth.routes'
+import { authorizeRoutes } from './modules/oauth-server/authorize.routes'
+import { oauthRoutes } from './modules/oauth-server/oauth.routes'
 import { searchRoutes } from './modules/search/search.routes'
 import { usageRoutes } from './modules/usage/usage.routes'
 import { v1Routes } from './modules/v1/v1.routes'
-import { embeddingHealth } from './retrieval/embedding-backlog'
+import { embeddingHealth } from './embedding/embedding-backlog'
 import { workspacesRoutes } from './modules/workspaces/workspaces.routes'
 import { webRoutes } from './web/web.routes'
 
@@ -159,11 +162,13 @@ export function createApp(deps: Deps) {
     .use(searchRoutes(deps))
     .use(askRoutes(deps))
     .use(agentRoutes(deps))
+    .use(sourcesRoutes(deps))
     .use(conversationsRoutes(deps))
     .use(graphRoutes(deps))
     .use(usageRoutes(deps))
-    .use(accountRoutes(deps))
-    .use(archiveRoutes(deps))
+    // The person's own account, one route file per URL: /api/settings, /api/profile (and /api/avatar), /api/stats,
+    // /api/account. Grouped, because TypeScript gives up on a chain of this many plugins (TS2589).
+    .use(new Elysia().use(settingsRoutes(deps)).use(profileRoutes(deps)).use(statsRoutes(deps)).use(accountRoutes(deps)))
     .use(billingRoutes(deps))
     .use(connectorsRoutes(deps))
     .use(v1Routes(deps))

@@ -14,7 +14,7 @@ export { DEFAULT_WAL_MAX_MB, EMBEDDING_DTYPES, EMBEDDING_PROVIDERS } from './con
 export type Config = ConfigOf<typeof SETTINGS>
 export type EmbeddingConfig = Config['embeddings']
 export type EmbeddingDtype = NonNullable<EmbeddingConfig['dtype']>
-/** Where a local model runs (src/ai/inference-process.ts). */
+/** Where a local model runs (src/embedding/inference-process.ts). */
 export type InferenceOptions = EmbeddingConfig['inference']
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {

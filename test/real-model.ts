@@ -2,7 +2,7 @@
 // ../shared/models next to the repository, never downloaded. Under CI (CI=true) a missing folder fails the
 // run with a message saying what to put where; elsewhere the suite is skipped with the reason printed.
 import { resolve } from 'node:path'
-import { resolveLocalDtype } from '../src/ai/local-model'
+import { resolveLocalDtype } from '../src/embedding/local-model'
 
 export const REAL_MODEL = 'Xenova/bge-small-en-v1.5'
 /** `../shared/models` from the repository's root (this file is in <root>/test). */

@@ -153,7 +153,7 @@ export const SETTINGS = {
     }),
     dimensions: int({ env: 'EMBEDDING_DIMENSIONS', default: 512, min: 8, max: 4096, doc: 'dimensions of the `hash` embedder' }),
     openaiApiKey,
-    /** Where a local model runs (src/ai/inference-process.ts). */
+    /** Where a local model runs (src/embedding/inference-process.ts). */
     inference: {
       isolation: oneOf({
         env: 'EMBEDDING_ISOLATION',

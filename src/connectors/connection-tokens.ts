@@ -7,7 +7,7 @@ import { connections } from '../../db/schema'
 import type { OAuthProvider } from '../config'
 import type { Deps } from '../deps'
 import { openSecret, sealSecret } from '../lib/secret-box'
-import { refreshTokens } from '../oauth/oauth.client'
+import { refreshTokens } from '../oauth-client/oauth.client'
 import type { TokenSource } from './provider-api'
 
 export type ConnectionRow = typeof connections.$inferSelect

@@ -2,7 +2,7 @@
 // headers, a connection's tokens) and the account a connection belongs to — one place for the sync, the
 // space listing and the OAuth return.
 import type { Deps } from '../deps'
-import { appOf } from '../oauth/oauth.client'
+import { appOf } from '../oauth-client/oauth.client'
 import { connectionTokens, type ConnectionRow } from './connection-tokens'
 import type { ConnectionAccount, ConnectorProvider } from './provider'
 import { createProviderApi, type ProviderApi, type TokenSource } from './provider-api'

@@ -1,5 +1,5 @@
 // What a connector provider is: how it is authorised, who a token belongs to, what its selection lists and
-// how one item becomes plain text. The sync engine (sync.engine.ts) only speaks this interface.
+// how one item becomes plain text. The sync engine (modules/connectors/sync.engine.ts) only speaks this interface.
 import type { OAuthProvider } from '../config'
 import type { ExtractLimits } from '../files/extract-file'
 import type { ProviderApi } from './provider-api'

@@ -9,8 +9,8 @@ import { viaSurface, type Actor, type Principal } from '../modules/auth/session-
 import { readCookie, SESSION_COOKIE, sessionCookie, validateSession } from '../modules/auth/sessions.service'
 import { assertAllowed, KEY_SCOPES, requirementOf } from '../modules/keys/key-scopes'
 import { verifyKey } from '../modules/keys/keys.service'
-import { ACCESS_TOKEN_PREFIX } from '../modules/oauth/oauth.urls'
-import { verifyAccessToken } from '../modules/oauth/tokens.service'
+import { ACCESS_TOKEN_PREFIX } from '../modules/oauth-server/oauth.urls'
+import { verifyAccessToken } from '../modules/oauth-server/tokens.service'
 import { countApiCall } from '../modules/usage/usage.service'
 import { limitMessage, limitsOf } from '../plans'
 

@@ -7,9 +7,9 @@
 import { eq } from 'drizzle-orm'
 import { documents } from '../../db/schema'
 import type { Deps } from '../deps'
-import { embedDocumentsTogether } from './embed-batch'
-import { JOB_ATTEMPTS, type JobBatch, type JobDefinition, type PayloadOf } from './job-kinds'
-import type { JobRow } from './queue'
+import { embedDocumentsTogether } from '../embedding/embed-batch'
+import { JOB_ATTEMPTS, type JobBatch, type JobDefinition, type PayloadOf } from '../queue/job-kinds'
+import type { JobRow } from '../queue/queue'
 
 /** Documents claimed at once: enough for full, evenly padded forward passes; few enough to finish in seconds. */
 export const EMBED_CLAIM = 64

@@ -1,7 +1,7 @@
 // extract-file: reads an uploaded file's text (src/modules/documents/files.service.ts); a file that cannot be
 // read ends `failed` with its reason at once, and a worker that keeps failing leaves the same after its last try.
 import { extractionGaveUp, extractUploadedFile } from '../modules/documents/files.service'
-import { JOB_ATTEMPTS, type JobDefinition, type PayloadOf } from './job-kinds'
+import { JOB_ATTEMPTS, type JobDefinition, type PayloadOf } from '../queue/job-kinds'
 
 export const extractFileJob: JobDefinition<PayloadOf<'extract-file'>> = {
   maxAttempts: JOB_ATTEMPTS['extract-file'],

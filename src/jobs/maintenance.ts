@@ -1,13 +1,13 @@
-// The periodic tick of a server or worker process: embeddings kept current (embedding-upkeep.ts: a model
-// switched in once available, background re-embedding started), connector syncs that are due
-// (sync.schedule.ts), expired Idempotency-Key records and activity entries past their retention swept, and on the
-// embedded database, which runs no autovacuum, what autovacuum would do (table-upkeep.ts).
-import { queueDueSyncs } from '../connectors/sync.schedule'
+// The periodic tick of a server or worker process: embeddings kept current (embedding/embedding-upkeep.ts: a
+// model switched in once available, background re-embedding started), connector syncs that are due
+// (modules/connectors/sync.schedule.ts), expired Idempotency-Key records and activity entries past their retention
+// swept, and on the embedded database, which runs no autovacuum, what autovacuum would do (table-upkeep.ts).
+import { queueDueSyncs } from '../modules/connectors/sync.schedule'
 import { sweepIdempotencyKeys } from '../http/idempotency.store'
 import type { Deps } from '../deps'
 import { pruneActivity } from '../modules/activity/activity.service'
 import { pruneChangeLogs } from '../retrieval/change-logs'
-import { createEmbeddingUpkeep } from './embedding-upkeep'
+import { createEmbeddingUpkeep } from '../embedding/embedding-upkeep'
 import { upkeepTables } from './table-upkeep'
 
 /** The keyword and embedding change logs are pruned at most this often. */

@@ -1,17 +1,16 @@
 // Background re-embedding: once a model is loaded (at boot, switched in later, or changed), every document
-// it has not embedded is re-embedded through the job queue, with no command to run. A chain of
-// `reembed-sweep` jobs walks the documents in id order and queues one `reembed-document` job per stale
-// document, SWEEP_BATCH at a time; the next sweep is queued behind its batch, so jobs queued meanwhile for
-// people (a new document's embedding, a connector sync) wait for one batch at most, never for the backlog.
-// The queue persists, so a restart resumes where the chain was; one chain per model at a time (a
-// transaction lock and a check), and documents some job already holds are skipped, so any number of
-// processes can start chains without doing work twice.
+// it has not embedded is re-embedded through the job queue, with no command to run (embedding/reembedding.ts
+// starts a chain). A chain of `reembed-sweep` jobs walks the documents in id order and queues one
+// `reembed-document` job per stale document, SWEEP_BATCH at a time; the next sweep is queued behind its batch,
+// so jobs queued meanwhile for people (a new document's embedding, a connector sync) wait for one batch at
+// most, never for the backlog. The queue persists, so a restart resumes where the chain was; one chain per
+// model at a time (a transaction lock and a check), and documents some job already holds are skipped, so any
+// number of processes can start chains without doing work twice.
 import { sql } from 'drizzle-orm'
-import { queryRows, type Tx } from '../../db/client'
-import type { Deps } from '../deps'
-import { markStalePending, nextStaleBatch } from '../retrieval/embedding-backlog'
+import { nextStaleBatch } from '../embedding/embedding-backlog'
+import { lockSweeps } from '../embedding/reembedding'
 import { embeddingBatch, markFailed, runAlone } from './embed-document.job'
-import { enqueueJob, JOB_ATTEMPTS, type JobDefinition, type PayloadOf } from './job-kinds'
+import { enqueueJob, JOB_ATTEMPTS, type JobDefinition, type PayloadOf } from '../queue/job-kinds'
 
 export const SWEEP_BATCH = 32
 
@@ -43,30 +42,4 @@ export const reembedDocumentJob: JobDefinition<PayloadOf<'reembed-document'>> = 
   async onFailed(deps, { document_id }) {
     await markFailed(deps, document_id)
   },
-}
-
-/** Serialises chain starts and batches across processes (one transaction-scoped advisory lock). */
-async function lockSweeps(tx: Tx): Promise<void> {
-  await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended('reembed-sweep', 0))`)
-}
-
-/**
- * Starts a chain for the loaded model unless one is under way: marks every stale document `pending` and
- * queues the first sweep. Answers how many documents were marked, or null when a chain was already running.
- */
-export async function startReembedding(deps: Deps): Promise<number | null> {
-  const embedder = deps.embedder
-  if (!embedder) return null
-  return deps.db.transaction(async (tx) => {
-    await lockSweeps(tx)
-    const running = await queryRows<{ id: string }>(
-      tx,
-      sql`select id from jobs where kind = 'reembed-sweep' and status in ('queued', 'running') and payload->>'model' = ${embedder.id} limit 1`,
-    )
-    if (running.length) return null
-    const marked = await markStalePending(tx, embedder.id, deps.clock.now())
-    await enqueueJob(tx, deps, 'reembed-sweep', { model: embedder.id, after: null }, null)
-    if (marked) deps.log.info('background re-embedding started', { model: embedder.id, documents: marked })
-    return marked
-  })
 }

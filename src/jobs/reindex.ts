@@ -4,8 +4,8 @@
 // re-embedding with no server running; with PostgreSQL, running workers share the queue.
 import { loadConfigOrExit } from '../config'
 import { createDepsOrExit } from '../boot'
-import { countBacklog } from '../retrieval/embedding-backlog'
-import { startReembedding } from './reembed.job'
+import { countBacklog } from '../embedding/embedding-backlog'
+import { startReembedding } from '../embedding/reembedding'
 import { drainJobs } from './worker'
 
 const config = loadConfigOrExit()

@@ -1,9 +1,9 @@
-// sync-connector: runs one connector sync run (src/connectors/sync.engine.ts). A worker that dies mid-run
+// sync-connector: runs one connector sync run (src/modules/connectors/sync.engine.ts). A worker that dies mid-run
 // leaves the job claimed; once the claim is stale another worker takes it and the run goes on.
 import { eq } from 'drizzle-orm'
 import { syncRuns } from '../../db/schema'
-import { finishRun, runSync } from '../connectors/sync.engine'
-import { JOB_ATTEMPTS, type JobDefinition, type PayloadOf } from './job-kinds'
+import { finishRun, runSync } from '../modules/connectors/sync.engine'
+import { JOB_ATTEMPTS, type JobDefinition, type PayloadOf } from '../queue/job-kinds'
 
 export const syncConnectorJob: JobDefinition<PayloadOf<'sync-connector'>> = {
   maxAttempts: JOB_ATTEMPTS['sync-connector'],

@@ -3,8 +3,8 @@
 // failures retry with backoff until the job's attempts are spent.
 import type { Deps } from '../deps'
 import { catalog } from './catalog'
-import type { JobDefinition } from './job-kinds'
-import { claimDue, claimNext, completeJob, completeJobs, failAbandoned, failJob, touchJob, type JobRow } from './queue'
+import type { JobDefinition } from '../queue/job-kinds'
+import { claimDue, claimNext, completeJob, completeJobs, failAbandoned, failJob, touchJob, type JobRow } from '../queue/queue'
 
 /** A job still `running` this long after its claim is taken to belong to a crashed worker. */
 export const STALE_AFTER_MS = 5 * 60_000

@@ -6,8 +6,8 @@ import type { Principal } from '../http/auth'
 import { AppError } from '../http/errors'
 import { viaSurface } from '../modules/auth/session-user'
 import { verifyKey } from '../modules/keys/keys.service'
-import { ACCESS_TOKEN_PREFIX, resourceMetadataUrlOf } from '../modules/oauth/oauth.urls'
-import { isMcpResource, verifyAccessToken } from '../modules/oauth/tokens.service'
+import { ACCESS_TOKEN_PREFIX, resourceMetadataUrlOf } from '../modules/oauth-server/oauth.urls'
+import { isMcpResource, verifyAccessToken } from '../modules/oauth-server/tokens.service'
 
 export async function authenticateMcp(deps: Deps, request: Request): Promise<Principal> {
   const refuse = (message: string, error?: 'invalid_token') => {

@@ -5,7 +5,7 @@ import { eq, inArray } from 'drizzle-orm'
 import type { Tx } from '../../db/client'
 import { documents } from '../../db/schema'
 import type { Deps } from '../deps'
-import { enqueueJob } from '../jobs/job-kinds'
+import { enqueueJob } from '../queue/job-kinds'
 import { indexKeywords } from './keyword-index'
 import { messagesAfter, type Placed } from './message-context'
 

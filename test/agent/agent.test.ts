@@ -225,7 +225,7 @@ describe('with a scripted model', () => {
 })
 
 describe('defects found and fixed', () => {
-  // DEFECT (src/ai/agent.ts, runAgent): at `start-step` the previous step's filter is flushed into the
+  // DEFECT (src/modules/agent/agent.service.ts, runAgent): at `start-step` the previous step's filter is flushed into the
   // stored answer but never sent as a delta, so text held back at the end of a step (an unfinished "[2")
   // is saved yet never reaches the client: the saved answer differs from what the user read.
   test('the saved answer is exactly what the client received, across steps', async () => {
@@ -244,7 +244,7 @@ describe('defects found and fixed', () => {
     expect(stored).toBe(answerOf(all).trim())
   })
 
-  // DEFECT (src/ai/agent.ts, the same loop as ask's): a model stream that breaks while being read (pull
+  // DEFECT (src/modules/agent/agent.service.ts, the same loop as ask's): a model stream that breaks while being read (pull
   // throws, no `error` part) makes `for await` throw; sseResponse logs "stream failed" and closes, so the
   // client sees the run end without `error`, `sources` or `saved`.
   test('a stream that breaks while being read ends with an error event', async () => {

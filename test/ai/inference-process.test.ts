@@ -1,10 +1,10 @@
-// The local model's own process (src/ai/inference-process.ts), on the tiny fixture model: it runs apart from
+// The local model's own process (src/embedding/inference-process.ts), on the tiny fixture model: it runs apart from
 // the API at lower priority, comes back after a real kill with the service still answering, and never outlives
 // the service — closed with the deps, gone after SIGTERM, and gone even when the server itself is SIGKILLed.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { embedDocuments, embedQuery } from '../../src/ai/embeddings'
+import { embedDocuments, embedQuery } from '../../src/embedding/embeddings'
 import { createTestApp, type TestApp } from '../harness'
 import { cosine } from '../jobs/jobs.fixtures'
 import { removeTempDataDirs, startService, tempDataDir } from '../ops/processes'

@@ -88,7 +88,7 @@ const systemText = (request: RecordedChatRequest) =>
 /**
  * A provider stream can break in three ways; each must end our stream with an error, never look complete.
  * Known defect (`defect`): a body that just ends (no finish_reason, no [DONE]) reaches the services as
- * finishReason "interrupted", which ask.service.ts, agent.ts and chat.service.ts take as a finished answer.
+ * finishReason "interrupted", which ask.service.ts, agent.service.ts and chat.service.ts take as a finished answer.
  */
 const BREAKS: { how: BreakKind; what: string; defect?: string }[] = [
   { how: 'error-event', what: "OpenAI's in-stream error event" },

@@ -4,7 +4,7 @@
 // fail with a 503 saying so — while the API keeps answering. Passes of 16 long texts take a second or
 // more here, so "mid-way" is observed (a pass has started), not guessed.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
-import { embedDocuments, embedQuery } from '../../src/ai/embeddings'
+import { embedDocuments, embedQuery } from '../../src/embedding/embeddings'
 import { createTestApp, type TestApp } from '../harness'
 import { cosine } from '../jobs/jobs.fixtures'
 import { REAL_MODEL_ENV, realModelMissing } from '../real-model'

@@ -2,7 +2,7 @@
 // recorded in README "Semantic search at scale". N chunk vectors (hash embedder, 384 dimensions, SciFact texts
 // replicated), one user among two so the user filter applies: index build time, query p50/p99, recall@10.
 import { openPglite } from '../../db/client'
-import { hashEmbed } from '../../src/ai/hash-embedding'
+import { hashEmbed } from '../../src/embedding/hash-embedding'
 import { loadScifact } from './scifact'
 
 const N = Number(process.argv[2] ?? 15000)

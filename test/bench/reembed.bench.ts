@@ -12,7 +12,7 @@ import { createDeps } from '../../src/create-deps'
 import type { Deps } from '../../src/deps'
 import { createMaintenance } from '../../src/jobs/maintenance'
 import { drainJobs, startWorker } from '../../src/jobs/worker'
-import { countBacklog, countUnembedded } from '../../src/retrieval/embedding-backlog'
+import { countBacklog, countUnembedded } from '../../src/embedding/embedding-backlog'
 import { loadScifact } from './scifact'
 
 const { corpus: all, queries } = loadScifact()

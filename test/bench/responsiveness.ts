@@ -3,9 +3,9 @@
 // search, whose query embedding goes before the backlog's passes in the inference process.
 import { sql } from 'drizzle-orm'
 import { queryRows } from '../../db/client'
-import { embedQuery } from '../../src/ai/embeddings'
+import { embedQuery } from '../../src/embedding/embeddings'
 import type { Deps } from '../../src/deps'
-import { enqueueJob } from '../../src/jobs/job-kinds'
+import { enqueueJob } from '../../src/queue/job-kinds'
 import { startWorker } from '../../src/jobs/worker'
 import type { timeStatements } from './ingest-statements'
 import type { CorpusDoc } from './scifact'

@@ -6,12 +6,12 @@
 // exact cosine, as the service ranks. Needs EMBEDDING_MODEL_PATH (default ../shared/models).
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { loadLocalEmbeddingModel } from '../../src/ai/local-embedding'
+import { loadLocalEmbeddingModel } from '../../src/embedding/local-embedding'
 import { createApp } from '../../src/app'
 import { loadConfig } from '../../src/config'
 import { createDeps } from '../../src/create-deps'
 import { chunkText } from '../../src/retrieval/chunking'
-import { embeddingText } from '../../src/retrieval/embedding-text'
+import { embeddingText } from '../../src/embedding/embedding-text'
 import { mean, ndcgAt, recallAt } from './metrics'
 import { loadScifact, type CorpusDoc } from './scifact'
 

@@ -35,7 +35,7 @@ import { compareRankings, megabytes } from './search-keyword'
 import { TEXT_CONFIG, TITLE_WEIGHT } from '../../src/retrieval/keyword-index'
 import { loadScifact, type CorpusDoc } from './scifact'
 import { BENCH_DIMENSIONS, embedChunksInBulk, measureVectors } from './search-vectors'
-import { hashEmbed } from '../../src/ai/hash-embedding'
+import { hashEmbed } from '../../src/embedding/hash-embedding'
 
 if (process.argv.includes('--after-ingest')) {
   await import('./search-after-ingest')

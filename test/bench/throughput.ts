@@ -7,8 +7,8 @@
 import { sql } from 'drizzle-orm'
 import { queryRows } from '../../db/client'
 import type { Deps } from '../../src/deps'
-import { MODEL_BATCH, passChars, planPasses } from '../../src/jobs/embed-batch'
-import { embeddingText } from '../../src/retrieval/embedding-text'
+import { MODEL_BATCH, passChars, planPasses } from '../../src/embedding/embed-batch'
+import { embeddingText } from '../../src/embedding/embedding-text'
 
 export interface ModelAlone {
   texts: string[]

@@ -3,7 +3,7 @@
 // LlamaIndex, the OpenAI Agents SDK, the openai package's Responses API and the MCP SDK. Every script runs behind
 // a proxy that refuses and records whatever is not loopback, so each test also shows nothing else was contacted.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { hashEmbed } from '../../src/ai/hash-embedding'
+import { hashEmbed } from '../../src/embedding/hash-embedding'
 import { listen, QUESTION, userWithBackups, type Listening } from '../v1/v1.fixtures'
 import { installPythonClients, proxied, type PythonClients, type RecordingProxy, runPython, startRecordingProxy } from './python'
 

@@ -2,7 +2,7 @@
 // connector's last run, the periodic tick queues a new one — not sooner, not for a connector still waiting for
 // its consent, and not twice; a failing provider is retried once an interval, not on every tick.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { queueDueSyncs } from '../../src/connectors/sync.schedule'
+import { queueDueSyncs } from '../../src/modules/connectors/sync.schedule'
 import { block, startNotionFake, type NotionFake } from '../fakes/notion'
 import { createTestApp, type TestApp } from '../harness'
 import { connectConnector, CONNECTOR_CALLBACK, runSyncs } from './connect'

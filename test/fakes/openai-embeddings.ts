@@ -3,7 +3,7 @@
 // Bearer key → { object: 'list', data: [{ object: 'embedding', index, embedding }], model, usage }. Errors
 // come in OpenAI's shape ({ error: { message, type, code } }). Every request is recorded (method, path,
 // headers, parsed body), and the test can make it fail: always, or for the next n requests.
-import { hashEmbed } from '../../src/ai/hash-embedding'
+import { hashEmbed } from '../../src/embedding/hash-embedding'
 
 export interface RecordedRequest {
   method: string

@@ -1,7 +1,7 @@
 // A search during a large embedding backlog says how many documents it cannot see by meaning — exactly while
 // there are few, "1000 or more" past that, so the count costs the same whatever the backlog's size.
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { UNEMBEDDED_COUNT_CAP } from '../../src/retrieval/embedding-backlog'
+import { UNEMBEDDED_COUNT_CAP } from '../../src/embedding/embedding-backlog'
 import { createTestApp, type TestApp } from '../harness'
 import { search } from '../search/search.fixtures'
 

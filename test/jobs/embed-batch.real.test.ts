@@ -3,9 +3,9 @@
 // and a text embedded among others keeps its meaning (int8 activations are quantized per pass, so its vector
 // differs slightly from the same text embedded alone — never asserted bit-equal).
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { embedDocuments } from '../../src/ai/embeddings'
+import { embedDocuments } from '../../src/embedding/embeddings'
 import { runNextJob } from '../../src/jobs/worker'
-import { embeddingText } from '../../src/retrieval/embedding-text'
+import { embeddingText } from '../../src/embedding/embedding-text'
 import { createTestApp, type TestApp } from '../harness'
 import { REAL_MODEL_ENV, realModelMissing } from '../real-model'
 import { add, search } from '../search/search.fixtures'

@@ -3,9 +3,9 @@
 // marks it indexed; a document whose embedding fails fails alone; a document deleted mid-batch is no trouble.
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test'
 import { jobs } from '../../db/schema'
-import type { Embedder } from '../../src/ai/embeddings'
-import { hashEmbed } from '../../src/ai/hash-embedding'
-import { MODEL_BATCH } from '../../src/jobs/embed-batch'
+import type { Embedder } from '../../src/embedding/embeddings'
+import { hashEmbed } from '../../src/embedding/hash-embedding'
+import { MODEL_BATCH } from '../../src/embedding/embed-batch'
 import { runNextJob } from '../../src/jobs/worker'
 import { createTestApp, type TestApp } from '../harness'
 import { chunksOf, EMBED, indexStatus, ingest, jobsFor, realEmbed, uniqueBody, withDoEmbed } from './jobs.fixtures'

@@ -3,12 +3,12 @@
 import { expect } from 'bun:test'
 import { and, asc, eq, inArray, sql } from 'drizzle-orm'
 import { chunks, documents, jobs } from '../../db/schema'
-import type { Embedder } from '../../src/ai/embeddings'
-import type { EmbeddingModelV4 } from '../../src/ai/hash-embedding'
+import type { Embedder } from '../../src/embedding/embeddings'
+import type { EmbeddingModelV4 } from '../../src/embedding/hash-embedding'
 import type { Deps } from '../../src/deps'
 import { catalog } from '../../src/jobs/catalog'
-import type { JobBatch, JobDefinition } from '../../src/jobs/job-kinds'
-import { enqueue, type JobRow } from '../../src/jobs/queue'
+import type { JobBatch, JobDefinition } from '../../src/queue/job-kinds'
+import { enqueue, type JobRow } from '../../src/queue/queue'
 import type { TestApp, TestUser } from '../harness'
 
 let seq = 0

@@ -4,8 +4,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test'
 import { eq } from 'drizzle-orm'
 import { jobs } from '../../db/schema'
-import type { Embedder } from '../../src/ai/embeddings'
-import { backoffMs, claimNext, completeJob, enqueue, failJob } from '../../src/jobs/queue'
+import type { Embedder } from '../../src/embedding/embeddings'
+import { backoffMs, claimNext, completeJob, enqueue, failJob } from '../../src/queue/queue'
 import { drainJobs, runNextJob, STALE_AFTER_MS } from '../../src/jobs/worker'
 import { createTestApp, type TestApp } from '../harness'
 import {
@@ -258,7 +258,7 @@ describe('a job left running by a crashed worker', () => {
     expect(await indexStatus(t.deps, doc.id)).toBe('indexed')
   })
 
-  // Defect (src/jobs/queue.ts claimNext): the stale branch of the claim ignores max_attempts, so a job that
+  // Defect (src/queue/queue.ts claimNext): the stale branch of the claim ignores max_attempts, so a job that
   // crashes its worker (out of memory on a huge document, say) is claimed again every STALE_AFTER_MS forever,
   // each time with attempts + 1, and never reaches `failed`.
   test('a job whose worker crashed on its last attempt is not run a sixth time', async () => {
@@ -274,7 +274,7 @@ describe('a job left running by a crashed worker', () => {
     expect(await indexStatus(t.deps, doc.id)).toBe('failed')
   })
 
-  // Defect (src/jobs/queue.ts failJob + worker.ts runNextJob): failJob answers 'failed' from the worker's own
+  // Defect (src/queue/queue.ts failJob + worker.ts runNextJob): failJob answers 'failed' from the worker's own
   // snapshot of attempts even when its guarded update matched no row (the job was reclaimed meanwhile), and
   // runNextJob then calls onFailed — so a slow worker's late failure marks a document `failed` although the
   // rescuing worker embedded it and its job `succeeded`.

@@ -1,7 +1,7 @@
 // startWorker: polls and runs due jobs until stopped; stop() ends the loop promptly, after the job in hand.
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test'
-import type { Embedder } from '../../src/ai/embeddings'
-import { enqueue } from '../../src/jobs/queue'
+import type { Embedder } from '../../src/embedding/embeddings'
+import { enqueue } from '../../src/queue/queue'
 import { drainJobs, startWorker } from '../../src/jobs/worker'
 import { createTestApp, type TestApp } from '../harness'
 import { deferred, indexStatus, ingest, jobById, jobsFor, realEmbed, registerKind, until, withDoEmbed } from './jobs.fixtures'

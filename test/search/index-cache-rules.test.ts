@@ -3,7 +3,7 @@
 // filter value filters nothing, in a cached index as in SQL; a link job waits for an index only when the user is
 // worth one; a search for one document (onlyDocument) still applies the other conditions, cached or not.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { embedQuery } from '../../src/ai/embeddings'
+import { embedQuery } from '../../src/embedding/embeddings'
 import { drainJobs } from '../../src/jobs/worker'
 import { filterSql } from '../../src/retrieval/document-fields'
 import { IndexCache } from '../../src/retrieval/index-cache'

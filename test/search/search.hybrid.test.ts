@@ -3,7 +3,7 @@
 // no shared keyword can still follow the keyword matches, and scores stay in [0, 1]. Then the missing-model
 // path: with the default local provider (no model can be downloaded into an in-memory DATA_DIR) every mode runs by keyword and says why.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { hashEmbed } from '../../src/ai/hash-embedding'
+import { hashEmbed } from '../../src/embedding/hash-embedding'
 import { drainJobs } from '../../src/jobs/worker'
 import { createTestApp, type TestApp, type TestUser } from '../harness'
 import { chunksOf } from '../jobs/jobs.fixtures'

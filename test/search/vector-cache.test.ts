@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { eq, sql } from 'drizzle-orm'
 import { chunks, documents } from '../../db/schema'
-import { embedQuery } from '../../src/ai/embeddings'
+import { embedQuery } from '../../src/embedding/embeddings'
 import { drainJobs } from '../../src/jobs/worker'
 import { neighboursInCache, neighboursInSql } from '../../src/retrieval/link-neighbours'
 import { pruneChangeLogs } from '../../src/retrieval/change-logs'

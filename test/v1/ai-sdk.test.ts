@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test
 import { createOpenAI } from '@ai-sdk/openai'
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible'
 import { APICallError, embed, embedMany, generateText, jsonSchema, stepCountIs, streamText, tool, type LanguageModel } from 'ai'
-import { hashEmbed } from '../../src/ai/hash-embedding'
+import { hashEmbed } from '../../src/embedding/hash-embedding'
 import { reply } from '../fakes/openai-chat'
 import { guardNetwork, listen, QUESTION, rejection, userWithBackups, type Listening } from './v1.fixtures'
 

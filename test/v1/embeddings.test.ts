@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { Tiktoken } from 'js-tiktoken/lite'
 import cl100kRanks from 'js-tiktoken/ranks/cl100k_base'
-import { hashEmbed } from '../../src/ai/hash-embedding'
+import { hashEmbed } from '../../src/embedding/hash-embedding'
 import { createTestApp, type TestApp } from '../harness'
 
 /** The tokenizer LangChain Python's OpenAIEmbeddings encodes with (tiktoken's cl100k_base, as js-tiktoken ships it). */

@@ -6,7 +6,7 @@ import { ChatOpenAI, OpenAIEmbeddings } from '@langchain/openai'
 import { Agent, OpenAIProvider, run, Runner, setDefaultOpenAIClient, setTracingDisabled, tool } from '@openai/agents'
 import OpenAI from 'openai'
 import { z } from 'zod'
-import { hashEmbed } from '../../src/ai/hash-embedding'
+import { hashEmbed } from '../../src/embedding/hash-embedding'
 import { reply } from '../fakes/openai-chat'
 import { guardNetwork, listen, QUESTION, rejection, userWithBackups, type Listening } from './v1.fixtures'
 

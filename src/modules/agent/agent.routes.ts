@@ -1,7 +1,7 @@
 // POST /api/agent/chat: the tool-using agent as server-sent events — `tool`s as they happen, `delta`s, then
 // `sources` and `saved` (or `error`) — or, for a client that asks for JSON, the same answer and tool steps as one object.
 import { Elysia } from 'elysia'
-import { runAgent } from '../../ai/agent'
+import { runAgent } from './agent.service'
 import type { Deps } from '../../deps'
 import { authPlugin } from '../../http/auth'
 import { enforceRateLimit } from '../../http/rate-limit'

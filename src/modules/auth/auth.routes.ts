@@ -8,7 +8,7 @@ import { errors, NoContent, Text } from '../../http/schemas'
 import { getUser, signIn, signUp, toUserDto } from './auth.service'
 import { sendVerification } from './credentials.service'
 import { ProvidersResponse, SessionResponse, SignInBody, SignUpBody, UserResponse } from './auth.schemas'
-import { asSignInProvider, finishSignIn, SIGN_IN_PROVIDERS, startSignIn, STATE_COOKIE, stateCookie } from './oauth.service'
+import { asSignInProvider, finishSignIn, SIGN_IN_PROVIDERS, startSignIn, STATE_COOKIE, stateCookie } from './social-sign-in.service'
 import { invalidateSession, readCookie, SESSION_COOKIE, sessionCookie } from './sessions.service'
 import { t } from 'elysia'
 

@@ -1,30 +1,17 @@
-// /api/conversations and /api/sources: the history of ask and agent chat, and the sources answers used.
-import { Elysia, t } from 'elysia'
+// /api/conversations: the history of ask and agent chat (the sources answers used: sources.routes.ts).
+import { Elysia } from 'elysia'
 import type { Deps } from '../../deps'
 import { authPlugin } from '../../http/auth'
 import { ifMatched, tagged } from '../../http/etag'
-import { errors, IdParams, NoContent, PageQuery } from '../../http/schemas'
-import {
-  Conversation,
-  ConversationListQuery,
-  ConversationPage,
-  ConversationSummary,
-  SourcesPage,
-  UpdateConversationBody,
-} from './conversations.schemas'
-import { deleteConversation, getConversation, listConversations, listSources, updateConversation } from './conversations.service'
+import { errors, IdParams, NoContent } from '../../http/schemas'
+import { Conversation, ConversationListQuery, ConversationPage, ConversationSummary, UpdateConversationBody } from './conversations.schemas'
+import { deleteConversation, getConversation, listConversations, updateConversation } from './conversations.service'
 
 const tags = ['ask']
 
 export function conversationsRoutes(deps: Deps) {
   return new Elysia({ prefix: '/api' })
     .use(authPlugin(deps))
-    .get('/sources', ({ user, query }) => listSources(deps, user, query), {
-      auth: true,
-      query: t.Object(PageQuery),
-      response: { 200: SourcesPage, ...errors(400, 401) },
-      detail: { tags, summary: 'Recent answers with the sources they were given and the ones they cited' },
-    })
     .get('/conversations', ({ user, query }) => listConversations(deps, user, query), {
       auth: true,
       query: ConversationListQuery,

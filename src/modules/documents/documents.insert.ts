@@ -3,7 +3,7 @@
 import { sql } from 'drizzle-orm'
 import { queryRows, type Tx } from '../../../db/client'
 import type { Deps } from '../../deps'
-import { JOB_ATTEMPTS } from '../../jobs/job-kinds'
+import { JOB_ATTEMPTS } from '../../queue/job-kinds'
 import { chunkSections } from '../../retrieval/chunking'
 import { reindexFollowers } from '../../retrieval/indexing'
 import { TEXT_CONFIG, TITLE_WEIGHT } from '../../retrieval/keyword-index'

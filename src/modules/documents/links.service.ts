@@ -3,7 +3,7 @@
 import { aliasedTable, and, desc, eq, inArray, ne, or, sql } from 'drizzle-orm'
 import { documents, links } from '../../../db/schema'
 import type { Deps } from '../../deps'
-import { shownLinkScore } from '../../retrieval/suggestions'
+import { shownLinkScore } from './link-suggestions.service'
 import { badRequest, notFound } from '../../http/errors'
 import { recordActivity } from '../activity/activity.service'
 import type { SessionUser } from '../auth/sessions.service'

@@ -14,7 +14,7 @@ import { settingsOf, type SettingsDto } from '../account/settings.model'
 import { recordActivity } from '../activity/activity.service'
 import type { Principal, SessionUser } from '../auth/session-user'
 import { lookupAndCount } from '../usage/usage.service'
-import { listGrants, revokeGrant, type GrantDto } from '../oauth/grants.service'
+import { listGrants, revokeGrant, type GrantDto } from '../oauth-server/grants.service'
 import { asScopes, DEFAULT_KEY_SCOPES, type KeyScope } from './key-scopes'
 
 export const KEY_PREFIX = 'svc_'

@@ -3,7 +3,7 @@
 import { sql } from 'drizzle-orm'
 import { queryRows } from '../../../db/client'
 import type { Deps } from '../../deps'
-import { enqueueJob } from '../../jobs/job-kinds'
+import { enqueueJob } from '../../queue/job-kinds'
 
 /** A chat model answers (CHAT_MODEL); the built-in extractive answerer only quotes documents, it cannot propose learnings. */
 export const chatModelConfigured = (deps: Deps) => deps.chat.backedBy !== 'extractive'

@@ -1,5 +1,5 @@
 // /v1/embeddings and /v1/models: service-embed through OpenAI's request and response formats (text or token ids).
-import { embedDocuments } from '../../ai/embeddings'
+import { embedDocuments } from '../../embedding/embeddings'
 import { EMBED_MODEL, RAG_MODEL } from '../../ai/models'
 import type { Deps } from '../../deps'
 import { AppError, badRequest, modelUnavailable } from '../../http/errors'

@@ -6,11 +6,11 @@
 // gets nothing written: its chunks are gone, and an edit queued a job of its own.
 import { and, eq, inArray, isNull, ne, not, or, sql } from 'drizzle-orm'
 import { chunks, documents } from '../../db/schema'
-import { embedDocuments, type Embedder } from '../ai/embeddings'
-import { embeddingText, messageEmbeddingText } from '../retrieval/embedding-text'
+import { embedDocuments, type Embedder } from './embeddings'
+import { embeddingText, messageEmbeddingText } from './embedding-text'
 import { messagesBefore } from '../retrieval/message-context'
 import type { Deps } from '../deps'
-import { enqueueJob } from './job-kinds'
+import { enqueueJob } from '../queue/job-kinds'
 
 /** Texts per forward pass (or request) at most. */
 export const MODEL_BATCH = 32

@@ -1,6 +1,6 @@
 // The kinds of background job: each one's payload and attempts, the shape of a job's handler, and how to
-// enqueue one. What a writer needs to queue work, without the handlers (catalog.ts), which sit above the rooms
-// they call into (connectors, retrieval, ai) — so queuing a job never imports the code that runs it.
+// enqueue one. What a writer needs to queue work, without the handlers (jobs/catalog.ts), which sit above the rooms
+// they call into (connectors, retrieval, embedding) — so queuing a job never imports the code that runs it.
 import type { Tx } from '../../db/client'
 import type { Deps } from '../deps'
 import { enqueue, type JobRow } from './queue'

@@ -1,14 +1,15 @@
-// Link suggestions: a document's nearest neighbours in its workspace become `pending` links. With embeddings, by
-// best chunk-to-chunk cosine over the workspace (link-neighbours.ts: the cached vector index search uses, kept
-// usable while a backlog embeds);
-// without, by "more like this" — the document's most distinctive terms as a BM25 query, scores scaled by the
-// document's own score. Links a person completed or removed (dismissed) are never touched.
+// Link suggestions, the start of a link's lifecycle (links.service.ts: accepting, linking, unlinking): a document's
+// nearest neighbours in its workspace become `pending` links. With embeddings, by best chunk-to-chunk cosine over
+// the workspace (retrieval/link-neighbours.ts: the cached vector index search uses, kept usable while a backlog
+// embeds); without, by "more like this" — the document's most distinctive terms as a BM25 query, scores scaled by
+// the document's own score. Links a person completed or removed (dismissed) are never touched.
 import { and, eq, inArray, or, sql, type AnyColumn } from 'drizzle-orm'
-import { queryRows } from '../../db/client'
-import { documents, links } from '../../db/schema'
-import type { Deps } from '../deps'
-import { keywordSearch, type QueryTerm } from './keyword'
-import { neighboursInCache, neighboursInSql, type Neighbour } from './link-neighbours'
+import { queryRows } from '../../../db/client'
+import { documents, links } from '../../../db/schema'
+import type { Deps } from '../../deps'
+import { keywordSearch, type QueryTerm } from '../../retrieval/keyword'
+import { neighboursInCache, neighboursInSql, type Neighbour } from '../../retrieval/link-neighbours'
+import { MESSAGE_KIND } from './documents.model'
 
 export const MAX_SUGGESTIONS = 5
 /** Keyword similarity (share of the document's own score) needed to suggest a link. */
@@ -56,9 +57,6 @@ export async function suggestLinks(deps: Deps, documentId: string): Promise<numb
 }
 
 type Doc = typeof documents.$inferSelect
-
-/** A thread's message, in the documents table (modules/documents names the kinds; this engine only needs this one). */
-const MESSAGE_KIND = 'message'
 
 async function withoutMessages(deps: Deps, neighbours: Neighbour[]): Promise<Neighbour[]> {
   if (neighbours.length === 0) return neighbours

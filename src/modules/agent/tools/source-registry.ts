@@ -1,6 +1,6 @@
 // The sources an agent run has seen, numbered in the order tools found them, so the answer's [n] markers
 // point at the same list the client receives in the `sources` event.
-import type { Source } from '../grounding'
+import type { Source } from '../../../ai/grounding'
 
 export class SourceRegistry {
   private readonly byDocument = new Map<string, Source>()

@@ -3,11 +3,11 @@
 // event, the answer as `delta`s (citations checked against the sources the tools found), then `sources`
 // and `saved`. A disconnect aborts the loop; a provider failure ends the stream with an `error` event.
 import { isStepCount } from 'ai'
-import type { Deps } from '../deps'
-import type { Send } from '../http/sse'
-import { type AnswerEvent, streamAnswerEvents } from '../modules/ask/answer-stream'
-import type { SessionUser } from '../modules/auth/sessions.service'
-import type { Turn } from '../modules/conversations/conversations.service'
+import type { Deps } from '../../deps'
+import type { Send } from '../../http/sse'
+import { type AnswerEvent, streamAnswerEvents } from '../ask/answer-stream'
+import type { SessionUser } from '../auth/sessions.service'
+import type { Turn } from '../conversations/conversations.service'
 import { agentTools, compactResult } from './tools/agent.tools'
 import { SourceRegistry } from './tools/source-registry'
 

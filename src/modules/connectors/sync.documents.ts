@@ -2,14 +2,14 @@
 // a time through the bulk write path under the user's plan limits — never a partial document — and removed when
 // they are gone upstream. What the user changed here (status, pinned, rating, tags) survives an upstream edit.
 import { and, eq, inArray, isNotNull, sql } from 'drizzle-orm'
-import { type connectors, documents, tombstones } from '../../db/schema'
-import { storableText } from '../lib/storable-text'
-import type { Deps } from '../deps'
-import { AppError } from '../http/errors'
-import type { SessionUser } from '../modules/auth/sessions.service'
-import { ingestMany, type BulkItem, type ItemResult } from '../modules/documents/bulk.service'
-import { deriveExcerpt, deriveTitle } from '../modules/documents/documents.model'
-import type { RemoteItem } from './provider'
+import { type connectors, documents, tombstones } from '../../../db/schema'
+import { storableText } from '../../lib/storable-text'
+import type { Deps } from '../../deps'
+import { AppError } from '../../http/errors'
+import type { SessionUser } from '../auth/sessions.service'
+import { ingestMany, type BulkItem, type ItemResult } from '../documents/bulk.service'
+import { deriveExcerpt, deriveTitle } from '../documents/documents.model'
+import type { RemoteItem } from '../../connectors/provider'
 
 export type ConnectorRow = typeof connectors.$inferSelect
 

@@ -1,16 +1,16 @@
 // The agent's tools: thin adapters over the services, so the agent can do exactly what the caller could do
 // through the API, and nothing more. Learnings become pending_approval drafts, never active memories.
 import { tool } from 'ai'
-import { quoteMessage, sourceText } from '../grounding'
+import { quoteMessage, sourceText } from '../../../ai/grounding'
 import { z } from 'zod'
-import type { Deps } from '../../deps'
-import { viaSurface, type SessionUser } from '../../modules/auth/session-user'
-import { MEMORY_KINDS } from '../../modules/documents/documents.model'
-import { getDocument } from '../../modules/documents/documents.service'
-import { retrieveSources } from '../../modules/ask/retrieve.service'
-import { saveDrafts } from '../../modules/memories/memories.service'
-import { getContextPack } from '../../modules/workspaces/context.service'
-import { listWorkspaces, resolveWorkspaceId } from '../../modules/workspaces/workspaces.service'
+import type { Deps } from '../../../deps'
+import { viaSurface, type SessionUser } from '../../auth/session-user'
+import { MEMORY_KINDS } from '../../documents/documents.model'
+import { getDocument } from '../../documents/documents.service'
+import { retrieveSources } from '../../ask/retrieve.service'
+import { saveDrafts } from '../../memories/memories.service'
+import { getContextPack } from '../../workspaces/context.service'
+import { listWorkspaces, resolveWorkspaceId } from '../../workspaces/workspaces.service'
 import type { SourceRegistry } from './source-registry'
 
 export interface AgentScope {

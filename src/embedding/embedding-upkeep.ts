@@ -2,10 +2,10 @@
 // (retried with backoff), and start background re-embedding whenever this process has a model it has not
 // started it for — at boot, after a switch-in or a change of model — and again every RETRY_FAILED_MS, so
 // documents that failed, or went stale through another process, are picked up without a restart.
-import { createEmbedderReload } from '../ai/embedder-reload'
+import { createEmbedderReload } from './embedder-reload'
 import type { Deps } from '../deps'
-import { RETRY_FAILED_MS } from '../retrieval/embedding-backlog'
-import { startReembedding } from './reembed.job'
+import { RETRY_FAILED_MS } from './embedding-backlog'
+import { startReembedding } from './reembedding'
 
 export function createEmbeddingUpkeep(deps: Deps, options: { firstRetryMs?: number; maxRetryMs?: number } = {}) {
   const reload = createEmbedderReload(deps, options)

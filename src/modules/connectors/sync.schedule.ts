@@ -3,9 +3,9 @@
 // once an interval, not on every tick. Any number of processes may tick: queueRun answers the run already
 // queued or running instead of adding a second.
 import { and, eq, sql } from 'drizzle-orm'
-import { connectors } from '../../db/schema'
-import type { Deps } from '../deps'
-import { queueRun } from '../modules/connectors/connectors.service'
+import { connectors } from '../../../db/schema'
+import type { Deps } from '../../deps'
+import { queueRun } from './connectors.service'
 
 const PER_TICK = 100
 

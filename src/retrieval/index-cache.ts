@@ -15,6 +15,8 @@
 // - Load or join: one load a user at a time; a caller asking for the same key (the vector index's model) joins it,
 //   another key's load starts when it ends. Loads back off: after one, no other for as long as it took (at least
 //   2 s, twice as long, after a failure; a minute after an error).
+// - Writes are followed: a bulk ingest's group, once committed, starts the user's catch-up in the background
+//   (follow), so a search after a large write finds its index a group behind at most.
 // - Catch-ups are shared (shared-catch-ups.ts): concurrent callers of a user cost at most two statements, each
 //   seeing every write committed before it asked. A catch-up reads at most CATCH_UP_DOCUMENTS documents (or a
 //   quarter of the base); more, or a log pruned past the index (change-logs.ts), and a full reload starts.
@@ -158,6 +160,19 @@ export class IndexCache<I extends CachedIndex, C extends Changes = Changes> {
     if (this.enabled && index?.key !== key && documents >= this.options.minDocuments && this.mayLoad(userId))
       void this.load(db, userId, key)
     return null
+  }
+
+  /**
+   * A write of the user's has just committed: their cached index catches up now, in the background (a catch-up
+   * shared with searches), or a load starts if they have none and are now worth one. So after a bulk ingest the
+   * index is a group of writes behind at most, and the search that follows catches up a few documents — instead of
+   * finding thousands changed, past what one catch-up reads, and being ranked in SQL while the index reloads
+   * (bench:search --after-ingest). Resolves when done (tests await it); never fails.
+   */
+  follow(db: Tx, userId: string, key = ''): Promise<void> {
+    if (!this.enabled) return Promise.resolve()
+    const work = this.indexes.has(userId) ? this.shared.run(userId, () => this.advance(db, userId)) : this.status(db, userId, key)
+    return work.then(nothing, nothing)
   }
 
   /** For jobs: the user's index brought up to date, loading it first (and waiting) when the user is worth one. */

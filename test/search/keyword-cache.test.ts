@@ -112,4 +112,20 @@ describe('the cached keyword index', () => {
     const copy = await memory.load(t.deps.db, u.id)
     expect(searchKeywordIndex(copy!, await analyzeQuery(t.deps.db, 'quokka'), {}, 10)).toEqual([])
   })
+  test('follows a bulk ingest: caught up in the background as its groups commit, so the search after it reads no change', async () => {
+    const cache = t.deps.keywordCache
+    await cache.load(t.deps.db, u.id)
+    const catchUps = cache.catchUps
+    const added = Array.from({ length: 120 }, (_, i) => ({ title: `Wombat ${i}`, body: `wombat burrow ${text(500 + i, 30)}` }))
+    expect((await t.json('POST', '/api/documents/bulk', { key: u.key, body: { documents: added } })).status).toBe(200)
+    // The write's catch-up may end after the answer: a bounded number of turns for it.
+    for (let i = 0; i < 500 && cache.catchUps === catchUps; i++) await Bun.sleep(10)
+    expect(cache.catchUps).toBeGreaterThan(catchUps)
+    const [stats] = await queryRows<{ v: number }>(t.deps.db, sql`select version::float8 as v from keyword_stats where user_id = ${u.id}`)
+    expect(cache.lookup(t.deps.db, u.id, Number(stats!.v), 1000)).not.toBeNull()
+    const searched = cache.catchUps
+    const found = await t.json('GET', '/api/search?q=wombat&mode=keyword&limit=50', { key: u.key })
+    expect(found.body.results.length).toBe(50)
+    expect(cache.catchUps).toBe(searched)
+  })
 })

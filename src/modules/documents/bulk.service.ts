@@ -12,6 +12,11 @@ import { groupsOf, mapInGroups } from './bulk.groups'
 import { assertWithinPlan, type BulkItem, failed, hasCaps, type ItemResult, openItem, planItems, writePlan } from './bulk.plan'
 import { assertBodySize, assertMetadataSize } from './documents.model'
 
+/** A batch this large keeps the user's cached keyword index following it group by group (index-cache.ts, follow):
+ * a search after it catches up a group, not the whole batch. A smaller write leaves the catch-up to the next search,
+ * which pays the same once however many writes came before it. */
+const FOLLOWED_BATCH = 100
+
 export type { BulkItem, ExternalRef, ItemResult } from './bulk.plan'
 
 export const MAX_BULK_DOCUMENTS = 1000
@@ -47,6 +52,7 @@ export async function ingestMany(deps: Deps, user: SessionUser, items: (BulkItem
           return plan
         })
         for (const [index, result] of plan.results) results[index] = result
+        if (items.length >= FOLLOWED_BATCH) void deps.keywordCache.follow(deps.db, user.id)
       } catch (error) {
         // Past the first group, only a cap reached meanwhile (a memory draft of the batch, an edit by another request)
         // stops the batch: that group is rolled back whole, and its items and the rest answer their own 402.

@@ -19,7 +19,8 @@
 //   (follow), so a search after a large write finds its index a group behind at most.
 // - Catch-ups are shared (shared-catch-ups.ts): concurrent callers of a user cost at most two statements, each
 //   seeing every write committed before it asked. A catch-up reads at most CATCH_UP_DOCUMENTS documents (or a
-//   quarter of the base); more, or a log pruned past the index (change-logs.ts), and a full reload starts.
+//   quarter of the base); more, or a log pruned past the index (change-logs.ts), and a full reload starts. The
+//   catch-up that ends a load obeys the same bound: past it, the load was outrun by writes and is dropped.
 // - A catch-up's result is installed unless a newer index (strictly higher version) was installed meanwhile.
 // - Deltas past deltaShare of the base — documents (those the deltas hold or marked dead in the base) or weight
 //   (postings, chunks), against at least 100 of each — start a full reload in the background.
@@ -75,7 +76,9 @@ const TOO_LARGE_RETRY_MS = 10 * 60_000
 const CATCH_UP_DOCUMENTS = 1_000
 /** The base sizes the delta share is taken of at least: small indexes do not reload at every write. */
 const MIN_BASE = 100
-const ALL = 2 ** 31 - 1
+
+/** Documents one catch-up reads at most: CATCH_UP_DOCUMENTS, or a quarter of the index's base if more. */
+const catchUpLimit = (index: CachedIndex) => Math.max(CATCH_UP_DOCUMENTS, index.documents >> 2)
 
 export class IndexCache<I extends CachedIndex, C extends Changes = Changes> {
   private readonly indexes = new Map<string, I>()
@@ -236,7 +239,7 @@ export class IndexCache<I extends CachedIndex, C extends Changes = Changes> {
     const index = this.indexes.get(userId)
     if (!index) return null
     try {
-      const changes = await this.source.changesSince(db, userId, index, Math.max(CATCH_UP_DOCUMENTS, index.documents >> 2))
+      const changes = await this.source.changesSince(db, userId, index, catchUpLimit(index))
       if (!changes) return null
       if ('incomplete' in changes) {
         this.startLoad(db, userId, index.key)
@@ -276,8 +279,11 @@ export class IndexCache<I extends CachedIndex, C extends Changes = Changes> {
       const loaded = await this.source.load(db, userId, key, this.options.maxBytes)
       if (loaded && 'tooLarge' in loaded) return this.overBudget(userId, loaded.tooLarge)
       // Writes landed while the pages were read: the documents they changed since the version read first are
-      // replaced from the log, which also brings the index to the current version.
-      const changes = loaded && (await this.source.changesSince(db, userId, loaded, ALL))
+      // replaced from the log, which also brings the index to the current version — as much as one catch-up reads,
+      // no more: a load outrun by a large ingest is dropped (and tried again after its back-off) rather than caught
+      // up in one statement of tens of thousands of documents, which would hold the embedded database for seconds;
+      // the index it was to replace, following the ingest (follow), keeps answering.
+      const changes = loaded && (await this.source.changesSince(db, userId, loaded, catchUpLimit(loaded)))
       const took = performance.now() - started
       // Reloads are not run back to back: at most half the time goes to them (more when they fail).
       const failed = !changes || 'incomplete' in changes

@@ -99,3 +99,37 @@ describe('the rules both index caches keep', () => {
     expect(searchVectorIndex(index, vector, { onlyDocument: inOther, workspaceId: defaultWorkspace }, 5)).toEqual([])
   })
 })
+
+describe('a load outrun by writes', () => {
+  test('is dropped when more changed meanwhile than one catch-up reads; the index it was to replace keeps answering', async () => {
+    const w = await t.signUp()
+    const ingest = async (from: number, n: number) => {
+      for (let i = 0; i < n; i += 500) {
+        const documents = Array.from({ length: Math.min(500, n - i) }, (_, k) => ({
+          title: `Note ${from + i + k}`,
+          body: `platypus ${seededText(from + i + k, 12, SCIENCE_WORDS)}`,
+        }))
+        expect((await t.json('POST', '/api/documents/bulk', { key: w.key, body: { documents } })).status).toBe(200)
+      }
+    }
+    await ingest(0, 20)
+    // A keyword source whose load, once asked, lets 1,100 documents be written before it ends: more than a catch-up reads.
+    let outrun = false
+    const source: typeof keywordSource = {
+      ...keywordSource,
+      load: async (db, userId, key, maxBytes) => {
+        const loaded = await keywordSource.load(db, userId, key, maxBytes)
+        if (outrun) await ingest(20, 1_100)
+        return loaded
+      },
+    }
+    const cache = new IndexCache(source, { minDocuments: 1, maxBytes: 1 << 30, log: t.deps.log })
+    const first = await cache.load(t.deps.db, w.id)
+    expect(first?.documents).toBe(20)
+    outrun = true
+    expect(await cache.load(t.deps.db, w.id)).toBeNull()
+    expect(cache.loads).toBe(1)
+    // The first index is still the user's, as it was: the dropped load replaced nothing.
+    expect(cache.lookup(t.deps.db, w.id, first!.version, 0)).toBe(first)
+  }, 120_000)
+})

@@ -2,7 +2,7 @@
 // upgraded from an older release ends with exactly what a fresh one has, data kept exact, and the keyword trigger
 // fires on the very fields the in-memory copies read. On PGlite, and on PostgreSQL with TEST_DATABASE=postgres.
 import { afterAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
 import type { PGlite } from '@electric-sql/pglite'
@@ -21,8 +21,9 @@ import { createTestDatabase, onPostgres, type TestDatabase } from '../pg/databas
 setDefaultTimeout(120_000)
 
 const ROOT = join(import.meta.dir, '..', '..')
-/** db/migrations of the last release whose migrations still defined the functions and triggers, each restating
- * the one before (commit a40f94f: its SQL files and journal, kept here so that a clone without history tests too). */
+/** The last release whose migrations still defined the functions and triggers, each restating the one before
+ * (commit a40f94f, kept here so that a clone without history tests too): its journal, and those of its SQL files
+ * that differ from db/migrations' — the others are read from db/migrations. */
 const OLD_RELEASE = join(import.meta.dir, 'old-release', 'migrations')
 
 const scratch: string[] = []
@@ -43,6 +44,8 @@ function oldMigrations(upTo: string): string {
   cpSync(OLD_RELEASE, folder, { recursive: true })
   const journalPath = join(folder, 'meta', '_journal.json')
   const journal = JSON.parse(readFileSync(journalPath, 'utf8')) as { entries: { tag: string }[] }
+  for (const { tag } of journal.entries)
+    if (!existsSync(join(folder, `${tag}.sql`))) cpSync(join(ROOT, 'db', 'migrations', `${tag}.sql`), join(folder, `${tag}.sql`))
   const last = journal.entries.findIndex((entry) => entry.tag.startsWith(upTo))
   if (last < 0) throw new Error(`no migration ${upTo} in the old release`)
   writeFileSync(journalPath, JSON.stringify({ ...journal, entries: journal.entries.slice(0, last + 1) }))

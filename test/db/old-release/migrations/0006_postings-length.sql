@@ -1,1 +1,0 @@
-ALTER TABLE "postings" ADD COLUMN "dl" real DEFAULT 0 NOT NULL;

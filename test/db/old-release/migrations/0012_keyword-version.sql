@@ -1,1 +1,0 @@
-ALTER TABLE "keyword_stats" ADD COLUMN "version" bigint DEFAULT 0 NOT NULL;

@@ -1,1 +1,0 @@
-ALTER TABLE "keyword_stats" ADD COLUMN "embedding_version" bigint DEFAULT 0 NOT NULL;

@@ -1,1 +1,0 @@
-CREATE INDEX "documents_unembedded_idx" ON "documents" USING btree ("user_id") WHERE index_status <> 'indexed';

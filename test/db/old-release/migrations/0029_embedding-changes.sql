@@ -1,9 +1,0 @@
-CREATE TABLE "embedding_changes" (
-	"user_id" uuid NOT NULL,
-	"embedding_version" bigint NOT NULL,
-	"document_id" uuid NOT NULL,
-	"changed_at" timestamp with time zone DEFAULT now() NOT NULL
-);
---> statement-breakpoint
-ALTER TABLE "embedding_changes" ADD CONSTRAINT "embedding_changes_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
-CREATE INDEX "embedding_changes_user_version_idx" ON "embedding_changes" USING btree ("user_id","embedding_version");

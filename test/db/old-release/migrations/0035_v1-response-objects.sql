@@ -1,1 +1,0 @@
-ALTER TABLE "v1_responses" ADD COLUMN "response" jsonb;

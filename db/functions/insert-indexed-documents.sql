@@ -7,7 +7,7 @@
 -- (chunkSections): each document and each chunk carries the weight of its own words (1 for a document,
 -- MESSAGE_WEIGHT for a message; the title and tags count p_title_weight times that), and a message its context's
 -- words — the messages before it in its thread (src/retrieval/message-context.ts) — counted context_weight times.
--- It writes each document's terms (document_terms), through which its postings are found, and its postings in the
+-- It writes each document's terms with their tfs (document_terms), through which its postings are found, and its postings in the
 -- primary key's order (term, document): consecutive inserts land on the same or the next leaf of the key's B-tree.
 -- A document happened when it was ingested unless told otherwise (occurred_at); updated_by says who made it.
 CREATE OR REPLACE FUNCTION insert_indexed_documents(p_docs json, p_parts json, p_config regconfig, p_title_weight integer, p_max_attempts integer, p_now timestamptz)
@@ -34,7 +34,8 @@ BEGIN
     UNION ALL
     SELECT d.id, t.lexeme, d.context_weight * coalesce(array_length(t.positions, 1), 1) FROM d, unnest(to_tsvector(p_config, d.context)) t),
   p AS (SELECT document_id, lexeme, sum(tf)::real AS tf FROM terms GROUP BY document_id, lexeme),
-  len AS (SELECT document_id, sum(tf)::real AS dl, array_agg(lexeme) AS terms FROM p GROUP BY document_id),
+  len AS (SELECT document_id, sum(tf)::real AS dl, array_agg(lexeme ORDER BY lexeme) AS terms, array_agg(tf ORDER BY lexeme) AS tfs
+          FROM p GROUP BY document_id),
   new_documents AS (
     INSERT INTO documents (id, user_id, workspace_id, title, excerpt, body, tags, kind, status, archived_from, source, source_ref,
       external_id, url, content_hash, size_bytes, pinned, rating, metadata, index_status, keyword_len, created_at, updated_at,
@@ -52,7 +53,7 @@ BEGIN
     SELECT d.user_id, p.lexeme, p.document_id, p.tf, len.dl FROM p JOIN len USING (document_id) JOIN d ON d.id = p.document_id
     ORDER BY p.lexeme, p.document_id),
   new_terms AS (
-    INSERT INTO document_terms (document_id, user_id, terms) SELECT len.document_id, d.user_id, len.terms FROM len JOIN d ON d.id = len.document_id),
+    INSERT INTO document_terms (document_id, user_id, terms, tfs) SELECT len.document_id, d.user_id, len.terms, len.tfs FROM len JOIN d ON d.id = len.document_id),
   new_jobs AS (
     INSERT INTO jobs (id, user_id, kind, payload, status, max_attempts, run_at, created_at, updated_at)
     SELECT d.job_id, d.user_id, 'embed-document', json_build_object('document_id', d.id)::jsonb, 'queued', p_max_attempts, p_now, p_now, p_now FROM d),

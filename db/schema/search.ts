@@ -51,6 +51,11 @@ export const documentTerms = pgTable('document_terms', {
   user_id: uuid('user_id').notNull(),
   /** Compared to postings.term COLLATE "C" (the postings' collation), so the primary key serves each lookup. */
   terms: text('terms').array().notNull(),
+  /**
+   * Each term's tf, in the order of `terms` (postings.tf): a cached index catching up reads a changed document's
+   * postings from this one row (index_changes_since) instead of one probe of the postings' key a term.
+   */
+  tfs: real('tfs').array().notNull(),
 })
 
 /**

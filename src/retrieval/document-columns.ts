@@ -66,6 +66,70 @@ export function columnsOf(fields: DocumentFields[]): DocumentColumns {
   return columns
 }
 
+/**
+ * Columns whose document i is document `docs[i]` of `from[parts[i]]` — a merge's documents, picked in id order from
+ * the segments it merges — copied array to array, names recoded into the new tables.
+ */
+export function pickColumns(from: DocumentColumns[], parts: Int32Array, docs: Int32Array): DocumentColumns {
+  const count = parts.length
+  const names = { workspace: new Names(), kind: new Names(), source: new Names(), tag: new Names() }
+  // A name gets its new code when first used, in id order as columnsOf gives them: names only dead documents held go.
+  const codes = { workspace: unset(from, 'workspace'), kind: unset(from, 'kind'), source: unset(from, 'source'), tag: unset(from, 'tag') }
+  const code = (field: keyof typeof codes, p: number, k: number) => {
+    const known = codes[field][p]![k]!
+    return known >= 0 ? known : (codes[field][p]![k] = names[field].code(from[p]!.names[field][k]!))
+  }
+  const columns: DocumentColumns = {
+    count,
+    ids: new Uint8Array(16 * count),
+    active: new Uint8Array(count),
+    pinned: new Uint8Array(count),
+    rating: new Int8Array(count),
+    workspace: new Int32Array(count),
+    kind: new Int32Array(count),
+    source: new Int32Array(count),
+    tagStart: new Int32Array(count + 1),
+    tagCodes: new Int32Array(0),
+    occurred: new Float64Array(count),
+    names: { workspace: names.workspace.list, kind: names.kind.list, source: names.source.list, tag: names.tag.list },
+    bytes: 0,
+  }
+  for (let i = 0; i < count; i++) {
+    const [p, d] = [parts[i]!, docs[i]!]
+    const c = from[p]!
+    columns.ids.set(c.ids.subarray(16 * d, 16 * d + 16), 16 * i)
+    columns.active[i] = c.active[d]!
+    columns.pinned[i] = c.pinned[d]!
+    columns.rating[i] = c.rating[d]!
+    columns.workspace[i] = code('workspace', p, c.workspace[d]!)
+    columns.kind[i] = code('kind', p, c.kind[d]!)
+    columns.source[i] = code('source', p, c.source[d]!)
+    columns.occurred[i] = c.occurred[d]!
+    columns.tagStart[i + 1] = columns.tagStart[i]! + c.tagStart[d + 1]! - c.tagStart[d]!
+  }
+  columns.tagCodes = new Int32Array(columns.tagStart[count]!)
+  for (let i = 0; i < count; i++) {
+    const [p, d] = [parts[i]!, docs[i]!]
+    const c = from[p]!
+    for (let k = c.tagStart[d]!, at = columns.tagStart[i]!; k < c.tagStart[d + 1]!; k++, at++)
+      columns.tagCodes[at] = code('tag', p, c.tagCodes[k]!)
+  }
+  columns.bytes = columnBytes(columns)
+  return columns
+}
+
+const unset = (from: DocumentColumns[], field: keyof DocumentColumns['names']) =>
+  from.map((c) => new Int32Array(c.names[field].length).fill(-1))
+
+/** Compares document a of `x` with document b of `y` by id (their uuids' bytes, as ids sort). */
+export function compareIds(x: DocumentColumns, a: number, y: DocumentColumns, b: number): number {
+  for (let i = 0; i < 16; i++) {
+    const diff = x.ids[16 * a + i]! - y.ids[16 * b + i]!
+    if (diff) return diff
+  }
+  return 0
+}
+
 function columnBytes(c: DocumentColumns): number {
   const arrays = [c.ids, c.active, c.pinned, c.rating, c.workspace, c.kind, c.source, c.tagStart, c.tagCodes, c.occurred]
   let bytes = arrays.reduce((sum, a) => sum + a.byteLength, 0)

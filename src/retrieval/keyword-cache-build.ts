@@ -1,11 +1,10 @@
 // Assembles a segment of a user's cached keyword index (keyword-cache-segment.ts) from documents and per-term
 // posting lists, as a load reads them (keyword-cache.ts) or a catch-up brings them: documents sorted by id, terms by
-// code unit, each term's postings cut in blocks with their bounds; and takes a segment's live documents back out
-// (a merge of two segments builds one from them).
-import { boostAt, byId, columnsOf, fieldsOf } from './document-columns'
+// code unit, each term's postings cut in blocks with their bounds (blockBounds; a merge, keyword-cache-merge.ts,
+// cuts its blocks the same way).
+import { boostAt, byId, columnsOf } from './document-columns'
 import type { DocumentFields } from './document-fields'
-import { BLOCK, bytesOf, TF_OVERFLOW, tfOf, tfPart, type KeywordSegment } from './keyword-cache-segment'
-import type { Segment } from './segment-set'
+import { BLOCK, bytesOf, TF_OVERFLOW, tfPart, type KeywordSegment } from './keyword-cache-segment'
 
 /** A document as a catch-up reads it: its fields and its postings (term, tf, dl). */
 export interface ChangedDocument extends DocumentFields {
@@ -118,41 +117,29 @@ export class IndexBuilder {
     const [srcAt, srcDocs, srcTf] = [this.postingAt.data, this.docs.data, this.tf.data]
     const docs = sorted ? this.docs.trimmed() : new Int32Array(this.docs.length)
     const tf = sorted ? this.tf.trimmed() : new Uint16Array(this.tf.length)
-    const postingAt = new Int32Array(terms + 1)
+    const postingAt = sorted ? this.postingAt.trimmed() : new Int32Array(terms + 1)
     const tfOverflow = sorted ? this.tfOverflow : new Map<number, number>()
     const termAt = new Int32Array(terms + 1)
     const termChars = new Uint16Array(this.chars)
-    const blockAt = new Int32Array(terms + 1)
-    for (let t = 0; t < terms; t++) blockAt[t + 1] = blockAt[t]! + Math.ceil((srcAt[byTerm[t]! + 1]! - srcAt[byTerm[t]!]!) / BLOCK)
-    const blockLast = new Int32Array(blockAt[terms]!)
-    const blockMaxTf = new Float32Array(blockAt[terms]!)
     let [p, c] = [0, 0]
     byTerm.forEach((src, t) => {
       const term = this.termList[src]!
       for (let i = 0; i < term.length; i++) termChars[c + i] = term.charCodeAt(i)
       c += term.length
       termAt[t + 1] = c
-      const first = p
+      if (sorted) return
       for (let q = srcAt[src]!; q < srcAt[src + 1]!; q++, p++) {
-        if (!sorted) {
-          docs[p] = srcDocs[q]!
-          tf[p] = srcTf[q]!
-          if (srcTf[q] === TF_OVERFLOW) tfOverflow.set(p, this.tfOverflow.get(q)!)
-        }
-        const block = blockAt[t]! + Math.floor((p - first) / BLOCK)
-        const part = tfPart(srcTf[q] === TF_OVERFLOW ? this.tfOverflow.get(q)! : srcTf[q]!, this.dl[srcDocs[q]!]!, avgdl)
-        // Rounded up past float32's rounding (2^-24 relative), so the bound is never below a score.
-        if (part > blockMaxTf[block]!) blockMaxTf[block] = part * (1 + 1e-6)
-        blockLast[block] = srcDocs[q]!
+        docs[p] = srcDocs[q]!
+        tf[p] = srcTf[q]!
+        if (srcTf[q] === TF_OVERFLOW) tfOverflow.set(p, this.tfOverflow.get(q)!)
       }
       postingAt[t + 1] = p
     })
-    const columns = columnsOf(this.fields)
-    const index = {
+    return completeSegment({
       version,
       n,
       avgdl,
-      columns,
+      columns: columnsOf(this.fields),
       dl: this.dl,
       termChars,
       termAt,
@@ -160,19 +147,48 @@ export class IndexBuilder {
       docs,
       tf,
       tfOverflow,
-      blockAt,
-      blockLast,
-      blockMaxTf,
-      maxBoost: 0,
+      ...blockBounds(postingAt, docs, tf, tfOverflow, this.dl, avgdl),
       terms,
-      postings: docs.length,
-      weight: docs.length,
-      bytes: 0,
-    } satisfies KeywordSegment
-    for (let d = 0; d < this.count; d++) index.maxBoost = Math.max(index.maxBoost, boostAt(columns, d))
-    index.bytes = bytesOf(index)
-    return index
+    })
   }
+}
+
+/**
+ * Each term's postings cut in blocks of BLOCK, with the block's last document and the largest BM25 tf part of its
+ * postings at `avgdl` (rounded up past float32's rounding, 2^-24 relative, so the bound is never below a score).
+ */
+export function blockBounds(
+  postingAt: Int32Array,
+  docs: Int32Array,
+  tf: Uint16Array,
+  tfOverflow: Map<number, number>,
+  dl: Float32Array,
+  avgdl: number,
+): Pick<KeywordSegment, 'blockAt' | 'blockLast' | 'blockMaxTf'> {
+  const terms = postingAt.length - 1
+  const blockAt = new Int32Array(terms + 1)
+  for (let t = 0; t < terms; t++) blockAt[t + 1] = blockAt[t]! + Math.ceil((postingAt[t + 1]! - postingAt[t]!) / BLOCK)
+  const blockLast = new Int32Array(blockAt[terms]!)
+  const blockMaxTf = new Float32Array(blockAt[terms]!)
+  for (let t = 0; t < terms; t++) {
+    const first = postingAt[t]!
+    for (let p = first; p < postingAt[t + 1]!; p++) {
+      const block = blockAt[t]! + Math.floor((p - first) / BLOCK)
+      const part = tfPart(tf[p] === TF_OVERFLOW ? tfOverflow.get(p)! : tf[p]!, dl[docs[p]!]!, avgdl)
+      if (part > blockMaxTf[block]!) blockMaxTf[block] = part * (1 + 1e-6)
+      blockLast[block] = docs[p]!
+    }
+  }
+  return { blockAt, blockLast, blockMaxTf }
+}
+
+/** A segment from its arrays: the largest boost, its postings (its weight) and its bytes counted. */
+export function completeSegment(index: Omit<KeywordSegment, 'maxBoost' | 'postings' | 'weight' | 'bytes'>): KeywordSegment {
+  let maxBoost = 0
+  for (let d = 0; d < index.columns.count; d++) maxBoost = Math.max(maxBoost, boostAt(index.columns, d))
+  const segment = { ...index, maxBoost, postings: index.docs.length, weight: index.docs.length, bytes: 0 }
+  segment.bytes = bytesOf(segment)
+  return segment
 }
 
 /** A segment of these documents (their postings in the same snapshot). */
@@ -192,25 +208,4 @@ export function buildSegment(docs: ChangedDocument[], version: number, stats: { 
   }
   for (const [term, flat] of byTerm) builder.addTerm(term, flat)
   return builder.build(version, stats)
-}
-
-/** A segment's live documents with their postings, as a catch-up would have read them. */
-export function liveDocuments(segment: Segment<KeywordSegment>): ChangedDocument[] {
-  const { data: index, dead } = segment
-  const count = index.columns.count
-  const docs: ChangedDocument[] = []
-  const at = new Int32Array(count).fill(-1)
-  for (let d = 0; d < count; d++) {
-    if (dead?.[d]) continue
-    at[d] = docs.length
-    docs.push({ ...fieldsOf(index.columns, d), postings: [] })
-  }
-  for (let t = 0; t < index.terms; t++) {
-    const term = String.fromCharCode(...index.termChars.subarray(index.termAt[t]!, index.termAt[t + 1]!))
-    for (let p = index.postingAt[t]!; p < index.postingAt[t + 1]!; p++) {
-      const d = index.docs[p]!
-      if (at[d]! >= 0) docs[at[d]!]!.postings!.push([term, tfOf(index, p), index.dl[d]!])
-    }
-  }
-  return docs
 }

@@ -4,11 +4,13 @@
 // filters (time among them) and boosts, also when the average length moves (block bounds taken at the old one stay bounds).
 import { describe, expect, test } from 'bun:test'
 import type { DocumentFilter } from './document-fields'
-import { indexOf as copyOf, withChanges, type ChangedDocument, type KeywordIndex } from './keyword-cache'
+import { corpusOf, indexOf as copyOf, withChanges, type ChangedDocument, type KeywordIndex } from './keyword-cache'
 import { buildSegment as build } from './keyword-cache-build'
+import { mergedAtOnce, mergeSegments } from './keyword-cache-merge'
+import type { KeywordSegment } from './keyword-cache-segment'
 import { rankExhaustively } from './keyword-cache-exhaustive'
 import { searchKeywordIndex } from './keyword-cache-rank'
-import { segmentOf } from './segment-set'
+import { segmentOf, type Segment } from './segment-set'
 import type { QueryTerm } from './keyword-query'
 import { RANDOM_WORKSPACES, randomFields, randomTimeRange } from '../../test/search/cache-corpus'
 import { type SeededRandom, seededRandom } from '../../test/seeded-random'
@@ -195,4 +197,32 @@ describe('block bounds when the average length grows', () => {
     }
     expect(compared).toBeGreaterThan(10_000)
   }, 60_000)
+})
+
+describe('merging segments', () => {
+  test('gives, array for array, the segment a build of their live documents gives', () => {
+    for (let seed = 300; seed < 320; seed++) {
+      const r = seededRandom(seed)
+      const parts: Segment<KeywordSegment>[] = []
+      const live: ChangedDocument[] = []
+      for (let k = 0, n = 1 + r.int(5); k < n; k++) {
+        const docs = Array.from({ length: r.int(k === 0 ? 300 : 40) }, () => documentOf(r, r.uuid(), r.next() < 0.1))
+        // Now and then a tf past uint16 (the side table) and a document without postings.
+        if (docs.length > 0 && r.next() < 0.3) docs[0]!.postings = [['huge', 70_000, 70_000]]
+        if (docs.length > 1 && r.next() < 0.3) docs[1]!.postings = []
+        const segment = build(docs, 1, statsOf(new Map(docs.map((d) => [d.id, d]))))
+        const dead = new Uint8Array(segment.columns.count)
+        const byId = [...docs].sort((a, b) => (a.id < b.id ? -1 : 1))
+        byId.forEach((d, i) => (r.next() < 0.2 ? (dead[i] = 1) : live.push(d)))
+        const deadList = Int32Array.from([...dead.keys()].filter((i) => dead[i]))
+        parts.push({ data: segment, dead: deadList.length ? dead : null, deadList, live: new Map() })
+      }
+      const stats = statsOf(new Map(live.map((d) => [d.id, d])))
+      const merged = mergedAtOnce(mergeSegments(parts, 7, corpusOf(stats)))
+      const built = build(live, 7, stats)
+      const plain = (s: KeywordSegment) =>
+        JSON.stringify({ ...s, tfOverflow: [...s.tfOverflow] }, (_, v) => (ArrayBuffer.isView(v) ? Array.from(v as Uint8Array) : v))
+      expect(plain(merged)).toBe(plain(built))
+    }
+  })
 })

@@ -13,7 +13,8 @@ import { queryRows, type Tx } from '../../db/client'
 import { changesSince, versionNow } from './change-logs'
 import { loadDocumentFields } from './document-fields'
 import type { IndexSource } from './index-cache'
-import { buildSegment, IndexBuilder, liveDocuments, type ChangedDocument } from './keyword-cache-build'
+import { buildSegment, IndexBuilder, type ChangedDocument } from './keyword-cache-build'
+import { mergedAtOnce, mergeSegments } from './keyword-cache-merge'
 import { PageSize } from './page-size'
 import type { KeywordSegment } from './keyword-cache-segment'
 import { segmentOf, setOf, withSegment, type Segment, type SegmentSet } from './segment-set'
@@ -46,9 +47,15 @@ export interface KeywordChanges extends CorpusStats {
 /** Terms per query of a load: a first page, and the bounds the page's time moves it within (page-size.ts). */
 const TERMS_PAGE = { first: 500, min: 50, max: 8_000 }
 
-export function indexOf(version: number, stats: CorpusStats, segments: Segment<KeywordSegment>[]): KeywordIndex {
+/** BM25's corpus from the statistics: documents (at least 1) and their average length (at least 1). */
+export function corpusOf(stats: CorpusStats): { n: number; avgdl: number } {
   const n = Math.max(stats.documents, 1)
-  return assemble(version, n, Math.max(stats.totalLen / n, 1), segments)
+  return { n, avgdl: Math.max(stats.totalLen / n, 1) }
+}
+
+export function indexOf(version: number, stats: CorpusStats, segments: Segment<KeywordSegment>[]): KeywordIndex {
+  const { n, avgdl } = corpusOf(stats)
+  return assemble(version, n, avgdl, segments)
 }
 
 /** An index of one segment alone, at its own corpus statistics. */
@@ -71,7 +78,7 @@ export function withChanges(
   const docs = [...new Map(current.map((d) => [d.id, d])).values()]
   const added = docs.length > 0 ? buildSegment(docs, version, stats) : null
   const merge = (older: Segment<KeywordSegment>, newer: Segment<KeywordSegment>) =>
-    buildSegment([...liveDocuments(older), ...liveDocuments(newer)], version, stats)
+    mergedAtOnce(mergeSegments([older, newer], version, corpusOf(stats)))
   return indexOf(version, stats, withSegment(index.segments, changed, added, merge))
 }
 
@@ -110,4 +117,8 @@ export const keywordSource: IndexSource<KeywordIndex, KeywordChanges> = {
   load: (db, userId, _key, maxBytes) => loadKeywordIndex(db, userId, maxBytes),
   changesSince: (db, userId, index, maxDocuments) => changesSince<ChangedDocument>(db, userId, index.version, null, maxDocuments),
   apply: (index, changes) => withChanges(index, changes.version, changes, changes.changed, changes.current),
+  compact: function* (index) {
+    const segment = yield* mergeSegments(index.segments, index.version, index)
+    return assemble(index.version, index.n, index.avgdl, [segmentOf(segment)])
+  },
 }

@@ -72,7 +72,7 @@ export async function indexKeywords(tx: Tx, doc: IndexableDocument, newId: () =>
       insert into ${postings} (user_id, term, document_id, tf, dl)
       select ${doc.user_id}::uuid, p.lexeme, ${doc.id}::uuid, p.tf::real, len.dl from p, len),
     listed as (
-      insert into ${documentTerms} (document_id, user_id, terms)
-      select ${doc.id}::uuid, ${doc.user_id}::uuid, array_agg(lexeme) from p having count(*) > 0)
+      insert into ${documentTerms} (document_id, user_id, terms, tfs)
+      select ${doc.id}::uuid, ${doc.user_id}::uuid, array_agg(lexeme order by lexeme), array_agg(tf::real order by lexeme) from p having count(*) > 0)
     update ${documents} set keyword_len = len.dl from len where ${documents.id} = ${doc.id}`)
 }

@@ -153,4 +153,9 @@ export const vectorSource: IndexSource<VectorIndex, VectorChanges> = {
   load: loadVectorIndex,
   changesSince: vectorChanges,
   apply: withChanges,
+  // Vectors are copied and their codes made again in one step (a vector index grows with embedding, which is slower).
+  compact: function* (index) {
+    yield
+    return indexOf(index.version, index.key, [segmentOf(mergeSegments(index.key, index.dim, index.segments))])
+  },
 }

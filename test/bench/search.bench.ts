@@ -168,8 +168,9 @@ async function seedInBulk(deps: Deps, userId: string, workspaceId: string, n: nu
             select b.id, t.lexeme, ${TITLE_WEIGHT} * coalesce(array_length(t.positions, 1), 1)
               from batch b, unnest(to_tsvector(${TEXT_CONFIG}::regconfig, b.heading)) t
           ) terms group by id, lexeme
-          returning document_id, term, dl),
-        listed as (insert into document_terms (document_id, user_id, terms) select document_id, ${userId}::uuid, array_agg(term) from ins group by document_id)
+          returning document_id, term, tf, dl),
+        listed as (insert into document_terms (document_id, user_id, terms, tfs)
+          select document_id, ${userId}::uuid, array_agg(term order by term), array_agg(tf order by term) from ins group by document_id)
         select document_id as id, max(dl) as len from ins group by document_id`,
       )
       await tx.execute(sql`set local session_replication_role = origin`)

@@ -129,6 +129,22 @@ async function addDocuments(database: Database, user: string) {
       from generate_series(1, 3) n`)
 }
 
+/** Postings of the user's first document, and its terms listed as the old release listed them (no tfs). */
+async function addPostings(database: Database, user: string, tfs: Record<string, number>) {
+  const terms = Object.keys(tfs)
+  const [doc] = await queryRows<{ id: string }>(database.db, sql`select id from documents where user_id = ${user} order by id limit 1`)
+  for (const term of terms)
+    await database.db.execute(
+      sql`insert into postings (user_id, term, document_id, tf, dl) values (${user}, ${term}, ${doc!.id}, ${tfs[term]!}, 6.5)`,
+    )
+  await database.db.execute(
+    sql`insert into document_terms (document_id, user_id, terms) values (${doc!.id}, ${user}, ${`{${terms.join(',')}}`}::text[])`,
+  )
+}
+
+const listedTfs = (database: Database, user: string) =>
+  queryRows<{ terms: string[]; tfs: number[] }>(database.db, sql`select terms, tfs from document_terms where user_id = ${user}`)
+
 /** A chunk with a vector (model 'm') for one of the user's documents, as the embedding worker writes it; answers the document. */
 async function addEmbeddedChunk(database: Database, user: string): Promise<string> {
   const [chunk] = await queryRows<{ document_id: string }>(
@@ -284,7 +300,11 @@ describe('SQL functions are kept once', () => {
       const old = await databaseAt(oldMigrations(upTo))
       const user = crypto.randomUUID()
       await addDocuments(old.database, user)
+      // A document's listed terms (0031 on): after the upgrade each carries its tf from the postings, in the terms' order.
+      const listed = upTo >= '0031'
+      if (listed) await addPostings(old.database, user, { zebra: 3, apple: 1, mango: 2.5 })
       await runMigrations(old.database, old.url)
+      if (listed) expect(await listedTfs(old.database, user)).toEqual([{ terms: ['zebra', 'apple', 'mango'], tfs: [3, 1, 2.5] }])
 
       fresh ??= freshDatabase().then(({ database }) => definitions(database))
       const upgraded = await definitions(old.database)

@@ -212,16 +212,18 @@ describe('the cached keyword index catches up with writes', () => {
     expect(await expectExact(reloaded!, ['vaccine immune response', 'opt', 'tumor growth'], 'reloaded')).toBeGreaterThan(50)
   })
 
-  test('deltas past their share of the base start a full reload, which replaces base and deltas', async () => {
+  test('deltas past their share of the base start a compaction in memory, which replaces base and deltas, exact as SQL', async () => {
     const eager = new IndexCache(keywordSource, { minDocuments: 1, maxBytes: 1 << 30, deltaShare: 0.02, log: t.deps.log })
     await eager.load(t.deps.db, u.id)
     for (let i = 0; i < 4; i++) await write(1) // bulk ingests: 12 documents, past 2 % of the base
     const caught = await eager.current(t.deps.db, u.id)
     expect(caught!.segments.length).toBeGreaterThan(1)
     expect(eager.isLoading(u.id)).toBe(true)
-    const reloaded = await eager.load(t.deps.db, u.id) // joins the reload the catch-up started
-    expect(eager.loads).toBe(2)
+    const reloaded = await eager.load(t.deps.db, u.id) // joins the compaction the catch-up started
+    expect([eager.loads, eager.compactions]).toEqual([1, 1]) // the database was read once, by the first load
     expect(reloaded!.segments.length).toBe(1)
+    expect(reloaded!.segments[0]!.deadList.length).toBe(0)
+    expect(await expectExact(reloaded!, ['vaccine immune response', 'opt', 'tumor growth'], 'compacted')).toBeGreaterThan(50)
     expect(await eager.current(t.deps.db, u.id)).toBe(reloaded)
   })
 })

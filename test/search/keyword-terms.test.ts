@@ -1,7 +1,8 @@
 // A document's postings are found through its terms (document_terms, migrations 0031–0032) — postings have no index by
 // document — so the two must agree after every write: ingested in bulk or alone, edited (re-indexed), ingested
-// again as a duplicate, deleted alone, in bulk, with a workspace or with the account. A term a document lost is
-// gone from keyword search at once, and nothing is left behind.
+// again as a duplicate, deleted alone, in bulk, with a workspace or with the account — each listed term with its tf
+// (what a cached index catching up reads). A term a document lost is gone from keyword search at once, and nothing
+// is left behind.
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { sql } from 'drizzle-orm'
 import { queryRows } from '../../db/client'
@@ -18,8 +19,8 @@ afterAll(() => t.close())
 async function agreement(u: TestUser) {
   const [row] = await queryRows<Record<string, number>>(
     t.deps.db,
-    sql`with listed as (select t.document_id, u.term from document_terms t cross join unnest(t.terms) as u(term) where t.user_id = ${u.id}),
-      posted as (select document_id, term::text as term from postings where user_id = ${u.id})
+    sql`with listed as (select t.document_id, u.term, u.tf from document_terms t cross join unnest(t.terms, t.tfs) as u(term, tf) where t.user_id = ${u.id}),
+      posted as (select document_id, term::text as term, tf from postings where user_id = ${u.id})
     select
       (select count(*)::int from posted) as postings,
       (select count(*)::int from (select * from posted except select * from listed) x) as unlisted,

@@ -1,5 +1,6 @@
 // createDb(config): embedded PGlite under DATA_DIR by default (one process at a time: it holds the directory's
 // lock), postgres.js when DATABASE_URL is set — one Db type.
+import { AsyncLocalStorage } from 'node:async_hooks'
 import { mkdirSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { PGlite, type QueryOptions, type Transaction } from '@electric-sql/pglite'
@@ -122,6 +123,9 @@ interface ConnectionUse {
   lastDone: number
   /** Told when `busy` drops to 0. */
   idle: (() => void)[]
+  /** The same for requests' statements alone (those not run inBackground), which background statements wait for. */
+  foreground: number
+  lastForeground: number
 }
 
 const connectionUses = new WeakMap<PGlite, ConnectionUse>()
@@ -129,16 +133,18 @@ const connectionUses = new WeakMap<PGlite, ConnectionUse>()
 /** Counts what goes through the instance's query, exec and transaction (everything drizzle sends), for
  * yieldConnection, and tells `onSlow` of what took SLOW_STATEMENT_MS or more. */
 function countUses(pglite: PGlite, onSlow?: (slow: SlowStatement) => void): PGlite {
-  const use: ConnectionUse = { busy: 0, lastDone: 0, idle: [] }
-  const done = () => {
-    use.lastDone = performance.now()
-    if (--use.busy === 0) for (const tell of use.idle.splice(0)) tell()
-  }
+  const use: ConnectionUse = { busy: 0, lastDone: 0, idle: [], foreground: 0, lastForeground: 0 }
   const target = pglite as unknown as Record<'query' | 'exec' | 'transaction', (...args: unknown[]) => Promise<unknown>>
   for (const name of ['query', 'exec', 'transaction'] as const) {
     const original = target[name].bind(pglite)
-    target[name] = (...args) => {
+    const run = (args: unknown[], foreground: boolean) => {
       use.busy++
+      if (foreground) use.foreground++
+      const done = () => {
+        use.lastDone = performance.now()
+        if (foreground) use.foreground--, (use.lastForeground = use.lastDone)
+        if (--use.busy === 0) for (const tell of use.idle.splice(0)) tell()
+      }
       if (!onSlow) return original(...args).finally(done)
       const started = performance.now()
       return original(...args).finally(() => {
@@ -151,6 +157,7 @@ function countUses(pglite: PGlite, onSlow?: (slow: SlowStatement) => void): PGli
           })
       })
     }
+    target[name] = (...args) => (background.getStore() ? afterRequests(use).then(() => run(args, false)) : run(args, true))
   }
   connectionUses.set(pglite, use)
   return pglite
@@ -160,6 +167,40 @@ function countUses(pglite: PGlite, onSlow?: (slow: SlowStatement) => void): PGli
  * a statement on the process's one thread, so a writer's statement would also hold the rest of their requests (an
  * answer compressed off the thread, waiting to be sent). */
 const QUIET_MS = 10
+
+const background = new AsyncLocalStorage<true>()
+
+/** How long a background statement waits for requests at most: under constant load, background work still moves. */
+const BACKGROUND_WAIT_MS = 25
+
+/**
+ * Runs `work` as background work (the job worker, maintenance): on the embedded database each of its statements and
+ * transactions, before it starts, lets requests go first — it waits until their statements have left the
+ * connection for QUIET_MS, or BACKGROUND_WAIT_MS at most. PGlite runs one statement at a time on the process's one
+ * thread, first come first served: without this a search right after a bulk ingest, with a suggestion job a
+ * document queued, waited behind a job’s statement before each of its own (bench:search --after-ingest).
+ * A transaction waits once, before it starts; its statements never do. On
+ * PostgreSQL `work` just runs: its pool gives requests connections of their own.
+ */
+export const inBackground = <T>(work: () => PromiseLike<T>): Promise<T> => background.run(true, async () => await work())
+
+/** How long requests' statements have left the embedded database's connection alone, in ms (Infinity on PostgreSQL). */
+export function requestsQuietFor(db: Db): number {
+  const client = (db as unknown as { $client?: PGlite }).$client
+  const use = client && connectionUses.get(client)
+  if (!use) return Number.POSITIVE_INFINITY
+  return use.foreground > 0 ? 0 : performance.now() - use.lastForeground
+}
+
+async function afterRequests(use: ConnectionUse): Promise<void> {
+  const deadline = performance.now() + BACKGROUND_WAIT_MS
+  for (;;) {
+    const now = performance.now()
+    const quietFor = use.foreground > 0 ? 0 : now - use.lastForeground
+    if (quietFor >= QUIET_MS || now >= deadline) return
+    await Bun.sleep(Math.min(QUIET_MS - quietFor, deadline - now))
+  }
+}
 
 /**
  * For a long write cut into transactions (a bulk ingest): between two of them, lets every statement and transaction

@@ -10,7 +10,7 @@ import { embedDocuments, type Embedder } from './embeddings'
 import { embeddingText, messageEmbeddingText } from './embedding-text'
 import { messagesBefore } from '../retrieval/message-context'
 import type { Deps } from '../deps'
-import { enqueueJob } from '../queue/job-kinds'
+import { enqueueJob, enqueueJobs } from '../queue/job-kinds'
 
 /** Texts per forward pass (or request) at most. */
 export const MODEL_BATCH = 32
@@ -80,8 +80,10 @@ export async function embedDocumentsTogether(
     // (and timers) are answered while a batch is written, not after it.
     await new Promise<void>((resolve) => setImmediate(resolve))
   }
-  // Documents with nothing left to embed (or no model to embed with) are finished at once.
-  for (const id of ids) if (!left.has(id)) await finish(id)
+  // Documents with nothing left to embed (or no model to embed with) are finished at once, together.
+  const nothingToEmbed = ids.filter((id) => !left.has(id))
+  const error = await finishUnembedded(deps, embedder, nothingToEmbed)
+  for (const id of nothingToEmbed) outcomes.set(id, error)
   if (!embedder || !pending.length) return outcomes
 
   const batches = planPasses(pending, passChars(embedder))
@@ -214,6 +216,38 @@ async function writeDocument(
         .where(and(eq(documents.id, documentId), not(stale)))
         .returning({ user_id: documents.user_id })
       if (done) await enqueueJob(tx, deps, 'suggest-links', { document_id: documentId }, done.user_id)
+    })
+    return null
+  } catch (error) {
+    return messageOf(error)
+  }
+}
+
+/**
+ * Documents with no chunk left to embed marked indexed and their neighbours looked for, all in one transaction of
+ * three statements — a transaction of three each cost most of what a bulk ingest's jobs cost with no model (every
+ * document's job is one of these then). As writeDocument: rows locked first, indexed only if no chunk is stale.
+ */
+async function finishUnembedded(deps: Deps, embedder: Embedder | null, ids: string[]): Promise<string | null> {
+  if (ids.length === 0) return null
+  const list = `{${ids.join(',')}}`
+  try {
+    await deps.db.transaction(async (tx) => {
+      await tx.execute(sql`select id from ${documents} where id = any(${list}::uuid[]) order by id for no key update`)
+      const stale = embedder
+        ? sql`exists (select 1 from ${chunks} where ${chunks.document_id} = ${documents.id} and ${chunks.embedding_model} is distinct from ${embedder.id})`
+        : sql`false`
+      const done = await tx
+        .update(documents)
+        .set({ index_status: 'indexed' })
+        .where(and(sql`${documents.id} = any(${list}::uuid[])`, not(stale)))
+        .returning({ id: documents.id, user_id: documents.user_id })
+      await enqueueJobs(
+        tx,
+        deps,
+        'suggest-links',
+        done.map((d) => ({ payload: { document_id: d.id }, userId: d.user_id })),
+      )
     })
     return null
   } catch (error) {

@@ -2,6 +2,7 @@
 // model switched in once available, background re-embedding started), connector syncs that are due
 // (modules/connectors/sync.schedule.ts), expired Idempotency-Key records and activity entries past their retention
 // swept, and on the embedded database, which runs no autovacuum, what autovacuum would do (table-upkeep.ts).
+import { inBackground } from '../../db/client'
 import { queueDueSyncs } from '../modules/connectors/sync.schedule'
 import { sweepIdempotencyKeys } from '../http/idempotency.store'
 import type { Deps } from '../deps'
@@ -18,6 +19,7 @@ export function createMaintenance(deps: Deps) {
   const keepEmbeddingsCurrent = createEmbeddingUpkeep(deps)
   let running = false
   let prunedAt = Number.NEGATIVE_INFINITY
+  const dueSince = new Map<string, number>()
   return async function tick(): Promise<void> {
     if (running) return
     running = true
@@ -41,7 +43,7 @@ export function createMaintenance(deps: Deps) {
       deps.log.warn('pruning the keyword and embedding change logs failed', { error: String(error) })
     }
     try {
-      const ran = await upkeepTables(deps)
+      const ran = await upkeepTables(deps, dueSince)
       if (ran.length) deps.log.debug('tables kept up', { ran })
     } catch (error) {
       deps.log.warn('vacuuming or analyzing the embedded database failed', { error: String(error) })
@@ -58,7 +60,9 @@ export function createMaintenance(deps: Deps) {
 }
 
 export function startMaintenance(deps: Deps, intervalMs = 10_000): () => void {
-  const tick = createMaintenance(deps)
+  const maintain = createMaintenance(deps)
+  // Requests first: its statements wait for theirs (inBackground).
+  const tick = () => inBackground(maintain)
   void tick()
   const timer = setInterval(tick, intervalMs)
   return () => clearInterval(timer)

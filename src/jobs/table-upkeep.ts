@@ -4,9 +4,10 @@
 // planner knows its size: plans made without statistics read every posting). The rules are autovacuum's own, read
 // from pg_stat_user_tables, and each table is its own statement, with the requests waiting let through between two
 // — PGlite runs a statement on the process's one thread, so the whole-database VACUUM ANALYZE this replaces held
-// every request for seconds after a bulk ingest (bench:search --after-ingest). On PostgreSQL it does nothing.
+// every request for seconds after a bulk ingest (bench:search --after-ingest); the tick's upkeep also waits for a
+// lull in requests (LULL_MS, MAX_DEFER_MS). On PostgreSQL it does nothing.
 import { sql } from 'drizzle-orm'
-import { queryRows, yieldConnection } from '../../db/client'
+import { queryRows, requestsQuietFor, yieldConnection } from '../../db/client'
 import type { Deps } from '../deps'
 
 // PostgreSQL's autovacuum_* defaults, except the insert scale: 0.2 there; smaller here, so that the vacuum of a
@@ -19,6 +20,14 @@ const ANALYZE_THRESHOLD = 50
 const ANALYZE_SCALE = 0.1
 /** How long a statement waits, at most, for the requests queued before it (yieldConnection). */
 const LET_THROUGH_MS = 250
+/**
+ * The maintenance tick's upkeep of a table waits for a lull this long in requests: the VACUUM or ANALYZE of a large
+ * table holds the thread for 100s of ms (postings: 270–330 ms at 20,000 documents), which a search arriving then
+ * waits out — the slowest search after a bulk ingest was one of those…
+ */
+const LULL_MS = 1_000
+/** …for this long at most once the table is due, so a busy server's planner statistics still stay current. */
+const MAX_DEFER_MS = 2 * 60_000
 
 interface TableCounts {
   name: string
@@ -37,8 +46,12 @@ export function dueFor(t: TableCounts): { vacuum: boolean; analyze: boolean } {
   }
 }
 
-/** One pass: each table due VACUUMed and/or ANALYZEd, one statement at a time. Answers what ran ("vacuum postings"). */
-export async function upkeepTables(deps: Deps): Promise<string[]> {
+/**
+ * One pass: each table due VACUUMed and/or ANALYZEd, one statement at a time. Answers what ran ("vacuum postings").
+ * With `dueSince` (the maintenance tick's, kept across its passes: when each table became due), a table waits for a
+ * lull in requests (LULL_MS), or until it has been due for MAX_DEFER_MS; without, every table due runs now.
+ */
+export async function upkeepTables(deps: Deps, dueSince?: Map<string, number>): Promise<string[]> {
   if (deps.dbKind !== 'pglite') return []
   // The counts of the statements just run are flushed at most once a second; this asks for them now.
   await deps.db.execute(sql`select pg_stat_force_next_flush()`)
@@ -53,6 +66,12 @@ export async function upkeepTables(deps: Deps): Promise<string[]> {
   for (const table of tables) {
     const due = dueFor(table)
     if (!due.vacuum && !due.analyze) continue
+    if (dueSince) {
+      const since = dueSince.get(table.name) ?? Date.now()
+      dueSince.set(table.name, since)
+      if (requestsQuietFor(deps.db) < LULL_MS && Date.now() - since < MAX_DEFER_MS) continue
+      dueSince.delete(table.name)
+    }
     await yieldConnection(deps.db, LET_THROUGH_MS)
     const name = sql.identifier(table.name)
     if (due.vacuum && due.analyze) await deps.db.execute(sql`vacuum (analyze) ${name}`)

@@ -1,6 +1,7 @@
 // The worker loop: claims due jobs from the shared queue (any number of workers, in any number of processes)
 // and runs them through the catalog — kinds that share a JobBatch (embedding) claimed and run many at a time;
 // failures retry with backoff until the job's attempts are spent.
+import { inBackground } from '../../db/client'
 import type { Deps } from '../deps'
 import { catalog } from './catalog'
 import type { JobDefinition } from '../queue/job-kinds'
@@ -113,7 +114,10 @@ export function startWorker(deps: Deps, { pollMs = 500, kinds }: { pollMs?: numb
     while (!stopping) {
       let ran = false
       try {
-        ran = await runNextJob(deps, id, kinds)
+        // Requests first: a job's statements wait for theirs (inBackground) — on the embedded database every
+        // statement runs on the process's one thread, and a search after a bulk ingest (a job or two queued a
+        // document) otherwise waited behind a job's statement before each of its own.
+        ran = await inBackground(() => runNextJob(deps, id, kinds))
       } catch (error) {
         deps.log.error('worker loop error', { error: String(error) })
       }

@@ -53,6 +53,27 @@ export interface JobBatch {
 }
 
 /** Enqueues in the caller's transaction, so a job exists exactly when the write that needs it commits. */
+/** Jobs of one kind queued in one statement (what a batch of jobs leads to). */
+export async function enqueueJobs<K extends JobKind>(
+  tx: Tx,
+  deps: Deps,
+  kind: K,
+  items: { payload: PayloadOf<K>; userId: string | null }[],
+): Promise<void> {
+  const runAt = deps.clock.now()
+  await enqueue(
+    tx,
+    items.map(({ payload, userId }) => ({
+      id: deps.ids.next(),
+      kind,
+      payload: payload as Record<string, unknown>,
+      userId,
+      runAt,
+      maxAttempts: JOB_ATTEMPTS[kind],
+    })),
+  )
+}
+
 export async function enqueueJob<K extends JobKind>(
   tx: Tx,
   deps: Deps,

@@ -15,18 +15,22 @@ export interface EnqueueInput {
   maxAttempts: number
 }
 
-export async function enqueue(db: Tx, input: EnqueueInput): Promise<void> {
-  await db.insert(jobs).values({
-    id: input.id,
-    user_id: input.userId,
-    kind: input.kind,
-    payload: input.payload,
-    status: 'queued',
-    max_attempts: input.maxAttempts,
-    run_at: input.runAt,
-    created_at: input.runAt,
-    updated_at: input.runAt,
-  })
+export async function enqueue(db: Tx, input: EnqueueInput | EnqueueInput[]): Promise<void> {
+  const many = Array.isArray(input) ? input : [input]
+  if (many.length === 0) return
+  await db.insert(jobs).values(
+    many.map((job) => ({
+      id: job.id,
+      user_id: job.userId,
+      kind: job.kind,
+      payload: job.payload,
+      status: 'queued' as const,
+      max_attempts: job.maxAttempts,
+      run_at: job.runAt,
+      created_at: job.runAt,
+      updated_at: job.runAt,
+    })),
+  )
 }
 
 /** Jobs whose worker died on their last attempt: they have no attempt left, so they failed. Answers them. */

@@ -160,6 +160,16 @@ function bestOfForms(segment: Segment, avgdl: number, idx: number, f: Forms, for
   return { idx, docs, score: (j) => scores[j]!, blockLast, blockUpper: (b) => blockMax[b]! }
 }
 
+/** How many live documents of the index hold `term`. */
+export function documentFrequency(index: KeywordIndex, term: string): number {
+  let df = 0
+  for (const segment of index.segments) {
+    const t = findTerm(segment.data, term)
+    if (t >= 0) df += liveCount(segment, t)
+  }
+  return df
+}
+
 /** How many live documents of this segment hold term t. */
 export function liveCount(segment: Segment, t: number): number {
   const { data: index, dead, deadList } = segment

@@ -2,7 +2,7 @@
 // letting waiting requests through between two tables rather than holding them all behind one VACUUM ANALYZE.
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { sql } from 'drizzle-orm'
-import { queryRows } from '../../db/client'
+import { inBackground, queryRows } from '../../db/client'
 import { dueFor, upkeepTables } from '../../src/jobs/table-upkeep'
 import { createTestApp, type TestApp, type TestUser } from '../harness'
 
@@ -70,4 +70,26 @@ test('a request waiting while the tables are kept up runs between two tables, no
   expect(listed.status).toBe(200)
   expect(passDone).toBe(false)
   expect((await pass).length).toBeGreaterThan(1)
+}, 60_000)
+
+test('the tick waits for a lull in requests before a table, for two minutes at most once it is due', async () => {
+  await ingest(4000, 600)
+  const dueSince = new Map<string, number>()
+  // As the maintenance tick runs it: in the background (its own statements are no requests).
+  const tick = () => inBackground(() => upkeepTables(t.deps, dueSince))
+  // A request just ran: nothing is kept up yet, but what is due is remembered.
+  expect((await t.json('GET', '/api/documents?limit=1', { key: u.key })).status).toBe(200)
+  expect(await tick()).toEqual([])
+  const due = [...dueSince.keys()]
+  expect(due).toContain('postings')
+  expect(due).toContain('documents')
+  // Due for over two minutes: kept up even with requests coming.
+  dueSince.set('postings', Date.now() - 2 * 60_000 - 1)
+  expect((await t.json('GET', '/api/documents?limit=1', { key: u.key })).status).toBe(200)
+  expect(await tick()).toEqual(['vacuum and analyze postings'])
+  // A second without requests: the rest runs.
+  await Bun.sleep(1_050)
+  const rest = (await tick()).map((ran) => ran.split(' ').at(-1))
+  expect(rest.sort()).toEqual(due.filter((name) => name !== 'postings').sort())
+  expect(dueSince.size).toBe(0)
 }, 60_000)

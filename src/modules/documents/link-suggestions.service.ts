@@ -4,20 +4,17 @@
 // embeds); without, by "more like this" — the document's most distinctive terms as a BM25 query, scores scaled by
 // the document's own score. Links a person completed or removed (dismissed) are never touched.
 import { and, eq, inArray, or, sql, type AnyColumn } from 'drizzle-orm'
-import { queryRows } from '../../../db/client'
 import { documents, links } from '../../../db/schema'
 import type { Deps } from '../../deps'
-import { keywordSearch, type QueryTerm } from '../../retrieval/keyword'
+import { moreLikeThis } from '../../retrieval/more-like-this'
 import { neighboursInCache, neighboursInSql, type Neighbour } from '../../retrieval/link-neighbours'
 import { MESSAGE_KIND } from './documents.model'
 
 export const MAX_SUGGESTIONS = 5
 /** Keyword similarity (share of the document's own score) needed to suggest a link. */
 export const KEYWORD_THRESHOLD = 0.35
-const MLT_TERMS = 12
 /** Keyword candidates re-scored by cosine for a large user whose vector index cannot be cached. */
 const CANDIDATES = 50
-const DF_CAP = 100
 
 export async function suggestLinks(deps: Deps, documentId: string): Promise<number> {
   const [doc] = await deps.db.select().from(documents).where(eq(documents.id, documentId))
@@ -33,26 +30,22 @@ export async function suggestLinks(deps: Deps, documentId: string): Promise<numb
     await tx
       .delete(links)
       .where(and(eq(links.status, 'pending'), eq(links.origin, 'suggested'), or(eq(links.source_id, doc.id), eq(links.target_id, doc.id))))
-    let made = 0
-    for (const n of neighbours) {
-      if (!Number.isFinite(n.score)) continue
-      const inserted = await tx
-        .insert(links)
-        .values({
-          id: deps.ids.next(),
-          user_id: doc.user_id,
-          source_id: doc.id,
-          target_id: n.document_id,
-          score: Math.min(1, n.score),
-          status: 'pending',
-          origin: 'suggested',
-          created_at: deps.clock.now(),
-        })
-        .onConflictDoNothing()
-        .returning({ id: links.id })
-      made += inserted.length
-    }
-    return made
+    // The new ones in one statement (a job a document: statements are what requests wait behind on the embedded database).
+    const rows = neighbours
+      .filter((n) => Number.isFinite(n.score))
+      .map((n) => ({
+        id: deps.ids.next(),
+        user_id: doc.user_id,
+        source_id: doc.id,
+        target_id: n.document_id,
+        score: Math.min(1, n.score),
+        status: 'pending',
+        origin: 'suggested',
+        created_at: deps.clock.now(),
+      }))
+    if (rows.length === 0) return 0
+    const inserted = await tx.insert(links).values(rows).onConflictDoNothing().returning({ id: links.id })
+    return inserted.length
   })
 }
 
@@ -84,33 +77,8 @@ async function semanticNeighbours(deps: Deps, doc: Doc, model: string, threshold
 }
 
 /** The documents most like this one by keyword, scored as a share of its own score (best first). */
-async function keywordNeighbours(deps: Deps, doc: Doc, limit: number): Promise<Neighbour[]> {
-  // The document's most distinctive terms: tf × idf within the user's corpus. Document frequencies are
-  // counted up to DF_CAP only — a term that common is no distinctive term — so a job's cost stays bounded
-  // however large the corpus grows.
-  const top = await queryRows<{ term: string }>(
-    deps.db,
-    // Its postings by their keys, through its listed terms (postings have no index by document, migration 0032).
-    sql`select p.term from (
-          select t.user_id, u.term collate "C" as term from document_terms t cross join unnest(t.terms) as u(term)
-           where t.document_id = ${doc.id} offset 0) k
-        join postings p on p.user_id = k.user_id and p.term = k.term and p.document_id = ${doc.id}
-        cross join lateral (select count(*) as df from (
-          select 1 from postings x where x.user_id = p.user_id and x.term = p.term limit ${DF_CAP}) capped) f
-        order by p.tf * ln(1 + 1.0 / f.df) desc, p.term
-        limit ${MLT_TERMS}`,
-  )
-  if (top.length === 0) return []
-  const terms: QueryTerm[] = top.map((t, idx) => ({ idx, term: t.term, prefix: false }))
-  // Both rankings can run on the cached index (a job: it waits for a load): link and embedding jobs change nothing it holds.
-  const [cache, job] = [deps.keywordCache, { wait: true }]
-  const self = await keywordSearch(deps.db, doc.user_id, terms, { onlyDocument: doc.id }, 1, cache, job)
-  const selfScore = self.hits[0]?.score ?? 0
-  if (selfScore <= 0) return []
-  const filter = { workspaceId: doc.workspace_id, excludeDocument: doc.id }
-  const { hits } = await keywordSearch(deps.db, doc.user_id, terms, filter, limit, cache, job)
-  return hits.map((h) => ({ document_id: h.document_id, score: h.score / selfScore }))
-}
+const keywordNeighbours = (deps: Deps, doc: Doc, limit: number): Promise<Neighbour[]> =>
+  moreLikeThis(deps.db, doc, limit, deps.keywordCache)
 
 /**
  * A link's score as it may be shown and ranked: a NaN (or infinite) score stored before scores were guarded

@@ -1,0 +1,108 @@
+// "More like this": the documents most like one by keyword, for link suggestions without embeddings
+// (modules/documents/link-suggestions.service.ts). The document's most distinctive terms — each of its terms scored
+// tf × ln(1 + 1 / df) within the user's corpus, document frequencies counted up to DF_CAP only (a term that common
+// is no distinctive term, and the cost stays bounded however large the corpus grows), best first, ties by term in
+// byte order — become a BM25 query, and each hit is scored as a share of the document's own score.
+// All of it in the user's cached keyword index when there is one, after one catch-up: document frequencies are in
+// memory, and the document's terms and tfs are one row (document_terms) — where SQL probes up to DF_CAP postings a
+// term (~95 terms an abstract), statements every request waited behind while a bulk ingest's suggestion jobs (one a
+// document) drained.
+import { sql } from 'drizzle-orm'
+import { queryRows, type Tx } from '../../db/client'
+import { type DocumentFilter, filterSql } from './document-fields'
+import type { IndexCache } from './index-cache'
+import { keywordSearchSql } from './keyword'
+import type { KeywordIndex } from './keyword-cache'
+import { searchKeywordIndex } from './keyword-cache-rank'
+import { documentFrequency } from './keyword-cache-words'
+import type { QueryTerm } from './keyword-query'
+import type { KeywordHit } from './ranking'
+
+/** Document frequencies are counted up to this. */
+export const DF_CAP = 100
+/** Terms of the query made of a document. */
+export const MLT_TERMS = 12
+
+export interface LikeDocument {
+  id: string
+  user_id: string
+  workspace_id: string
+}
+
+/**
+ * The documents of `doc`'s workspace most like it (best first, at most `limit`), scored as a share of its own score;
+ * in SQL when `cache` is null or holds no index for the user.
+ */
+export async function moreLikeThis(
+  db: Tx,
+  doc: LikeDocument,
+  limit: number,
+  cache: IndexCache<KeywordIndex> | null,
+): Promise<{ document_id: string; score: number }[]> {
+  const [row] = await queryRows<{ terms: string[]; tfs: number[] }>(
+    db,
+    sql`select terms, tfs from document_terms where document_id = ${doc.id} and user_id = ${doc.user_id}`,
+  )
+  if (!row) return []
+  const self: DocumentFilter = { onlyDocument: doc.id }
+  const others: DocumentFilter = { workspaceId: doc.workspace_id, excludeDocument: doc.id }
+  const inSql = async () => {
+    const terms = queryOf(await distinctiveTermsSql(db, doc.user_id, doc.id, MLT_TERMS))
+    const own = await keywordSearchSql(db, doc.user_id, terms, filterSql(doc.user_id, self), 1)
+    return scoresOf(own) ? shares(own, await keywordSearchSql(db, doc.user_id, terms, filterSql(doc.user_id, others), limit)) : []
+  }
+  if (!cache) return inSql()
+  const inCache = (index: KeywordIndex) => {
+    const terms = queryOf(distinctiveTermsIn(index, row, MLT_TERMS))
+    const own = searchKeywordIndex(index, terms, self, 1)
+    return scoresOf(own) ? shares(own, searchKeywordIndex(index, terms, others, limit)) : []
+  }
+  // A job's ranking: it waits for the index to load rather than scan a large corpus in SQL (index-cache.ts).
+  return (await cache.rank(db, doc.user_id, inCache, inSql, { wait: true })).result
+}
+
+const queryOf = (terms: string[]): QueryTerm[] => terms.map((term, idx) => ({ idx, term, prefix: false }))
+
+/** Whether the document scores anything for its own terms (a document of no terms does not). */
+const scoresOf = (own: KeywordHit[]) => (own[0]?.score ?? 0) > 0
+
+/** Hits scored as a share of the document's own score. */
+const shares = (own: KeywordHit[], hits: KeywordHit[]) => hits.map((h) => ({ document_id: h.document_id, score: h.score / own[0]!.score }))
+
+/** The document's `count` most distinctive terms, from its listed terms and tfs and the index's document frequencies. */
+export function distinctiveTermsIn(index: KeywordIndex, row: { terms: string[]; tfs: number[] }, count: number): string[] {
+  // tf as the real it is stored as (SQL widens that); a term the index does not hold yet (the document was edited
+  // since the row was read) counts as rare.
+  const scored = row.terms.map((term, i) => ({
+    term,
+    score: Math.fround(row.tfs[i]!) * Math.log(1 + 1 / Math.max(1, Math.min(DF_CAP, documentFrequency(index, term)))),
+  }))
+  scored.sort((a, b) => b.score - a.score || byteOrder(a.term, b.term))
+  return scored.slice(0, count).map((s) => s.term)
+}
+
+/** The same in SQL: the document's postings by their keys, through its listed terms, each term's df a capped count. */
+export async function distinctiveTermsSql(db: Tx, userId: string, documentId: string, count: number): Promise<string[]> {
+  const rows = await queryRows<{ term: string }>(
+    db,
+    sql`select p.term from (
+          select t.user_id, u.term collate "C" as term from document_terms t cross join unnest(t.terms) as u(term)
+           where t.document_id = ${documentId} and t.user_id = ${userId} offset 0) k
+        join postings p on p.user_id = k.user_id and p.term = k.term and p.document_id = ${documentId}
+        cross join lateral (select count(*) as df from (
+          select 1 from postings x where x.user_id = p.user_id and x.term = p.term limit ${DF_CAP}) capped) f
+        order by p.tf * ln(1 + 1.0 / f.df) desc, p.term
+        limit ${count}`,
+  )
+  return rows.map((r) => r.term)
+}
+
+/** Code point order: the byte order of UTF-8, as the postings' collation ("C") sorts terms. */
+function byteOrder(a: string, b: string): number {
+  const [x, y] = [[...a], [...b]]
+  for (let i = 0; i < Math.min(x.length, y.length); i++) {
+    const diff = x[i]!.codePointAt(0)! - y[i]!.codePointAt(0)!
+    if (diff) return diff
+  }
+  return x.length - y.length
+}

@@ -9,13 +9,14 @@
 -- Since version p_since: the statistics and version now, whether the log holds every version since (each move of
 -- the version wrote a row) and at most p_max documents changed, then the changed ids and the fields of those that
 -- exist as JSON; and, as asked:
--- - p_model null (the keyword index): each document's postings, in its JSON (null when a model is given). Changes
---   of vectors alone (vectors_only) are left out: the version moves past them, no document is read again.
+-- - p_model null (the keyword index): each document's postings, in its JSON as its terms, their tfs and its length
+--   (null when a model is given). Changes of vectors alone (vectors_only) are left out: the version moves past
+--   them, no document is read again.
 -- - p_model given (the vector index of that model): the changed documents' chunks with a vector of it — ids, owners
 --   and pgvector's binary form, in chunk id order.
 -- A document's postings are its row of document_terms (terms and their tfs; its length is documents.keyword_len, as
--- postings.dl): one row, where reading postings by their keys took a probe a term (~95 an abstract; 27 % of a bulk
--- ingest's time went to the catch-ups following it).
+-- postings.dl), sent as the two arrays: one row, where reading postings by their keys took a probe a term (~95 an
+-- abstract; 27 % of a bulk ingest's time went to the catch-ups following it), and no JSON built a posting.
 CREATE OR REPLACE FUNCTION index_changes_since(p_user uuid, p_since bigint, p_model text, p_max integer)
 RETURNS TABLE (r_version float8, r_documents integer, r_total_len float8, r_complete boolean, r_changed text, r_current text,
                r_chunk_ids text, r_chunk_documents text, r_vectors bytea)
@@ -42,11 +43,9 @@ BEGIN
       SELECT coalesce(json_agg(x), '[]')::text FROM (
         SELECT d.id, d.status, d.workspace_id, d.kind, d.source, d.tags, d.pinned, d.rating,
                floor(extract(epoch from d.occurred_at) * 1000)::float8 AS occurred_at,
-               CASE WHEN p_model IS NULL THEN (
-                 SELECT json_agg(json_build_array(u.term, u.tf, d.keyword_len))
-                   FROM document_terms t CROSS JOIN unnest(t.terms, t.tfs) AS u(term, tf)
-                  WHERE t.document_id = d.id) END AS postings
-        FROM documents d WHERE d.user_id = p_user AND d.id IN (SELECT ids.document_id FROM ids)) x) END,
+               t.terms, t.tfs, d.keyword_len AS dl
+        FROM documents d LEFT JOIN document_terms t ON p_model IS NULL AND t.document_id = d.id
+        WHERE d.user_id = p_user AND d.id IN (SELECT ids.document_id FROM ids)) x) END,
     (SELECT string_agg(ch.id::text, ' ' ORDER BY ch.id) FROM ch),
     (SELECT string_agg(ch.document_id::text, ' ' ORDER BY ch.id) FROM ch),
     (SELECT string_agg(vector_send(ch.embedding), ''::bytea ORDER BY ch.id) FROM ch)

@@ -109,13 +109,25 @@ async function loadKeywordIndex(db: Tx, userId: string, maxBytes: number): Promi
   return segment.bytes > maxBytes ? { tooLarge: segment.bytes } : indexOf(stats.version, stats, [segmentOf(segment)])
 }
 
+/** A changed document as the log sends it: its fields, its terms with their tfs, and its length. */
+type LoggedDocument = Omit<ChangedDocument, 'postings'> & { terms: string[] | null; tfs: number[] | null; dl: number }
+
+const withPostings = ({ terms, tfs, dl, ...fields }: LoggedDocument): ChangedDocument => ({
+  ...fields,
+  postings: terms && tfs ? terms.map((term, i) => [term, tfs[i]!, dl]) : null,
+})
+
 export const keywordSource: IndexSource<KeywordIndex, KeywordChanges> = {
   name: 'keyword index',
   search: 'keyword search',
   setting: 'KEYWORD_MEMORY_MAX_BYTES',
   stats: versionNow,
   load: (db, userId, _key, maxBytes) => loadKeywordIndex(db, userId, maxBytes),
-  changesSince: (db, userId, index, maxDocuments) => changesSince<ChangedDocument>(db, userId, index.version, null, maxDocuments),
+  changesSince: async (db, userId, index, maxDocuments) => {
+    const changes = await changesSince<LoggedDocument>(db, userId, index.version, null, maxDocuments)
+    if (!changes || 'incomplete' in changes) return changes
+    return { ...changes, current: changes.current.map(withPostings) }
+  },
   apply: (index, changes) => withChanges(index, changes.version, changes, changes.changed, changes.current),
   compact: function* (index) {
     const segment = yield* mergeSegments(index.segments, index.version, index)

@@ -231,8 +231,8 @@ describe('SQL functions are kept once', () => {
                  (select r_current from index_changes_since(${user}, 0, 'none', 100)) as vector`,
     )
     const keys = (json: string) => Object.keys((JSON.parse(json) as object[])[0]!).sort()
-    expect(keys(changes!.keyword)).toEqual(['id', ...DOCUMENT_FIELD_COLUMNS, 'postings'].sort())
-    expect(keys(changes!.vector)).toEqual(['id', ...DOCUMENT_FIELD_COLUMNS, 'postings'].sort())
+    expect(keys(changes!.keyword)).toEqual(['id', ...DOCUMENT_FIELD_COLUMNS, 'terms', 'tfs', 'dl'].sort())
+    expect(keys(changes!.vector)).toEqual(['id', ...DOCUMENT_FIELD_COLUMNS, 'terms', 'tfs', 'dl'].sort())
     // And a change of each of them moves the version a copy compares, and says which document moved it.
     const [document] = await queryRows<{ id: string }>(database.db, sql`select id from documents where user_id = ${user} limit 1`)
     const version = () => versionOf(database, user)

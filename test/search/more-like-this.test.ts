@@ -61,7 +61,7 @@ async function expectSameTerms(): Promise<number> {
 test('the cached index picks the same terms as SQL, in the same order, and the same neighbours, for every document', async () => {
   await t.deps.keywordCache.load(t.deps.db, u.id)
   expect(await expectSameTerms()).toBeGreaterThan(1000)
-})
+}, 60_000)
 
 test('also once edits and deletes left deltas and dead documents in the index', async () => {
   const ids = (
@@ -73,4 +73,4 @@ test('also once edits and deletes left deltas and dead documents in the index', 
   const index = await t.deps.keywordCache.current(t.deps.db, u.id)
   expect(index!.segments.length).toBeGreaterThan(1)
   expect(await expectSameTerms()).toBeGreaterThan(1000)
-})
+}, 60_000)

@@ -218,5 +218,5 @@ describe('the cached vector index', () => {
     await drainJobs(t.deps)
     await expectExact((await current())!)
     expect(memory.loads).toBe(loads + 1)
-  })
+  }, 60_000)
 })

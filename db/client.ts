@@ -188,17 +188,17 @@ export const inBackground = <T>(work: () => PromiseLike<T>): Promise<T> => backg
 export function requestsQuietFor(db: Db): number {
   const client = (db as unknown as { $client?: PGlite }).$client
   const use = client && connectionUses.get(client)
-  if (!use) return Number.POSITIVE_INFINITY
-  return use.foreground > 0 ? 0 : performance.now() - use.lastForeground
+  return use ? quietFor(use) : Number.POSITIVE_INFINITY
 }
+
+const quietFor = (use: ConnectionUse) => (use.foreground > 0 ? 0 : performance.now() - use.lastForeground)
 
 async function afterRequests(use: ConnectionUse): Promise<void> {
   const deadline = performance.now() + BACKGROUND_WAIT_MS
   for (;;) {
-    const now = performance.now()
-    const quietFor = use.foreground > 0 ? 0 : now - use.lastForeground
-    if (quietFor >= QUIET_MS || now >= deadline) return
-    await Bun.sleep(Math.min(QUIET_MS - quietFor, deadline - now))
+    const [now, quiet] = [performance.now(), quietFor(use)]
+    if (quiet >= QUIET_MS || now >= deadline) return
+    await Bun.sleep(Math.min(QUIET_MS - quiet, deadline - now))
   }
 }
 

@@ -39,11 +39,6 @@ export async function moreLikeThis(
   limit: number,
   cache: IndexCache<KeywordIndex> | null,
 ): Promise<{ document_id: string; score: number }[]> {
-  const [row] = await queryRows<{ terms: string[]; tfs: number[] }>(
-    db,
-    sql`select terms, tfs from document_terms where document_id = ${doc.id} and user_id = ${doc.user_id}`,
-  )
-  if (!row) return []
   const self: DocumentFilter = { onlyDocument: doc.id }
   const others: DocumentFilter = { workspaceId: doc.workspace_id, excludeDocument: doc.id }
   const inSql = async () => {
@@ -51,7 +46,13 @@ export async function moreLikeThis(
     const own = await keywordSearchSql(db, doc.user_id, terms, filterSql(doc.user_id, self), 1)
     return scoresOf(own) ? shares(own, await keywordSearchSql(db, doc.user_id, terms, filterSql(doc.user_id, others), limit)) : []
   }
+  // SQL reads the document's terms itself (none: nothing found); the cache reads its row here.
   if (!cache) return inSql()
+  const [row] = await queryRows<{ terms: string[]; tfs: number[] }>(
+    db,
+    sql`select terms, tfs from document_terms where document_id = ${doc.id} and user_id = ${doc.user_id}`,
+  )
+  if (!row) return []
   const inCache = (index: KeywordIndex) => {
     const terms = queryOf(distinctiveTermsIn(index, row, MLT_TERMS))
     const own = searchKeywordIndex(index, terms, self, 1)

@@ -1,7 +1,7 @@
 // The shared Postgres job queue: enqueue, claim with FOR UPDATE SKIP LOCKED (so any number of workers in any
 // number of processes can share it), finish, and retry failures with exponential backoff.
-import { and, eq, sql } from 'drizzle-orm'
-import type { Tx } from '../../db/client'
+import { and, eq, getTableColumns, sql } from 'drizzle-orm'
+import { queryRows, type Tx } from '../../db/client'
 import { jobs } from '../../db/schema'
 
 export type JobRow = typeof jobs.$inferSelect
@@ -65,10 +65,7 @@ export async function claimNext(
   return job ?? null
 }
 
-/**
- * Claims up to `limit` due jobs at once, oldest first, on the same terms as claimNext. It runs in a transaction of
- * its own: pass the database, not a caller's transaction, or its planner settings would outlive the claim.
- */
+/** Claims up to `limit` due jobs at once, oldest first, on the same terms as claimNext — one statement (db/functions/claim-due-jobs.sql). */
 export async function claimDue(
   db: Tx,
   workerId: string,
@@ -79,31 +76,21 @@ export async function claimDue(
 ): Promise<JobRow[]> {
   // Timestamps as ISO text: postgres.js does not bind Date values inside raw SQL.
   const [at, stale] = [now.toISOString(), new Date(now.getTime() - staleAfterMs).toISOString()]
-  const kind = kinds ? sql`and ${jobs.kind} in (select jsonb_array_elements_text(${JSON.stringify(kinds)}::jsonb))` : sql``
-  // One statement: the rows are chosen, locked, claimed and answered at once. Each kind of due job is read in
-  // the claim index's order and stops at `limit` rows; the planner is told to keep it so (no bitmap scan, no full
-  // sort) because on PGlite, with no autovacuum, it has no statistics and would otherwise read and sort every
-  // queued row per claim — 17–33 ms for a queue of 12,000, paid by every suggest-links job of a backlog.
-  const claimed = await db.transaction(async (tx) => {
-    await tx.execute(sql`set local enable_bitmapscan = off`)
-    await tx.execute(sql`set local enable_sort = off`)
-    return tx
-      .update(jobs)
-      .set({ status: 'running', locked_at: now, locked_by: workerId, attempts: sql`${jobs.attempts} + 1`, updated_at: now })
-      .where(
-        sql`${jobs.id} in (
-            with queued as materialized (
-              select id, run_at from ${jobs} where ${jobs.status} = 'queued' and ${jobs.run_at} <= ${at}::timestamptz ${kind}
-              order by ${jobs.status}, ${jobs.run_at}, ${jobs.id} limit ${limit} for update skip locked),
-            abandoned as materialized (
-              select id, run_at from ${jobs}
-              where ${jobs.status} = 'running' and ${jobs.locked_at} < ${stale}::timestamptz and ${jobs.attempts} < ${jobs.max_attempts} ${kind}
-              order by ${jobs.status}, ${jobs.run_at}, ${jobs.id} limit ${limit} for update skip locked)
-            select id from (select * from queued union all select * from abandoned) due order by run_at, id limit ${limit})`,
-      )
-      .returning()
+  const claimed = await queryRows<Record<string, unknown>>(
+    db,
+    sql`select * from claim_due_jobs(${workerId}, ${at}::timestamptz, ${stale}::timestamptz,
+                                     ${kinds ? `{${kinds.map((k) => JSON.stringify(k)).join(',')}}` : null}::text[], ${limit})`,
+  )
+  return claimed.map(jobRow).sort((a, b) => a.run_at.getTime() - b.run_at.getTime() || a.id.localeCompare(b.id))
+}
+
+/** A row of jobs read in raw SQL as the query builder reads it (each driver answers timestamps its own way). */
+function jobRow(raw: Record<string, unknown>): JobRow {
+  const columns = Object.entries(getTableColumns(jobs)).map(([key, column]) => {
+    const value = raw[column.name]
+    return [key, value === null || value === undefined ? null : column.mapFromDriverValue(value)]
   })
-  return claimed.sort((a, b) => a.run_at.getTime() - b.run_at.getTime() || a.id.localeCompare(b.id))
+  return Object.fromEntries(columns) as JobRow
 }
 
 export async function completeJob(db: Tx, job: JobRow, now: Date): Promise<void> {

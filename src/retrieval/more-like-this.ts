@@ -33,34 +33,68 @@ export interface LikeDocument {
  * The documents of `doc`'s workspace most like it (best first, at most `limit`), scored as a share of its own score;
  * in SQL when `cache` is null or holds no index for the user.
  */
-export async function moreLikeThis(
+export async function moreLikeThis(db: Tx, doc: LikeDocument, limit: number, cache: IndexCache<KeywordIndex> | null): Promise<Like[]> {
+  return (await moreLikeThese(db, [doc], limit, cache)).get(doc.id) ?? []
+}
+
+/**
+ * moreLikeThis for many documents (a batch of suggestion jobs), by document id: their terms read in one statement and
+ * each user's index caught up once for all of theirs — statements are what requests wait behind on the embedded
+ * database.
+ */
+export async function moreLikeThese(
   db: Tx,
-  doc: LikeDocument,
+  docs: LikeDocument[],
   limit: number,
   cache: IndexCache<KeywordIndex> | null,
-): Promise<{ document_id: string; score: number }[]> {
-  const self: DocumentFilter = { onlyDocument: doc.id }
-  const others: DocumentFilter = { workspaceId: doc.workspace_id, excludeDocument: doc.id }
-  const inSql = async () => {
-    const terms = queryOf(await distinctiveTermsSql(db, doc.user_id, doc.id, MLT_TERMS))
-    const own = await keywordSearchSql(db, doc.user_id, terms, filterSql(doc.user_id, self), 1)
-    return scoresOf(own) ? shares(own, await keywordSearchSql(db, doc.user_id, terms, filterSql(doc.user_id, others), limit)) : []
+): Promise<Map<string, Like[]>> {
+  const found = new Map<string, Like[]>()
+  const inSql = async (of: LikeDocument[]) => {
+    for (const doc of of) found.set(doc.id, await moreLikeThisSql(db, doc, limit))
+    return true
   }
-  // SQL reads the document's terms itself (none: nothing found); the cache reads its row here.
-  if (!cache) return inSql()
-  const [row] = await queryRows<{ terms: string[]; tfs: number[] }>(
+  if (!cache || docs.length === 0) return (await inSql(docs), found)
+  // SQL reads a document's terms itself (none: nothing found); the cache reads their rows here.
+  const rows = await queryRows<{ document_id: string; user_id: string; terms: string[]; tfs: number[] }>(
     db,
-    sql`select terms, tfs from document_terms where document_id = ${doc.id} and user_id = ${doc.user_id}`,
+    sql`select document_id, user_id, terms, tfs from document_terms
+         where document_id = any(${`{${docs.map((d) => d.id).join(',')}}`}::uuid[])`,
   )
-  if (!row) return []
-  const inCache = (index: KeywordIndex) => {
-    const terms = queryOf(distinctiveTermsIn(index, row, MLT_TERMS))
-    const own = searchKeywordIndex(index, terms, self, 1)
-    return scoresOf(own) ? shares(own, searchKeywordIndex(index, terms, others, limit)) : []
+  const termsOf = new Map(rows.map((r) => [r.document_id, r]))
+  for (const userId of new Set(docs.map((d) => d.user_id))) {
+    const theirs = docs.filter((d) => d.user_id === userId)
+    const inCache = (index: KeywordIndex) => {
+      for (const doc of theirs) {
+        const row = termsOf.get(doc.id)
+        found.set(doc.id, row?.user_id === userId ? moreLikeThisIn(index, doc, row, limit) : [])
+      }
+      return true
+    }
+    // A job's ranking: it waits for the index to load rather than scan a large corpus in SQL (index-cache.ts).
+    await cache.rank(db, userId, inCache, () => inSql(theirs), { wait: true })
   }
-  // A job's ranking: it waits for the index to load rather than scan a large corpus in SQL (index-cache.ts).
-  return (await cache.rank(db, doc.user_id, inCache, inSql, { wait: true })).result
+  return found
 }
+
+export interface Like {
+  document_id: string
+  score: number
+}
+
+function moreLikeThisIn(index: KeywordIndex, doc: LikeDocument, row: { terms: string[]; tfs: number[] }, limit: number): Like[] {
+  const terms = queryOf(distinctiveTermsIn(index, row, MLT_TERMS))
+  const own = searchKeywordIndex(index, terms, selfOf(doc), 1)
+  return scoresOf(own) ? shares(own, searchKeywordIndex(index, terms, othersOf(doc), limit)) : []
+}
+
+async function moreLikeThisSql(db: Tx, doc: LikeDocument, limit: number): Promise<Like[]> {
+  const terms = queryOf(await distinctiveTermsSql(db, doc.user_id, doc.id, MLT_TERMS))
+  const own = await keywordSearchSql(db, doc.user_id, terms, filterSql(doc.user_id, selfOf(doc)), 1)
+  return scoresOf(own) ? shares(own, await keywordSearchSql(db, doc.user_id, terms, filterSql(doc.user_id, othersOf(doc)), limit)) : []
+}
+
+const selfOf = (doc: LikeDocument): DocumentFilter => ({ onlyDocument: doc.id })
+const othersOf = (doc: LikeDocument): DocumentFilter => ({ workspaceId: doc.workspace_id, excludeDocument: doc.id })
 
 const queryOf = (terms: string[]): QueryTerm[] => terms.map((term, idx) => ({ idx, term, prefix: false }))
 
@@ -68,7 +102,8 @@ const queryOf = (terms: string[]): QueryTerm[] => terms.map((term, idx) => ({ id
 const scoresOf = (own: KeywordHit[]) => (own[0]?.score ?? 0) > 0
 
 /** Hits scored as a share of the document's own score. */
-const shares = (own: KeywordHit[], hits: KeywordHit[]) => hits.map((h) => ({ document_id: h.document_id, score: h.score / own[0]!.score }))
+const shares = (own: KeywordHit[], hits: KeywordHit[]): Like[] =>
+  hits.map((h) => ({ document_id: h.document_id, score: h.score / own[0]!.score }))
 
 /** The document's `count` most distinctive terms, from its listed terms and tfs and the index's document frequencies. */
 export function distinctiveTermsIn(index: KeywordIndex, row: { terms: string[]; tfs: number[] }, count: number): string[] {

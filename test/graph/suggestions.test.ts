@@ -1,7 +1,10 @@
 // Link suggestions and the graph: neighbours become pending links once indexed; people complete or remove
 // them; removed ones never come back; the graph shows active documents and their links.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { sql } from 'drizzle-orm'
+import { queryRows } from '../../db/client'
 import { drainJobs } from '../../src/jobs/worker'
+import { suggestLinks } from '../../src/modules/documents/link-suggestions.service'
 import { createTestApp, type TestApp, type TestUser } from '../harness'
 
 const PAIR_A = 'Measles vaccination of young children sharply reduces hospital admissions for measles in winter.'
@@ -75,6 +78,36 @@ for (const [name, env] of [
       const workspace = thread.body.workspace_id
       const graph = await t.json('GET', `/api/graph?workspace_id=${workspace}`, { key: u.key })
       expect(graph.body.nodes.map((n: { id: string }) => n.id)).toEqual([a])
+    })
+
+    test("jobs run as a batch (two users' documents mixed) leave the links they leave one at a time, each user's among their own", async () => {
+      const [u, v] = [await t.signUp(), await t.signUp()]
+      const topics = [PAIR_A, PAIR_B, OTHER, `${OTHER} Served with cream.`, `${PAIR_A} In adults too.`, 'Lemon cake with cream, baked.']
+      const ids: string[] = []
+      for (const body of topics) ids.push(await ingest(t, u, body), await ingest(t, v, body))
+      const ran = await drainJobs(t.deps)
+      expect(ran).toBeGreaterThanOrEqual(ids.length)
+      const linksNow = async () =>
+        (
+          await queryRows<{ user_id: string; source_id: string; target_id: string; score: number }>(
+            t.deps.db,
+            sql`select l.user_id, l.source_id, l.target_id, l.score from links l
+                 where l.source_id = any(${`{${ids.join(',')}}`}::uuid[]) order by l.source_id, l.target_id`,
+          )
+        ).map((l) => ({ ...l, score: Number(l.score.toPrecision(6)) }))
+      const batched = await linksNow()
+      expect(batched.length).toBeGreaterThanOrEqual(4)
+      const owner = new Map(ids.map((id, i) => [id, i % 2 ? v.id : u.id]))
+      for (const l of batched) expect([owner.get(l.source_id), owner.get(l.target_id)]).toEqual([l.user_id, l.user_id])
+      // One at a time, in the order the jobs were claimed (a pair two documents suggest is the later one's link).
+      const jobs = await queryRows<{ document_id: string }>(
+        t.deps.db,
+        sql`select payload->>'document_id' as document_id from jobs
+             where kind = 'suggest-links' and user_id in (${u.id}, ${v.id}) order by run_at, id`,
+      )
+      expect(jobs).toHaveLength(ids.length)
+      for (const job of jobs) await suggestLinks(t.deps, job.document_id)
+      expect(await linksNow()).toEqual(batched)
     })
 
     test('suggestions stay inside a workspace', async () => {

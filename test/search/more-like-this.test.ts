@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { sql } from 'drizzle-orm'
 import { queryRows } from '../../db/client'
-import { distinctiveTermsIn, distinctiveTermsSql, moreLikeThis } from '../../src/retrieval/more-like-this'
+import { distinctiveTermsIn, distinctiveTermsSql, moreLikeThese, moreLikeThis } from '../../src/retrieval/more-like-this'
 import { createTestApp, type TestApp, type TestUser } from '../harness'
 import { seededRandom } from '../seeded-random'
 import { SCIENCE_WORDS } from './cache-corpus'
@@ -73,4 +73,25 @@ test('also once edits and deletes left deltas and dead documents in the index', 
   const index = await t.deps.keywordCache.current(t.deps.db, u.id)
   expect(index!.segments.length).toBeGreaterThan(1)
   expect(await expectSameTerms()).toBeGreaterThan(1000)
+}, 60_000)
+
+test("many documents at once (a batch of jobs), two users' mixed, get each what one at a time gets", async () => {
+  const v = await t.signUp()
+  const documents = Array.from({ length: 40 }, () => ({ title: text(3), body: text(20 + r.int(40)) }))
+  expect((await t.json('POST', '/api/documents/bulk', { key: v.key, body: { documents } })).status).toBe(200)
+  const docs = await queryRows<{ id: string; user_id: string; workspace_id: string }>(
+    t.deps.db,
+    sql`select id, user_id, workspace_id from documents where user_id in (${u.id}, ${v.id}) order by md5(id::text)`,
+  )
+  expect(new Set(docs.map((d) => d.user_id)).size).toBe(2)
+  for (const cache of [t.deps.keywordCache, null]) {
+    const together = await moreLikeThese(t.deps.db, docs, 5, cache)
+    let found = 0
+    for (const doc of docs) {
+      const alone = await moreLikeThis(t.deps.db, doc, 5, cache)
+      expect(rounded(together.get(doc.id)!)).toEqual(rounded(alone))
+      found += alone.length
+    }
+    expect(found).toBeGreaterThan(500)
+  }
 }, 60_000)

@@ -6,7 +6,7 @@
 import { and, eq, inArray, or, sql, type AnyColumn } from 'drizzle-orm'
 import { documents, links } from '../../../db/schema'
 import type { Deps } from '../../deps'
-import { moreLikeThis } from '../../retrieval/more-like-this'
+import { moreLikeThese, moreLikeThis } from '../../retrieval/more-like-this'
 import { neighboursInCache, neighboursInSql, type Neighbour } from '../../retrieval/link-neighbours'
 import { MESSAGE_KIND } from './documents.model'
 
@@ -16,24 +16,42 @@ export const KEYWORD_THRESHOLD = 0.35
 /** Keyword candidates re-scored by cosine for a large user whose vector index cannot be cached. */
 const CANDIDATES = 50
 
+/** One document's suggestions; answers how many links were suggested. */
 export async function suggestLinks(deps: Deps, documentId: string): Promise<number> {
-  const [doc] = await deps.db.select().from(documents).where(eq(documents.id, documentId))
+  const [outcome] = await suggestLinksFor(deps, [documentId])
+  if (outcome instanceof Error) throw outcome
+  return outcome ?? 0
+}
+
+/**
+ * Suggestions for many documents at once (a batch of jobs): the documents read in one statement, their neighbours
+ * found (by keyword, each user's index caught up once for all of them), the neighbours that are messages dropped in
+ * one statement and every suggestion written in one transaction — statements are what requests wait behind on the
+ * embedded database. Answers, for each id in order, how many links it was given, or the error its neighbours met.
+ */
+export async function suggestLinksFor(deps: Deps, ids: string[]): Promise<(number | Error)[]> {
+  const rows = ids.length ? await deps.db.select().from(documents).where(inArray(documents.id, ids)) : []
   // A message's neighbours are its thread: messages are neither given suggestions nor suggested (a thread of 600
   // chat turns would otherwise bury a workspace's graph in links between small talk).
-  if (doc?.status !== 'active' || doc.kind === MESSAGE_KIND) return 0
-  const found = deps.embedder
-    ? await semanticNeighbours(deps, doc, deps.embedder.id, deps.embedder.linkThreshold)
-    : (await keywordNeighbours(deps, doc, MAX_SUGGESTIONS)).filter((n) => n.score >= KEYWORD_THRESHOLD)
-  const neighbours = await withoutMessages(deps, found)
-  return deps.db.transaction(async (tx) => {
-    // Replace this document's open suggestions; completed and dismissed links stay as people left them.
-    await tx
-      .delete(links)
-      .where(and(eq(links.status, 'pending'), eq(links.origin, 'suggested'), or(eq(links.source_id, doc.id), eq(links.target_id, doc.id))))
-    // The new ones in one statement (a job a document: statements are what requests wait behind on the embedded database).
-    const rows = neighbours
-      .filter((n) => Number.isFinite(n.score))
-      .map((n) => ({
+  const byId = new Map(rows.map((doc) => [doc.id, doc]))
+  const docs = [...new Set(ids)].flatMap((id) => {
+    const doc = byId.get(id)
+    return doc?.status === 'active' && doc.kind !== MESSAGE_KIND ? [doc] : []
+  })
+  const found = await neighboursOf(deps, docs)
+  const messages = await messagesAmong(
+    deps,
+    [...found.values()].flatMap((n) => (n instanceof Error ? [] : n.map((x) => x.document_id))),
+  )
+  const suggested = docs.filter((doc) => !(found.get(doc.id) instanceof Error))
+  // Each pair once, as the later document's suggestion (in the order of `ids`): what the jobs run one after another left.
+  const pairs = new Map<string, typeof links.$inferInsert>()
+  for (const doc of suggested) {
+    for (const n of found.get(doc.id) as Neighbour[]) {
+      if (!Number.isFinite(n.score) || messages.has(n.document_id)) continue
+      const pair = [doc.id, n.document_id].sort().join()
+      pairs.delete(pair)
+      pairs.set(pair, {
         id: deps.ids.next(),
         user_id: doc.user_id,
         source_id: doc.id,
@@ -42,24 +60,73 @@ export async function suggestLinks(deps: Deps, documentId: string): Promise<numb
         status: 'pending',
         origin: 'suggested',
         created_at: deps.clock.now(),
-      }))
-    if (rows.length === 0) return 0
-    const inserted = await tx.insert(links).values(rows).onConflictDoNothing().returning({ id: links.id })
-    return inserted.length
+      })
+    }
+  }
+  const given = new Map<string, number>()
+  if (suggested.length) {
+    const inserted = await deps.db.transaction(async (tx) => {
+      // Replace these documents' open suggestions; completed and dismissed links stay as people left them.
+      const replaced = suggested.map((d) => d.id)
+      await tx
+        .delete(links)
+        .where(
+          and(
+            eq(links.status, 'pending'),
+            eq(links.origin, 'suggested'),
+            or(inArray(links.source_id, replaced), inArray(links.target_id, replaced)),
+          ),
+        )
+      return pairs.size
+        ? tx
+            .insert(links)
+            .values([...pairs.values()])
+            .onConflictDoNothing()
+            .returning({ source_id: links.source_id })
+        : []
+    })
+    for (const { source_id } of inserted) given.set(source_id, (given.get(source_id) ?? 0) + 1)
+  }
+  return ids.map((id) => {
+    const neighbours = found.get(id)
+    return neighbours instanceof Error ? neighbours : (given.get(id) ?? 0)
   })
 }
 
 type Doc = typeof documents.$inferSelect
 
-async function withoutMessages(deps: Deps, neighbours: Neighbour[]): Promise<Neighbour[]> {
-  if (neighbours.length === 0) return neighbours
-  const ids = neighbours.map((n) => n.document_id)
+/** Each document's neighbours above the threshold, or the error finding them met. */
+async function neighboursOf(deps: Deps, docs: Doc[]): Promise<Map<string, Neighbour[] | Error>> {
+  const found = new Map<string, Neighbour[] | Error>()
+  if (!deps.embedder) {
+    const liked = await moreLikeThese(deps.db, docs, MAX_SUGGESTIONS, deps.keywordCache)
+    for (const doc of docs)
+      found.set(
+        doc.id,
+        (liked.get(doc.id) ?? []).filter((n) => n.score >= KEYWORD_THRESHOLD),
+      )
+    return found
+  }
+  for (const doc of docs) {
+    try {
+      found.set(doc.id, await semanticNeighbours(deps, doc, deps.embedder.id, deps.embedder.linkThreshold))
+    } catch (e) {
+      found.set(doc.id, e instanceof Error ? e : new Error(String(e)))
+    }
+    // Each ranking is work in memory: requests get the event loop between two.
+    await new Promise<void>((resolve) => setImmediate(resolve))
+  }
+  return found
+}
+
+/** Which of these documents are messages. */
+async function messagesAmong(deps: Deps, ids: string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set()
   const messages = await deps.db
     .select({ id: documents.id })
     .from(documents)
-    .where(and(inArray(documents.id, ids), eq(documents.kind, MESSAGE_KIND)))
-  const dropped = new Set(messages.map((m) => m.id))
-  return neighbours.filter((n) => !dropped.has(n.document_id))
+    .where(and(inArray(documents.id, [...new Set(ids)]), eq(documents.kind, MESSAGE_KIND)))
+  return new Set(messages.map((m) => m.id))
 }
 
 /**

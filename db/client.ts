@@ -191,6 +191,17 @@ export function requestsQuietFor(db: Db): number {
   return use ? quietFor(use) : Number.POSITIVE_INFINITY
 }
 
+/**
+ * Background work about to hold the thread with work of its own (a job's rankings in memory) lets requests go first
+ * as its statements do: it waits until their statements have left the embedded database alone for QUIET_MS, or
+ * BACKGROUND_WAIT_MS at most. At once outside inBackground, and on PostgreSQL.
+ */
+export async function requestsFirst(db: Tx): Promise<void> {
+  const client = (db as unknown as { $client?: PGlite }).$client
+  const use = client && connectionUses.get(client)
+  if (use && background.getStore()) await afterRequests(use)
+}
+
 const quietFor = (use: ConnectionUse) => (use.foreground > 0 ? 0 : performance.now() - use.lastForeground)
 
 async function afterRequests(use: ConnectionUse): Promise<void> {

@@ -69,12 +69,6 @@ export async function updateProfile(
   return getProfile(deps, user)
 }
 
-/** Postgres' unique_violation (23505), as PGlite and postgres.js report it (possibly wrapped by drizzle). */
-export function isUniqueViolation(error: unknown): boolean {
-  for (let e = error as { code?: string; cause?: unknown } | undefined; e; e = e.cause as typeof e) if (e.code === '23505') return true
-  return false
-}
-
 export const MAX_AVATAR_BYTES = 1024 * 1024
 
 /** The image type by its first bytes — never by the name or the declared type, which the client controls. */

@@ -4,6 +4,7 @@
 // embeds); without, by "more like this" — the document's most distinctive terms as a BM25 query, scores scaled by
 // the document's own score. Links a person completed or removed (dismissed) are never touched.
 import { and, eq, inArray, or, sql, type AnyColumn } from 'drizzle-orm'
+import { requestsFirst } from '../../../db/client'
 import { documents, links } from '../../../db/schema'
 import type { Deps } from '../../deps'
 import { moreLikeThese, moreLikeThis } from '../../retrieval/more-like-this'
@@ -108,12 +109,13 @@ async function neighboursOf(deps: Deps, docs: Doc[]): Promise<Map<string, Neighb
     return found
   }
   for (const doc of docs) {
+    // Each ranking is work in memory: after requests, as a job's statements run (db/client.ts).
+    await requestsFirst(deps.db)
     try {
       found.set(doc.id, await semanticNeighbours(deps, doc, deps.embedder.id, deps.embedder.linkThreshold))
     } catch (e) {
       found.set(doc.id, e instanceof Error ? e : new Error(String(e)))
     }
-    // Each ranking is work in memory: requests get the event loop between two.
     await new Promise<void>((resolve) => setImmediate(resolve))
   }
   return found

@@ -10461,8 +10461,10 @@ export interface operations {
                         tags?: string[];
                         /** @description Unknown keys are kept; at most 16 KiB of JSON */
                         metadata?: {
+                            /** @description Groups facts in the workspace context */
                             topic?: string;
                             confidence?: number;
+                            /** @description Why it is believed: a quote, a source */
                             evidence?: string;
                             conversation_id?: string;
                             /**

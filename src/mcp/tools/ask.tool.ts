@@ -5,7 +5,8 @@ import { z } from 'zod'
 import { readSseEvents } from '../../lib/sse-events'
 import type { Logger } from '../../log'
 import { callApi, toolHandler, ToolFailure, type ApiCaller } from '../mcp.tool'
-import { Id } from './tool.schemas'
+import { AskBody } from '../../modules/conversations/conversations.schemas'
+import { routeInput } from './route-input'
 
 const Source = z.object({
   index: z.number().int().describe('The answer cites this source as [index]'),
@@ -30,11 +31,8 @@ export function registerAskTool(server: McpServer, api: ApiCaller | null, log?: 
       description:
         'Answer a question from your documents and memories, citing them as [n] (sources[n-1]). The exchange is saved ' +
         'as a conversation; pass its conversation_id to ask a follow-up.',
-      inputSchema: {
-        question: z.string().min(1).max(4000).describe('The question'),
-        conversation_id: Id('Continue this conversation (its history is the context)').optional(),
-        workspace_id: Id('Only use this workspace (default: all of yours)').optional(),
-      },
+      // POST /api/ask's fields but `stream` (the tool reads the stream itself).
+      inputSchema: routeInput(AskBody, ['question', 'conversation_id', 'workspace_id'], { describe: { question: 'The question' } }),
       outputSchema: {
         answer: z.string(),
         sources: z.array(Source),

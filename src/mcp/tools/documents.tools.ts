@@ -4,10 +4,11 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { z } from 'zod'
 import type { Logger } from '../../log'
+import { BulkIngestBody, IngestBody } from '../../modules/documents/documents.schemas'
 import { SearchQuery } from '../../modules/search/search.schemas'
 import { callJson, toolHandler, withQuery, type ApiCaller } from '../mcp.tool'
-import { routeInput } from './route-input'
-import { ADDITIVE, documentRef, DocumentRef, Id, Kind, READ_ONLY, Tags, type ApiDocument } from './tool.schemas'
+import { routeInput, routeList } from './route-input'
+import { ADDITIVE, documentRef, DocumentRef, Id, READ_ONLY, type ApiDocument } from './tool.schemas'
 
 interface ApiSearch {
   query: string
@@ -25,20 +26,21 @@ interface ApiSearch {
 const Neighbour = z.object({ id: z.string(), speaker: z.string().nullable(), occurred_at: z.string(), excerpt: z.string() })
 type Neighbour = z.infer<typeof Neighbour>
 
-const AddInput = {
-  body: z.string().min(1).describe('The text (at most 1 MiB)'),
-  title: z.string().min(1).max(500).optional().describe('Default: the first line of the body'),
-  workspace_id: Id('Where to store it (default: your default workspace)').optional(),
-  url: z
-    .url({ protocol: /^https?$/ })
-    .max(2048)
-    .optional()
-    .describe('Where the text comes from (http or https)'),
-  tags: Tags.optional(),
-  kind: Kind.optional().describe('Default document (webpage with a url); a memory kind becomes a draft pending approval'),
-  excerpt: z.string().max(1000).optional().describe('A short summary (default: the start of the body)'),
-  pinned: z.boolean().optional().describe('Pinned items lead the workspace context'),
-}
+/** add_document's input, and each of add_documents' items: POST /api/documents' fields but `source` (the tool's: mcp). */
+const AddInput = routeInput(
+  IngestBody,
+  ['body', 'title', 'workspace_id', 'url', 'tags', 'kind', 'excerpt', 'pinned', 'source_ref', 'metadata', 'occurred_at'],
+  {
+    describe: {
+      body: 'The text (at most 1 MiB)',
+      title: 'Default: the first line of the body',
+      kind: 'Default document (webpage with a url); a memory kind becomes a draft pending approval',
+      excerpt: 'A short summary (default: the start of the body)',
+      pinned: 'Pinned items lead the workspace context',
+      source_ref: 'Your reference of where it comes from (an id or path in your system), kept with it',
+    },
+  },
+)
 
 interface ApiBulk {
   results: (
@@ -171,7 +173,7 @@ export function registerDocumentTools(server: McpServer, api: ApiCaller | null, 
         'Store up to 1,000 documents in one call, each exactly as add_document would (the same deduplication, and a memory kind ' +
         'becomes a draft pending approval). Answers one result per document, in order: the document, or why that one was refused ' +
         '(the others are stored all the same). A batch that would pass a limit of your plan is refused whole, nothing stored.',
-      inputSchema: { documents: z.array(z.object(AddInput)).min(1).max(1000).describe('The documents, in order') },
+      inputSchema: { documents: routeList(BulkIngestBody, 'documents', z.object(AddInput), 'The documents, in order') },
       outputSchema: {
         created: z.number().int(),
         deduplicated: z.number().int(),

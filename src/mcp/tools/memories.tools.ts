@@ -3,24 +3,21 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { z } from 'zod'
 import type { Logger } from '../../log'
-import { MEMORY_KINDS } from '../../modules/documents/documents.model'
+import { BatchDraftBody, Learning } from '../../modules/memories/memories.schemas'
 import { callJson, toolHandler, type ApiCaller } from '../mcp.tool'
-import { ADDITIVE, documentRef, DocumentRef, Id, Tags, type ApiDocument } from './tool.schemas'
+import { routeInput, routeList } from './route-input'
+import { ADDITIVE, documentRef, DocumentRef, type ApiDocument } from './tool.schemas'
 
-const Learning = z.object({
-  kind: z.enum(MEMORY_KINDS).describe('fact, preference, decision, routine or lesson'),
-  title: z.string().min(1).max(500).describe('One line that states it'),
-  body: z.string().min(1).describe('The learning itself, with its context'),
-  tags: Tags.optional(),
-  metadata: z
-    .object({
-      topic: z.string().max(100).optional().describe('Groups facts in the workspace context'),
-      confidence: z.number().min(0).max(1).optional(),
-      evidence: z.string().max(4000).optional().describe('Why you believe it: a quote, a source'),
-      supersedes: z.uuid().optional().describe('The id of a memory this one replaces; archived when this one is approved'),
-    })
-    .optional(),
-})
+/** A learning as POST /api/memories/batch-draft takes it. */
+const LearningInput = z.object(
+  routeInput(Learning, ['kind', 'title', 'body', 'tags', 'metadata'], {
+    describe: {
+      kind: 'fact, preference, decision, routine or lesson',
+      title: 'One line that states it',
+      body: 'The learning itself, with its context',
+    },
+  }),
+)
 
 export function registerMemoryTools(server: McpServer, api: ApiCaller | null, log?: Logger) {
   server.registerTool(
@@ -32,8 +29,10 @@ export function registerMemoryTools(server: McpServer, api: ApiCaller | null, lo
         'they appear as memories only once a person signed in approves them; nothing written with an API key becomes an ' +
         'active memory directly. To correct a memory, give its id as metadata.supersedes: approval replaces it. All are saved or none.',
       inputSchema: {
-        workspace_id: Id('The workspace they belong to (from list_workspaces)'),
-        learnings: z.array(Learning).min(1).max(25),
+        ...routeInput(BatchDraftBody, ['workspace_id'], {
+          describe: { workspace_id: 'The workspace they belong to (from list_workspaces)' },
+        }),
+        learnings: routeList(BatchDraftBody, 'learnings', LearningInput),
       },
       outputSchema: {
         status: z.literal('pending_approval'),

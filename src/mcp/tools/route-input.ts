@@ -1,6 +1,6 @@
 // A tool's input taken from the TypeBox schema of the route it calls, so its limits, enums, filters and
 // descriptions are the route's own and cannot drift (test/mcp/tool-inputs.test.ts compares every such tool).
-import type { TObject } from '@sinclair/typebox'
+import type { Static, TObject } from '@sinclair/typebox'
 import { z } from 'zod'
 
 type Json = Record<string, unknown>
@@ -35,11 +35,18 @@ export interface FromRoute {
   describe?: Record<string, string>
 }
 
-/** What a query field holds once validated (every route field a tool takes so far is a query's). */
+/** What a query field holds once validated: a field a tool names otherwise than its route is a query's. */
 export type QueryValue = string | number | undefined
 
+/** What the tool's field `F` holds once validated: the route's value of it. */
+type RouteValue<T extends TObject, F extends string> = F extends keyof Static<T> ? Static<T>[F] : QueryValue
+
 /** The zod shape of the tool's `fields`, each the route's field of that name (or of its `rename`). */
-export function routeInput<K extends string>(route: TObject, fields: K[], options: FromRoute = {}): Record<K, z.ZodType<QueryValue>> {
+export function routeInput<T extends TObject, K extends string>(
+  route: T,
+  fields: K[],
+  options: FromRoute = {},
+): { [F in K]: z.ZodType<RouteValue<T, F>> } {
   const required = new Set(route.required ?? [])
   return Object.fromEntries(
     fields.map((field) => {
@@ -54,5 +61,19 @@ export function routeInput<K extends string>(route: TObject, fields: K[], option
       const schema = typeof message === 'string' ? plain.clone({ ...plain._zod.def, error: () => message }) : plain
       return [field, required.has(name) ? schema : schema.optional()]
     }),
-  ) as Record<K, z.ZodType<QueryValue>>
+  ) as { [F in K]: z.ZodType<RouteValue<T, F>> }
+}
+
+/**
+ * A list field of the route whose items the route checks one by one (a bulk ingest's documents, a thread's messages):
+ * its bounds and description, with `item` — the item's own route schema, through routeInput — for its items.
+ */
+export function routeList<I extends z.ZodType>(route: TObject, field: string, item: I, description?: string): z.ZodArray<I> {
+  const list = route.properties[field] as { minItems?: number; maxItems?: number; description?: string } | undefined
+  if (!list) throw new Error(`route schema has no field ${field}`)
+  let schema = z.array(item)
+  if (list.minItems !== undefined) schema = schema.min(list.minItems)
+  if (list.maxItems !== undefined) schema = schema.max(list.maxItems)
+  const said = description ?? list.description
+  return said === undefined ? schema : schema.describe(said)
 }

@@ -4,11 +4,11 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { z } from 'zod'
 import type { Logger } from '../../log'
-import { MAX_THREAD_BATCH, ROLES } from '../../modules/threads/threads.model'
-import { MessagesQuery, ThreadListQuery } from '../../modules/threads/threads.schemas'
+import { MAX_THREAD_BATCH } from '../../modules/threads/threads.model'
+import { AppendBody, CreateThreadBody, MessageIn, MessagesQuery, ThreadListQuery } from '../../modules/threads/threads.schemas'
 import { callApi, callJson, toolHandler, ToolFailure, withQuery, type ApiCaller } from '../mcp.tool'
-import { PAGE, routeInput } from './route-input'
-import { ADDITIVE, Id, READ_ONLY, Tags, type ApiDocument } from './tool.schemas'
+import { PAGE, routeInput, routeList } from './route-input'
+import { ADDITIVE, Id, READ_ONLY, type ApiDocument } from './tool.schemas'
 
 interface ApiMessage extends ApiDocument {
   position: number
@@ -33,18 +33,13 @@ interface ApiThread {
   updated_at: string
 }
 
-// Each message is checked by the API on its own, so a bad one (an occurred_at without a time zone) is refused in its
-// result and the others are written; the schema here only shapes what a model sends.
-const Message = z.object({
-  content: z.string().min(1).describe('What was said'),
-  speaker: z.string().min(1).max(200).optional().describe('Who said it, by name'),
-  role: z.enum(ROLES).optional().describe('The speaker when no name is given: user, assistant, system or tool (give speaker or role)'),
-  occurred_at: z.string().max(40).optional().describe('When it was said, ISO 8601 with a time zone (default: now)'),
-  position: z.number().int().min(0).optional().describe('Its place in the thread, from 0 (default: after the last)'),
-  client_id: z.string().min(1).max(200).optional().describe('Your id of the message: sending it again updates it'),
-  tags: Tags.optional(),
-  metadata: z.record(z.string(), z.unknown()).optional(),
-})
+// A message as the API takes it. The API checks each on its own (a message with neither speaker nor role is refused in
+// its result, the others are written); a value no message may hold is refused here, for the whole call.
+const MessageInput = z.object(
+  routeInput(MessageIn, ['content', 'speaker', 'role', 'occurred_at', 'position', 'client_id', 'tags', 'metadata'], {
+    describe: { content: 'What was said' },
+  }),
+)
 
 const ThreadSummary = {
   id: z.string(),
@@ -94,10 +89,10 @@ export function registerThreadTools(server: McpServer, api: ApiCaller | null, lo
         'kind message that search finds; answers one result per message, in order (a refused one says why, the others are stored).',
       inputSchema: {
         thread_id: Id('The thread to append to (from add_messages or list_threads)').optional(),
-        external_id: z.string().min(1).max(200).optional().describe('Your id of the conversation: the same id names the same thread'),
-        title: z.string().min(1).max(500).optional().describe('The title of a thread this call starts'),
-        workspace_id: Id('Where a thread this call starts is stored (default: your default workspace)').optional(),
-        messages: z.array(Message).min(1).max(MAX_THREAD_BATCH).describe('The messages, in order'),
+        ...routeInput(CreateThreadBody, ['external_id', 'title', 'workspace_id'], {
+          describe: { title: 'The title of a thread this call starts' },
+        }),
+        messages: routeList(AppendBody, 'messages', MessageInput, 'The messages, in order'),
       },
       outputSchema: {
         thread_id: z.string(),

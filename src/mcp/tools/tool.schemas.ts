@@ -1,11 +1,9 @@
-// Zod pieces the MCP tools share: ids, tags, kinds, and the annotations that tell clients what a tool changes.
+// Zod pieces the MCP tools share: ids, tags, and the annotations that tell clients what a tool changes.
 import { z } from 'zod'
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js'
-import { KINDS } from '../../modules/documents/documents.model'
 
 export const Id = (description: string) => z.uuid().describe(description)
 export const Tags = z.array(z.string().min(1).max(64)).max(50)
-export const Kind = z.enum(KINDS)
 
 /** Reads change nothing; every tool works on the caller's own service, not the open web. */
 export const READ_ONLY: ToolAnnotations = { readOnlyHint: true, openWorldHint: false }

@@ -8,9 +8,9 @@ export const MemoryKind = literals(MEMORY_KINDS)
 
 export const DraftMetadata = t.Object(
   {
-    topic: t.Optional(Text({ maxLength: 100 })),
+    topic: t.Optional(Text({ maxLength: 100, description: 'Groups facts in the workspace context' })),
     confidence: t.Optional(t.Number({ minimum: 0, maximum: 1, error: 'confidence must be a number from 0 to 1' })),
-    evidence: t.Optional(Text({ maxLength: 4000 })),
+    evidence: t.Optional(Text({ maxLength: 4000, description: 'Why it is believed: a quote, a source' })),
     conversation_id: t.Optional(Text({ maxLength: 100 })),
     supersedes: t.Optional(Uuid('The id of a memory this one replaces; archived when this one is approved')),
   },

@@ -33,6 +33,7 @@
 import type { Tx } from '../../db/client'
 import type { Logger } from '../log'
 import type { SegmentData, SegmentSet } from './segment-set'
+import { inSlices } from './slices'
 import { SharedCatchUps } from './shared-catch-ups'
 
 /** A user's cached index: its segments, the version it is exact at, and its key (the model of a vector index). */
@@ -83,8 +84,6 @@ const TOO_LARGE_RETRY_MS = 10 * 60_000
 const CATCH_UP_DOCUMENTS = 1_000
 /** The base sizes the delta share is taken of at least: small indexes do not compact at every write. */
 const MIN_BASE = 100
-/** A compaction runs this long at most before it lets requests through. */
-const SLICE_MS = 8
 
 /** Documents one catch-up reads at most: CATCH_UP_DOCUMENTS, or a quarter of the index's base if more. */
 const catchUpLimit = (index: CachedIndex) => Math.max(CATCH_UP_DOCUMENTS, index.documents >> 2)
@@ -301,7 +300,14 @@ export class IndexCache<I extends CachedIndex, C extends Changes = Changes> {
       // Reloads are not run back to back: at most half the time goes to them (more when they fail).
       const failed = !changes || 'incomplete' in changes
       this.notBefore.set(userId, Date.now() + (failed ? Math.max(2_000, 2 * took) : took))
-      if (!loaded || !changes || 'incomplete' in changes) return null
+      if (!loaded || !changes || 'incomplete' in changes) {
+        if (changes)
+          this.options.log.debug(`${name} ${from ? 'compaction' : 'load'} dropped: writes outran it`, {
+            user_id: userId,
+            ms: Math.round(took),
+          })
+        return null
+      }
       const index = this.source.apply(loaded, changes)
       if (!index) return null
       if (index.bytes > this.options.maxBytes) return this.overBudget(userId, index.bytes)
@@ -357,15 +363,4 @@ export class IndexCache<I extends CachedIndex, C extends Changes = Changes> {
 
 const nothing = () => undefined
 
-/** Runs a generator to its end, handing the event loop back every SLICE_MS. */
-async function inSlices<T>(steps: Generator<void, T>): Promise<T> {
-  for (;;) {
-    const until = performance.now() + SLICE_MS
-    do {
-      const next = steps.next()
-      if (next.done) return next.value
-    } while (performance.now() < until)
-    await new Promise<void>((resolve) => setImmediate(resolve))
-  }
-}
 const megabytes = (bytes: number) => `${(bytes / 1024 ** 2).toFixed(bytes < 10 * 1024 ** 2 ? 1 : 0)} MB`

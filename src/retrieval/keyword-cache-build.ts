@@ -5,6 +5,7 @@
 import { boostAt, byId, columnsOf } from './document-columns'
 import type { DocumentFields } from './document-fields'
 import { BLOCK, bytesOf, TF_OVERFLOW, tfPart, type KeywordSegment } from './keyword-cache-segment'
+import { atOnce } from './slices'
 
 /** A document as a catch-up reads it: its fields and its postings (term, tf, dl). */
 export interface ChangedDocument extends DocumentFields {
@@ -107,13 +108,20 @@ export class IndexBuilder {
   }
 
   build(version: number, stats: { documents: number; totalLen: number }): KeywordSegment {
+    return atOnce(this.buildInSteps(version, stats))
+  }
+
+  /** build() in steps, for a load run in slices between requests (slices.ts). */
+  *buildInSteps(version: number, stats: { documents: number; totalLen: number }): Generator<void, KeywordSegment> {
     const n = Math.max(stats.documents, 1)
     const avgdl = Math.max(stats.totalLen / n, 1)
     const terms = this.termList.length
-    // Terms in code-unit order (their postings copied in that order when the loader's order differs).
+    // Terms in code-unit order (their postings copied in that order when the loader's order differs: the database
+    // sorts by code point, which differs past the Basic Multilingual Plane) — sorted only when they are not.
     const byTerm = Array.from({ length: terms }, (_, i) => i)
-    byTerm.sort((a, b) => (this.termList[a]! < this.termList[b]! ? -1 : this.termList[a]! > this.termList[b]! ? 1 : 0))
-    const sorted = byTerm.every((t, i) => t === i)
+    const sorted = this.termList.every((term, i) => i === 0 || this.termList[i - 1]! < term)
+    if (!sorted) byTerm.sort((a, b) => (this.termList[a]! < this.termList[b]! ? -1 : this.termList[a]! > this.termList[b]! ? 1 : 0))
+    yield
     const [srcAt, srcDocs, srcTf] = [this.postingAt.data, this.docs.data, this.tf.data]
     const docs = sorted ? this.docs.trimmed() : new Int32Array(this.docs.length)
     const tf = sorted ? this.tf.trimmed() : new Uint16Array(this.tf.length)
@@ -135,11 +143,15 @@ export class IndexBuilder {
       }
       postingAt[t + 1] = p
     })
+    yield
+    const blocks = yield* blockBounds(postingAt, docs, tf, tfOverflow, this.dl, avgdl)
+    const columns = columnsOf(this.fields)
+    yield
     return completeSegment({
       version,
       n,
       avgdl,
-      columns: columnsOf(this.fields),
+      columns,
       dl: this.dl,
       termChars,
       termAt,
@@ -147,29 +159,35 @@ export class IndexBuilder {
       docs,
       tf,
       tfOverflow,
-      ...blockBounds(postingAt, docs, tf, tfOverflow, this.dl, avgdl),
+      ...blocks,
       terms,
     })
   }
 }
 
+/** Postings bounded between two yields of blockBounds. */
+const BOUNDS_STEP = 50_000
+
 /**
  * Each term's postings cut in blocks of BLOCK, with the block's last document and the largest BM25 tf part of its
  * postings at `avgdl` (rounded up past float32's rounding, 2^-24 relative, so the bound is never below a score).
+ * Yields every BOUNDS_STEP postings: at 100,000 documents (~10 million postings) it was one step of a compaction,
+ * and the process stalled for up to 226 ms as one ended (bench:search --after-ingest).
  */
-export function blockBounds(
+export function* blockBounds(
   postingAt: Int32Array,
   docs: Int32Array,
   tf: Uint16Array,
   tfOverflow: Map<number, number>,
   dl: Float32Array,
   avgdl: number,
-): Pick<KeywordSegment, 'blockAt' | 'blockLast' | 'blockMaxTf'> {
+): Generator<void, Pick<KeywordSegment, 'blockAt' | 'blockLast' | 'blockMaxTf'>> {
   const terms = postingAt.length - 1
   const blockAt = new Int32Array(terms + 1)
   for (let t = 0; t < terms; t++) blockAt[t + 1] = blockAt[t]! + Math.ceil((postingAt[t + 1]! - postingAt[t]!) / BLOCK)
   const blockLast = new Int32Array(blockAt[terms]!)
   const blockMaxTf = new Float32Array(blockAt[terms]!)
+  let sinceYield = 0
   for (let t = 0; t < terms; t++) {
     const first = postingAt[t]!
     for (let p = first; p < postingAt[t + 1]!; p++) {
@@ -178,6 +196,7 @@ export function blockBounds(
       if (part > blockMaxTf[block]!) blockMaxTf[block] = part * (1 + 1e-6)
       blockLast[block] = docs[p]!
     }
+    if ((sinceYield += postingAt[t + 1]! - first) >= BOUNDS_STEP) (sinceYield = 0), yield
   }
   return { blockAt, blockLast, blockMaxTf }
 }

@@ -8,6 +8,7 @@ import { compareIds, pickColumns } from './document-columns'
 import { blockBounds, completeSegment } from './keyword-cache-build'
 import { TF_OVERFLOW, type KeywordSegment } from './keyword-cache-segment'
 import type { Segment } from './segment-set'
+import { atOnce } from './slices'
 
 /** Postings merged between two yields. */
 const STEP = 20_000
@@ -18,7 +19,7 @@ export function* mergeSegments(
   version: number,
   corpus: { n: number; avgdl: number },
 ): Generator<void, KeywordSegment> {
-  const { renumbered, pickedParts, pickedDocs } = documentOrder(parts)
+  const { renumbered, pickedParts, pickedDocs } = yield* documentOrder(parts)
   const count = pickedParts.length
   const from = parts.map((p) => p.data)
   const dl = new Float32Array(count)
@@ -73,16 +74,18 @@ export function* mergeSegments(
   yield
   const positions = Int32Array.from(postingAt)
   const [postings, tfs] = [docs.slice(0, p), tf.slice(0, p)]
-  const blocks = blockBounds(positions, postings, tfs, tfOverflow, dl, corpus.avgdl)
+  const blocks = yield* blockBounds(positions, postings, tfs, tfOverflow, dl, corpus.avgdl)
+  yield
+  const columns = pickColumns(
+    from.map((s) => s.columns),
+    pickedParts,
+    pickedDocs,
+  )
   yield
   return completeSegment({
     version,
     ...corpus,
-    columns: pickColumns(
-      from.map((s) => s.columns),
-      pickedParts,
-      pickedDocs,
-    ),
+    columns,
     dl,
     termChars,
     termAt,
@@ -96,18 +99,13 @@ export function* mergeSegments(
 }
 
 /** A merge run to its end at once (small merges: delta segments). */
-export function mergedAtOnce(steps: Generator<void, KeywordSegment>): KeywordSegment {
-  for (;;) {
-    const next = steps.next()
-    if (next.done) return next.value
-  }
-}
+export const mergedAtOnce = (steps: Generator<void, KeywordSegment>): KeywordSegment => atOnce(steps)
 
 /**
  * The merged documents in id order (each part's live documents are already in id order: a k-way merge), and each
  * part's document numbers renumbered into them (-1: dead).
  */
-function documentOrder(parts: Segment<KeywordSegment>[]) {
+function* documentOrder(parts: Segment<KeywordSegment>[]) {
   const renumbered = parts.map((s) => new Int32Array(s.data.columns.count).fill(-1))
   const live = parts.reduce((n, s) => n + s.data.columns.count - s.deadList.length, 0)
   const [pickedParts, pickedDocs] = [new Int32Array(live), new Int32Array(live)]
@@ -128,6 +126,7 @@ function documentOrder(parts: Segment<KeywordSegment>[]) {
     pickedParts[i] = best
     pickedDocs[i] = d
     skipDead(best)
+    if (i % STEP === STEP - 1) yield
   }
   return { renumbered, pickedParts, pickedDocs }
 }

@@ -8,6 +8,7 @@
 // version but bring no document: the index holds no vectors).
 // Corpus statistics (n, avgdl) are the current corpus's, from the same snapshot as the changes; document
 // frequencies are counted over live documents (keyword-cache-words.ts).
+import { inSlices } from './slices'
 import { sql } from 'drizzle-orm'
 import { queryRows, type Tx } from '../../db/client'
 import { changesSince, versionNow } from './change-logs'
@@ -89,15 +90,12 @@ async function loadKeywordIndex(db: Tx, userId: string, maxBytes: number): Promi
   const page = new PageSize(TERMS_PAGE.first, TERMS_PAGE.min, TERMS_PAGE.max)
   let after: string | null = null
   for (;;) {
-    // A term's postings come as one string, in document order: a row per term instead of per posting (row
-    // handling is most of a load).
+    // A term's postings come as one string, in document order (db/functions/keyword-load-page.sql).
     const limit = page.rows
     const started = performance.now()
     const rows: { term: string; list: string }[] = await queryRows(
       db,
-      sql`select term, string_agg(document_id::text || ' ' || tf::text || ' ' || dl::text, ' ' order by document_id) as list from postings
-          where user_id = ${userId} ${after !== null ? sql`and term > ${after}` : sql``}
-          group by term order by term limit ${limit}`,
+      sql`select term, list from keyword_load_page(${userId}, ${after}::text, ${limit})`,
     )
     page.took(performance.now() - started)
     for (const { term, list } of rows) builder.addTerm(term, list.split(' '))
@@ -105,7 +103,8 @@ async function loadKeywordIndex(db: Tx, userId: string, maxBytes: number): Promi
     if (rows.length < limit) break
     after = rows[rows.length - 1]!.term
   }
-  const segment = builder.build(stats.version, stats)
+  // Its end in slices too: at 100,000 documents it copies and bounds ~10 million postings.
+  const segment = await inSlices(builder.buildInSteps(stats.version, stats))
   return segment.bytes > maxBytes ? { tooLarge: segment.bytes } : indexOf(stats.version, stats, [segmentOf(segment)])
 }
 

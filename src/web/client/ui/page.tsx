@@ -4,13 +4,18 @@ import type { ComponentChildren } from 'preact'
 import { useEffect, useRef } from 'preact/hooks'
 
 let first = true
+/** The address whose heading last took focus: a title that changes on the same page (loading → the thread's title) is
+ * no navigation, and must not take focus from what the screen focused meanwhile (a linked message). */
+let focusedAt: string | null = null
 
 export function PageTitle({ title, children }: { title: string; children?: ComponentChildren }) {
   const heading = useRef<HTMLHeadingElement>(null)
   useEffect(() => {
     document.title = `${title} · Memory`
+    const at = location.pathname + location.search
     if (first) first = false
-    else heading.current?.focus({ preventScroll: true })
+    else if (at !== focusedAt) heading.current?.focus({ preventScroll: true })
+    focusedAt = at
   }, [title])
   return (
     <div class="page-title">

@@ -133,6 +133,21 @@ describe('POST /api/graph/suggestions/accept', () => {
     expect(made.every((e: any) => e.summary.accepted_suggestion && e.summary.min_score === 0.7 && e.actor.kind === 'key')).toBe(true)
   })
 
+  test("a threshold too small for the scores' type (1e-174, found by fuzzing) accepts every suggestion, not a 500", async () => {
+    const u = await t.signUp()
+    const ws = await defaultWorkspace(u)
+    const docs: string[] = []
+    for (let i = 0; i < 3; i++)
+      docs.push(await ingest(u, { workspace_id: ws, title: `Tiny ${i}`, body: `Body ${i} ${crypto.randomUUID()}` }))
+    await suggest(u, docs, [0.9, 0.01])
+    const res = await t.json('POST', '/api/graph/suggestions/accept', {
+      key: u.key,
+      body: { workspace_id: ws, min_score: 1.855222786020823e-174 },
+    })
+    expect(res.status).toBe(200)
+    expect(res.body.accepted).toBe(2)
+  })
+
   test("only this workspace's suggestions between active documents are accepted", async () => {
     const u = await t.signUp()
     const ws = await defaultWorkspace(u)

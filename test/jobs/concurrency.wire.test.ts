@@ -10,9 +10,10 @@ import { startWireApp, type WireApp } from '../wire/wire-harness'
 import { captureLog, enqueueEmbedJobs, expectEachRanOnce, instrument, until, EMBED } from './jobs.fixtures'
 
 const N = 50
-// Embedding jobs are claimed many at a time; claims of 8 make each worker come back for more, so the two
-// really contend for the queue.
-const CLAIM = 8
+// Embedding jobs are claimed many at a time; claims of 2 make each worker come back for more, so the two
+// really contend for the queue (with claims of 8, one worker once ran all 50 before the other claimed any, on a busy
+// CI machine).
+const CLAIM = 2
 let w: WireApp
 let second: Deps
 // Booting PGlite with pgvector and migrating over the wire takes several seconds on a loaded machine.

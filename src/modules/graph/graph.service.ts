@@ -73,7 +73,8 @@ export async function acceptSuggestions(deps: Deps, user: SessionUser, workspace
         and(
           eq(links.user_id, user.id),
           eq(links.status, 'pending'),
-          gte(shownLinkScore(links.score), minScore),
+          // The threshold as the scores' type holds it (real): one below its range (1e-174) is 0, not an underflow error.
+          gte(shownLinkScore(links.score), Math.fround(minScore)),
           inArray(links.source_id, inWorkspace),
           inArray(links.target_id, inWorkspace),
         ),

@@ -31,22 +31,30 @@ test('a job’s statement issued between two statements of a request waits for t
 })
 
 test('under a constant stream of requests a background statement still runs, after a bounded wait', async () => {
-  let streaming = true
-  let requests = 0
-  const stream = (async () => {
-    while (streaming) {
-      await t.deps.db.execute(sql`select 1`)
-      requests++
-      // Requests arrive as macrotasks (a statement on PGlite settles as a microtask).
-      await new Promise((resolve) => setImmediate(resolve))
-    }
-  })()
-  await Bun.sleep(20)
-  const before = requests
-  await inBackground(() => t.deps.db.execute(sql`select 1`))
-  const during = requests - before
-  streaming = false
-  await stream
-  // It waited for requests (many ran meanwhile), and it ran while they kept coming.
-  expect(during).toBeGreaterThan(10)
+  /** How many requests ran while one background statement waited for them, under a constant stream. */
+  const requestsDuringOne = async () => {
+    let streaming = true
+    let requests = 0
+    const stream = (async () => {
+      while (streaming) {
+        await t.deps.db.execute(sql`select 1`)
+        requests++
+        // Requests arrive as macrotasks (a statement on PGlite settles as a microtask).
+        await new Promise((resolve) => setImmediate(resolve))
+      }
+    })()
+    await Bun.sleep(20)
+    const before = requests
+    await inBackground(() => t.deps.db.execute(sql`select 1`))
+    const during = requests - before
+    streaming = false
+    await stream
+    return during
+  }
+  // It waited for requests (many ran meanwhile), and it ran while they kept coming. Three tries: on a loaded machine
+  // the stream itself can stall for the gate's 10 ms, which lets the statement through at once, as it should; a gate
+  // that never waits fails all three.
+  const tries: number[] = []
+  for (let i = 0; i < 3 && !tries.some((n) => n > 10); i++) tries.push(await requestsDuringOne())
+  expect(Math.max(...tries)).toBeGreaterThan(10)
 })

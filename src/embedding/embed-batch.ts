@@ -11,6 +11,7 @@ import { embeddingText, messageEmbeddingText } from './embedding-text'
 import { messagesBefore } from '../retrieval/message-context'
 import type { Deps } from '../deps'
 import { enqueueJob, enqueueJobs } from '../queue/job-kinds'
+import { nextTurn } from '../lib/next-turn'
 
 /** Texts per forward pass (or request) at most. */
 export const MODEL_BATCH = 32
@@ -78,7 +79,7 @@ export async function embedDocumentsTogether(
     )
     // On PGlite every query settles as a microtask: hand the event loop back between documents, so requests
     // (and timers) are answered while a batch is written, not after it.
-    await new Promise<void>((resolve) => setImmediate(resolve))
+    await nextTurn()
   }
   // Documents with nothing left to embed (or no model to embed with) are finished at once, together.
   const nothingToEmbed = ids.filter((id) => !left.has(id))

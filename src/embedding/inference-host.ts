@@ -4,6 +4,7 @@
 // (messages over IPC) or as a worker thread (postMessage); either way it dies with its parent.
 import { PRIORITIES, type FromHost, type Priority, type ToHost } from './inference-messages'
 import { openExtractor } from './local-model'
+import { nextTurn } from '../lib/next-turn'
 
 const inWorker = typeof self !== 'undefined' && !Bun.isMainThread
 const send = (message: FromHost) => (inWorker ? postMessage(message) : process.send!(message))
@@ -18,7 +19,7 @@ let busy = false
 /** The oldest request of the most urgent priority that has any — once the messages that came in are read. */
 async function nextRequest() {
   // A forward pass keeps this thread busy: a query that arrived meanwhile is still unread in the channel.
-  await new Promise<void>((resolve) => setImmediate(resolve))
+  await nextTurn()
   const priority = PRIORITIES.find((p) => queues[p].length > 0)
   return priority ? queues[priority][0]! : null
 }

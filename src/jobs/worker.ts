@@ -6,6 +6,7 @@ import type { Deps } from '../deps'
 import { catalog } from './catalog'
 import type { JobDefinition } from '../queue/job-kinds'
 import { claimDue, claimNext, completeJob, completeJobs, failAbandoned, failJob, touchJob, type JobRow } from '../queue/queue'
+import { nextTurn } from '../lib/next-turn'
 
 /** A job still `running` this long after its claim is taken to belong to a crashed worker. */
 export const STALE_AFTER_MS = 5 * 60_000
@@ -63,7 +64,7 @@ async function runNextJobs(deps: Deps, workerId: string, kinds?: readonly string
   for (const [i, j] of claimed.entries()) {
     if ((errors[i] ?? null) === null) continue
     await settle(deps, j, errors[i]!)
-    await new Promise<void>((resolve) => setImmediate(resolve))
+    await nextTurn()
   }
   return claimed.length
 }
@@ -125,7 +126,7 @@ export function startWorker(deps: Deps, { pollMs = 500, kinds }: { pollMs?: numb
       // Between jobs, let timers and I/O run: on PGlite every query settles as a microtask, so a worker going
       // straight from job to job would never hand the event loop back — an in-process API would not answer
       // until a whole backlog was done.
-      else await new Promise<void>((resolve) => setImmediate(resolve))
+      else await nextTurn()
     }
   })()
   deps.log.info('worker started', { worker: id })

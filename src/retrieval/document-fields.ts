@@ -5,6 +5,7 @@
 import { sql, type SQL } from 'drizzle-orm'
 import { queryRows, type Tx } from '../../db/client'
 import type { TimeRange } from '../lib/time-range'
+import { nextTurn } from '../lib/next-turn'
 
 export type { TimeRange } from '../lib/time-range'
 
@@ -99,8 +100,6 @@ export function timeConditions(column: SQL, range: TimeRange): SQL[] {
 /** Documents per query of a load. */
 const DOCUMENTS_PAGE = 500
 
-export const yieldToRequests = () => new Promise<void>((resolve) => setImmediate(resolve))
-
 /** Every document of the user, in id order. */
 export async function loadDocumentFields(db: Tx, userId: string): Promise<DocumentFields[]> {
   const docs: DocumentFields[] = []
@@ -114,6 +113,6 @@ export async function loadDocumentFields(db: Tx, userId: string): Promise<Docume
     docs.push(...page)
     if (page.length < DOCUMENTS_PAGE) return docs
     after = page.at(-1)!.id
-    await yieldToRequests()
+    await nextTurn()
   }
 }

@@ -8,7 +8,6 @@ import { compareIds, pickColumns } from './document-columns'
 import { blockBounds, completeSegment } from './keyword-cache-build'
 import { TF_OVERFLOW, type KeywordSegment } from './keyword-cache-segment'
 import type { Segment } from './segment-set'
-import { atOnce } from './slices'
 
 /** Postings merged between two yields. */
 const STEP = 20_000
@@ -97,9 +96,6 @@ export function* mergeSegments(
     terms,
   })
 }
-
-/** A merge run to its end at once (small merges: delta segments). */
-export const mergedAtOnce = (steps: Generator<void, KeywordSegment>): KeywordSegment => atOnce(steps)
 
 /**
  * The merged documents in id order (each part's live documents are already in id order: a k-way merge), and each

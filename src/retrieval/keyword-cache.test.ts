@@ -6,7 +6,8 @@ import { describe, expect, test } from 'bun:test'
 import type { DocumentFilter } from './document-fields'
 import { corpusOf, indexOf as copyOf, withChanges, type ChangedDocument, type KeywordIndex } from './keyword-cache'
 import { buildSegment as build } from './keyword-cache-build'
-import { mergedAtOnce, mergeSegments } from './keyword-cache-merge'
+import { mergeSegments } from './keyword-cache-merge'
+import { atOnce } from './slices'
 import type { KeywordSegment } from './keyword-cache-segment'
 import { rankExhaustively } from './keyword-cache-exhaustive'
 import { searchKeywordIndex } from './keyword-cache-rank'
@@ -218,7 +219,7 @@ describe('merging segments', () => {
         parts.push({ data: segment, dead: deadList.length ? dead : null, deadList, live: new Map() })
       }
       const stats = statsOf(new Map(live.map((d) => [d.id, d])))
-      const merged = mergedAtOnce(mergeSegments(parts, 7, corpusOf(stats)))
+      const merged = atOnce(mergeSegments(parts, 7, corpusOf(stats)))
       const built = build(live, 7, stats)
       const plain = (s: KeywordSegment) =>
         JSON.stringify({ ...s, tfOverflow: [...s.tfOverflow] }, (_, v) => (ArrayBuffer.isView(v) ? Array.from(v as Uint8Array) : v))

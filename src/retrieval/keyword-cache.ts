@@ -15,7 +15,8 @@ import { changesSince, versionNow } from './change-logs'
 import { loadDocumentFields } from './document-fields'
 import type { IndexSource } from './index-cache'
 import { buildSegment, IndexBuilder, type ChangedDocument } from './keyword-cache-build'
-import { mergedAtOnce, mergeSegments } from './keyword-cache-merge'
+import { mergeSegments } from './keyword-cache-merge'
+import { atOnce } from './slices'
 import { PageSize } from './page-size'
 import type { KeywordSegment } from './keyword-cache-segment'
 import { segmentOf, setOf, withSegment, type Segment, type SegmentSet } from './segment-set'
@@ -79,7 +80,7 @@ export function withChanges(
   const docs = [...new Map(current.map((d) => [d.id, d])).values()]
   const added = docs.length > 0 ? buildSegment(docs, version, stats) : null
   const merge = (older: Segment<KeywordSegment>, newer: Segment<KeywordSegment>) =>
-    mergedAtOnce(mergeSegments([older, newer], version, corpusOf(stats)))
+    atOnce(mergeSegments([older, newer], version, corpusOf(stats)))
   return indexOf(version, stats, withSegment(index.segments, changed, added, merge))
 }
 

@@ -9,7 +9,7 @@
 // document) drained.
 import { sql } from 'drizzle-orm'
 import { queryRows, requestsFirst, type Tx } from '../../db/client'
-import { type DocumentFilter, filterSql, yieldToRequests } from './document-fields'
+import { type DocumentFilter, filterSql } from './document-fields'
 import type { IndexCache } from './index-cache'
 import { keywordSearchSql } from './keyword'
 import type { KeywordIndex } from './keyword-cache'
@@ -17,6 +17,7 @@ import { searchKeywordIndex } from './keyword-cache-rank'
 import { documentFrequency } from './keyword-cache-words'
 import type { QueryTerm } from './keyword-query'
 import type { KeywordHit } from './ranking'
+import { nextTurn } from '../lib/next-turn'
 
 /** Document frequencies are counted up to this. */
 export const DF_CAP = 100
@@ -81,7 +82,7 @@ export async function moreLikeThese(
       await requestsFirst(db)
       const row = termsOf.get(doc.id)
       found.set(doc.id, row?.user_id === userId ? moreLikeThisIn(index, doc, row, limit) : [])
-      await yieldToRequests()
+      await nextTurn()
     }
   }
   return found

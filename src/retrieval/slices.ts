@@ -1,6 +1,7 @@
 // Work on a large index cut into steps (a generator yielding between two), so it can run between requests: the
 // process has one thread, and a compaction's or a load's end at 100,000 documents is tens of millions of array
 // steps (bench:search --after-ingest saw the process stall up to 226 ms as a compaction ended).
+import { nextTurn } from '../lib/next-turn'
 
 /** How long a slice of steps holds the event loop before handing it back. */
 export const SLICE_MS = 8
@@ -13,7 +14,7 @@ export async function inSlices<T>(steps: Generator<void, T>): Promise<T> {
       const next = steps.next()
       if (next.done) return next.value
     } while (performance.now() < until)
-    await new Promise<void>((resolve) => setImmediate(resolve))
+    await nextTurn()
   }
 }
 

@@ -9,12 +9,13 @@ import { sql } from 'drizzle-orm'
 import { queryRows, type Tx } from '../../db/client'
 import { changesSince, versionNow } from './change-logs'
 import { idOf, boostAt } from './document-columns'
-import { loadDocumentFields, yieldToRequests, type DocumentFields, type DocumentFilter } from './document-fields'
+import { loadDocumentFields, type DocumentFields, type DocumentFilter } from './document-fields'
 import type { IndexSource } from './index-cache'
 import type { SemanticHit } from './ranking'
 import { segmentOf, setOf, withSegment, type Segment, type SegmentSet } from './segment-set'
 import { rankDocuments, type RankedDocument, type VectorSegment } from './vector-cache-rank'
 import { mergeSegments, SegmentBuilder } from './vector-cache-segment'
+import { nextTurn } from '../lib/next-turn'
 
 export interface VectorIndex extends SegmentSet<VectorSegment> {
   /** The model whose vectors it holds. */
@@ -114,7 +115,7 @@ async function loadVectorIndex(
   if (!stats) return null
   const builder = new SegmentBuilder(await loadDocumentFields(db, userId))
   for (let after: string | null = null; ; ) {
-    await yieldToRequests()
+    await nextTurn()
     // A page as two strings and one bytea: a row per page instead of per chunk, and no text parsing of 384 numbers a chunk.
     const [page]: { ids: string | null; docs: string | null; vecs: Uint8Array | null; n: number }[] = await queryRows(
       db,

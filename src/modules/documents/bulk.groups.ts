@@ -1,6 +1,7 @@
 // How a bulk ingest shares the process with other requests: its items taken a group at a time — checked, hashed,
 // and on the embedded database written, one transaction a group — with a turn of the event loop between two groups,
 // so no step of a 32 MiB batch holds the one thread or the one connection for long.
+import { nextTurn } from '../../lib/next-turn'
 
 /** A group's bound: a transaction of about 100 ms on the embedded database for large documents (bench:neighbours),
  * and few enough transactions that small documents keep their rate (bench:ingest). */
@@ -34,5 +35,3 @@ export async function mapInGroups<T, U>(items: T[], size: (item: T) => number, f
   }
   return out
 }
-
-export const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))

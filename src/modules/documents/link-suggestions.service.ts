@@ -10,6 +10,7 @@ import type { Deps } from '../../deps'
 import { moreLikeThese, moreLikeThis } from '../../retrieval/more-like-this'
 import { neighboursInCache, neighboursInSql, type Neighbour } from '../../retrieval/link-neighbours'
 import { MESSAGE_KIND } from './documents.model'
+import { nextTurn } from '../../lib/next-turn'
 
 export const MAX_SUGGESTIONS = 5
 /** Keyword similarity (share of the document's own score) needed to suggest a link. */
@@ -116,7 +117,7 @@ async function neighboursOf(deps: Deps, docs: Doc[]): Promise<Map<string, Neighb
     } catch (e) {
       found.set(doc.id, e instanceof Error ? e : new Error(String(e)))
     }
-    await new Promise<void>((resolve) => setImmediate(resolve))
+    await nextTurn()
   }
   return found
 }

@@ -33,7 +33,9 @@ export function MessageWindow({ threadId, start }: { threadId: string; start: Fi
     if (held && element) scrollBy(0, element.getBoundingClientRect().top - held.top)
   }, [messages])
 
-  useEffect(() => {
+  // Placed before the first paint (a layout effect): a deferred effect ran up to a frame later — a frame shown at the
+  // top of the thread, and a moment in which the rendered page was not yet where the link points.
+  useLayoutEffect(() => {
     if (!start.target) return
     const element = document.getElementById(elementId(start.target.id))
     element?.scrollIntoView({ block: 'center' })

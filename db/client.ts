@@ -277,12 +277,27 @@ function withTextParsers(pglite: PGlite): PGlite {
   return pglite
 }
 
+/**
+ * The embedded database's buffer pool (shared_buffers) on DATA_DIR, in MB. Why not initdb's 128 MB: PGlite's
+ * shared memory is zero-filled inside its WebAssembly memory when the server starts, so every page of the pool is
+ * resident from the first second, with an empty database too — it was most of the idle server's RSS. Measured on
+ * `bun src/index.ts` with an empty DATA_DIR and EMBEDDING_PROVIDER=none, 5 s after start, 3 runs each: 128 MB
+ * 356–358 MiB on a new directory and 322–323 MiB on a restart; 32 MB 254–255 and 220–222 MiB; 16 MB 235–237 and
+ * 201–202; 64 MB 291–293 and 256–258. A page not in the pool is one system call away in the OS's page cache: at
+ * 32 MB `bun run bench:storage --docs 5000` ingested 218–235 documents/s (128 MB: 202–206) and
+ * `bench:search` at 2,000 documents on disk answered as fast, within the run-to-run noise of a shared machine.
+ * What is left (~220 MiB) is Bun (30), the service's modules (~60) and PGlite's code, file bundle and the rest of
+ * its 128 MB of WebAssembly memory, which the module declares as its minimum (`initialMemory` cannot go below it).
+ */
+export const SHARED_BUFFERS_MB = 32
+
 /** PGlite on DATA_DIR (or in memory). Callers other than createDb hold the directory's lock themselves. */
 export async function openPglite(dataDir: string, walLimitBytes = DEFAULT_WAL_MAX_MB * 1024 * 1024): Promise<PGlite> {
   if (isInMemory({ dataDir })) return PGlite.create({ extensions: { vector } })
   const dir = join(resolve(dataDir), 'pglite')
   mkdirSync(dir, { recursive: true })
-  return PGlite.create({ dataDir: dir, extensions: { vector }, startParams: pgliteStartParams(walLimitBytes) })
+  const startParams = [...pgliteStartParams(walLimitBytes), '-c', `shared_buffers=${SHARED_BUFFERS_MB}MB`]
+  return PGlite.create({ dataDir: dir, extensions: { vector }, startParams })
 }
 
 /** Rows of a raw SQL query on either driver (PGlite answers `{ rows }`, postgres.js an array). */

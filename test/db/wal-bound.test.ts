@@ -6,7 +6,7 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { sql } from 'drizzle-orm'
-import { queryRows } from '../../db/client'
+import { queryRows, SHARED_BUFFERS_MB } from '../../db/client'
 import { walBytes } from '../../db/pglite-checkpoints'
 import { loadConfig } from '../../src/config'
 import { createDeps } from '../../src/create-deps'
@@ -90,6 +90,11 @@ test('ingesting several times the bound: the log is checkpointed and recycled, n
   })
   expect(health.body.storage.wal_bytes).toBeLessThanOrEqual(LIMIT_MB * 1024 * 1024)
   expect(health.body.storage.data_dir_bytes).toBeGreaterThan(health.body.storage.wal_bytes)
+})
+
+test('on DATA_DIR the buffer pool is SHARED_BUFFERS_MB, not the 128 MB initdb writes: all of it is resident from the start', async () => {
+  const [row] = await queryRows<{ value: string }>(t.deps.db, sql`select current_setting('shared_buffers') as value`)
+  expect(row!.value).toBe(`${SHARED_BUFFERS_MB}MB`)
 })
 
 test('in memory and on PostgreSQL there is no data directory to report', async () => {

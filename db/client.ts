@@ -12,7 +12,8 @@ import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js'
 import postgres from 'postgres'
 import { DEFAULT_WAL_MAX_MB, isInMemory, type Config } from '../src/config'
 import { lockDataDir, type DataDirLock, type LockOwner } from '../src/lib/data-dir-lock'
-import { pgliteStartParams, startCheckpointer, type Checkpointer } from './pglite-checkpoints'
+import { startCheckpointer, type Checkpointer } from './pglite-checkpoints'
+import { pgliteStartParams } from './pglite-start-params'
 import { guardPglite, type PgliteGuard } from './pglite-guard'
 import * as schema from './schema'
 
@@ -277,29 +278,12 @@ function withTextParsers(pglite: PGlite): PGlite {
   return pglite
 }
 
-/**
- * The embedded database's buffer pool (shared_buffers) on DATA_DIR, in MB. Why not initdb's 128 MB: PGlite's
- * shared memory is zero-filled inside its WebAssembly memory when the server starts, so every page of the pool is
- * resident from the first second, with an empty database too — it was most of the idle server's RSS. Measured on
- * `bun src/index.ts` with an empty DATA_DIR and EMBEDDING_PROVIDER=none, 5 s after start, 3 runs each (new
- * directory / restart): 128 MB 356–358 / 322–323 MiB; 64 MB 291–293 / 256–258; 32 MB 254–257 / 220–222; 16 MB
- * 235–237 / 201–202. Why not 32: a page not in the pool is a system call away (the OS's page cache), and with
- * today's one-row-a-posting keyword index the working set of a large ingest is hundreds of MB — at 30,000
- * documents (`BENCH_DOCS=30000 bun run bench:search --after-ingest`, one sitting) 32 MB cost 11–15 % more server
- * CPU a document (185 and 206 documents a CPU-second against 128 MB's 217 and 231; 64 MB 246) and its VACUUM of
- * the postings held the process ~1.9 s. What is left idle (~220 MiB at 32) is Bun (30), the service's modules
- * (~60) and PGlite's code, file bundle and the rest of its 128 MB of WebAssembly memory, which the module declares
- * as its minimum (`initialMemory` cannot go below it).
- */
-export const SHARED_BUFFERS_MB = 64
-
 /** PGlite on DATA_DIR (or in memory). Callers other than createDb hold the directory's lock themselves. */
 export async function openPglite(dataDir: string, walLimitBytes = DEFAULT_WAL_MAX_MB * 1024 * 1024): Promise<PGlite> {
   if (isInMemory({ dataDir })) return PGlite.create({ extensions: { vector } })
   const dir = join(resolve(dataDir), 'pglite')
   mkdirSync(dir, { recursive: true })
-  const startParams = [...pgliteStartParams(walLimitBytes), '-c', `shared_buffers=${SHARED_BUFFERS_MB}MB`]
-  return PGlite.create({ dataDir: dir, extensions: { vector }, startParams })
+  return PGlite.create({ dataDir: dir, extensions: { vector }, startParams: pgliteStartParams(walLimitBytes) })
 }
 
 /** Rows of a raw SQL query on either driver (PGlite answers `{ rows }`, postgres.js an array). */

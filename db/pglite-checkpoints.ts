@@ -13,7 +13,7 @@
 // the database nothing, so it looks five times a second.
 import { readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { PGlite } from '@electric-sql/pglite'
+import type { PGlite } from '@electric-sql/pglite'
 
 const SEGMENT_BYTES = 16 * 1024 * 1024
 /** A segment's file name: timeline, log and segment numbers, 24 hex digits. */
@@ -34,12 +34,6 @@ const SIZES_TTL_MS = 5_000
 export function walStartParams(limitBytes: number): string[] {
   const mb = (bytes: number) => `${Math.max(2 * SEGMENT_BYTES, Math.floor(bytes / SEGMENT_BYTES) * SEGMENT_BYTES) / 1024 / 1024}MB`
   return ['-c', `max_wal_size=${mb(limitBytes * TRIGGER_SHARE)}`, '-c', `min_wal_size=${mb(0)}`]
-}
-
-/** PGlite's own start parameters and the log's bound. */
-export function pgliteStartParams(limitBytes: number): string[] {
-  const defaults = (PGlite as unknown as { defaultStartParams: string[] }).defaultStartParams
-  return [...defaults, ...walStartParams(limitBytes)]
 }
 
 export interface StorageSizes {

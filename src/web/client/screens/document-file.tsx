@@ -1,6 +1,6 @@
 // An uploaded document's file (name, format, size, pages, whether it was read, and the original to download) and its
 // text by section — page, slide or sheet — opened at the one a search result or a citation links to (?page=2).
-import { useEffect, useRef } from 'preact/hooks'
+import { useLayoutEffect, useRef } from 'preact/hooks'
 import { formatBytes, plural } from '../lib/format'
 import { partAt, partLabel, partsOf, type FilePlace } from '../lib/file-places'
 import { Markdown } from '../ui/markdown'
@@ -59,15 +59,12 @@ export function FileBody({ doc, place }: { doc: Doc & { sections: NonNullable<Do
   const parts = partsOf(doc.body, doc.sections)
   const target = place ? partAt(parts, place) : -1
   const list = useRef<HTMLDivElement>(null)
-  useEffect(() => {
+  // Before the first paint, after the screen's heading (PageTitle, earlier in the tree) has taken focus: the section keeps it.
+  useLayoutEffect(() => {
     if (target < 0) return
-    // After the screen's heading has taken focus (PageTitle), so the section keeps it.
-    const frame = requestAnimationFrame(() => {
-      const element = list.current?.querySelector<HTMLElement>(`[data-part="${target}"]`)
-      element?.scrollIntoView({ block: 'start' })
-      element?.focus({ preventScroll: true })
-    })
-    return () => cancelAnimationFrame(frame)
+    const element = list.current?.querySelector<HTMLElement>(`[data-part="${target}"]`)
+    element?.scrollIntoView({ block: 'start' })
+    element?.focus({ preventScroll: true })
   }, [doc.id, target])
   let previous: string | null = null
   return (

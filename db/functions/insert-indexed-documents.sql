@@ -1,4 +1,4 @@
--- insert_indexed_documents: new documents with their chunks, postings, terms, keyword length, embedding jobs and
+-- insert_indexed_documents: new documents with their chunks, postings (in blocks), terms, keyword length, embedding jobs and
 -- ingest events in one call (src/modules/documents/documents.insert.ts passes the rows as JSON).
 --
 -- A function, so the statement is planned once per connection and its plan reused: planning it took longer than
@@ -7,8 +7,9 @@
 -- (chunkSections): each document and each chunk carries the weight of its own words (1 for a document,
 -- MESSAGE_WEIGHT for a message; the title and tags count p_title_weight times that), and a message its context's
 -- words — the messages before it in its thread (src/retrieval/message-context.ts) — counted context_weight times.
--- It writes each document's terms with their tfs (document_terms), through which its postings are found, and its postings in the
--- primary key's order (term, document): consecutive inserts land on the same or the next leaf of the key's B-tree.
+-- Each document takes the next number of its owner's keyword index (doc_no, from keyword_stats.last_no, in id order);
+-- it writes each document's terms with their tfs (document_terms), through which its postings are found, and the
+-- batch's postings as one block a term (term_blocks; compaction merges a term's small blocks later).
 -- A document happened when it was ingested unless told otherwise (occurred_at); updated_by says who made it.
 CREATE OR REPLACE FUNCTION insert_indexed_documents(p_docs json, p_parts json, p_config regconfig, p_title_weight integer, p_max_attempts integer, p_now timestamptz)
 -- Enough memory that a batch's term counts (~100k rows for 1,000 abstracts) are grouped without spilling to disk;
@@ -27,6 +28,14 @@ BEGIN
   c AS (
     SELECT x.*, to_tsvector(p_config, x.span) AS tsv
     FROM json_to_recordset(p_parts) AS x(id uuid, document_id uuid, ordinal integer, start_offset integer, content text, span text, weight integer, location jsonb)),
+  counted AS (SELECT user_id, count(*)::int AS docs FROM d GROUP BY user_id),
+  numbered AS (
+    INSERT INTO keyword_stats AS s (user_id, last_no) SELECT user_id, docs FROM counted
+    ON CONFLICT (user_id) DO UPDATE SET last_no = s.last_no + EXCLUDED.last_no
+    RETURNING s.user_id, s.last_no),
+  nos AS (
+    SELECT d.id, (n.last_no - c.docs + row_number() OVER (PARTITION BY d.user_id ORDER BY d.id))::int AS doc_no
+      FROM d JOIN counted c USING (user_id) JOIN numbered n USING (user_id)),
   terms AS (
     SELECT c.document_id, t.lexeme, c.weight * coalesce(array_length(t.positions, 1), 1) AS tf FROM c, unnest(c.tsv) t
     UNION ALL
@@ -39,19 +48,21 @@ BEGIN
   new_documents AS (
     INSERT INTO documents (id, user_id, workspace_id, title, excerpt, body, tags, kind, status, archived_from, source, source_ref,
       external_id, url, content_hash, size_bytes, pinned, rating, metadata, index_status, keyword_len, created_at, updated_at,
-      occurred_at, thread_id, "position", speaker, sections, updated_by)
+      occurred_at, thread_id, "position", speaker, sections, updated_by, doc_no)
     SELECT d.id, d.user_id, d.workspace_id, d.title, d.excerpt, d.body, d.tags, d.kind, d.status, d.archived_from, d.source, d.source_ref,
       d.external_id, d.url, d.content_hash, d.size_bytes, d.pinned, d.rating, d.metadata, d.index_status, coalesce(len.dl, 0), d.created_at, d.updated_at,
-      coalesce(d.occurred_at, d.created_at), d.thread_id, d."position", d.speaker, d.sections, d.updated_by
-    FROM d LEFT JOIN len ON len.document_id = d.id
+      coalesce(d.occurred_at, d.created_at), d.thread_id, d."position", d.speaker, d.sections, d.updated_by, nos.doc_no
+    FROM d JOIN nos ON nos.id = d.id LEFT JOIN len ON len.document_id = d.id
     RETURNING id),
   new_chunks AS (
     INSERT INTO chunks (id, user_id, document_id, workspace_id, ordinal, start_offset, content, tsv, location)
     SELECT c.id, d.user_id, c.document_id, d.workspace_id, c.ordinal, c.start_offset, c.content, c.tsv, c.location FROM c JOIN d ON d.id = c.document_id),
-  new_postings AS (
-    INSERT INTO postings (user_id, term, document_id, tf, dl)
-    SELECT d.user_id, p.lexeme, p.document_id, p.tf, len.dl FROM p JOIN len USING (document_id) JOIN d ON d.id = p.document_id
-    ORDER BY p.lexeme, p.document_id),
+  new_blocks AS (
+    INSERT INTO term_blocks (user_id, term, first_no, n, doc_nos, tfs, dls)
+    SELECT d.user_id, p.lexeme, min(nos.doc_no), count(*), array_agg(nos.doc_no ORDER BY nos.doc_no),
+           array_agg(p.tf ORDER BY nos.doc_no), array_agg(len.dl ORDER BY nos.doc_no)
+      FROM p JOIN len USING (document_id) JOIN d ON d.id = p.document_id JOIN nos ON nos.id = p.document_id
+     GROUP BY d.user_id, p.lexeme),
   new_terms AS (
     INSERT INTO document_terms (document_id, user_id, terms, tfs) SELECT len.document_id, d.user_id, len.terms, len.tfs FROM len JOIN d ON d.id = len.document_id),
   new_jobs AS (

@@ -1,27 +1,51 @@
--- A deleted document's postings and terms go with it, by a statement-level trigger (also when a workspace's or an
--- account's deletion cascades to documents): postings have no foreign key and no index by document, which cost
--- two key checks and an index entry on each of the ~100 postings a document writes.
+-- A document's postings leave the keyword index's blocks with it: when it is deleted (a statement-level trigger, also
+-- when a workspace's or an account's deletion cascades to documents) and when it is indexed again
+-- (src/retrieval/keyword-index.ts). term_blocks has no foreign key and no index by document.
 --
--- A document's postings are found through its terms (document_terms), each by the postings' primary key, in key
--- order (the keys sorted in memory first, hence work_mem); never by hashing the postings table, which the planner,
--- without statistics, picks for a statement deleting many documents, and which costs the whole table however few
--- postings go. The keys are a subquery kept apart (OFFSET 0), so each probe is on all three columns of the key
--- rather than a skip scan of the user's terms. Terms are compared COLLATE "C", the postings' collation.
-CREATE OR REPLACE FUNCTION postings_cascade() RETURNS trigger LANGUAGE plpgsql
+-- remove_postings(ids, doc_nos): the documents' listed terms (document_terms, deleted here) say which terms; a
+-- document's posting of a term is in the term's block with the greatest first_no at or below its doc_no (a user's
+-- blocks of a term cover disjoint ranges): one probe of the primary key a term, each block then rewritten once
+-- without the documents' entries, or deleted when none is left. The keys are kept apart (OFFSET 0) and probed in key
+-- order — never a hash of the blocks, which the planner picks without statistics and which reads the whole table.
+CREATE OR REPLACE FUNCTION remove_postings(p_ids uuid[], p_nos integer[]) RETURNS void LANGUAGE plpgsql
 SET enable_hashjoin = off SET enable_mergejoin = off SET work_mem = '32MB' AS $$
 BEGIN
-  -- A user with no document left (the account, or everything, deleted): their postings by key prefix, in order.
+  WITH gone AS (DELETE FROM document_terms t WHERE t.document_id = ANY (p_ids) RETURNING t.document_id, t.user_id, t.terms),
+  keys AS (
+    SELECT g.user_id, u.term COLLATE "C" AS term, x.no
+      FROM gone g JOIN unnest(p_ids, p_nos) AS x(id, no) ON x.id = g.document_id CROSS JOIN unnest(g.terms) AS u(term)
+     WHERE x.no IS NOT NULL
+     ORDER BY 1, 2, 3 OFFSET 0),
+  hit AS (
+    SELECT k.user_id, k.term, b.first_no, array_agg(k.no) AS nos, b.n - count(*) AS left_over
+      FROM keys k CROSS JOIN LATERAL (
+        SELECT b.first_no, b.n FROM term_blocks b
+         WHERE b.user_id = k.user_id AND b.term = k.term AND b.first_no <= k.no ORDER BY b.first_no DESC LIMIT 1) b
+     GROUP BY k.user_id, k.term, b.first_no, b.n),
+  emptied AS (
+    DELETE FROM term_blocks b USING hit h
+     WHERE h.left_over <= 0 AND b.user_id = h.user_id AND b.term = h.term AND b.first_no = h.first_no)
+  UPDATE term_blocks b
+     SET n = k.n, doc_nos = k.doc_nos, tfs = k.tfs, dls = k.dls
+    FROM hit h CROSS JOIN LATERAL (
+      SELECT count(*)::smallint AS n, array_agg(x.no ORDER BY x.i) AS doc_nos, array_agg(x.tf ORDER BY x.i) AS tfs,
+             array_agg(x.dl ORDER BY x.i) AS dls
+        FROM term_blocks o CROSS JOIN unnest(o.doc_nos, o.tfs, o.dls) WITH ORDINALITY AS x(no, tf, dl, i)
+       WHERE o.user_id = h.user_id AND o.term = h.term AND o.first_no = h.first_no AND x.no <> ALL (h.nos)) k
+   WHERE h.left_over > 0 AND b.user_id = h.user_id AND b.term = h.term AND b.first_no = h.first_no;
+END $$;
+
+CREATE OR REPLACE FUNCTION postings_cascade() RETURNS trigger LANGUAGE plpgsql
+SET enable_hashjoin = off SET enable_mergejoin = off AS $$
+BEGIN
+  -- A user with no document left (the account, or everything, deleted): their blocks and terms by key prefix.
   WITH emptied AS (
     SELECT u.user_id FROM (SELECT DISTINCT o.user_id FROM old_rows o OFFSET 0) u
      WHERE NOT EXISTS (SELECT 1 FROM documents d WHERE d.user_id = u.user_id)),
   unlisted AS (DELETE FROM document_terms t USING emptied e WHERE t.user_id = e.user_id)
-  DELETE FROM postings p USING emptied e WHERE p.user_id = e.user_id;
-  -- Otherwise each posting by its key: the document's terms say which.
-  WITH gone AS (DELETE FROM document_terms t WHERE t.document_id IN (SELECT id FROM old_rows) RETURNING t.document_id, t.user_id, t.terms)
-  DELETE FROM postings p
-   USING (SELECT g.user_id, u.term COLLATE "C" AS term, g.document_id FROM gone g CROSS JOIN unnest(g.terms) AS u(term)
-          ORDER BY 1, 2, 3 OFFSET 0) k
-   WHERE p.user_id = k.user_id AND p.term = k.term AND p.document_id = k.document_id;
+  DELETE FROM term_blocks b USING emptied e WHERE b.user_id = e.user_id;
+  -- Otherwise each document's postings out of its terms' blocks.
+  PERFORM remove_postings(array_agg(o.id), array_agg(o.doc_no)) FROM old_rows o;
   RETURN NULL;
 END $$;
 

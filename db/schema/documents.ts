@@ -90,6 +90,11 @@ export const documents = pgTable(
     index_status: text('index_status').notNull().default('pending'),
     /** BM25 document length: the sum of the document's posting frequencies (0 until keyword-indexed). */
     keyword_len: real('keyword_len').notNull().default(0),
+    /**
+     * The document's number in its owner's keyword index (term_blocks hold these, not ids: 4 bytes a posting, in
+     * the order documents were indexed), given anew each time it is indexed; null until it is (keyword_stats.last_no).
+     */
+    doc_no: integer('doc_no'),
     /** When what the document records happened (a message: when it was said); the time of ingest unless given. */
     occurred_at: ts('occurred_at').notNull().defaultNow(),
     /** A message's thread (deleting the thread deletes its messages), its place in it, and who said it. */
@@ -118,6 +123,7 @@ export const documents = pgTable(
     uniqueIndex('documents_thread_position_key').on(t.thread_id, t.position).where(sql`thread_id is not null`),
     uniqueIndex('documents_thread_client_key').on(t.thread_id, t.external_id).where(sql`thread_id is not null and external_id is not null`),
     index('documents_user_occurred_idx').on(t.user_id, t.occurred_at),
+    uniqueIndex('documents_user_doc_no_key').on(t.user_id, t.doc_no),
   ],
 )
 

@@ -1,6 +1,7 @@
-// The keyword index: one posting per (user, term, document) with the term's weighted frequency.
-// Document frequencies, corpus size and average length are read from it at query time, so BM25 statistics
-// are exact after every write with no counters to keep in step (see src/retrieval/keyword.ts).
+// The keyword index: each user's postings in blocks a term — the documents holding the term (by their doc_no), the
+// term's weighted frequency in each and each one's length — so its size follows the user's distinct terms, not one
+// row a term a document. Document frequencies are the blocks' counts, corpus size and average length live in
+// keyword_stats, so BM25 statistics are exact after every write (see src/retrieval/keyword.ts).
 import {
   bigint,
   boolean,
@@ -9,8 +10,10 @@ import {
   index,
   integer,
   pgTable,
+  pgView,
   primaryKey,
   real,
+  smallint,
   text,
   timestamp,
   uuid,
@@ -20,40 +23,60 @@ import { users } from './users'
 /** Byte-order collation, so `term LIKE 'pre%'` can use the primary-key btree for prefix matching. */
 const termText = customType<{ data: string }>({ dataType: () => 'text collate "C"' })
 
+/** Numbers stored as a Postgres array, read and written as JS arrays. */
+const integers = customType<{ data: number[] }>({ dataType: () => 'integer[]' })
+const reals = customType<{ data: number[] }>({ dataType: () => 'real[]' })
+
 /**
- * No foreign keys: a bulk ingest writes ~100 postings a document, and checking two keys on each was 40 % of its
- * time. They are written only with their document (in the same statement or transaction), and a statement-level
- * trigger on documents deletes a deleted document's postings (migration postings-cascade), also when a
- * workspace or account deletion cascades to its documents. No index by document either (a fifth of a bulk
- * ingest's time): a document's postings are found by primary key through its terms (documentTerms).
+ * A block of a term's postings: `n` documents by doc_no ascending, each with the term's tf (occurrences in the body
+ * plus TITLE_WEIGHT × occurrences in title and tags) and the document's BM25 length (documents.keyword_len). A
+ * user's blocks of a term cover disjoint ranges of doc_no — a document's posting of a term is in the block with the
+ * greatest first_no at or below its doc_no — since each write takes the next numbers of its user (keyword_stats.
+ * last_no, locked until it commits) and writes one block a term; compaction (db/functions/compact-term-blocks.sql)
+ * merges a term's newest small blocks into blocks of up to 256. No foreign keys: written only with their documents,
+ * and a trigger on documents takes a deleted document's postings out (db/functions/postings-cascade.sql).
  */
-export const postings = pgTable(
-  'postings',
+export const termBlocks = pgTable(
+  'term_blocks',
   {
     user_id: uuid('user_id').notNull(),
     term: termText('term').notNull(),
-    document_id: uuid('document_id').notNull(),
-    /** Occurrences in the body plus TITLE_WEIGHT × occurrences in title and tags. */
-    tf: real('tf').notNull(),
-    /** The document's BM25 length (documents.keyword_len), copied so ranking never reads the documents table. */
-    dl: real('dl').notNull().default(0),
+    first_no: integer('first_no').notNull(),
+    /** How many postings the block holds: a term's document frequency is the sum over its blocks, read unopened. */
+    n: smallint('n').notNull(),
+    doc_nos: integers('doc_nos').notNull(),
+    tfs: reals('tfs').notNull(),
+    dls: reals('dls').notNull(),
   },
-  (t) => [primaryKey({ columns: [t.user_id, t.term, t.document_id] })],
+  (t) => [primaryKey({ columns: [t.user_id, t.term, t.first_no] })],
 )
 
 /**
- * Each document's terms — the keys of its postings, one row a document instead of an index entry a posting —
- * so a deletion, a re-index and the keyword copy's catch-up find a document's postings by primary key. Written
- * and deleted with the postings, by the same statements (migration document-terms); no foreign keys, as postings.
+ * The postings one a row (db/functions/postings-view.sql): for reading and checking, never for ranking — the blocks
+ * opened, each posting with its document's id (null for a posting whose document is gone, which must never be).
+ */
+export const postings = pgView('postings', {
+  user_id: uuid('user_id').notNull(),
+  term: text('term').notNull(),
+  document_id: uuid('document_id'),
+  doc_no: integer('doc_no').notNull(),
+  tf: real('tf').notNull(),
+  dl: real('dl').notNull(),
+}).existing()
+
+/**
+ * Each document's terms with their tfs — its postings, one row a document — so a deletion and a re-index find the
+ * blocks holding its postings, and the keyword copy's catch-up reads a changed document in one row. Written and
+ * deleted with the blocks, by the same statements; no foreign keys, as term_blocks.
  */
 export const documentTerms = pgTable('document_terms', {
   document_id: uuid('document_id').primaryKey(),
   user_id: uuid('user_id').notNull(),
-  /** Compared to postings.term COLLATE "C" (the postings' collation), so the primary key serves each lookup. */
+  /** Compared to term_blocks.term COLLATE "C" (the blocks' collation), so the primary key serves each lookup. */
   terms: text('terms').array().notNull(),
   /**
-   * Each term's tf, in the order of `terms` (postings.tf): a cached index catching up reads a changed document's
-   * postings from this one row (index_changes_since) instead of one probe of the postings' key a term.
+   * Each term's tf, in the order of `terms`: a cached index catching up reads a changed document's postings from
+   * this one row (index_changes_since).
    */
   tfs: real('tfs').array().notNull(),
 })
@@ -74,6 +97,10 @@ export const keywordStats = pgTable('keyword_stats', {
    * vectors. An index is current while it matches; each move is logged in index_changes.
    */
   version: bigint('version', { mode: 'number' }).notNull().default(0),
+  /** The last doc_no given to one of the user's documents: each write takes the next ones, in one update. */
+  last_no: integer('last_no').notNull().default(0),
+  /** Documents numbered up to here had their terms' blocks compacted (db/functions/compact-term-blocks.sql). */
+  compacted_upto: integer('compacted_upto').notNull().default(0),
 })
 
 /**

@@ -1,7 +1,8 @@
 // The periodic tick of a server or worker process: embeddings kept current (embedding/embedding-upkeep.ts: a
 // model switched in once available, background re-embedding started), connector syncs that are due
 // (modules/connectors/sync.schedule.ts), expired Idempotency-Key records and activity entries past their retention
-// swept, and on the embedded database, which runs no autovacuum, what autovacuum would do (table-upkeep.ts).
+// swept, the keyword index's newest blocks compacted (retrieval/block-compaction.ts), and on the embedded database,
+// which runs no autovacuum, what autovacuum would do (table-upkeep.ts).
 import { inBackground } from '../../db/client'
 import { queueDueSyncs } from '../modules/connectors/sync.schedule'
 import { sweepIdempotencyKeys } from '../http/idempotency.store'
@@ -9,6 +10,7 @@ import type { Deps } from '../deps'
 import { pruneActivity } from '../modules/activity/activity.service'
 import { pruneChangeLogs } from '../retrieval/change-logs'
 import { createEmbeddingUpkeep } from '../embedding/embedding-upkeep'
+import { compactDueBlocks } from '../retrieval/block-compaction'
 import { upkeepTables } from './table-upkeep'
 
 /** The keyword and embedding change logs are pruned at most this often. */
@@ -20,6 +22,7 @@ export function createMaintenance(deps: Deps) {
   let running = false
   let prunedAt = Number.NEGATIVE_INFINITY
   const dueSince = new Map<string, number>()
+  const lastNumbers = new Map<string, number>()
   return async function tick(): Promise<void> {
     if (running) return
     running = true
@@ -41,6 +44,12 @@ export function createMaintenance(deps: Deps) {
       }
     } catch (error) {
       deps.log.warn('pruning the keyword and embedding change logs failed', { error: String(error) })
+    }
+    try {
+      const compacted = await compactDueBlocks(deps.db, lastNumbers)
+      if (compacted.length) deps.log.debug('keyword blocks compacted', { users: compacted.length })
+    } catch (error) {
+      deps.log.warn('compacting the keyword index failed', { error: String(error) })
     }
     try {
       const ran = await upkeepTables(deps, dueSince)

@@ -1,7 +1,7 @@
 // What autovacuum does on PostgreSQL, done by the maintenance tick on the embedded database, which runs none: a
-// table is VACUUMed once enough rows were inserted or left dead (so its pages are marked all-visible and the
-// postings index, which carries tf and dl, is read index-only) and ANALYZEd once enough of it changed (so the
-// planner knows its size: plans made without statistics read every posting). The rules are autovacuum's own, read
+// table is VACUUMed once enough rows were inserted or left dead (so its pages are marked all-visible and its
+// space reused) and ANALYZEd once enough of it changed (so the planner knows its size: plans made without
+// statistics read every row of a user). The rules are autovacuum's own, read
 // from pg_stat_user_tables, and each table is its own statement, with the requests waiting let through between two
 // — PGlite runs a statement on the process's one thread, so the whole-database VACUUM ANALYZE this replaces held
 // every request for seconds after a bulk ingest (bench:search --after-ingest); the tick's upkeep also waits for a

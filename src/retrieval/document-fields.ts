@@ -10,6 +10,9 @@ import { nextTurn } from '../lib/next-turn'
 export type { TimeRange } from '../lib/time-range'
 
 /** What a search filters (status, workspace, kind, source, tags, time) and boosts (pinned, rating) a document by. */
+/** A document's fields with its number in the keyword index (documents.doc_no; null until keyword-indexed). */
+export type NumberedFields = DocumentFields & { doc_no: number | null }
+
 export interface DocumentFields {
   id: string
   status: string
@@ -101,12 +104,12 @@ export function timeConditions(column: SQL, range: TimeRange): SQL[] {
 const DOCUMENTS_PAGE = 500
 
 /** Every document of the user, in id order. */
-export async function loadDocumentFields(db: Tx, userId: string): Promise<DocumentFields[]> {
-  const docs: DocumentFields[] = []
+export async function loadDocumentFields(db: Tx, userId: string): Promise<NumberedFields[]> {
+  const docs: NumberedFields[] = []
   for (let after: string | null = null; ; ) {
-    const page: DocumentFields[] = await queryRows<DocumentFields>(
+    const page: NumberedFields[] = await queryRows<NumberedFields>(
       db,
-      sql`select ${FIELDS_SELECT} from documents
+      sql`select ${FIELDS_SELECT}, doc_no from documents
           where user_id = ${userId} ${after !== null ? sql`and id > ${after}` : sql``} order by id limit ${DOCUMENTS_PAGE}`,
     )
     for (const doc of page) doc.occurred_at = Number(doc.occurred_at)

@@ -47,14 +47,20 @@ export class IndexBuilder {
   private readonly tf: Grow<Uint16Array>
   private readonly tfOverflow = new Map<number, number>()
 
-  /** `postings`: how many are coming, when known (a delta segment's few), so small segments allocate little. */
-  constructor(documents: DocumentFields[], postings = 1 << 16) {
+  /**
+   * `postings`: how many are coming, when known (a delta segment's few), so small segments allocate little.
+   * `keyOf`: how addTerm names a document — its id, or for a load its number in the index (documents.doc_no).
+   */
+  constructor(documents: DocumentFields[], postings = 1 << 16, keyOf: (d: DocumentFields) => string | null = (d) => d.id.toLowerCase()) {
     this.postingAt = new Grow(new Int32Array(Math.min(1024, postings + 1)))
     this.docs = new Grow(new Int32Array(Math.max(postings, 1)))
     this.tf = new Grow(new Uint16Array(Math.max(postings, 1)))
     this.fields = [...documents].sort(byId)
     this.count = this.fields.length
-    this.fields.forEach((d, i) => this.at.set(d.id.toLowerCase(), i))
+    this.fields.forEach((d, i) => {
+      const key = keyOf(d)
+      if (key !== null) this.at.set(key, i)
+    })
     this.dl = new Float32Array(this.count)
     this.postingAt.push(0)
   }

@@ -12,7 +12,7 @@ import { inSlices } from './slices'
 import { sql } from 'drizzle-orm'
 import { queryRows, type Tx } from '../../db/client'
 import { changesSince, versionNow } from './change-logs'
-import { loadDocumentFields } from './document-fields'
+import { type DocumentFields, loadDocumentFields, type NumberedFields } from './document-fields'
 import type { IndexSource } from './index-cache'
 import { buildSegment, IndexBuilder, type ChangedDocument } from './keyword-cache-build'
 import { mergeSegments } from './keyword-cache-merge'
@@ -87,19 +87,21 @@ export function withChanges(
 async function loadKeywordIndex(db: Tx, userId: string, maxBytes: number): Promise<KeywordIndex | { tooLarge: number } | null> {
   const stats = await versionNow(db, userId)
   if (!stats) return null
-  const builder = new IndexBuilder(await loadDocumentFields(db, userId))
+  // Postings name documents by number (documents.doc_no).
+  const numberOf = (d: DocumentFields) => ((d as NumberedFields).doc_no === null ? null : String((d as NumberedFields).doc_no))
+  const builder = new IndexBuilder(await loadDocumentFields(db, userId), undefined, numberOf)
   const page = new PageSize(TERMS_PAGE.first, TERMS_PAGE.min, TERMS_PAGE.max)
   let after: string | null = null
   for (;;) {
-    // A term's postings come as one string, in document order (db/functions/keyword-load-page.sql).
+    // A term's postings come as three strings — numbers, tfs, lengths — in number order (db/functions/keyword-load-page.sql).
     const limit = page.rows
     const started = performance.now()
-    const rows: { term: string; list: string }[] = await queryRows(
+    const rows: { term: string; nos: string; tfs: string; dls: string }[] = await queryRows(
       db,
-      sql`select term, list from keyword_load_page(${userId}, ${after}::text, ${limit})`,
+      sql`select term, nos, tfs, dls from keyword_load_page(${userId}, ${after}::text, ${limit})`,
     )
     page.took(performance.now() - started)
-    for (const { term, list } of rows) builder.addTerm(term, list.split(' '))
+    for (const { term, nos, tfs, dls } of rows) builder.addTerm(term, interleaved(nos.split(' '), tfs.split(' '), dls.split(' ')))
     if (builder.bytes > maxBytes) return { tooLarge: builder.bytes }
     if (rows.length < limit) break
     after = rows[rows.length - 1]!.term
@@ -107,6 +109,17 @@ async function loadKeywordIndex(db: Tx, userId: string, maxBytes: number): Promi
   // Its end in slices too: at 100,000 documents it copies and bounds ~10 million postings.
   const segment = await inSlices(builder.buildInSteps(stats.version, stats))
   return segment.bytes > maxBytes ? { tooLarge: segment.bytes } : indexOf(stats.version, stats, [segmentOf(segment)])
+}
+
+/** Columns as addTerm takes them: number, tf, length, number, tf, length…. */
+function interleaved(nos: string[], tfs: string[], dls: string[]): string[] {
+  const flat = new Array<string>(3 * nos.length)
+  for (let i = 0; i < nos.length; i++) {
+    flat[3 * i] = nos[i]!
+    flat[3 * i + 1] = tfs[i]!
+    flat[3 * i + 2] = dls[i]!
+  }
+  return flat
 }
 
 /** A changed document as the log sends it: its fields, its terms with their tfs, and its length. */

@@ -1,9 +1,11 @@
 // Keeps a document's chunks and postings in step with its content, inside the writer's transaction, so a
-// document is keyword-searchable the moment its ingest or update commits. Embeddings come later (a job). A message
+// document is keyword-searchable the moment its ingest or update commits. Each indexing gives the document the next
+// number of its owner's index (documents.doc_no) and its postings as one block a term (term_blocks), which the
+// maintenance's compaction merges with others later (db/functions/compact-term-blocks.sql). Embeddings come later (a job). A message
 // is indexed with the messages before it in its thread (message-context.ts); its chunks hold its own text only.
 import { eq, sql } from 'drizzle-orm'
 import type { Tx } from '../../db/client'
-import { chunks, documents, documentTerms, type FileSection, postings } from '../../db/schema'
+import { chunks, documents, documentTerms, type FileSection, keywordStats, termBlocks } from '../../db/schema'
 import { chunkSections } from './chunking'
 import { CONTEXT_WEIGHT, contextWords, isMessage, MESSAGE_WEIGHT, messagesBefore } from './message-context'
 
@@ -27,13 +29,14 @@ interface IndexableDocument {
 
 export async function indexKeywords(tx: Tx, doc: IndexableDocument, newId: () => string): Promise<void> {
   await tx.delete(chunks).where(eq(chunks.document_id, doc.id))
-  // The document's postings by their keys, through its terms (postings have no index by document); the keys
-  // kept apart (offset 0) so each is one probe of the primary key, as in postings_cascade (db/functions/postings-cascade.sql).
-  await tx.execute(sql`
-    with gone as (delete from ${documentTerms} where document_id = ${doc.id} returning user_id, terms)
-    delete from ${postings} p
-     using (select g.user_id, u.term collate "C" as term from gone g cross join unnest(g.terms) as u(term) offset 0) k
-     where p.user_id = k.user_id and p.term = k.term and p.document_id = ${doc.id}`)
+  // The next number first: it locks the user's keyword_stats row, which a compaction waits for (compact-term-blocks.sql).
+  const [numbered] = await tx
+    .insert(keywordStats)
+    .values({ user_id: doc.user_id, last_no: 1 })
+    .onConflictDoUpdate({ target: keywordStats.user_id, set: { last_no: sql`${keywordStats.last_no} + 1` } })
+    .returning({ no: keywordStats.last_no })
+  // Its postings out of their blocks, through its listed terms.
+  await tx.execute(sql`select remove_postings(array[${doc.id}]::uuid[], array[doc_no]) from ${documents} where id = ${doc.id}`)
   const parts = chunkSections(doc.body, doc.sections)
   await tx.insert(chunks).values(
     parts.map((c) => ({
@@ -54,7 +57,7 @@ export async function indexKeywords(tx: Tx, doc: IndexableDocument, newId: () =>
   // A message: its own words weigh MESSAGE_WEIGHT, the messages before it CONTEXT_WEIGHT (message-context.ts).
   const context = isMessage(placed) ? contextWords((await messagesBefore(tx, [{ id: doc.id, ...placed }])).get(doc.id)!) : null
   const weight = context === null ? 1 : MESSAGE_WEIGHT
-  // Postings, the document's terms and its keyword length from one grouping of its terms.
+  // Postings, the document's terms, number and keyword length from one grouping of its terms.
   await tx.execute(sql`
     with p as (
       select lexeme, sum(tf) as tf from (
@@ -69,10 +72,10 @@ export async function indexKeywords(tx: Tx, doc: IndexableDocument, newId: () =>
       ) terms group by lexeme),
     len as (select coalesce(sum(tf), 0)::real as dl from p),
     written as (
-      insert into ${postings} (user_id, term, document_id, tf, dl)
-      select ${doc.user_id}::uuid, p.lexeme, ${doc.id}::uuid, p.tf::real, len.dl from p, len),
+      insert into ${termBlocks} (user_id, term, first_no, n, doc_nos, tfs, dls)
+      select ${doc.user_id}::uuid, p.lexeme, ${numbered!.no}::int, 1, array[${numbered!.no}::int], array[p.tf::real], array[len.dl] from p, len),
     listed as (
       insert into ${documentTerms} (document_id, user_id, terms, tfs)
       select ${doc.id}::uuid, ${doc.user_id}::uuid, array_agg(lexeme order by lexeme), array_agg(tf::real order by lexeme) from p having count(*) > 0)
-    update ${documents} set keyword_len = len.dl from len where ${documents.id} = ${doc.id}`)
+    update ${documents} set keyword_len = len.dl, doc_no = ${numbered!.no}::int from len where ${documents.id} = ${doc.id}`)
 }

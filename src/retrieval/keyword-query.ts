@@ -99,8 +99,8 @@ async function mostSelective(db: Tx, terms: string[], userId: string | undefined
   if (!userId) return terms.slice(0, MAX_WORDS)
   const rows = await queryRows<{ term: string; df: number }>(
     db,
-    sql`select term, count(*)::int as df from postings
-        where user_id = ${userId} and term in (select jsonb_array_elements_text(${JSON.stringify(terms)}::jsonb))
+    sql`select term, sum(n)::int as df from term_blocks
+        where user_id = ${userId} and term in (select jsonb_array_elements_text(${JSON.stringify(terms)}::jsonb) collate "C")
         group by term`,
   )
   const df = new Map(rows.map((r) => [r.term, Number(r.df)]))

@@ -1,10 +1,10 @@
 // BM25 keyword ranking in Postgres, on PGlite and PostgreSQL alike.
 //
 // Postgres' own rankers (ts_rank, ts_rank_cd) have no inverse document frequency, which is most of the gap
-// to BM25. So the index is a postings table (user, term, document, tf) written with every document
-// (keyword-index.ts): document frequencies are counted from it at query time (an index range scan per
-// term, exact after every write), and corpus size and total length per user live in keyword_stats, kept
-// by a trigger on documents — both per user, so one tenant's words never skew another's ranking. Terms come from Postgres' english text search configuration (stemming,
+// to BM25. So the index is postings in blocks a term (term_blocks: documents by number, tf, length) written with
+// every document (keyword-index.ts): document frequencies are the sums of a term's blocks' counts at query time (an
+// index range scan per term, exact after every write), and corpus size and total length per user live in
+// keyword_stats, kept by a trigger on documents — both per user, so one tenant's words never skew another's ranking. Terms come from Postgres' english text search configuration (stemming,
 // stop words), so indexing and querying analyse text the same way and no input can make a query fail.
 import { sql, type SQL } from 'drizzle-orm'
 import { queryRows, type Tx } from '../../db/client'
@@ -56,46 +56,48 @@ export async function keywordSearchSql(db: Tx, userId: string, terms: QueryTerm[
     sql`with q as (
         select (e->>'idx')::int as idx, e->>'term' as term, (e->>'prefix')::boolean as prefix
         from jsonb_array_elements(${JSON.stringify(terms)}::jsonb) e),
-      -- Exact terms and prefixes as separate index range scans on (user_id, term): an OR of the two, or a
-      -- LIKE against a column, would read every posting of the user.
-      -- "offset 0" keeps each lateral a per-term index scan: flattened, the planner once read all of a user's
-      -- postings and filtered them (10 s a query at 100k documents).
-      m as (
-        select p.document_id, p.term, p.tf, p.dl, q.idx, 1::float8 as weight, false as prefix
-        from q cross join lateral (select * from postings p where p.user_id = ${userId} and p.term = q.term offset 0) p
+      -- Each word's blocks: exact terms and prefixes as separate index range scans on (user_id, term) — an OR of
+      -- the two, or a LIKE against a column, would read every block of the user. "offset 0" keeps each lateral a
+      -- per-term index scan: flattened, the planner once read all of a user's postings and filtered them.
+      blocks as (
+        select bl.term, bl.n, bl.doc_nos, bl.tfs, bl.dls, q.idx, 1::float8 as weight, false as prefix
+        from q cross join lateral (select * from term_blocks bl where bl.user_id = ${userId} and bl.term = q.term offset 0) bl
         where not q.prefix
         ${
           hasPrefix
             ? sql`union all
-        select distinct on (p.document_id, p.term) p.document_id, p.term, p.tf, p.dl, q.idx, ${sql.raw(String(PREFIX_WEIGHT))}::float8, true
+        select distinct on (bl.term, bl.first_no) bl.term, bl.n, bl.doc_nos, bl.tfs, bl.dls, q.idx, ${sql.raw(String(PREFIX_WEIGHT))}::float8, true
         from q cross join lateral (
-          select * from postings p where p.user_id = ${userId} and p.term > q.term and p.term < q.term || chr(1114111) offset 0) p
-        where q.prefix and p.term not in (select term from q where not prefix)`
+          select * from term_blocks bl where bl.user_id = ${userId} and bl.term > q.term and bl.term < q.term || chr(1114111) offset 0) bl
+        where q.prefix and bl.term not in (select term from q where not prefix)`
             : sql``
         }),
+      -- A term's document frequency: its blocks' counts, summed without opening them.
+      dfs as (select term, sum(n)::float8 as df from blocks group by term),
+      w as (
+        select u.no, b.term, u.tf, u.dl, b.idx, b.weight, b.prefix, dfs.df
+        from blocks b join dfs using (term) cross join unnest(b.doc_nos, b.tfs, b.dls) as u(no, tf, dl)),
       corpus as (select greatest(documents, 1)::float8 as n, greatest(total_len / greatest(documents, 1), 1)::float8 as avgdl
                  from keyword_stats where user_id = ${userId}),
-      -- Document frequency in the same pass (a window): cheaper than a join with a grouped df.
-      w as (select m.*, count(*) over (partition by m.term)::float8 as df from m),
       ${
         hasPrefix
           ? sql`-- A prefix stands for one word: its expansions share the df of every document holding the word in any
       -- form (never rarer than the exact word, so a rare expansion cannot outweigh it), and a document counts
       -- only its best-scoring form of each word — many expansions in one document do not add up.
-      dw as (select idx, count(distinct document_id)::float8 as dfw from m group by idx),
+      dw as (select idx, count(distinct no)::float8 as dfw from w group by idx),
       per_word as (
-        select w.document_id, w.idx, max(w.weight * ${idf(sql`case when w.prefix then dw.dfw else w.df end`)} * ${tfPart})::float8 as s
+        select w.no, w.idx, max(w.weight * ${idf(sql`case when w.prefix then dw.dfw else w.df end`)} * ${tfPart})::float8 as s
         from w join dw using (idx) cross join corpus
-        group by w.document_id, w.idx),`
-          : sql`per_word as (select w.document_id, w.idx, (${idf(sql`w.df`)} * ${tfPart})::float8 as s from w cross join corpus),`
+        group by w.no, w.idx),`
+          : sql`per_word as (select w.no, w.idx, (${idf(sql`w.df`)} * ${tfPart})::float8 as s from w cross join corpus),`
       }
       -- The words matched as a bit mask: cheaper than a count(distinct) per document.
-      scored as (select document_id, sum(s)::float8 as score, bit_or(1::bigint << idx) as mask from per_word group by document_id)
-      -- Scored from postings alone; the documents table is read only for the matched ids, by primary key.
-      select s.document_id, s.score, length(replace(s.mask::bit(64)::text, '0', ''))::int as matched_terms, ${BOOST} as boost
-      from scored s join documents d on d.id = s.document_id
+      scored as (select no, sum(s)::float8 as score, bit_or(1::bigint << idx) as mask from per_word group by no)
+      -- Scored from the blocks alone; the documents table is read only for the matched numbers, by (user_id, doc_no).
+      select d.id as document_id, s.score, length(replace(s.mask::bit(64)::text, '0', ''))::int as matched_terms, ${BOOST} as boost
+      from scored s join documents d on d.user_id = ${userId} and d.doc_no = s.no
       where ${filter}
-      order by (s.mask = ${sql.raw(String((1n << BigInt(words)) - 1n))}::bigint) desc, s.score * ${BOOST} desc, s.document_id
+      order by (s.mask = ${sql.raw(String((1n << BigInt(words)) - 1n))}::bigint) desc, s.score * ${BOOST} desc, d.id
       limit ${limit}`,
   )
   return rows.map((r) => ({
@@ -114,23 +116,20 @@ export async function keywordSearchSql(db: Tx, userId: string, terms: QueryTerm[
 export async function matchedWords(db: Tx, userId: string, terms: QueryTerm[], documentIds: string[]): Promise<Map<string, number>> {
   if (documentIds.length === 0 || terms.length === 0) return new Map()
   const ids = sql`${`{${documentIds.join(',')}}`}::uuid[]`
-  // Each word's postings among the documents by the primary key's (user, term) prefix (a fenced lateral
-  // subquery per word): joined freely, the planner skip-scanned the key for every posting of the documents, twice
-  // (56 ms for ten SciFact abstracts at 3,000 documents, most of a semantic search; 3 ms so).
+  // From the documents' listed terms (document_terms: one row a document), matched as the ranking matches blocks.
   const rows = await queryRows<{ document_id: string; words: number }>(
     db,
     sql`with q as (
         select (e->>'idx')::int as idx, e->>'term' as term, (e->>'prefix')::boolean as prefix
-        from jsonb_array_elements(${JSON.stringify(terms)}::jsonb) e)
-      select m.document_id, count(distinct m.idx)::int as words from (
-        select p.document_id, q.idx from q cross join lateral (select p.document_id from postings p
-          where p.user_id = ${userId} and p.term = q.term and p.document_id = any(${ids}) offset 0) p
-        where not q.prefix
-        union all
-        select p.document_id, q.idx from q cross join lateral (select p.document_id, p.term from postings p
-          where p.user_id = ${userId} and p.term > q.term and p.term < q.term || chr(1114111) and p.document_id = any(${ids}) offset 0) p
-        where q.prefix and p.term not in (select term from q where not prefix)) m
-      group by m.document_id`,
+        from jsonb_array_elements(${JSON.stringify(terms)}::jsonb) e),
+      listed as (
+        select t.document_id, u.term collate "C" as term from document_terms t cross join unnest(t.terms) as u(term)
+        where t.user_id = ${userId} and t.document_id = any(${ids}))
+      select l.document_id, count(distinct q.idx)::int as words
+      from listed l join q on (not q.prefix and l.term = q.term)
+        or (q.prefix and l.term > q.term collate "C" and l.term < (q.term || chr(1114111)) collate "C"
+            and l.term not in (select term collate "C" from q where not prefix))
+      group by l.document_id`,
   )
   return new Map(rows.map((r) => [r.document_id, Number(r.words)]))
 }

@@ -4,9 +4,9 @@
 // is no distinctive term, and the cost stays bounded however large the corpus grows), best first, ties by term in
 // byte order — become a BM25 query, and each hit is scored as a share of the document's own score.
 // All of it in the user's cached keyword index when there is one, after one catch-up: document frequencies are in
-// memory, and the document's terms and tfs are one row (document_terms) — where SQL probes up to DF_CAP postings a
-// term (~95 terms an abstract), statements every request waited behind while a bulk ingest's suggestion jobs (one a
-// document) drained.
+// memory, and the document's terms and tfs are one row (document_terms) — where SQL sums the counts of each term's
+// blocks (~95 terms an abstract), statements every request waited behind while a bulk ingest's suggestion jobs (one
+// a document) drained.
 import { sql } from 'drizzle-orm'
 import { queryRows, requestsFirst, type Tx } from '../../db/client'
 import { type DocumentFilter, filterSql } from './document-fields'
@@ -129,17 +129,16 @@ export function distinctiveTermsIn(index: KeywordIndex, row: { terms: string[]; 
   return scored.slice(0, count).map((s) => s.term)
 }
 
-/** The same in SQL: the document's postings by their keys, through its listed terms, each term's df a capped count. */
+/** The same in SQL: the document's listed terms and tfs, each term's df its blocks' counts (capped). */
 export async function distinctiveTermsSql(db: Tx, userId: string, documentId: string, count: number): Promise<string[]> {
   const rows = await queryRows<{ term: string }>(
     db,
-    sql`select p.term from (
-          select t.user_id, u.term collate "C" as term from document_terms t cross join unnest(t.terms) as u(term)
+    sql`select k.term from (
+          select t.user_id, u.term collate "C" as term, u.tf from document_terms t cross join unnest(t.terms, t.tfs) as u(term, tf)
            where t.document_id = ${documentId} and t.user_id = ${userId} offset 0) k
-        join postings p on p.user_id = k.user_id and p.term = k.term and p.document_id = ${documentId}
-        cross join lateral (select count(*) as df from (
-          select 1 from postings x where x.user_id = p.user_id and x.term = p.term limit ${DF_CAP}) capped) f
-        order by p.tf * ln(1 + 1.0 / f.df) desc, p.term
+        cross join lateral (select least(greatest(sum(x.n), 1), ${DF_CAP})::bigint as df
+          from term_blocks x where x.user_id = k.user_id and x.term = k.term) f
+        order by k.tf * ln(1 + 1.0 / f.df) desc, k.term
         limit ${count}`,
   )
   return rows.map((r) => r.term)

@@ -287,7 +287,7 @@ describe('deleting', () => {
       'workspaces',
       'documents',
       'chunks',
-      'postings',
+      'term_blocks',
       'keyword_stats',
       'links',
       'tombstones',

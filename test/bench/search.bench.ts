@@ -12,7 +12,8 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { loadavg } from 'node:os'
 import { getTableColumns, inArray, sql } from 'drizzle-orm'
-import { chunks, documents, postings } from '../../db/schema'
+import { chunks, documents } from '../../db/schema'
+import { compactTermBlocks } from '../../src/retrieval/block-compaction'
 import { queryRows } from '../../db/client'
 import { createApp } from '../../src/app'
 import { loadConfig } from '../../src/config'
@@ -115,28 +116,19 @@ async function seedThroughIndexDocument(deps: Deps, userId: string, workspaceId:
 
 /**
  * Default: indexKeywords' statements set-based, BATCH documents per statement (chunks from chunkText, the same
- * postings query grouped per document, keyword_len through the keyword_stats trigger), with the postings
- * indexes built once at the end and their foreign-key checks skipped (the ids were just inserted) — about
- * 5× faster. No embed jobs are queued (nothing runs them here). verifySeed then re-indexes a sample through
- * indexDocument and fails the bench if anything differs.
+ * terms grouped per document, one block a term for the batch as insert_indexed_documents writes, keyword_len
+ * through the keyword_stats trigger) — about 5× faster. No embed jobs are queued (nothing runs them here).
+ * verifySeed then re-indexes a sample through indexDocument and fails the bench if anything differs.
  */
 async function seedInBulk(deps: Deps, userId: string, workspaceId: string, n: number) {
-  const [pk] = await queryRows<{ name: string; def: string }>(
-    deps.db,
-    sql`select conname as name, pg_get_constraintdef(oid) as def from pg_constraint where conrelid = 'postings'::regclass and contype = 'p'`,
-  )
-  const indexes = await queryRows<{ name: string; def: string }>(
-    deps.db,
-    sql`select indexname as name, indexdef as def from pg_indexes where tablename = 'postings' and indexname <> ${pk!.name}`,
-  )
-  await deps.db.execute(sql.raw(`alter table postings drop constraint ${pk!.name}`))
-  for (const index of indexes) await deps.db.execute(sql.raw(`drop index ${index.name}`))
   for (let start = 0; start < n; start += BATCH) {
     await deps.db.transaction(async (tx) => {
-      const created = await tx
-        .insert(documents)
-        .values(documentRows(deps, userId, workspaceId, start, Math.min(BATCH, n - start)))
-        .returning()
+      const created = (
+        await tx
+          .insert(documents)
+          .values(documentRows(deps, userId, workspaceId, start, Math.min(BATCH, n - start)))
+          .returning()
+      ).sort((a, b) => (a.id < b.id ? -1 : 1))
       await tx.insert(chunks).values(
         created.flatMap((doc) =>
           chunkText(doc.body).map((c) => ({
@@ -153,34 +145,41 @@ async function seedInBulk(deps: Deps, userId: string, workspaceId: string, n: nu
           })),
         ),
       )
-      const headings = JSON.stringify(created.map((d) => ({ id: d.id, heading: [d.title, ...d.tags].join(' \n ') })))
-      await tx.execute(sql`set local session_replication_role = replica`)
-      const lengths = await queryRows<{ id: string; len: number }>(
+      // The batch's numbers in the user's index, in id order.
+      const [numbered] = await queryRows<{ last: number }>(
+        tx,
+        sql`update keyword_stats set last_no = last_no + ${created.length} where user_id = ${userId} returning last_no as last`,
+      )
+      const first = Number(numbered!.last) - created.length + 1
+      const headings = JSON.stringify(created.map((d, k) => ({ id: d.id, no: first + k, heading: [d.title, ...d.tags].join(' \n ') })))
+      const lengths = await queryRows<{ id: string; len: number; no: number }>(
         tx,
         sql`
-        with batch as (select * from jsonb_to_recordset(${headings}::jsonb) as b(id uuid, heading text)),
-        ins as (
-          insert into ${postings} (user_id, term, document_id, tf, dl)
-          select ${userId}::uuid, lexeme, id, sum(tf)::real, (sum(sum(tf)) over (partition by id))::real from (
-            select b.id, t.lexeme, coalesce(array_length(t.positions, 1), 1) as tf
+        with batch as (select * from jsonb_to_recordset(${headings}::jsonb) as b(id uuid, no int, heading text)),
+        p as (
+          select id, no, lexeme, sum(tf)::real as tf from (
+            select b.id, b.no, t.lexeme, coalesce(array_length(t.positions, 1), 1) as tf
               from batch b join ${chunks} c on c.document_id = b.id, unnest(c.tsv) t
             union all
-            select b.id, t.lexeme, ${TITLE_WEIGHT} * coalesce(array_length(t.positions, 1), 1)
+            select b.id, b.no, t.lexeme, ${TITLE_WEIGHT} * coalesce(array_length(t.positions, 1), 1)
               from batch b, unnest(to_tsvector(${TEXT_CONFIG}::regconfig, b.heading)) t
-          ) terms group by id, lexeme
-          returning document_id, term, tf, dl),
+          ) terms group by id, no, lexeme),
+        len as (select id, no, sum(tf)::real as dl from p group by id, no),
+        blocks as (insert into term_blocks (user_id, term, first_no, n, doc_nos, tfs, dls)
+          select ${userId}::uuid, p.lexeme, min(p.no), count(*), array_agg(p.no order by p.no), array_agg(p.tf order by p.no), array_agg(len.dl order by p.no)
+            from p join len using (id, no) group by p.lexeme),
         listed as (insert into document_terms (document_id, user_id, terms, tfs)
-          select document_id, ${userId}::uuid, array_agg(term order by term), array_agg(tf order by term) from ins group by document_id)
-        select document_id as id, max(dl) as len from ins group by document_id`,
+          select id, ${userId}::uuid, array_agg(lexeme order by lexeme), array_agg(tf order by lexeme) from p group by id)
+        select id, dl as len, no from len`,
       )
-      await tx.execute(sql`set local session_replication_role = origin`)
       await tx.execute(
-        sql`update ${documents} d set keyword_len = v.len from jsonb_to_recordset(${JSON.stringify(lengths)}::jsonb) as v(id uuid, len real) where d.id = v.id`,
+        sql`update ${documents} d set keyword_len = v.len, doc_no = v.no
+            from jsonb_to_recordset(${JSON.stringify(lengths)}::jsonb) as v(id uuid, len real, no int) where d.id = v.id`,
       )
     })
+    // As the maintenance tick does once COMPACT_AFTER_DOCUMENTS (= BATCH) documents came.
+    await compactTermBlocks(deps.db, userId)
   }
-  await deps.db.execute(sql.raw(`alter table postings add constraint ${pk!.name} ${pk!.def}`))
-  for (const index of indexes) await deps.db.execute(sql.raw(index.def))
 }
 
 /** Re-indexes a sample through the API's indexDocument and checks chunks, postings, keyword_len and keyword_stats
@@ -356,7 +355,7 @@ async function run(size: number) {
     deps.db,
     sql`select
     (select count(*) from documents where user_id = ${user.id})::int as docs, (select count(*) from chunks)::int as chunks,
-    (select count(*) from postings)::int as postings, (select count(distinct term) from postings)::int as terms`,
+    (select coalesce(sum(n), 0) from term_blocks)::int as postings, (select count(distinct term) from term_blocks)::int as terms`,
   )
   console.log(
     `${counts!.docs} documents (${counts!.chunks} chunks, ${counts!.postings} postings, ${counts!.terms} distinct terms), one user; ` +

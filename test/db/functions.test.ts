@@ -142,6 +142,17 @@ async function addPostings(database: Database, user: string, tfs: Record<string,
   )
 }
 
+/** The user's postings as "term tf dl doc_no", the document they name checked to be the user's first. */
+async function postingsOf(database: Database, user: string): Promise<string[]> {
+  const rows = await queryRows<{ posting: string }>(
+    database.db,
+    sql`select p.term || ' ' || p.tf || ' ' || p.dl || ' ' || p.doc_no as posting from postings p
+        where p.user_id = ${user} and p.document_id = (select id from documents where user_id = ${user} order by id limit 1)
+        order by p.term`,
+  )
+  return rows.map((r) => r.posting)
+}
+
 const listedTfs = (database: Database, user: string) =>
   queryRows<{ terms: string[]; tfs: number[] }>(database.db, sql`select terms, tfs from document_terms where user_id = ${user}`)
 
@@ -305,6 +316,8 @@ describe('SQL functions are kept once', () => {
       if (listed) await addPostings(old.database, user, { zebra: 3, apple: 1, mango: 2.5 })
       await runMigrations(old.database, old.url)
       if (listed) expect(await listedTfs(old.database, user)).toEqual([{ terms: ['zebra', 'apple', 'mango'], tfs: [3, 1, 2.5] }])
+      // Its postings, now in blocks: the same terms, tfs and length, under the document's new number.
+      if (listed) expect(await postingsOf(old.database, user)).toEqual(['apple 1 6.5 1', 'mango 2.5 6.5 1', 'zebra 3 6.5 1'])
 
       fresh ??= freshDatabase().then(({ database }) => definitions(database))
       const upgraded = await definitions(old.database)

@@ -17,17 +17,18 @@ afterAll(() => t.close())
 const ingest = async (from: number, n: number) => {
   const documents = Array.from({ length: n }, (_, i) => ({
     title: `Tide table ${from + i}`,
-    body: `ferry harbour crossing ${from + i} leaves at dawn, returns with the evening tide past lighthouse ${from + i}`,
+    // Two words of its own a document (its number and its pier's): a block each.
+    body: `ferry harbour crossing ${from + i} leaves at dawn from pier ${100_000 + 7 * (from + i)}, returns with the evening tide`,
   }))
   const res = await t.json('POST', '/api/documents/bulk', { key: u.key, body: { documents } })
   expect(res.status).toBe(200)
 }
-const postingsStats = async () =>
+const blocksStats = async () =>
   (
     await queryRows<{ vacuumed: boolean; analyzed: boolean; tuples: number }>(
       t.deps.db,
       sql`select s.last_vacuum is not null as vacuumed, s.last_analyze is not null as analyzed, c.reltuples::float8 as tuples
-          from pg_stat_user_tables s join pg_class c on c.oid = s.relid where s.relname = 'postings'`,
+          from pg_stat_user_tables s join pg_class c on c.oid = s.relid where s.relname = 'term_blocks'`,
     )
   )[0]!
 
@@ -45,18 +46,18 @@ test('autovacuum’s rules: vacuum after enough inserted or dead rows, analyze a
 test('after a bulk ingest the tick vacuums and analyzes the tables that grew; then nothing until they grow again', async () => {
   await ingest(0, 600)
   const ran = await upkeepTables(t.deps)
-  expect(ran).toContain('vacuum and analyze postings')
+  expect(ran).toContain('vacuum and analyze term_blocks')
   expect(ran).toContain('analyze documents') // 600 rows: analyzed (over 50), not yet vacuumed (under 1,000 inserted)
   expect(ran.every((r) => /^(vacuum|analyze|vacuum and analyze) [a-z_]+$/.test(r))).toBe(true)
-  const after = await postingsStats()
+  const after = await blocksStats()
   expect(after.vacuumed && after.analyzed).toBe(true)
-  expect(after.tuples).toBeGreaterThan(600 * 8) // the planner now knows the table's size
+  expect(after.tuples).toBeGreaterThan(2 * 600) // the planner now knows the table's size (each document's own numbers: 2 blocks)
 
   expect(await upkeepTables(t.deps)).toEqual([])
   await ingest(600, 10) // a few more: under every threshold
-  expect(await upkeepTables(t.deps)).not.toContain('vacuum and analyze postings')
+  expect(await upkeepTables(t.deps)).not.toContain('vacuum and analyze term_blocks')
   await ingest(610, 600) // the table doubles: due again
-  expect(await upkeepTables(t.deps)).toContain('vacuum and analyze postings')
+  expect(await upkeepTables(t.deps)).toContain('vacuum and analyze term_blocks')
 }, 60_000)
 
 test('a request waiting while the tables are kept up runs between two tables, not after them all', async () => {
@@ -81,15 +82,15 @@ test('the tick waits for a lull in requests before a table, for two minutes at m
   expect((await t.json('GET', '/api/documents?limit=1', { key: u.key })).status).toBe(200)
   expect(await tick()).toEqual([])
   const due = [...dueSince.keys()]
-  expect(due).toContain('postings')
+  expect(due).toContain('term_blocks')
   expect(due).toContain('documents')
   // Due for over two minutes: kept up even with requests coming.
-  dueSince.set('postings', Date.now() - 2 * 60_000 - 1)
+  dueSince.set('term_blocks', Date.now() - 2 * 60_000 - 1)
   expect((await t.json('GET', '/api/documents?limit=1', { key: u.key })).status).toBe(200)
-  expect(await tick()).toEqual(['vacuum and analyze postings'])
+  expect(await tick()).toEqual(['vacuum and analyze term_blocks'])
   // A second without requests: the rest runs.
   await Bun.sleep(1_050)
   const rest = (await tick()).map((ran) => ran.split(' ').at(-1))
-  expect(rest.sort()).toEqual(due.filter((name) => name !== 'postings').sort())
+  expect(rest.sort()).toEqual(due.filter((name) => name !== 'term_blocks').sort())
   expect(dueSince.size).toBe(0)
 }, 60_000)

@@ -1,5 +1,5 @@
 // Deleting an account: every key and session stops working at once, and every row of the user goes — the
-// foreign keys cascade from users to everything a user owns (documents, chunks, postings, links, jobs,
+// foreign keys cascade from users to everything a user owns (documents, chunks, keyword blocks, links, jobs,
 // conversations, events, counters, connectors, tokens), so one delete in one transaction leaves nothing behind.
 import { eq } from 'drizzle-orm'
 import { users } from '../../../db/schema'

@@ -103,7 +103,7 @@ export async function planItems(tx: Tx, deps: Deps, user: SessionUser, items: Op
     }
     const row: DocumentRow = existing
       ? updatedRow(existing, input, now, actorOf(user))
-      : { ...newRow(deps, user, item, now), keyword_len: 0 }
+      : { ...newRow(deps, user, item, now), keyword_len: 0, doc_no: null }
     current.set(row.id, row)
     if (existing && !plan.created.has(row.id)) plan.updated.set(row.id, row)
     else plan.created.set(row.id, row)

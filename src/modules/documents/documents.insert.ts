@@ -1,4 +1,4 @@
-// Writes new documents in one statement: the rows, their chunks and postings, their keyword length, their
+// Writes new documents in one statement: the rows, their chunks and postings (in blocks), their keyword length, their
 // embedding jobs and ingest events — one round trip however many documents, keyword-searchable at commit.
 import { sql } from 'drizzle-orm'
 import { queryRows, type Tx } from '../../../db/client'
@@ -10,8 +10,8 @@ import { TEXT_CONFIG, TITLE_WEIGHT } from '../../retrieval/keyword-index'
 import { CONTEXT_WEIGHT, contextWords, MESSAGE_WEIGHT, messagesBefore } from '../../retrieval/message-context'
 import type { DocumentRow } from './documents.model'
 
-/** A document row as the ingest builds it; keyword_len is computed by the insert. */
-export type NewDocument = Omit<DocumentRow, 'keyword_len'>
+/** A document row as the ingest builds it; keyword_len and doc_no are given by the insert. */
+export type NewDocument = Omit<DocumentRow, 'keyword_len' | 'doc_no'>
 
 /**
  * Inserts `rows` with everything indexing.ts would write one document at a time, with the same terms and

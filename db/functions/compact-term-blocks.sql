@@ -1,13 +1,20 @@
--- compact_term_blocks(user): a user's newest postings merged into full blocks. Each write appends one block a term
--- (insert_indexed_documents, src/retrieval/keyword-index.ts): a message written alone leaves ~50 blocks of one
--- posting, a bulk batch one block a term of up to 1,000. For every term of the documents numbered since the last
--- compaction (keyword_stats.compacted_upto), the term's blocks of those numbers and the one before them when it is
--- not full are merged in doc_no order and cut every 256 — a contiguous run of the term's blocks, so blocks still
--- cover disjoint ranges — unless that is one block already no larger. Answers the blocks written.
+-- compact_term_blocks(user, range): a user's newest postings merged into full blocks. Each write appends one block a
+-- term (insert_indexed_documents, src/retrieval/keyword-index.ts): a message written alone leaves ~50 blocks of one
+-- posting, each insert of a bulk request (a group of up to 100 documents) ~30 blocks a document of ~3 postings.
+-- Numbers are cut in ranges of p_range (1..p_range, the next p_range…): a term's blocks of one range are joined in
+-- doc_no order and cut every 256 — a contiguous run of the term's blocks, so blocks still cover disjoint ranges —
+-- for each range holding a number not compacted yet (keyword_stats.compacted_upto), unless a term has one block there
+-- already no larger. A completed range is never rewritten again (only deletions touch it), so a posting is written
+-- about twice, not once for every later compaction. Answers the blocks written.
 --
 -- The user's keyword_stats row is locked first: every write to the user's index locks it (numbering, the statistics
 -- trigger) until it commits, so the numbers up to last_no are all written, and none is removed meanwhile.
-CREATE OR REPLACE FUNCTION compact_term_blocks(p_user uuid) RETURNS integer LANGUAGE plpgsql
+
+-- Arrays joined end to end, as an aggregate (array_cat over the rows, in the order asked).
+CREATE OR REPLACE AGGREGATE blocks_cat(anycompatiblearray) (SFUNC = array_cat, STYPE = anycompatiblearray, INITCOND = '{}');
+
+DROP FUNCTION IF EXISTS compact_term_blocks(uuid);
+CREATE OR REPLACE FUNCTION compact_term_blocks(p_user uuid, p_range integer) RETURNS integer LANGUAGE plpgsql
 SET enable_hashjoin = off SET enable_mergejoin = off SET work_mem = '64MB' AS $$
 DECLARE
   v_from integer;
@@ -18,30 +25,33 @@ BEGIN
   IF v_to IS NULL OR v_to <= v_from THEN
     RETURN 0;
   END IF;
+  -- From the start of the range holding the first number not compacted.
+  v_from := (v_from / p_range) * p_range;
+  -- The terms of the documents numbered since (bounded by them, however large the index).
   WITH touched AS (
     SELECT DISTINCT u.term COLLATE "C" AS term
       FROM documents d JOIN document_terms t ON t.document_id = d.id CROSS JOIN unnest(t.terms) AS u(term)
      WHERE d.user_id = p_user AND d.doc_no > v_from AND d.doc_no <= v_to),
+  -- Each term's blocks there, by range, with how many a range has and its largest (a window: no join of two lists).
+  -- OFFSET 0 keeps the lateral a probe of the key a term: flattened, it was a join of every term with every block.
   runs AS (
-    SELECT x.term, r.first_no, r.n FROM touched x CROSS JOIN LATERAL (
-      SELECT o.first_no, o.n FROM (
-        SELECT b.first_no, b.n FROM term_blocks b
-         WHERE b.user_id = p_user AND b.term = x.term AND b.first_no <= v_from ORDER BY b.first_no DESC LIMIT 1) o
-       WHERE o.n < 256
-      UNION ALL
+    SELECT x.term, b.first_no, count(*) OVER w AS blocks, max(b.n) OVER w AS largest FROM touched x CROSS JOIN LATERAL (
       SELECT b.first_no, b.n FROM term_blocks b
-       WHERE b.user_id = p_user AND b.term = x.term AND b.first_no > v_from AND b.first_no <= v_to) r),
-  merging AS (SELECT term FROM runs GROUP BY term HAVING count(*) > 1 OR max(n) > 256),
+       WHERE b.user_id = p_user AND b.term = x.term AND b.first_no > v_from AND b.first_no <= v_to OFFSET 0) b
+    WINDOW w AS (PARTITION BY x.term, (b.first_no - 1) / p_range)),
   gone AS (
-    DELETE FROM term_blocks b USING runs r JOIN merging m USING (term)
-     WHERE b.user_id = p_user AND b.term = r.term AND b.first_no = r.first_no
-    RETURNING b.term, b.doc_nos, b.tfs, b.dls),
-  cut AS (
-    SELECT g.term, u.no, u.tf, u.dl, (row_number() OVER (PARTITION BY g.term ORDER BY u.no) - 1) / 256 AS part
-      FROM gone g CROSS JOIN unnest(g.doc_nos, g.tfs, g.dls) AS u(no, tf, dl))
+    DELETE FROM term_blocks b USING runs r
+     WHERE (r.blocks > 1 OR r.largest > 256) AND b.user_id = p_user AND b.term = r.term AND b.first_no = r.first_no
+    RETURNING b.term, b.first_no, b.doc_nos, b.tfs, b.dls),
+  -- A run's arrays joined in block order (each sorted, over disjoint ranges: so is the whole), then cut.
+  merged AS (
+    SELECT term, blocks_cat(doc_nos ORDER BY first_no) AS doc_nos, blocks_cat(tfs ORDER BY first_no) AS tfs,
+           blocks_cat(dls ORDER BY first_no) AS dls
+      FROM gone GROUP BY term, (first_no - 1) / p_range)
   INSERT INTO term_blocks (user_id, term, first_no, n, doc_nos, tfs, dls)
-  SELECT p_user, term, min(no), count(*), array_agg(no ORDER BY no), array_agg(tf ORDER BY no), array_agg(dl ORDER BY no)
-    FROM cut GROUP BY term, part;
+  SELECT p_user, m.term, m.doc_nos[k * 256 + 1], least(256, cardinality(m.doc_nos) - k * 256),
+         m.doc_nos[k * 256 + 1 : k * 256 + 256], m.tfs[k * 256 + 1 : k * 256 + 256], m.dls[k * 256 + 1 : k * 256 + 256]
+    FROM merged m CROSS JOIN generate_series(0, (cardinality(m.doc_nos) - 1) / 256) AS k;
   GET DIAGNOSTICS written = ROW_COUNT;
   UPDATE keyword_stats SET compacted_upto = v_to WHERE user_id = p_user;
   RETURN written;

@@ -10,11 +10,13 @@
 CREATE OR REPLACE FUNCTION remove_postings(p_ids uuid[], p_nos integer[]) RETURNS void LANGUAGE plpgsql
 SET enable_hashjoin = off SET enable_mergejoin = off SET work_mem = '32MB' AS $$
 BEGIN
-  WITH gone AS (DELETE FROM document_terms t WHERE t.document_id = ANY (p_ids) RETURNING t.document_id, t.user_id, t.terms),
+  WITH gone AS (
+    DELETE FROM document_terms t USING unnest(p_ids, p_nos) AS x(id, no) WHERE t.document_id = x.id
+    RETURNING x.no, t.user_id, t.terms),
   keys AS (
-    SELECT g.user_id, u.term COLLATE "C" AS term, x.no
-      FROM gone g JOIN unnest(p_ids, p_nos) AS x(id, no) ON x.id = g.document_id CROSS JOIN unnest(g.terms) AS u(term)
-     WHERE x.no IS NOT NULL
+    SELECT g.user_id, u.term COLLATE "C" AS term, g.no
+      FROM gone g CROSS JOIN unnest(g.terms) AS u(term)
+     WHERE g.no IS NOT NULL
      ORDER BY 1, 2, 3 OFFSET 0),
   hit AS (
     SELECT k.user_id, k.term, b.first_no, array_agg(k.no) AS nos, b.n - count(*) AS left_over

@@ -46,7 +46,7 @@ export function createMaintenance(deps: Deps) {
       deps.log.warn('pruning the keyword and embedding change logs failed', { error: String(error) })
     }
     try {
-      const compacted = await compactDueBlocks(deps.db, lastNumbers)
+      const compacted = await compactDueBlocks(deps, lastNumbers)
       if (compacted.length) deps.log.debug('keyword blocks compacted', { users: compacted.length })
     } catch (error) {
       deps.log.warn('compacting the keyword index failed', { error: String(error) })

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { sql } from 'drizzle-orm'
 import { queryRows } from '../../db/client'
-import { compactDueBlocks, compactTermBlocks, COMPACT_AFTER_DOCUMENTS } from '../../src/retrieval/block-compaction'
+import { BLOCK_RANGE, compactDueBlocks, compactTermBlocks, compactionDue } from '../../src/retrieval/block-compaction'
 import { analyzeQuery, keywordSearchSql } from '../../src/retrieval/keyword'
 import { createTestApp, type TestApp, type TestUser } from '../harness'
 import { seededRandom } from '../seeded-random'
@@ -148,28 +148,41 @@ test('a word in 700 documents ends in blocks of at most 256; deletions and edits
   expect(await rankings(u, QUERIES)).toEqual(now)
 })
 
-test('the maintenance compacts a user once enough documents came, or once none came since its last pass', async () => {
+test('a user is due once a range of numbers completes, or once nothing came since the last pass', () => {
+  expect(compactionDue({ last_no: 10, compacted_upto: 10 }, true)).toBe(false)
+  expect(compactionDue({ last_no: 10, compacted_upto: 0 }, false)).toBe(false)
+  expect(compactionDue({ last_no: 10, compacted_upto: 0 }, true)).toBe(true)
+  expect(compactionDue({ last_no: BLOCK_RANGE - 1, compacted_upto: 0 }, false)).toBe(false)
+  expect(compactionDue({ last_no: BLOCK_RANGE, compacted_upto: 0 }, false)).toBe(true)
+  expect(compactionDue({ last_no: BLOCK_RANGE + 5, compacted_upto: BLOCK_RANGE }, false)).toBe(false)
+  expect(compactionDue({ last_no: 2 * BLOCK_RANGE + 1, compacted_upto: BLOCK_RANGE + 7 }, false)).toBe(true)
+})
+
+test('the maintenance compacts a user once a range completes, or once none came since its last pass', async () => {
   const busy = await t.signUp()
   const quiet = await t.signUp()
   const ingest = async (u: TestUser, n: number, from = 0) => {
     const documents = Array.from({ length: n }, (_, i) => ({ title: `Note ${from + i}`, body: seededText(from + i, 8) }))
     expect((await t.json('POST', '/api/documents/bulk', { key: u.key, body: { documents } })).status).toBe(200)
   }
-  await ingest(busy, COMPACT_AFTER_DOCUMENTS)
+  // A range completed: as if the busy user's numbers had reached the end of the first range.
+  await ingest(busy, 10)
+  await t.deps.db.execute(sql`update keyword_stats set last_no = ${BLOCK_RANGE - 10} where user_id = ${busy.id}`)
+  await ingest(busy, 20, 10)
   await ingest(quiet, 3)
   const seen = new Map<string, number>()
   // The busy user is due at once; the quiet one after a pass without writes.
-  let compacted = await compactDueBlocks(t.deps.db, seen)
+  let compacted = await compactDueBlocks(t.deps, seen)
   expect(compacted).toContain(busy.id)
   expect(compacted).not.toContain(quiet.id)
-  compacted = await compactDueBlocks(t.deps.db, seen)
+  compacted = await compactDueBlocks(t.deps, seen)
   expect(compacted).toContain(quiet.id)
   expect(compacted).not.toContain(busy.id)
-  expect(await compactDueBlocks(t.deps.db, seen)).not.toContain(quiet.id)
+  expect(await compactDueBlocks(t.deps, seen)).not.toContain(quiet.id)
   // Writing again starts the wait again.
   await ingest(quiet, 2, 3)
-  expect(await compactDueBlocks(t.deps.db, seen)).not.toContain(quiet.id)
-  expect(await compactDueBlocks(t.deps.db, seen)).toContain(quiet.id)
+  expect(await compactDueBlocks(t.deps, seen)).not.toContain(quiet.id)
+  expect(await compactDueBlocks(t.deps, seen)).toContain(quiet.id)
   await expectWellFormed(quiet)
   await expectWellFormed(busy)
 })

@@ -1,47 +1,42 @@
--- compact_term_blocks(user, range): a user's newest postings merged into full blocks. Each write appends one block a
--- term (insert_indexed_documents, src/retrieval/keyword-index.ts): a message written alone leaves ~50 blocks of one
--- posting, each insert of a bulk request (a group of up to 100 documents) ~30 blocks a document of ~3 postings.
+-- compact_term_blocks(user, range, from, to, terms): a user's newest postings merged into full blocks. Each write
+-- appends one block a term (insert_indexed_documents, src/retrieval/keyword-index.ts): a message written alone leaves
+-- ~50 blocks of one posting, each insert of a bulk request (a group of up to 100 documents) ~30 blocks a document of ~3 postings.
 -- Numbers are cut in ranges of p_range (1..p_range, the next p_range…): a term's blocks of one range are joined in
 -- doc_no order and cut every 256 — a contiguous run of the term's blocks, so blocks still cover disjoint ranges —
--- for each range holding a number not compacted yet (keyword_stats.compacted_upto), unless a term has one block there
--- already no larger. A completed range is never rewritten again (only deletions touch it), so a posting is written
--- about twice, not once for every later compaction. Answers the blocks written.
+-- for each range holding a number not compacted yet (keyword_stats.compacted_upto: `from` is its range's start, `to`
+-- the last number given when the compaction began), unless a term has one block there already no larger. A
+-- completed range is never rewritten again (only deletions touch it), so a posting is written about twice, not once
+-- for every later compaction. A compaction is a statement for each slice of its terms
+-- (src/retrieval/block-compaction.ts), so the embedded checkpointer has its turn between them: one statement for a
+-- whole range wrote ~100 MB of log, past the log's bound. Answers the blocks written.
 --
 -- The user's keyword_stats row is locked first: every write to the user's index locks it (numbering, the statistics
--- trigger) until it commits, so the numbers up to last_no are all written, and none is removed meanwhile.
+-- trigger) until it commits, so no posting of these blocks is removed meanwhile; the numbers up to `to` were
+-- committed when it was read, and later writes' blocks all start past it.
 
 -- Arrays joined end to end, as an aggregate (array_cat over the rows, in the order asked).
 CREATE OR REPLACE AGGREGATE blocks_cat(anycompatiblearray) (SFUNC = array_cat, STYPE = anycompatiblearray, INITCOND = '{}');
 
 DROP FUNCTION IF EXISTS compact_term_blocks(uuid);
-CREATE OR REPLACE FUNCTION compact_term_blocks(p_user uuid, p_range integer) RETURNS integer LANGUAGE plpgsql
-SET enable_hashjoin = off SET enable_mergejoin = off SET work_mem = '64MB' AS $$
+DROP FUNCTION IF EXISTS compact_term_blocks(uuid, integer);
+CREATE OR REPLACE FUNCTION compact_term_blocks(p_user uuid, p_range integer, p_from integer, p_to integer, p_terms text[])
+RETURNS integer LANGUAGE plpgsql SET enable_hashjoin = off SET enable_mergejoin = off SET work_mem = '64MB' AS $$
 DECLARE
-  v_from integer;
-  v_to integer;
   written integer;
 BEGIN
-  SELECT compacted_upto, last_no INTO v_from, v_to FROM keyword_stats WHERE user_id = p_user FOR UPDATE;
-  IF v_to IS NULL OR v_to <= v_from THEN
-    RETURN 0;
-  END IF;
-  -- From the start of the range holding the first number not compacted.
-  v_from := (v_from / p_range) * p_range;
-  -- The terms of the documents numbered since (bounded by them, however large the index).
-  WITH touched AS (
-    SELECT DISTINCT u.term COLLATE "C" AS term
-      FROM documents d JOIN document_terms t ON t.document_id = d.id CROSS JOIN unnest(t.terms) AS u(term)
-     WHERE d.user_id = p_user AND d.doc_no > v_from AND d.doc_no <= v_to),
-  -- Each term's blocks there, by range, with how many a range has and its largest (a window: no join of two lists).
-  -- OFFSET 0 keeps the lateral a probe of the key a term: flattened, it was a join of every term with every block.
-  runs AS (
-    SELECT x.term, b.first_no, count(*) OVER w AS blocks, max(b.n) OVER w AS largest FROM touched x CROSS JOIN LATERAL (
-      SELECT b.first_no, b.n FROM term_blocks b
-       WHERE b.user_id = p_user AND b.term = x.term AND b.first_no > v_from AND b.first_no <= v_to OFFSET 0) b
+  PERFORM 1 FROM keyword_stats WHERE user_id = p_user FOR UPDATE;
+  -- Each term's blocks numbered in (p_from, p_to], by range, with how many a range has and its largest (a window: no
+  -- join of two lists). OFFSET 0 keeps the lateral a probe of the key a term: flattened, it was a join of every term
+  -- with every block.
+  WITH runs AS (
+    SELECT x.term, b.first_no, count(*) OVER w AS blocks, max(b.n) OVER w AS largest
+      FROM unnest(p_terms) AS x(term) CROSS JOIN LATERAL (
+        SELECT b.first_no, b.n FROM term_blocks b
+         WHERE b.user_id = p_user AND b.term = x.term COLLATE "C" AND b.first_no > p_from AND b.first_no <= p_to OFFSET 0) b
     WINDOW w AS (PARTITION BY x.term, (b.first_no - 1) / p_range)),
   gone AS (
     DELETE FROM term_blocks b USING runs r
-     WHERE (r.blocks > 1 OR r.largest > 256) AND b.user_id = p_user AND b.term = r.term AND b.first_no = r.first_no
+     WHERE (r.blocks > 1 OR r.largest > 256) AND b.user_id = p_user AND b.term = r.term COLLATE "C" AND b.first_no = r.first_no
     RETURNING b.term, b.first_no, b.doc_nos, b.tfs, b.dls),
   -- A run's arrays joined in block order (each sorted, over disjoint ranges: so is the whole), then cut.
   merged AS (
@@ -53,6 +48,5 @@ BEGIN
          m.doc_nos[k * 256 + 1 : k * 256 + 256], m.tfs[k * 256 + 1 : k * 256 + 256], m.dls[k * 256 + 1 : k * 256 + 256]
     FROM merged m CROSS JOIN generate_series(0, (cardinality(m.doc_nos) - 1) / 256) AS k;
   GET DIAGNOSTICS written = ROW_COUNT;
-  UPDATE keyword_stats SET compacted_upto = v_to WHERE user_id = p_user;
   RETURN written;
 END $$;

@@ -4,7 +4,7 @@
 // merged again when more comes). On the embedded database the table is then VACUUMed at once, so the next range's
 // small blocks reuse the space the merged ones left: the heap stays near its live size.
 import { sql } from 'drizzle-orm'
-import { queryRows, type Tx, yieldConnection } from '../../db/client'
+import { type Db, queryRows, yieldConnection } from '../../db/client'
 import type { Deps } from '../deps'
 
 /** Documents a range of numbers: a term's postings in one range end in blocks of up to 256, written once. */
@@ -12,10 +12,43 @@ export const BLOCK_RANGE = 4096
 /** How long a compaction waits, at most, for the requests queued before it. */
 const LET_THROUGH_MS = 250
 
-/** Compacts the user's blocks of every range not compacted yet, now; answers how many blocks it wrote. */
-export async function compactTermBlocks(db: Tx, userId: string): Promise<number> {
-  const [row] = await queryRows<{ written: number }>(db, sql`select compact_term_blocks(${userId}, ${BLOCK_RANGE}::int) as written`)
-  return Number(row?.written ?? 0)
+/** Terms merged by one statement: a range's ~30,000 in one wrote ~100 MB of log, past the embedded log's bound. */
+const TERMS_A_STATEMENT = 2_000
+
+/**
+ * Compacts the user's blocks of every range not compacted yet, now, a slice of their terms a statement, the
+ * requests waiting let through between two (`termsAStatement`: fewer, to see slices at work on a small corpus);
+ * answers how many blocks it wrote.
+ */
+export async function compactTermBlocks(db: Db, userId: string, termsAStatement = TERMS_A_STATEMENT): Promise<number> {
+  const [state] = await queryRows<{ compacted_upto: number; last_no: number }>(
+    db,
+    sql`select compacted_upto, last_no from keyword_stats where user_id = ${userId}`,
+  )
+  if (!state || Number(state.last_no) <= Number(state.compacted_upto)) return 0
+  const from = Math.floor(Number(state.compacted_upto) / BLOCK_RANGE) * BLOCK_RANGE
+  const to = Number(state.last_no)
+  // The terms of the documents numbered since the range's start (bounded by them, however large the index).
+  const [touched] = await queryRows<{ terms: string[] | null }>(
+    db,
+    sql`select array_agg(distinct u.term) as terms
+        from documents d join document_terms t on t.document_id = d.id cross join unnest(t.terms) as u(term)
+        where d.user_id = ${userId} and d.doc_no > ${from} and d.doc_no <= ${to}`,
+  )
+  const terms = touched?.terms ?? []
+  let written = 0
+  for (let i = 0; i < terms.length; i += termsAStatement) {
+    if (i > 0) await yieldConnection(db, LET_THROUGH_MS)
+    const slice = terms.slice(i, i + termsAStatement)
+    const [row] = await queryRows<{ written: number }>(
+      db,
+      sql`select compact_term_blocks(${userId}, ${BLOCK_RANGE}::int, ${from}::int, ${to}::int,
+            array(select jsonb_array_elements_text(${JSON.stringify(slice)}::jsonb))) as written`,
+    )
+    written += Number(row?.written ?? 0)
+  }
+  await db.execute(sql`update keyword_stats set compacted_upto = greatest(compacted_upto, ${to}::int) where user_id = ${userId}`)
+  return written
 }
 
 /** Whether a user is due: a range completed since the last compaction, or nothing written since the previous pass. */

@@ -7,8 +7,8 @@
 -- the last number given when the compaction began), unless a term has one block there already no larger. A
 -- completed range is never rewritten again (only deletions touch it), so a posting is written about twice, not once
 -- for every later compaction. A compaction is a statement for each slice of its terms
--- (src/retrieval/block-compaction.ts), so the embedded checkpointer has its turn between them: one statement for a
--- whole range wrote ~100 MB of log, past the log's bound. Answers the blocks written.
+-- (src/retrieval/block-compaction.ts), so requests and the embedded checkpointer have turns between them (a range's
+-- merge writes ~15–20 MB of log in all). Answers the blocks written.
 --
 -- The user's keyword_stats row is locked first: every write to the user's index locks it (numbering, the statistics
 -- trigger) until it commits, so no posting of these blocks is removed meanwhile; the numbers up to `to` were

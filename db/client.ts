@@ -5,7 +5,7 @@ import { mkdirSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { PGlite, type QueryOptions, type Transaction } from '@electric-sql/pglite'
 import { vector } from '@electric-sql/pglite-pgvector'
-import type { SQL } from 'drizzle-orm'
+import { type SQL, sql } from 'drizzle-orm'
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core'
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite'
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js'
@@ -13,6 +13,7 @@ import postgres from 'postgres'
 import { DEFAULT_WAL_MAX_MB, isInMemory, type Config } from '../src/config'
 import { lockDataDir, type DataDirLock, type LockOwner } from '../src/lib/data-dir-lock'
 import { startCheckpointer, type Checkpointer } from './pglite-checkpoints'
+import { pgTimestampToIso } from './pg-timestamps'
 import { pgliteStartParams } from './pglite-start-params'
 import { guardPglite, type PgliteGuard } from './pglite-guard'
 import * as schema from './schema'
@@ -63,7 +64,10 @@ export async function createDb(
 ): Promise<Database> {
   if (config.databaseUrl && !options.pglite) {
     const client = postgres(config.databaseUrl, { max: options.poolSize ?? 10, onnotice: () => {} })
-    return { db: drizzlePostgres(client, { schema }) as unknown as Db, kind: 'postgres', close: () => client.end({ timeout: 5 }) }
+    const db = drizzlePostgres(client, { schema }) as unknown as Db
+    // After drizzle, which sets these types' parsers to hand the text on as it came.
+    for (const oid of TIMESTAMP_TYPES) client.options.parsers[oid] = pgTimestampToIso
+    return { db, kind: 'postgres', close: () => client.end({ timeout: 5 }) }
   }
   if (options.pglite) return pgliteDatabase(options.pglite, null, options.onSlow)
   // The lock is taken before PGlite touches the directory, and let go only once it is closed.
@@ -252,6 +256,8 @@ async function waitForQuiet(use: ConnectionUse, atMostMs: number): Promise<void>
 
 /** Types drizzle reads as the text PostgreSQL sends: timestamps, dates, intervals, and arrays of them and of numeric. */
 const TEXT_TYPES = [1114, 1184, 1186, 1082, 1231, 1115, 1185, 1187, 1182]
+/** Timestamp and timestamptz, handed on as ISO 8601 rather than PostgreSQL's text (db/pg-timestamps.ts says why). */
+const TIMESTAMP_TYPES = [1114, 1184]
 
 /**
  * PGlite, without a cost drizzle adds: drizzle's PGlite session sends the same parsers (TEXT_TYPES as text) with
@@ -262,7 +268,7 @@ const TEXT_TYPES = [1114, 1184, 1186, 1082, 1231, 1115, 1185, 1187, 1182]
  */
 function withTextParsers(pglite: PGlite): PGlite {
   const parsers = (pglite as unknown as { parsers: Record<number, (value: string) => unknown> }).parsers
-  for (const oid of TEXT_TYPES) parsers[oid] = (value) => value
+  for (const oid of TEXT_TYPES) parsers[oid] = TIMESTAMP_TYPES.includes(oid) ? pgTimestampToIso : (value) => value
   const dropParsers = (client: Pick<PGlite, 'query'>) => {
     const query = client.query.bind(client)
     client.query = ((text: string, params?: unknown[], options?: QueryOptions) =>
@@ -290,4 +296,15 @@ export async function openPglite(dataDir: string, walLimitBytes = DEFAULT_WAL_MA
 export async function queryRows<T>(db: Tx, query: SQL): Promise<T[]> {
   const result = (await db.execute(query)) as unknown as T[] | { rows: T[] }
   return Array.isArray(result) ? result : result.rows
+}
+
+/** Bytes of write-ahead log written since the cluster began: two readings apart, what was written between them. */
+export async function walPosition(db: Tx): Promise<number> {
+  const [row] = await queryRows<{ bytes: number }>(db, sql`select pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::float8 as bytes`)
+  return Number(row?.bytes ?? 0)
+}
+
+/** The log written since `before` (a walPosition), in MB to a tenth: what a maintenance statement's debug line says. */
+export async function walMegabytesSince(db: Tx, before: number): Promise<number> {
+  return Math.round(((await walPosition(db)) - before) / 100_000) / 10
 }

@@ -18,7 +18,7 @@ export const activity = pgTable(
     user_id: uuid('user_id')
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
-    at: ts('at').notNull().defaultNow(),
+    at: ts('at').notNull().default(sql`now()`),
     /** e.g. document.create, memory.approve, link.create, key.revoke (activity.model.ts lists them). */
     action: text('action').notNull(),
     /** document | memory | link | thread | workspace | key | connector | settings | account */

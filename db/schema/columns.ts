@@ -1,14 +1,24 @@
 // Column helpers shared by every table: UUIDv7 ids, UTC timestamps, pgvector and tsvector types.
-import { customType, timestamp, uuid } from 'drizzle-orm/pg-core'
+import { sql } from 'drizzle-orm'
+import { customType, uuid } from 'drizzle-orm/pg-core'
+import { pgTimestampText, pgTimestampToIso } from '../pg-timestamps'
 
 /** Ids are UUIDv7 strings made by the app (time-ordered, so `ORDER BY id` is creation order). */
 export const id = () => uuid('id').primaryKey()
 
-export const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' })
+/**
+ * A timestamptz read and written as a Date, any year a Date has: written as PostgreSQL's own text (BC years too,
+ * which the ISO string drizzle's timestamp sends cannot say) and read from ISO 8601 (db/pg-timestamps.ts).
+ */
+export const ts = customType<{ data: Date; driverData: string }>({
+  dataType: () => 'timestamp with time zone',
+  toDriver: pgTimestampText,
+  fromDriver: (text) => new Date(pgTimestampToIso(text)),
+})
 
 export const timestamps = {
-  created_at: ts('created_at').notNull().defaultNow(),
-  updated_at: ts('updated_at').notNull().defaultNow(),
+  created_at: ts('created_at').notNull().default(sql`now()`),
+  updated_at: ts('updated_at').notNull().default(sql`now()`),
 }
 
 /**

@@ -96,7 +96,7 @@ export const documents = pgTable(
      */
     doc_no: integer('doc_no'),
     /** When what the document records happened (a message: when it was said); the time of ingest unless given. */
-    occurred_at: ts('occurred_at').notNull().defaultNow(),
+    occurred_at: ts('occurred_at').notNull().default(sql`now()`),
     /** A message's thread (deleting the thread deletes its messages), its place in it, and who said it. */
     thread_id: uuid('thread_id').references(() => threads.id, { onDelete: 'cascade' }),
     position: integer('position'),
@@ -247,7 +247,7 @@ export const tombstones = pgTable(
     source_ref: text('source_ref'),
     external_id: text('external_id'),
     content_hash: text('content_hash').notNull(),
-    forgotten_at: ts('forgotten_at').notNull().defaultNow(),
+    forgotten_at: ts('forgotten_at').notNull().default(sql`now()`),
   },
   (t) => [index('tombstones_external_idx').on(t.user_id, t.source_ref, t.external_id)],
 )

@@ -1,5 +1,6 @@
 // Shared operational state that lets any number of processes cooperate: usage and rate-limit counters,
 // recorded events for statistics, and the job queue.
+import { sql } from 'drizzle-orm'
 import { bigint, index, integer, jsonb, pgTable, primaryKey, text, uuid } from 'drizzle-orm/pg-core'
 import { id, timestamps, ts } from './columns'
 import { users } from './users'
@@ -70,7 +71,7 @@ export const jobs = pgTable(
     status: text('status').notNull().default('queued'),
     attempts: integer('attempts').notNull().default(0),
     max_attempts: integer('max_attempts').notNull().default(5),
-    run_at: ts('run_at').notNull().defaultNow(),
+    run_at: ts('run_at').notNull().default(sql`now()`),
     locked_at: ts('locked_at'),
     locked_by: text('locked_by'),
     last_error: text('last_error'),

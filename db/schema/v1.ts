@@ -1,5 +1,6 @@
 // Responses made by POST /v1/responses, stored (as OpenAI stores them unless `store: false`) so that a later
 // request can continue one by `previous_response_id` or point at one of its output items by `item_reference`.
+import { sql } from 'drizzle-orm'
 import { index, jsonb, pgTable, text, uuid } from 'drizzle-orm/pg-core'
 import { ts } from './columns'
 import { threads } from './documents'
@@ -25,7 +26,7 @@ export const v1Responses = pgTable(
     /** The thread this response's turn was remembered in (remember_conversations): the next response of the chain
      * continues it. Null when not remembered, or once that thread is deleted. */
     thread_id: uuid('thread_id').references(() => threads.id, { onDelete: 'set null' }),
-    created_at: ts('created_at').notNull().defaultNow(),
+    created_at: ts('created_at').notNull().default(sql`now()`),
   },
   (t) => [index('v1_responses_user_idx').on(t.user_id, t.created_at)],
 )

@@ -46,14 +46,12 @@ export function createMaintenance(deps: Deps) {
       deps.log.warn('pruning the keyword and embedding change logs failed', { error: String(error) })
     }
     try {
-      const compacted = await compactDueBlocks(deps, lastNumbers)
-      if (compacted.length) deps.log.debug('keyword blocks compacted', { users: compacted.length })
+      await compactDueBlocks(deps, lastNumbers)
     } catch (error) {
       deps.log.warn('compacting the keyword index failed', { error: String(error) })
     }
     try {
-      const ran = await upkeepTables(deps, dueSince)
-      if (ran.length) deps.log.debug('tables kept up', { ran })
+      await upkeepTables(deps, dueSince)
     } catch (error) {
       deps.log.warn('vacuuming or analyzing the embedded database failed', { error: String(error) })
     }

@@ -7,7 +7,7 @@
 // every request for seconds after a bulk ingest (bench:search --after-ingest); the tick's upkeep also waits for a
 // lull in requests (LULL_MS, MAX_DEFER_MS). On PostgreSQL it does nothing.
 import { sql } from 'drizzle-orm'
-import { queryRows, requestsQuietFor, yieldConnection } from '../../db/client'
+import { queryRows, requestsQuietFor, walMegabytesSince, walPosition, yieldConnection } from '../../db/client'
 import type { Deps } from '../deps'
 
 // PostgreSQL's autovacuum_* defaults, except the insert scale: 0.2 there; smaller here, so that the vacuum of a
@@ -74,10 +74,19 @@ export async function upkeepTables(deps: Deps, dueSince?: Map<string, number>): 
     }
     await yieldConnection(deps.db, LET_THROUGH_MS)
     const name = sql.identifier(table.name)
+    const started = performance.now()
+    const walBefore = await walPosition(deps.db)
     if (due.vacuum && due.analyze) await deps.db.execute(sql`vacuum (analyze) ${name}`)
     else if (due.vacuum) await deps.db.execute(sql`vacuum ${name}`)
     else await deps.db.execute(sql`analyze ${name}`)
-    ran.push(`${due.vacuum ? 'vacuum' : ''}${due.vacuum && due.analyze ? ' and ' : ''}${due.analyze ? 'analyze' : ''} ${table.name}`)
+    const what = `${due.vacuum ? 'vacuum' : ''}${due.vacuum && due.analyze ? ' and ' : ''}${due.analyze ? 'analyze' : ''} ${table.name}`
+    // What each statement cost the process and the log: the log's bound is kept between statements, not within one.
+    deps.log.debug('table kept up', {
+      ran: what,
+      ms: Math.round(performance.now() - started),
+      wal_mb: await walMegabytesSince(deps.db, walBefore),
+    })
+    ran.push(what)
   }
   return ran
 }

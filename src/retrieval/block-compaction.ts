@@ -5,7 +5,7 @@
 // small blocks reuse the space the merged ones left: the heap stays near its live size. That VACUUM is one
 // statement whose log grows with the table (44 MB at 12,288 documents): at 100,000 it outruns the log's bound (open).
 import { sql } from 'drizzle-orm'
-import { type Db, queryRows, yieldConnection } from '../../db/client'
+import { type Db, queryRows, walMegabytesSince, walPosition, yieldConnection } from '../../db/client'
 import type { Deps } from '../deps'
 
 /** Documents a range of numbers: a term's postings in one range end in blocks of up to 256, written once. */
@@ -62,7 +62,7 @@ export function compactionDue(last: { last_no: number; compacted_upto: number },
  * One pass of the maintenance tick: each user due (compactionDue; `seen`: each user's last number at the previous
  * pass, kept across passes) is compacted. Answers the users compacted.
  */
-export async function compactDueBlocks(deps: Pick<Deps, 'db' | 'dbKind'>, seen: Map<string, number>): Promise<string[]> {
+export async function compactDueBlocks(deps: Pick<Deps, 'db' | 'dbKind' | 'log'>, seen: Map<string, number>): Promise<string[]> {
   const users = await queryRows<{ user_id: string; last_no: number; compacted_upto: number }>(
     deps.db,
     sql`select user_id, last_no, compacted_upto from keyword_stats where last_no > compacted_upto`,
@@ -74,13 +74,28 @@ export async function compactDueBlocks(deps: Pick<Deps, 'db' | 'dbKind'>, seen: 
     seen.set(row.user_id, numbers.last_no)
     if (!compactionDue(numbers, quiet)) continue
     await yieldConnection(deps.db, LET_THROUGH_MS)
-    await compactTermBlocks(deps.db, row.user_id)
+    const started = performance.now()
+    const walBefore = await walPosition(deps.db)
+    const blocks = await compactTermBlocks(deps.db, row.user_id)
+    deps.log.debug('keyword blocks compacted', {
+      user_id: row.user_id,
+      upto: numbers.last_no,
+      blocks,
+      ms: Math.round(performance.now() - started),
+      wal_mb: await walMegabytesSince(deps.db, walBefore),
+    })
     seen.delete(row.user_id)
     compacted.push(row.user_id)
   }
   if (compacted.length && deps.dbKind === 'pglite') {
     await yieldConnection(deps.db, LET_THROUGH_MS)
+    const started = performance.now()
+    const walBefore = await walPosition(deps.db)
     await deps.db.execute(sql`vacuum term_blocks`)
+    deps.log.debug('keyword blocks vacuumed', {
+      ms: Math.round(performance.now() - started),
+      wal_mb: await walMegabytesSince(deps.db, walBefore),
+    })
   }
   return compacted
 }

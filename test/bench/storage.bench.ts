@@ -156,10 +156,12 @@ async function embedded(docs: { title: string; body: string }[], textBytes: numb
 
       // pg_wal from the files every 100 ms; GET / every second (its sizes are at most 5 s old), counting checkpoints.
       let walMax = 0
+      let walMaxAt = Date.now()
       let walMaxApi = 0
       const checkpoints = new Set<string>()
       const sampleFiles = setInterval(() => {
-        walMax = Math.max(walMax, walBytes(cluster))
+        const wal = walBytes(cluster)
+        if (wal > walMax) [walMax, walMaxAt] = [wal, Date.now()]
       }, 100)
       let polling = true
       const pollApi = (async () => {
@@ -214,6 +216,17 @@ async function embedded(docs: { title: string; body: string }[], textBytes: numb
         `  pg_wal during the ingest and settle: max ${mb(walMax)} MB from the files every 100 ms (${mb(walMaxApi)} MB by GET / every 1 s), ` +
           `bound ${mb(walLimit)} MB — ${walMax <= walLimit ? 'within' : 'OVER'}; ${checkpoints.size} checkpoints seen by GET /`,
       )
+      // With LOG_LEVEL=debug, what the service did in the 30 s before the peak: the maintenance's statements with the
+      // log each wrote, and the statements slower than 100 ms (a bulk batch, a merge's slice).
+      if (knobs.LOG_LEVEL === 'debug') {
+        const before = service.processes[0]!.log.filter((l) => {
+          const at = Date.parse(/"time":"([^"]+)"/.exec(l)?.[1] ?? '')
+          return at > walMaxAt - 30_000 && at <= walMaxAt && /wal_mb|slow database statement/.test(l)
+        })
+        console.log(
+          `  the 30 s before pg_wal's peak (${mb(walMax)} MB at ${new Date(walMaxAt).toISOString()}):\n    ${before.map((l) => l.slice(0, 240)).join('\n    ')}`,
+        )
+      }
       const errors = service.processes[0]!.log.filter((l) => /"level":"(error|fatal)"/.test(l))
       if (errors.length) console.log(`  logged errors (${errors.length}):\n    ${errors.slice(0, 3).join('\n    ')}`)
 

@@ -3,6 +3,7 @@
 // listed in the order they were said, page after page, whatever order they were sent in.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createTestApp, type TestApp, type TestUser } from '../harness'
+import { search } from '../search/search.fixtures'
 import { defaultWorkspaceId, ingest } from './documents.fixtures'
 
 let t: TestApp
@@ -134,5 +135,50 @@ describe("a thread's messages listed in the order they were said", () => {
     const res = await t.json('GET', `/api/documents?thread_id=${thread.body.id}`, { key: stranger.key })
     expect(res.status).toBe(404)
     expect(res.body.error).toBe(`thread ${thread.body.id} not found`)
+  })
+})
+
+describe('any year a date-time can name', () => {
+  test("a time in the first centuries reads back as sent, from documents, lists and a message's neighbours in search", async () => {
+    const v = await t.signUp()
+    const times = ['0001-01-01T00:00:00.000Z', '0024-01-19T19:11:25.000Z', '0099-12-31T23:59:59.000Z', '9999-12-31T23:59:59.999Z']
+    const ids: string[] = []
+    for (const occurred_at of times) {
+      const res = await t.json('POST', '/api/documents', { key: v.key, body: { body: `written at ${occurred_at}`, occurred_at } })
+      expect(res.status).toBe(201)
+      expect(res.body.occurred_at).toBe(occurred_at)
+      ids.push(res.body.id)
+    }
+    for (const [i, id] of ids.entries())
+      expect((await t.json('GET', `/api/documents/${id}`, { key: v.key })).body.occurred_at).toBe(times[i])
+    const listed = await t.json('GET', '/api/documents?before=0100-01-01', { key: v.key })
+    expect(listed.body.data.map((d: { occurred_at: string }) => d.occurred_at).sort()).toEqual(times.slice(0, 3))
+
+    const thread = await t.json('POST', '/api/threads', {
+      key: v.key,
+      body: {
+        messages: [
+          { speaker: 'Livia', content: 'The aqueduct opens at dawn.', occurred_at: '0024-03-01T06:00:00Z' },
+          { speaker: 'Marcus', content: 'Then the baths fill by noon.', occurred_at: '0024-03-01T06:05:00Z' },
+        ],
+      },
+    })
+    expect(thread.status).toBe(201)
+    const [first] = (await search(t, v, { q: 'aqueduct opens at dawn', mode: 'keyword' })).results
+    expect(first!.document.occurred_at).toBe('0024-03-01T06:00:00.000Z')
+    expect(first!.context!.after.map((m) => m.occurred_at)).toEqual(['0024-03-01T06:05:00.000Z'])
+  })
+
+  test('a time whose UTC falls before year 1 (ISO 8601 year 0000, 1 BC) is stored and read back as the same instant', async () => {
+    const v = await t.signUp()
+    for (const [sent, read] of [
+      ['0000-06-15T12:00:00Z', '0000-06-15T12:00:00.000Z'],
+      ['0001-01-01T00:30:00+01:00', '0000-12-31T23:30:00.000Z'],
+    ]) {
+      const res = await t.json('POST', '/api/documents', { key: v.key, body: { body: `long ago at ${sent}`, occurred_at: sent } })
+      expect(res.status).toBe(201)
+      expect(res.body.occurred_at).toBe(read)
+      expect((await t.json('GET', `/api/documents/${res.body.id}`, { key: v.key })).body.occurred_at).toBe(read)
+    }
   })
 })

@@ -93,6 +93,17 @@ describe('sending a conversation', () => {
     expect(list.body.data.map((th: { id: string }) => th.id)).toEqual([first.body.id])
   })
 
+  test('an external_id that names a thread of another workspace is a 409 naming that workspace, and nothing is added', async () => {
+    const u = await t.signUp()
+    const other = await createWorkspace(t, u, 'Elsewhere')
+    const first = await start(u, { external_id: 'chat-ws' })
+    const clash = await start(u, { external_id: 'chat-ws', workspace_id: other, messages: [{ speaker: 'Al', content: 'hi' }] })
+    expect(clash.status).toBe(409)
+    expect(clash.body.error).toContain(first.body.workspace_id)
+    expect((await t.json('GET', `/api/threads/${first.body.id}`, { key: u.key })).body.message_count).toBe(0)
+    expect((await t.json('GET', '/api/threads', { key: u.key })).body.data).toHaveLength(1)
+  })
+
   test('sending a message again (its client id, or its position) updates it instead of duplicating it', async () => {
     const u = await t.signUp()
     const { body: thread } = await start(u, {

@@ -2,6 +2,7 @@
 // embedding jobs and ingest events — one round trip however many documents, keyword-searchable at commit.
 import { sql } from 'drizzle-orm'
 import { queryRows, type Tx } from '../../../db/client'
+import { pgTimestampText } from '../../../db/pg-timestamps'
 import type { Deps } from '../../deps'
 import { JOB_ATTEMPTS } from '../../queue/job-kinds'
 import { chunkSections } from '../../retrieval/chunking'
@@ -30,6 +31,8 @@ export async function insertIndexedDocuments(tx: Tx, deps: Deps, rows: NewDocume
     ...d,
     created_at: d.created_at.toISOString(),
     updated_at: d.updated_at.toISOString(),
+    // PostgreSQL's text, not JSON's ISO string: it can say a year before 1 (db/pg-timestamps.ts).
+    occurred_at: pgTimestampText(d.occurred_at),
     heading: [d.title, ...d.tags].join(' \n '),
     weight: weightOf(d.id),
     context: before.has(d.id) ? contextWords(before.get(d.id)!) : null,

@@ -45,10 +45,11 @@ export function threadsRoutes(deps: Deps) {
       {
         auth: true,
         body: t.Optional(S.CreateThreadBody),
-        response: { 201: S.CreatedThread, 200: S.CreatedThread, ...errors(400, 401, 402, 403, 404, 413) },
+        response: { 201: S.CreatedThread, 200: S.CreatedThread, ...errors(400, 401, 402, 403, 404, 409, 413) },
         detail: {
           tags,
-          summary: 'Start a conversation, or name one again by its external_id (200), optionally with its first messages',
+          summary:
+            'Start a conversation, or name one again by its external_id (200; 409 when it names a thread of another workspace), optionally with its first messages',
           description:
             'Messages sent with it are appended as by POST /api/threads/{id}/messages, and `results` answers one result per message.',
         },

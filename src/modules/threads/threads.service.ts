@@ -5,7 +5,7 @@ import { and, asc, desc, eq, gte, lt, sql } from 'drizzle-orm'
 import { documents, threads } from '../../../db/schema'
 import { queryRows, type Tx } from '../../../db/client'
 import type { Deps } from '../../deps'
-import { badRequest, notFound } from '../../http/errors'
+import { conflict, notFound } from '../../http/errors'
 import { decodeCursor, toPage } from '../../lib/cursor'
 import { eraseForgotten, recordActivity } from '../activity/activity.service'
 import type { SessionUser } from '../auth/sessions.service'
@@ -41,8 +41,9 @@ export async function findThread(db: Tx, userId: string, id: string): Promise<Th
  */
 export async function createThread(deps: Deps, user: SessionUser, input: CreateThreadInput, origin: MessageOrigin) {
   const existing = input.external_id ? await byExternalId(deps.db, user.id, input.external_id) : undefined
+  // A well-formed request that clashes with what is stored: a 409, as a client retrying with a new workspace expects.
   if (existing && input.workspace_id && existing.workspace_id !== input.workspace_id)
-    throw badRequest(`external_id ${input.external_id} names a thread of another workspace (${existing.workspace_id})`)
+    throw conflict(`external_id ${input.external_id} names a thread of another workspace (${existing.workspace_id})`)
   let thread = existing
   if (!thread) {
     const inserted = await startThread(deps, user, {

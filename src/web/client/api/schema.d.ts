@@ -952,7 +952,7 @@ export interface paths {
         put?: never;
         /**
          * Start a conversation (thread)
-         * @description Start a conversation, or name one again by its external_id (200), optionally with its first messages
+         * @description Start a conversation, or name one again by its external_id (200; 409 when it names a thread of another workspace), optionally with its first messages
          *
          *     Messages sent with it are appended as by POST /api/threads/{id}/messages, and `results` answers one result per message.
          *
@@ -9562,7 +9562,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A request with this Idempotency-Key is still in progress (retry after Retry-After) */
+            /** @description Conflicts with the current state (`code` conflict), or an Idempotency-Key still in progress (`code` idempotency_in_progress) */
             409: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];

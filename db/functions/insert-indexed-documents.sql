@@ -11,7 +11,10 @@
 -- it writes each document's terms with their tfs (document_terms), through which its postings are found, and the
 -- batch's postings as one block a term (term_blocks; compaction merges a term's small blocks later).
 -- A document happened when it was ingested unless told otherwise (occurred_at); updated_by says who made it.
-CREATE OR REPLACE FUNCTION insert_indexed_documents(p_docs json, p_parts json, p_config regconfig, p_title_weight integer, p_max_attempts integer, p_now timestamptz)
+-- Each document's first job is p_job_kind: embed-document, or suggest-links when no embedding model is configured
+-- (the document is then indexed at insert, its index_status given so by the caller).
+DROP FUNCTION IF EXISTS insert_indexed_documents(json, json, regconfig, integer, integer, timestamptz);
+CREATE OR REPLACE FUNCTION insert_indexed_documents(p_docs json, p_parts json, p_config regconfig, p_title_weight integer, p_job_kind text, p_max_attempts integer, p_now timestamptz)
 -- Enough memory that a batch's term counts (~100k rows for 1,000 abstracts) are grouped without spilling to disk;
 -- and always the generic plan: the JSON parameters never change the estimates, so a custom plan is only cost.
 RETURNS integer LANGUAGE plpgsql SET work_mem = '32MB' SET plan_cache_mode = force_generic_plan AS $$
@@ -67,7 +70,7 @@ BEGIN
     INSERT INTO document_terms (document_id, user_id, terms, tfs) SELECT len.document_id, d.user_id, len.terms, len.tfs FROM len JOIN d ON d.id = len.document_id),
   new_jobs AS (
     INSERT INTO jobs (id, user_id, kind, payload, status, max_attempts, run_at, created_at, updated_at)
-    SELECT d.job_id, d.user_id, 'embed-document', json_build_object('document_id', d.id)::jsonb, 'queued', p_max_attempts, p_now, p_now, p_now FROM d),
+    SELECT d.job_id, d.user_id, p_job_kind, json_build_object('document_id', d.id)::jsonb, 'queued', p_max_attempts, p_now, p_now, p_now FROM d),
   new_events AS (
     INSERT INTO events (id, user_id, type, created_at) SELECT d.event_id, d.user_id, 'ingest', d.created_at FROM d)
   SELECT count(*) INTO written FROM new_documents;

@@ -81,6 +81,27 @@ async function modelsOf(app: TestApp, ids: string[]) {
 const TOPICS = ['tide tables for the harbour', 'sourdough starter feeding', 'glacier retreat in the alps', 'violin bow rehair']
 
 describe('documents stored without a model', () => {
+  test('with none configured, a document is indexed as it is written: no embedding job, its link suggestions queued', async () => {
+    // A database of its own: the other tests count the documents of the shared one.
+    const app = await createTestApp({ env: { EMBEDDING_PROVIDER: 'none' } })
+    const u = await app.signUp()
+    const single = await app.json('POST', '/api/documents', { key: u.key, body: { body: 'Tide tables for the harbour.' } })
+    const bulk = await app.json('POST', '/api/documents/bulk', {
+      key: u.key,
+      body: { documents: TOPICS.map((t) => ({ body: `A page on ${t}.` })) },
+    })
+    expect(single.body.index_status).toBe('indexed')
+    expect(bulk.body.results.map((r: { document: { index_status: string } }) => r.document.index_status)).toEqual(
+      TOPICS.map(() => 'indexed'),
+    )
+    const ids = [single.body.id, ...bulk.body.results.map((r: { document: { id: string } }) => r.document.id)]
+    expect(await Promise.all(ids.map((id) => statusOf(app, u, id)))).toEqual(ids.map(() => 'indexed'))
+    const queued = await app.deps.db.select({ kind: jobs.kind, payload: jobs.payload }).from(jobs).where(eq(jobs.user_id, u.id))
+    expect(queued.map((j) => j.kind)).toEqual(ids.map(() => 'suggest-links'))
+    expect(queued.map((j) => (j.payload as { document_id: string }).document_id).sort()).toEqual([...ids].sort())
+    await app.close()
+  })
+
   test('a process started with a model embeds them on its own: pending → indexed, and semantic search finds them', async () => {
     const before = await processOn({ EMBEDDING_PROVIDER: 'none' })
     const u = await before.signUp()

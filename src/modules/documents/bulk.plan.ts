@@ -9,7 +9,7 @@ import type { Deps } from '../../deps'
 import type { ErrorCode } from '../../http/error-codes'
 import { AppError, conflict, notFound, paymentRequired } from '../../http/errors'
 import { exceeds, limitMessage, limitsOf } from '../../plans'
-import { indexDocument } from '../../retrieval/indexing'
+import { firstStep, indexDocument } from '../../retrieval/indexing'
 import type { SessionUser } from '../auth/sessions.service'
 import { storedTotals } from '../usage/usage.service'
 import { resolveWorkspaceId } from '../workspaces/workspaces.service'
@@ -342,7 +342,7 @@ function newRow(deps: Deps, user: SessionUser, { input, workspaceId, identity }:
     url,
     content_hash: identity.hash!,
     size_bytes: sizeOf({ title, excerpt, body: input.body, metadata: input.metadata }),
-    index_status: 'pending',
+    index_status: firstStep(deps).index_status,
     kind: input.message ? 'message' : (input.kind ?? (url ? 'webpage' : 'document')),
     status: 'active',
     archived_from: null,

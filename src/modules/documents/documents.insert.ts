@@ -6,7 +6,7 @@ import { pgTimestampText } from '../../../db/pg-timestamps'
 import type { Deps } from '../../deps'
 import { JOB_ATTEMPTS } from '../../queue/job-kinds'
 import { chunkSections } from '../../retrieval/chunking'
-import { reindexFollowers } from '../../retrieval/indexing'
+import { firstStep, reindexFollowers } from '../../retrieval/indexing'
 import { TEXT_CONFIG, TITLE_WEIGHT } from '../../retrieval/keyword-index'
 import { CONTEXT_WEIGHT, contextWords, MESSAGE_WEIGHT, messagesBefore } from '../../retrieval/message-context'
 import type { DocumentRow } from './documents.model'
@@ -27,8 +27,10 @@ export async function insertIndexedDocuments(tx: Tx, deps: Deps, rows: NewDocume
   if (rows.length === 0) return
   const before = await messagesBefore(tx, rows, rows)
   const weightOf = (id: string) => (before.has(id) ? MESSAGE_WEIGHT : 1)
+  const step = firstStep(deps)
   const docs = rows.map((d) => ({
     ...d,
+    index_status: step.index_status,
     created_at: d.created_at.toISOString(),
     updated_at: d.updated_at.toISOString(),
     // PostgreSQL's text, not JSON's ISO string: it can say a year before 1 (db/pg-timestamps.ts).
@@ -55,7 +57,7 @@ export async function insertIndexedDocuments(tx: Tx, deps: Deps, rows: NewDocume
   await queryRows(
     tx,
     sql`select insert_indexed_documents(${JSON.stringify(docs)}::json, ${JSON.stringify(parts)}::json, ${TEXT_CONFIG}::regconfig,
-          ${TITLE_WEIGHT}::int, ${JOB_ATTEMPTS['embed-document']}::int, ${deps.clock.now().toISOString()}::timestamptz)`,
+          ${TITLE_WEIGHT}::int, ${step.job}, ${JOB_ATTEMPTS[step.job]}::int, ${deps.clock.now().toISOString()}::timestamptz)`,
   )
   // A message written between stored ones (or before them) is context of those after it.
   if (before.size > 0) await reindexFollowers(tx, deps, rows, rows)

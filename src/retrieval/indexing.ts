@@ -41,7 +41,7 @@ async function indexOne(tx: Tx, deps: Deps, doc: Indexable): Promise<void> {
  * What a new document's row says and which job follows its keyword index: embedding — or, when no embedding model
  * is configured (EMBEDDING_PROVIDER=none, which every process of a deployment reads alike), nothing to wait for: the
  * document is indexed as it is written and its link suggestions are queued, with no embed-document job and no
- * second write of the row to mark it indexed (that UPDATE was ~a third of the documents table at 100,000 documents).
+ * second write of the row to mark it indexed.
  * A model configured later embeds every document lacking its vectors (embedding-upkeep.ts).
  */
 export function firstStep(deps: Pick<Deps, 'config'>): { index_status: 'pending' | 'indexed'; job: 'embed-document' | 'suggest-links' } {

@@ -28,7 +28,7 @@ const blocksStats = async () =>
     await queryRows<{ vacuumed: boolean; analyzed: boolean; tuples: number }>(
       t.deps.db,
       sql`select s.last_vacuum is not null as vacuumed, s.last_analyze is not null as analyzed, c.reltuples::float8 as tuples
-          from pg_stat_user_tables s join pg_class c on c.oid = s.relid where s.relname = 'term_blocks'`,
+          from pg_stat_user_tables s join pg_class c on c.oid = s.relid where s.relname = 'term_blocks_tail'`,
     )
   )[0]!
 
@@ -46,7 +46,7 @@ test('autovacuum’s rules: vacuum after enough inserted or dead rows, analyze a
 test('after a bulk ingest the tick vacuums and analyzes the tables that grew; then nothing until they grow again', async () => {
   await ingest(0, 600)
   const ran = await upkeepTables(t.deps)
-  expect(ran).toContain('vacuum and analyze term_blocks')
+  expect(ran).toContain('vacuum and analyze term_blocks_tail')
   expect(ran).toContain('analyze documents') // 600 rows: analyzed (over 50), not yet vacuumed (under 1,000 inserted)
   expect(ran.every((r) => /^(vacuum|analyze|vacuum and analyze) [a-z_]+$/.test(r))).toBe(true)
   const after = await blocksStats()
@@ -55,9 +55,9 @@ test('after a bulk ingest the tick vacuums and analyzes the tables that grew; th
 
   expect(await upkeepTables(t.deps)).toEqual([])
   await ingest(600, 10) // a few more: under every threshold
-  expect(await upkeepTables(t.deps)).not.toContain('vacuum and analyze term_blocks')
+  expect(await upkeepTables(t.deps)).not.toContain('vacuum and analyze term_blocks_tail')
   await ingest(610, 600) // the table doubles: due again
-  expect(await upkeepTables(t.deps)).toContain('vacuum and analyze term_blocks')
+  expect(await upkeepTables(t.deps)).toContain('vacuum and analyze term_blocks_tail')
 }, 60_000)
 
 test('a request waiting while the tables are kept up runs between two tables, not after them all', async () => {
@@ -82,15 +82,15 @@ test('the tick waits for a lull in requests before a table, for two minutes at m
   expect((await t.json('GET', '/api/documents?limit=1', { key: u.key })).status).toBe(200)
   expect(await tick()).toEqual([])
   const due = [...dueSince.keys()]
-  expect(due).toContain('term_blocks')
+  expect(due).toContain('term_blocks_tail')
   expect(due).toContain('documents')
   // Due for over two minutes: kept up even with requests coming.
-  dueSince.set('term_blocks', Date.now() - 2 * 60_000 - 1)
+  dueSince.set('term_blocks_tail', Date.now() - 2 * 60_000 - 1)
   expect((await t.json('GET', '/api/documents?limit=1', { key: u.key })).status).toBe(200)
-  expect(await tick()).toEqual(['vacuum and analyze term_blocks'])
+  expect(await tick()).toEqual(['vacuum and analyze term_blocks_tail'])
   // A second without requests: the rest runs.
   await Bun.sleep(1_050)
   const rest = (await tick()).map((ran) => ran.split(' ').at(-1))
-  expect(rest.sort()).toEqual(due.filter((name) => name !== 'term_blocks').sort())
+  expect(rest.sort()).toEqual(due.filter((name) => name !== 'term_blocks_tail').sort())
   expect(dueSince.size).toBe(0)
 }, 60_000)

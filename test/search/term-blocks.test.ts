@@ -187,3 +187,52 @@ test('the maintenance compacts a user once a range completes, or once none came 
   await expectWellFormed(quiet)
   await expectWellFormed(busy)
 })
+
+test("a completed range's blocks are final (term_blocks_main); a range still filling stays in the tail, where the next merge replaces it", async () => {
+  const u = await t.signUp()
+  const ingest = async (n: number, from: number) => {
+    const documents = Array.from({ length: n }, (_, i) => ({ title: `Log ${from + i}`, body: seededText(1000 + from + i, 8) }))
+    expect((await t.json('POST', '/api/documents/bulk', { key: u.key, body: { documents } })).status).toBe(200)
+  }
+  const where = () =>
+    queryRows<{ merged: boolean; partition: string; first_no: number; n: number }>(
+      t.deps.db,
+      sql`select merged, tableoid::regclass::text as partition, first_no, n from term_blocks where user_id = ${u.id}`,
+    )
+  await ingest(10, 0)
+  await compactTermBlocks(t.deps.db, u.id)
+  // The first range is still filling: merged, but in the tail.
+  expect(new Set((await where()).map((b) => b.partition))).toEqual(new Set(['term_blocks_tail']))
+
+  // Numbers past the end of the first range: it is complete.
+  await t.deps.db.execute(sql`update keyword_stats set last_no = ${BLOCK_RANGE - 5} where user_id = ${u.id}`)
+  await ingest(10, 10)
+  const before = await rankings(u, QUERIES)
+  await compactTermBlocks(t.deps.db, u.id)
+  const blocks = await where()
+  for (const b of blocks)
+    expect({ first_no: b.first_no, partition: b.partition }).toEqual({
+      first_no: b.first_no,
+      partition: b.first_no <= BLOCK_RANGE ? 'term_blocks_main' : 'term_blocks_tail',
+    })
+  expect(blocks.some((b) => b.partition === 'term_blocks_main' && b.n === 1)).toBe(true) // a block alone in its range moves too
+  expect(blocks.some((b) => b.partition === 'term_blocks_tail')).toBe(true)
+  expect(await rankings(u, QUERIES)).toEqual(before)
+  await expectWellFormed(u)
+
+  // More writes into the second range: its merge leaves the first range's blocks as they were.
+  const main = async () =>
+    (
+      await queryRows<{ row: string }>(
+        t.deps.db,
+        sql`select xmin::text || ' ' || term || ' ' || first_no as row from term_blocks_main where user_id = ${u.id}`,
+      )
+    )
+      .map((r) => r.row)
+      .sort()
+  const finals = await main()
+  await ingest(5, 20)
+  await compactTermBlocks(t.deps.db, u.id)
+  expect(await main()).toEqual(finals)
+  await expectWellFormed(u)
+})

@@ -30,7 +30,7 @@ BEGIN
       job_id uuid, event_id uuid)),
   c AS (
     SELECT x.*, to_tsvector(p_config, x.span) AS tsv
-    FROM json_to_recordset(p_parts) AS x(id uuid, document_id uuid, ordinal integer, start_offset integer, content text, span text, weight integer, location jsonb)),
+    FROM json_to_recordset(p_parts) AS x(id uuid, document_id uuid, ordinal integer, start_offset integer, content_from integer, content_chars integer, span text, weight integer, location jsonb)),
   counted AS (SELECT user_id, count(*)::int AS docs FROM d GROUP BY user_id),
   numbered AS (
     INSERT INTO keyword_stats AS s (user_id, last_no) SELECT user_id, docs FROM counted
@@ -58,8 +58,8 @@ BEGIN
     FROM d JOIN nos ON nos.id = d.id LEFT JOIN len ON len.document_id = d.id
     RETURNING id),
   new_chunks AS (
-    INSERT INTO chunks (id, user_id, document_id, workspace_id, ordinal, start_offset, content, tsv, location)
-    SELECT c.id, d.user_id, c.document_id, d.workspace_id, c.ordinal, c.start_offset, c.content, c.tsv, c.location FROM c JOIN d ON d.id = c.document_id),
+    INSERT INTO chunks (id, user_id, document_id, workspace_id, ordinal, start_offset, content_from, content_chars, tsv, location)
+    SELECT c.id, d.user_id, c.document_id, d.workspace_id, c.ordinal, c.start_offset, c.content_from, c.content_chars, c.tsv, c.location FROM c JOIN d ON d.id = c.document_id),
   new_blocks AS (
     INSERT INTO term_blocks (user_id, term, first_no, n, doc_nos, tfs, dls)
     SELECT d.user_id, p.lexeme, min(nos.doc_no), count(*), array_agg(nos.doc_no ORDER BY nos.doc_no),

@@ -1,7 +1,7 @@
 // Workspaces and what they hold: documents (memories are documents of a memory kind, the messages of a thread are
 // documents of kind message), threads, chunks, links between documents, and tombstones of forgotten documents.
 import { sql } from 'drizzle-orm'
-import { boolean, index, integer, jsonb, pgTable, real, smallint, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
+import { boolean, check, index, integer, jsonb, pgTable, real, smallint, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
 import { bytea, id, timestamps, ts, tsvector, vector } from './columns'
 import type { Actor } from './actor'
 import { users } from './users'
@@ -141,7 +141,11 @@ export const chunks = pgTable(
     workspace_id: uuid('workspace_id').notNull(),
     ordinal: integer('ordinal').notNull(),
     start_offset: integer('start_offset').notNull(),
-    content: text('content').notNull(),
+    /** The chunk's text where it is not in its document's body: chunks written before content_from and content_chars. */
+    content: text('content'),
+    /** Where the chunk's text is in documents.body, in code points (chunking.ts's contentSpans; read by chunk-text.ts). */
+    content_from: integer('content_from'),
+    content_chars: integer('content_chars'),
     tsv: tsvector('tsv'),
     embedding: vector('embedding'),
     /** The model that made `embedding`; queries only compare vectors of one model. */
@@ -153,6 +157,8 @@ export const chunks = pgTable(
   (t) => [
     index('chunks_document_idx').on(t.document_id, t.ordinal),
     index('chunks_user_idx').on(t.user_id, t.embedding_model),
+    // Its text somewhere: its own copy (written before) or a span of its document's body.
+    check('chunks_text_check', sql`${t.content} is not null or (${t.content_from} is not null and ${t.content_chars} is not null)`),
     // No GIN index on tsv: chunks are found through postings and read by document id; the index was only paid for at ingest.
   ],
 )

@@ -12,6 +12,7 @@ import { messagesBefore } from '../retrieval/message-context'
 import type { Deps } from '../deps'
 import { enqueueJob, enqueueJobs } from '../queue/job-kinds'
 import { nextTurn } from '../lib/next-turn'
+import { chunkText } from '../retrieval/chunk-text'
 
 /** Texts per forward pass (or request) at most. */
 export const MODEL_BATCH = 32
@@ -127,7 +128,7 @@ async function pendingChunks(deps: Deps, embedder: Embedder, ids: string[]): Pro
       id: chunks.id,
       document_id: chunks.document_id,
       title: documents.title,
-      content: chunks.content,
+      content: chunkText,
       thread_id: documents.thread_id,
       position: documents.position,
       speaker: documents.speaker,

@@ -69,3 +69,33 @@ export function chunkSections(body: string, sections: FileSection[] | null | und
   })
   return out
 }
+
+/** Where a chunk's content is in its document's body, in code points: what PostgreSQL's substr counts. */
+export interface ContentSpan {
+  content_from: number
+  content_chars: number
+}
+
+/**
+ * Each chunk's content as a span of its body (chunks keep no copy of the text: chunk-text.ts reads it back out of
+ * documents.body). JavaScript's offsets count UTF-16 units and PostgreSQL's substr code points: the two differ after
+ * a character outside the BMP (an emoji), so offsets are converted, by one pass over a body that has any.
+ */
+export function contentSpans(body: string, chunks: Chunk[]): ContentSpan[] {
+  let codePoint: (i: number) => number = (i) => i
+  if (/[\uD800-\uDFFF]/.test(body)) {
+    const before = new Int32Array(body.length + 1)
+    for (let i = 0, n = 0; i < body.length; i++) {
+      before[i] = n
+      const c = body.charCodeAt(i)
+      // The second half of a pair is no character of its own.
+      if (!(c >= 0xdc00 && c <= 0xdfff && i > 0 && body.charCodeAt(i - 1) >= 0xd800 && body.charCodeAt(i - 1) <= 0xdbff)) n++
+      before[i + 1] = n
+    }
+    codePoint = (i) => before[i]!
+  }
+  return chunks.map((c) => {
+    const from = codePoint(c.start)
+    return { content_from: from, content_chars: codePoint(c.start + c.content.length) - from }
+  })
+}

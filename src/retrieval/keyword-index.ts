@@ -6,7 +6,7 @@
 import { eq, sql } from 'drizzle-orm'
 import type { Tx } from '../../db/client'
 import { chunks, documents, documentTerms, type FileSection, keywordStats, termBlocks } from '../../db/schema'
-import { chunkSections } from './chunking'
+import { chunkSections, contentSpans } from './chunking'
 import { CONTEXT_WEIGHT, contextWords, isMessage, MESSAGE_WEIGHT, messagesBefore } from './message-context'
 
 /** Title and tags count this many times a body occurrence (a light BM25F). */
@@ -38,15 +38,16 @@ export async function indexKeywords(tx: Tx, doc: IndexableDocument, newId: () =>
   // Its postings out of their blocks, through its listed terms.
   await tx.execute(sql`select remove_postings(array[${doc.id}]::uuid[], array[doc_no]) from ${documents} where id = ${doc.id}`)
   const parts = chunkSections(doc.body, doc.sections)
+  const spans = contentSpans(doc.body, parts)
   await tx.insert(chunks).values(
-    parts.map((c) => ({
+    parts.map((c, i) => ({
       id: newId(),
       user_id: doc.user_id,
       document_id: doc.id,
       workspace_id: doc.workspace_id,
       ordinal: c.ordinal,
       start_offset: c.start,
-      content: c.content,
+      ...spans[i]!,
       location: c.location,
       // Only the span the chunk owns: overlaps are not counted twice.
       tsv: sql`to_tsvector(${TEXT_CONFIG}::regconfig, ${doc.body.slice(c.start, c.end)})`,

@@ -8,6 +8,7 @@
 // stop words), so indexing and querying analyse text the same way and no input can make a query fail.
 import { sql, type SQL } from 'drizzle-orm'
 import { queryRows, type Tx } from '../../db/client'
+import { chunkTextOf } from './chunk-text'
 import type { FileLocation } from '../../db/schema'
 import { headline } from './headline'
 import { filterSql, type DocumentFilter } from './document-fields'
@@ -154,8 +155,8 @@ export async function snippets(db: Tx, userId: string, documentIds: string[], te
   // here, not by ts_headline, which parses and stems the whole chunk again.
   const rows = await queryRows<{ document_id: string; content: string; location: FileLocation | null }>(
     db,
-    sql`select distinct on (c.document_id) c.document_id, c.content, c.location
-        from chunks c
+    sql`select distinct on (c.document_id) c.document_id, ${chunkTextOf('c', 'd')} as content, c.location
+        from chunks c join documents d on d.id = c.document_id
         where c.user_id = ${userId} and c.document_id = any(${`{${documentIds.join(',')}}`}::uuid[])
         order by c.document_id, ${query ? sql`ts_rank(c.tsv, ${query}::tsquery) desc,` : sql``} c.ordinal`,
   )

@@ -2,6 +2,7 @@
 // whole chunk, ~1,200 characters — a search snippet is too short to answer from).
 import { sql } from 'drizzle-orm'
 import { queryRows, type Tx } from '../../db/client'
+import { chunkTextOf } from './chunk-text'
 import type { FileLocation } from '../../db/schema'
 import { orQuery, type Passage, type QueryTerm } from './keyword'
 
@@ -10,8 +11,8 @@ export async function bestPassages(db: Tx, userId: string, documentIds: string[]
   const query = terms.length ? orQuery(terms) : ''
   const rows = await queryRows<{ document_id: string; content: string; location: FileLocation | null }>(
     db,
-    sql`select distinct on (c.document_id) c.document_id, c.content, c.location
-        from chunks c
+    sql`select distinct on (c.document_id) c.document_id, ${chunkTextOf('c', 'd')} as content, c.location
+        from chunks c join documents d on d.id = c.document_id
         where c.user_id = ${userId} and c.document_id in (select (jsonb_array_elements_text(${JSON.stringify(documentIds)}::jsonb))::uuid)
         order by c.document_id, ${query ? sql`ts_rank(c.tsv, ${query}::tsquery) desc,` : sql``} c.ordinal`,
   )

@@ -15,6 +15,7 @@ import { searchVectorIndex, vectorSource } from '../../src/retrieval/vector-cach
 import { codesBytes } from '../../src/retrieval/vector-codes'
 import { IndexCache } from '../../src/retrieval/index-cache'
 import { keywordSource } from '../../src/retrieval/keyword-cache'
+import { chunkTextOf } from '../../src/retrieval/chunk-text'
 
 export const BENCH_DIMENSIONS = 384
 const PAGE = 2_000
@@ -28,7 +29,8 @@ export async function embedChunksInBulk(deps: Deps, userId: string): Promise<num
   for (;;) {
     const rows = await queryRows<{ id: string; content: string }>(
       deps.db,
-      sql`select id, content from chunks where user_id = ${userId} and embedding_model is null and id > ${after}::uuid order by id limit ${PAGE}`,
+      sql`select c.id, ${chunkTextOf('c', 'd')} as content from chunks c join documents d on d.id = c.document_id
+          where c.user_id = ${userId} and c.embedding_model is null and c.id > ${after}::uuid order by c.id limit ${PAGE}`,
     )
     if (rows.length === 0) break
     const values = JSON.stringify(rows.map((r) => ({ id: r.id, e: `[${hashEmbed(r.content, BENCH_DIMENSIONS).join(',')}]` })))

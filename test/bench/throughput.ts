@@ -9,6 +9,7 @@ import { queryRows } from '../../db/client'
 import type { Deps } from '../../src/deps'
 import { MODEL_BATCH, passChars, planPasses } from '../../src/embedding/embed-batch'
 import { embeddingText } from '../../src/embedding/embedding-text'
+import { chunkTextOf } from '../../src/retrieval/chunk-text'
 
 export interface ModelAlone {
   texts: string[]
@@ -24,7 +25,7 @@ export async function modelAlone(deps: Deps): Promise<ModelAlone> {
   // What the service embeds: the document's title before each chunk when the model embeds titles (embedding-text.ts).
   const rows = await queryRows<{ title: string | null; content: string }>(
     deps.db,
-    sql`select d.title, c.content from chunks c join documents d on d.id = c.document_id`,
+    sql`select d.title, ${chunkTextOf('c', 'd')} as content from chunks c join documents d on d.id = c.document_id`,
   )
   const texts = rows.map((r) => (embedder.embedsTitle ? embeddingText(r.title, r.content) : r.content))
   const model = embedder.model as unknown as { doEmbed(o: { values: string[]; providerOptions: unknown }): Promise<unknown> }

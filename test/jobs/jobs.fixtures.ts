@@ -4,6 +4,7 @@ import { expect } from 'bun:test'
 import { and, asc, eq, inArray, sql } from 'drizzle-orm'
 import { chunks, documents, jobs } from '../../db/schema'
 import type { Embedder } from '../../src/embedding/embeddings'
+import { chunkText } from '../../src/retrieval/chunk-text'
 import type { EmbeddingModelV4 } from '../../src/embedding/hash-embedding'
 import type { Deps } from '../../src/deps'
 import { catalog } from '../../src/jobs/catalog'
@@ -56,12 +57,13 @@ export async function chunksOf(deps: Deps, documentId: string) {
   return deps.db
     .select({
       id: chunks.id,
-      content: chunks.content,
+      content: chunkText,
       embedding: chunks.embedding,
       embedding_model: chunks.embedding_model,
       ordinal: chunks.ordinal,
     })
     .from(chunks)
+    .innerJoin(documents, eq(documents.id, chunks.document_id))
     .where(eq(chunks.document_id, documentId))
     .orderBy(asc(chunks.ordinal))
 }

@@ -4,7 +4,8 @@
 // filters (the caller's few chunks among many others'), and vectors of two models never compared.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { and, count, eq, inArray, isNotNull, sql } from 'drizzle-orm'
-import { chunks } from '../../db/schema'
+import { chunks, documents } from '../../db/schema'
+import { chunkText } from '../../src/retrieval/chunk-text'
 import { hashEmbed } from '../../src/embedding/hash-embedding'
 import { loadEmbedder } from '../../src/embedding/embeddings'
 import type { Deps } from '../../src/deps'
@@ -29,8 +30,9 @@ const cosine = (a: number[], b: number[]) => a.reduce((s, v, i) => s + v * b[i]!
 async function expectedSimilarity(deps: Deps, documentIds: string[], query: string, dims = DIMS): Promise<Map<string, number>> {
   const q = hashEmbed(query, dims)
   const rows = await deps.db
-    .select({ document_id: chunks.document_id, content: chunks.content })
+    .select({ document_id: chunks.document_id, content: chunkText })
     .from(chunks)
+    .innerJoin(documents, eq(documents.id, chunks.document_id))
     .where(inArray(chunks.document_id, documentIds))
   const best = new Map<string, number>()
   for (const r of rows) best.set(r.document_id, Math.max(best.get(r.document_id) ?? -Infinity, cosine(hashEmbed(r.content, dims), q)))

@@ -5,7 +5,7 @@ import { queryRows, type Tx } from '../../../db/client'
 import { pgTimestampText } from '../../../db/pg-timestamps'
 import type { Deps } from '../../deps'
 import { JOB_ATTEMPTS } from '../../queue/job-kinds'
-import { chunkSections } from '../../retrieval/chunking'
+import { chunkSections, contentSpans } from '../../retrieval/chunking'
 import { firstStep, reindexFollowers } from '../../retrieval/indexing'
 import { TEXT_CONFIG, TITLE_WEIGHT } from '../../retrieval/keyword-index'
 import { CONTEXT_WEIGHT, contextWords, MESSAGE_WEIGHT, messagesBefore } from '../../retrieval/message-context'
@@ -42,18 +42,20 @@ export async function insertIndexedDocuments(tx: Tx, deps: Deps, rows: NewDocume
     job_id: deps.ids.next(),
     event_id: deps.ids.next(),
   }))
-  const parts = rows.flatMap((d) =>
-    chunkSections(d.body, d.sections).map((c) => ({
+  const parts = rows.flatMap((d) => {
+    const sections = chunkSections(d.body, d.sections)
+    const spans = contentSpans(d.body, sections)
+    return sections.map((c, i) => ({
       id: deps.ids.next(),
       document_id: d.id,
       ordinal: c.ordinal,
       start_offset: c.start,
-      content: c.content,
+      ...spans[i]!,
       span: d.body.slice(c.start, c.end),
       weight: weightOf(d.id),
       location: c.location,
-    })),
-  )
+    }))
+  })
   await queryRows(
     tx,
     sql`select insert_indexed_documents(${JSON.stringify(docs)}::json, ${JSON.stringify(parts)}::json, ${TEXT_CONFIG}::regconfig,

@@ -1,12 +1,13 @@
 // Search over the caller's active documents: BM25 keyword ranking, semantic ranking over chunk embeddings,
 // or both fused (hybrid); filters applied inside each query, pinned and rating as mild boosts, and a
 // snippet from the best-matching chunk. Without an embedding model every mode runs by keyword and says so.
-import { getTableColumns, inArray } from 'drizzle-orm'
+import { eq, getTableColumns, inArray } from 'drizzle-orm'
 import { chunks, documents } from '../../../db/schema'
 import { embedQuery } from '../../embedding/embeddings'
 import type { Deps } from '../../deps'
 import { fromKeyword, fromSemantic, fuse, type RankedHit } from '../../retrieval/fusion'
 import { chunkVectors } from '../../retrieval/chunk-vectors'
+import { chunkText } from '../../retrieval/chunk-text'
 import { filterSql, type DocumentFilter, type TimeRange } from '../../retrieval/document-fields'
 import { countUnembedded, unembeddedNotice } from '../../embedding/embedding-backlog'
 import { refinedQuery } from '../../retrieval/feedback'
@@ -167,8 +168,9 @@ export async function searchDocuments(deps: Deps, user: SessionUser, input: Sear
 async function chunkPassages(deps: Deps, chunkIds: string[]): Promise<Map<string, Passage>> {
   if (chunkIds.length === 0) return new Map()
   const rows = await deps.db
-    .select({ id: chunks.id, content: chunks.content, location: chunks.location })
+    .select({ id: chunks.id, content: chunkText, location: chunks.location })
     .from(chunks)
+    .innerJoin(documents, eq(documents.id, chunks.document_id))
     .where(inArray(chunks.id, chunkIds))
   return new Map(rows.map((r) => [r.id, { text: r.content.replace(/\s+/g, ' ').trim().slice(0, 280), location: r.location }]))
 }
